@@ -1,0 +1,10 @@
+# Writes a C++ file holding every schema/*.sql file as a string, in order.
+set(body "// Generated from schema/*.sql by corpus/embed_schema.cmake. Do not edit.\n#include \"corpus/schema_files.h\"\nnamespace mine {\nconst std::vector<SchemaFile>& schema_files() {\n  static const std::vector<SchemaFile> files = {\n")
+foreach(f ${FILES})
+  get_filename_component(name "${f}" NAME)
+  file(READ "${f}" sql)
+  string(APPEND body "    {\"${name}\", R\"mine_sql(${sql})mine_sql\"},\n")
+endforeach()
+string(APPEND body "  };\n  return files;\n}\n}  // namespace mine\n")
+file(WRITE "${OUT}.tmp" "${body}")
+file(COPY_FILE "${OUT}.tmp" "${OUT}" ONLY_IF_DIFFERENT)

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Installs everything `mine` needs to build and test on a fresh Debian 12 machine.
+# Third-party source (the tree-sitter grammars) is unpacked into third_party/ (git-ignored),
+# never committed. Re-running is cheap: finished steps are skipped.
+set -euo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+
+pkgs=(build-essential cmake ninja-build pkg-config git python3 ca-certificates openssl
+      libtree-sitter-dev libgit2-dev libcurl4-openssl-dev libre2-dev
+      libboost-program-options-dev libsqlite3-dev sqlite3 catch2 nlohmann-json3-dev)
+missing=()
+for p in "${pkgs[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
+# npm fetches the grammars; the image may already ship node+npm outside dpkg.
+command -v npm >/dev/null 2>&1 || missing+=(npm)
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing ${missing[*]}"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}"
+fi
+
+# Grammars: name@version and the npm registry's sha512 integrity of the tarball.
+# tree-sitter-python stays on 0.23.x: 0.25 is ABI 15, which Debian's tree-sitter 0.20.7 cannot load.
+grammars=(
+  "tree-sitter-python@0.23.6 sha512-yIM9z0oxKIxT7bAtPOhgoVl6gTXlmlIhue7liFT4oBPF/lha7Ha4dQBS82Av6hMMRZoVnFJI8M6mL+SwWoLD3A=="
+)
+mkdir -p "$here/third_party"
+for entry in "${grammars[@]}"; do
+  spec=${entry%% *}; want=${entry#* }
+  name=${spec%@*}
+  dest="$here/third_party/$name"
+  if [ -f "$dest/.installed" ] && [ "$(cat "$dest/.installed")" = "$spec" ]; then continue; fi
+  tmp=$(mktemp -d)
+  (cd "$tmp" && npm pack --silent "$spec" >/dev/null 2>&1)
+  tgz=$(ls "$tmp"/*.tgz)
+  got="sha512-$(openssl dgst -sha512 -binary "$tgz" | base64 -w0)"
+  if [ "$got" != "$want" ]; then
+    echo "setup: integrity mismatch for $spec: expected $want, got $got" >&2; exit 1
+  fi
+  rm -rf "$dest"; mkdir -p "$dest"
+  tar xzf "$tgz" -C "$dest" --strip-components=1
+  echo "$spec" > "$dest/.installed"
+  rm -rf "$tmp"
+  echo "setup: $spec unpacked into third_party/$name"
+done
+echo "setup: done"
