@@ -1,0 +1,90 @@
+#include <chrono>
+#include <filesystem>
+#include <iostream>
+
+#include "core/cli/command.h"
+#include "core/cli/options.h"
+#include "core/error.h"
+#include "core/scan/scanner.h"
+#include "corpus/corpus.h"
+
+namespace mine::cli {
+namespace {
+
+int run_scan(const std::vector<std::string>& args) {
+  po::options_description options("mine scan options");
+  std::vector<std::string> paths;
+  std::string db;
+  int jobs = 0;
+  int64_t max_file_mb = 20;
+  options.add_options()
+      ("path", po::value(&paths)->multitoken(), "folders, files or git repositories to scan (positional)")
+      ("db", po::value(&db)->default_value(default_db_path()), "corpus file (created if missing)")
+      ("jobs,j", po::value(&jobs)->default_value(0), "parser threads (0 = all cores)")
+      ("max-file-size", po::value(&max_file_mb)->default_value(20), "skip files larger than this many MB")
+      ("verbose,v", "print every per-file problem as it is found")
+      ("quiet,q", "print nothing but errors");
+  po::positional_options_description positional;
+  positional.add("path", -1);
+  po::variables_map vm;
+  if (!parse_options(args, options, positional, vm, "mine scan PATH... [--db corpus.db] [--jobs N]",
+                     "mine scan ~/src/Liger-Kernel ~/src/unsloth.git --db corpus.db"))
+    return kExitOk;
+  if (paths.empty()) throw UsageError{"give at least one PATH to scan"};
+  bool verbose = vm.count("verbose") > 0, quiet = vm.count("quiet") > 0;
+
+  ScanOptions scan_options;
+  scan_options.jobs = jobs;
+  scan_options.max_file_bytes = max_file_mb << 20;
+  if (verbose) scan_options.log = [](const std::string& line) { std::cerr << "  " << line << "\n"; };
+  Scanner scanner(all_plugins(), scan_options);
+
+  auto corpus = Corpus::open(db, Corpus::Access::ReadWrite);
+  int64_t scan_id = corpus->begin_scan("scan", paths);
+  ScanTotals totals;
+  int failed_inputs = 0;
+  for (const auto& path : paths) {
+    auto start = std::chrono::steady_clock::now();
+    try {
+      auto tree = open_source_tree(path);
+      std::error_code ec;
+      std::string name = std::filesystem::weakly_canonical(path, ec).string();
+      if (ec || name.empty()) name = path;
+      RepoSnapshot snap = scanner.extract(*tree, name);
+      StoreOutcome stored = corpus->store(scan_id, snap);
+      int parsed = 0;
+      for (const auto& f : snap.files) parsed += f.parsed ? 1 : 0;
+      totals.files_seen += static_cast<int64_t>(snap.files.size());
+      totals.files_parsed += parsed;
+      totals.kernels_found += static_cast<int64_t>(snap.kernels.size());
+      totals.errors += static_cast<int64_t>(snap.problems.size());
+      double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      if (!quiet) {
+        std::cout << path << " (" << tree->kind() << (snap.commit_id.empty() ? "" : " " + snap.commit_id.substr(0, 12))
+                  << "): " << snap.files.size() << " files, " << parsed << " parsed, " << snap.kernels.size()
+                  << " kernels (" << stored.kernels_added << " new, " << stored.kernels_removed << " removed), "
+                  << snap.problems.size() << " problems, " << std::fixed;
+        std::cout.precision(2);
+        std::cout << secs << " s\n";
+      }
+    } catch (const Error& e) {
+      ++failed_inputs;
+      std::cerr << "mine scan: " << e.what() << "\n";
+    }
+  }
+  corpus->finish_scan(scan_id, totals);
+  if (!quiet) {
+    std::cout << "scanned " << paths.size() - failed_inputs << "/" << paths.size() << " inputs: "
+              << totals.kernels_found << " kernels, " << totals.errors << " file problems";
+    if (totals.errors && !verbose)
+      std::cout << " (see `mine query \"SELECT path, line, kind, message FROM scan_errors WHERE scan_id=" << scan_id
+                << "\"` or --verbose)";
+    std::cout << "\n";
+  }
+  return failed_inputs ? kExitFailure : kExitOk;
+}
+
+RegisterCommand reg({"scan", "extract kernels from local folders and git repositories", run_scan, 10});
+
+}  // namespace
+}  // namespace mine::cli

@@ -1,0 +1,61 @@
+#pragma once
+#include <nlohmann/json.hpp>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "core/python/dependency_closure.h"
+#include "core/python/module_model.h"
+
+namespace mine {
+
+// A kernel as a plugin reports it.
+struct ExtractedKernel {
+  std::string name;
+  std::string qualname;
+  int start_line = 0;
+  int end_line = 0;
+  std::string source;      // the definition as written
+  std::string standalone;  // a module that defines the kernel and everything it needs
+  std::vector<Dependency> dependencies;
+  std::set<std::string> external_modules;
+  bool self_contained = true;
+  nlohmann::json meta = nlohmann::json::object();  // plugin-specific, stored as kernels.meta
+};
+
+// What a plugin sees of one file. The core parses each file once and owns the closure
+// machinery, so that improving dependency resolution improves every plugin at once.
+class FileView {
+ public:
+  virtual ~FileView() = default;
+  virtual const std::string& path() const = 0;  // repository-relative
+  virtual const std::string& text() const = 0;
+  virtual const PythonModule* python() const = 0;  // nullptr when the file is not Python
+  // Dependency closure of `root` within the repository, and its standalone module.
+  virtual ClosureResult close_over(const ClosureRoot& root, const DependencyLabeler& labeler) const = 0;
+};
+
+// Where a plugin reports what it found.
+class KernelSink {
+ public:
+  virtual ~KernelSink() = default;
+  virtual void kernel(ExtractedKernel kernel) = 0;
+  // A problem local to one file (stored in scan_errors; the scan goes on).
+  virtual void problem(int line, const std::string& kind, const std::string& message) = 0;
+};
+
+// An extractor: finds kernels of one language or framework in a file.
+class ExtractorPlugin {
+ public:
+  virtual ~ExtractorPlugin() = default;
+  virtual std::string name() const = 0;
+  virtual std::string version() const { return "1"; }
+  virtual std::string description() const = 0;
+  // File name endings the plugin reads, e.g. ".py".
+  virtual std::vector<std::string> file_suffixes() const = 0;
+  // RE2 patterns; a file is parsed and handed to the plugin only if one of them matches its text.
+  virtual std::vector<std::string> prefilter_patterns() const = 0;
+  virtual void extract(const FileView& file, KernelSink& sink) const = 0;
+};
+
+}  // namespace mine

@@ -1,0 +1,337 @@
+#include "core/python/module_model.h"
+
+#include <algorithm>
+
+#include "core/error.h"
+
+namespace mine {
+namespace {
+
+constexpr int kMaxStatementDepth = 100;
+
+std::vector<ImportBinding> parse_import(const SyntaxTree& tree, TSNode n) {
+  std::vector<ImportBinding> out;
+  auto text = [&](TSNode x) { return std::string(tree.text_of(x)); };
+  std::string_view t = node_type(n);
+  if (t == "import_statement") {
+    for_each_named_child(n, [&](TSNode c) {
+      ImportBinding b;
+      if (is_type(c, "aliased_import")) {
+        b.module = text(field(c, "name"));
+        b.local = text(field(c, "alias"));
+        b.target = b.module;
+      } else if (is_type(c, "dotted_name")) {
+        b.module = text(c);
+        b.local = text(ts_node_named_child(c, 0));
+        b.target = b.local;
+      } else {
+        return;
+      }
+      out.push_back(std::move(b));
+    });
+  } else if (t == "import_from_statement") {
+    TSNode module = field(n, "module_name");
+    std::string module_name;
+    int level = 0;
+    if (is_type(module, "relative_import")) {
+      for_each_named_child(module, [&](TSNode c) {
+        if (is_type(c, "import_prefix")) {
+          std::string dots = text(c);
+          level = static_cast<int>(std::count(dots.begin(), dots.end(), '.'));
+        } else if (is_type(c, "dotted_name")) {
+          module_name = text(c);
+        }
+      });
+    } else {
+      module_name = text(module);
+    }
+    std::string prefix = std::string(static_cast<size_t>(level), '.') + module_name;
+    auto join = [&](const std::string& name) {
+      if (prefix.empty()) return name;
+      if (prefix.back() == '.') return prefix + name;
+      return prefix + "." + name;
+    };
+    for_each_named_child(n, [&](TSNode c) {
+      if (ts_node_eq(c, module)) return;
+      ImportBinding b;
+      b.module = module_name;
+      b.level = level;
+      if (is_type(c, "aliased_import")) {
+        b.imported = text(field(c, "name"));
+        b.local = text(field(c, "alias"));
+      } else if (is_type(c, "dotted_name")) {
+        b.imported = text(c);
+        b.local = b.imported;
+      } else if (is_type(c, "wildcard_import")) {
+        b.star = true;
+      } else {
+        return;
+      }
+      b.target = b.star ? prefix : join(b.imported);
+      out.push_back(std::move(b));
+    });
+  }
+  return out;
+}
+
+bool is_import(TSNode n) {
+  return is_type(n, "import_statement") || is_type(n, "import_from_statement") ||
+         is_type(n, "future_import_statement");
+}
+
+bool is_compound(TSNode n) { return is_type(n, "if_statement") || is_type(n, "try_statement"); }
+
+// Sub-blocks of an if/try statement, in source order.
+std::vector<TSNode> blocks_of(TSNode n) {
+  std::vector<TSNode> out;
+  std::vector<TSNode> stack{n};
+  while (!stack.empty()) {
+    TSNode x = stack.back();
+    stack.pop_back();
+    std::vector<TSNode> children;
+    for_each_named_child(x, [&](TSNode c) { children.push_back(c); });
+    for (auto it = children.rbegin(); it != children.rend(); ++it) {
+      std::string_view t = node_type(*it);
+      if (t == "block") {
+        out.push_back(*it);
+      } else if (t == "elif_clause" || t == "else_clause" || t == "except_clause" || t == "finally_clause" ||
+                 t == "except_group_clause") {
+        stack.push_back(*it);
+      }
+    }
+  }
+  std::sort(out.begin(), out.end(),
+            [](TSNode a, TSNode b) { return ts_node_start_byte(a) < ts_node_start_byte(b); });
+  return out;
+}
+
+// A guarded block that holds only imports, assignments and expressions is kept whole:
+// its branches are alternatives for the same names (`try: import x / except: x = None`).
+bool only_simple_statements(TSNode n, int depth) {
+  if (depth > kMaxStatementDepth) return false;
+  for (TSNode block : blocks_of(n)) {
+    bool simple = true;
+    for_each_named_child(block, [&](TSNode c) {
+      std::string_view t = node_type(c);
+      if (is_import(c) || t == "expression_statement" || t == "pass_statement" || t == "comment" ||
+          t == "raise_statement") {
+        return;
+      }
+      if (is_compound(c) && only_simple_statements(c, depth + 1)) return;
+      simple = false;
+    });
+    if (!simple) return false;
+  }
+  return true;
+}
+
+bool is_main_guard(const SyntaxTree& tree, TSNode n) {
+  if (!is_type(n, "if_statement")) return false;
+  std::string condition(tree.text_of(field(n, "condition")));
+  return condition.find("__name__") != std::string::npos && condition.find("__main__") != std::string::npos;
+}
+
+void collect_imports_within(const SyntaxTree& tree, TSNode n, std::vector<ImportBinding>& out, int depth) {
+  if (depth > kMaxStatementDepth) return;
+  if (is_import(n)) {
+    auto found = parse_import(tree, n);
+    out.insert(out.end(), found.begin(), found.end());
+    return;
+  }
+  for (TSNode block : blocks_of(n))
+    for_each_named_child(block, [&](TSNode c) { collect_imports_within(tree, c, out, depth + 1); });
+}
+
+}  // namespace
+
+std::unique_ptr<PythonModule> PythonModule::build(std::string path, std::string text) {
+  std::unique_ptr<PythonModule> m(new PythonModule());
+  m->path_ = std::move(path);
+  m->tree_ = SyntaxTree::parse(std::move(text));
+  try {
+    m->collect_statements(m->tree_->root(), 0);
+    for (size_t i = 0; i < m->statements_.size(); ++i) {
+      for (const auto& name : m->statements_[i].binds) m->binders_[name].push_back(i);
+      m->statement_at_[ts_node_start_byte(m->statements_[i].node)] = i;
+    }
+    m->collect_functions(m->tree_->root(), "", false, false, 0);
+  } catch (const Error& e) {
+    throw Error::in(m->path_, e.what());
+  }
+  return m;
+}
+
+void PythonModule::add_statement(TSNode node, StatementKind kind) {
+  ModuleStatement s;
+  s.kind = kind;
+  s.node = node;
+  s.order = statements_.size();
+  s.start_line = first_line(node);
+  s.end_line = last_line(node);
+  s.indent = static_cast<int>(ts_node_start_point(node).column);
+  s.binds = bound_names(*tree_, node);
+  if (kind == StatementKind::Import) {
+    s.imports = parse_import(*tree_, node);
+  } else if (kind == StatementKind::Guarded) {
+    collect_imports_within(*tree_, node, s.imports, 0);
+  }
+  if (kind != StatementKind::Import) s.reads = free_names(*tree_, node);
+  statements_.push_back(std::move(s));
+}
+
+void PythonModule::collect_statements(TSNode block, int depth) {
+  if (depth > kMaxStatementDepth) throw Error("statements nested deeper than " + std::to_string(kMaxStatementDepth));
+  for_each_named_child(block, [&](TSNode c) {
+    std::string_view t = node_type(c);
+    if (t == "decorated_definition") {
+      TSNode def = field(c, "definition");
+      add_statement(c, is_type(def, "class_definition") ? StatementKind::Class : StatementKind::Function);
+    } else if (t == "function_definition") {
+      add_statement(c, StatementKind::Function);
+    } else if (t == "class_definition") {
+      add_statement(c, StatementKind::Class);
+    } else if (is_import(c)) {
+      add_statement(c, StatementKind::Import);
+    } else if (t == "expression_statement") {
+      TSNode e = ts_node_named_child(c, 0);
+      if (is_type(e, "assignment") || is_type(e, "augmented_assignment")) add_statement(c, StatementKind::Assignment);
+    } else if (is_compound(c)) {
+      if (is_main_guard(*tree_, c)) return;  // script code, never a kernel's dependency
+      if (only_simple_statements(c, 0)) {
+        add_statement(c, StatementKind::Guarded);
+      } else {
+        for (TSNode b : blocks_of(c)) collect_statements(b, depth + 1);
+      }
+    }
+  });
+}
+
+void PythonModule::collect_functions(TSNode n, const std::string& prefix, bool in_class, bool in_function,
+                                     int depth) {
+  if (depth > kMaxStatementDepth) return;
+  for_each_named_child(n, [&](TSNode c) {
+    std::string_view t = node_type(c);
+    TSNode def = c;
+    std::vector<TSNode> decorators;
+    if (t == "decorated_definition") {
+      def = field(c, "definition");
+      for_each_named_child(c, [&](TSNode d) {
+        if (is_type(d, "decorator")) decorators.push_back(ts_node_named_child(d, 0));
+      });
+    }
+    if (is_type(def, "function_definition")) {
+      FunctionSite site;
+      site.node = c;
+      site.definition = def;
+      site.name = text_of(field(def, "name"));
+      site.qualname = prefix + site.name;
+      site.decorators = std::move(decorators);
+      site.in_class = in_class;
+      site.in_function = in_function;
+      site.indent = static_cast<int>(ts_node_start_point(c).column);
+      if (!in_class && !in_function) {
+        auto found = statement_at_.find(ts_node_start_byte(c));
+        if (found != statement_at_.end()) site.statement = &statements_[found->second];
+      }
+      functions_.push_back(site);
+      collect_functions(field(def, "body"), site.qualname + ".<locals>.", false, true, depth + 1);
+    } else if (is_type(def, "class_definition")) {
+      std::string name = text_of(field(def, "name"));
+      collect_functions(field(def, "body"), prefix + name + ".", true, in_function, depth + 1);
+    } else if (t == "block" || is_compound(c) || t == "elif_clause" || t == "else_clause" ||
+               t == "except_clause" || t == "finally_clause" || t == "with_statement" || t == "for_statement" ||
+               t == "while_statement") {
+      if (is_main_guard(*tree_, c)) return;
+      collect_functions(c, prefix, in_class, in_function, depth + 1);
+    }
+  });
+}
+
+std::vector<const ModuleStatement*> PythonModule::bindings_of(const std::string& name) const {
+  std::vector<const ModuleStatement*> out;
+  auto it = binders_.find(name);
+  if (it == binders_.end()) return out;
+  for (size_t i : it->second) out.push_back(&statements_[i]);
+  return out;
+}
+
+const ImportBinding* PythonModule::import_of(const std::string& name) const {
+  const ImportBinding* found = nullptr;
+  for (const ModuleStatement* s : bindings_of(name)) {
+    const ImportBinding* here = nullptr;
+    for (const auto& b : s->imports)
+      if (!b.star && b.local == name) here = &b;
+    if (!here) return nullptr;
+    if (!found) found = here;
+  }
+  return found;
+}
+
+std::vector<std::string> PythonModule::public_names() const {
+  for (const auto& s : statements_) {
+    if (s.kind != StatementKind::Assignment || !s.binds.count("__all__")) continue;
+    TSNode assign = ts_node_named_child(s.node, 0);
+    TSNode value = field(assign, "right");
+    if (!is_type(value, "list") && !is_type(value, "tuple")) break;
+    std::vector<std::string> names;
+    for_each_named_child(value, [&](TSNode item) {
+      if (!is_type(item, "string")) return;
+      std::string literal = text_of(item);
+      if (literal.size() >= 2) names.push_back(literal.substr(1, literal.size() - 2));
+    });
+    return names;
+  }
+  std::vector<std::string> names;
+  for (const auto& [name, _] : binders_)
+    if (!name.empty() && name[0] != '_') names.push_back(name);
+  return names;
+}
+
+std::vector<std::pair<const ImportBinding*, const ModuleStatement*>> PythonModule::star_imports() const {
+  std::vector<std::pair<const ImportBinding*, const ModuleStatement*>> out;
+  for (const auto& s : statements_)
+    for (const auto& b : s.imports)
+      if (b.star) out.emplace_back(&b, &s);
+  return out;
+}
+
+std::optional<std::string> PythonModule::qualified_name(TSNode expression) const {
+  TSNode n = expression;
+  if (is_type(n, "call")) n = field(n, "function");
+  std::vector<std::string> chain;
+  while (is_type(n, "attribute")) {
+    chain.push_back(text_of(field(n, "attribute")));
+    n = field(n, "object");
+  }
+  if (!is_type(n, "identifier")) return std::nullopt;
+  const ImportBinding* b = import_of(text_of(n));
+  if (!b) return std::nullopt;
+  std::string out = b->target;
+  for (auto it = chain.rbegin(); it != chain.rend(); ++it) out += "." + *it;
+  return out;
+}
+
+std::string PythonModule::dedented_text(TSNode n, int indent) const {
+  std::string text = text_of(n);
+  if (indent <= 0) return text;
+  std::string out;
+  out.reserve(text.size());
+  size_t pos = 0;
+  bool first = true;
+  while (pos <= text.size()) {
+    size_t end = text.find('\n', pos);
+    if (end == std::string::npos) end = text.size();
+    size_t skip = 0;
+    if (!first) {
+      while (skip < static_cast<size_t>(indent) && pos + skip < end && (text[pos + skip] == ' ' || text[pos + skip] == '\t'))
+        ++skip;
+    }
+    out.append(text, pos + skip, end - pos - skip);
+    if (end < text.size()) out.push_back('\n');
+    pos = end + 1;
+    first = false;
+  }
+  return out;
+}
+
+}  // namespace mine

@@ -1,0 +1,100 @@
+#pragma once
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "core/python/name_scopes.h"
+#include "core/python/syntax_tree.h"
+
+namespace mine {
+
+// One name bound by an import statement.
+struct ImportBinding {
+  std::string local;     // the name bound in the module: `tl` for `import triton.language as tl`
+  std::string module;    // dotted module after any leading dots: `triton.language`, `utils` for `from .utils import x`
+  int level = 0;         // leading dots of a relative import
+  std::string imported;  // `from m import imported [as local]`; empty for `import m`
+  bool star = false;     // `from m import *` (binds nothing nameable)
+  // Dotted name the local refers to: `triton.jit` for `from triton import jit`, `a` for
+  // `import a.b`, `triton.language` for `import triton.language as tl`. Relative imports keep
+  // their dots: `.utils.silu`.
+  std::string target;
+};
+
+enum class StatementKind { Function, Class, Assignment, Import, Guarded, Other };
+
+// A statement that binds names at module level. Definitions nested in module-level `if`/`try`
+// blocks are their own statements (`indent` > 0; emitted dedented); a guarded block made only of
+// imports and assignments (`try: import x / except ImportError: x = None`) stays whole (Guarded).
+struct ModuleStatement {
+  StatementKind kind = StatementKind::Other;
+  TSNode node{};
+  size_t order = 0;      // source order
+  int start_line = 0;    // 1-based, decorators included
+  int end_line = 0;
+  int indent = 0;        // column of the first line
+  std::set<std::string> binds;
+  FreeNames reads;
+  std::vector<ImportBinding> imports;  // for Import and Guarded statements
+};
+
+// A function definition anywhere in the file (module level, class body, nested, under if/try).
+struct FunctionSite {
+  TSNode node{};         // decorated_definition when decorated, else function_definition
+  TSNode definition{};   // the function_definition
+  std::string name;
+  std::string qualname;  // `Cls.method`, `outer.<locals>.inner`
+  std::vector<TSNode> decorators;  // decorator expressions, top to bottom
+  bool in_class = false;
+  bool in_function = false;
+  int indent = 0;
+  const ModuleStatement* statement = nullptr;  // the module statement it is (nullptr if nested deeper)
+};
+
+// The module-level view of one Python file that extractors and the dependency closure work on.
+class PythonModule {
+ public:
+  // `path` is the repository-relative path, used in messages. Throws mine::Error on nesting too deep.
+  static std::unique_ptr<PythonModule> build(std::string path, std::string text);
+
+  const std::string& path() const { return path_; }
+  const SyntaxTree& tree() const { return *tree_; }
+  const std::vector<ModuleStatement>& statements() const { return statements_; }
+  const std::vector<FunctionSite>& functions() const { return functions_; }
+
+  // Statements binding `name` at module level, in source order.
+  std::vector<const ModuleStatement*> bindings_of(const std::string& name) const;
+  // The import binding for `name` when every module-level binding of it is an import.
+  const ImportBinding* import_of(const std::string& name) const;
+  // Names a `from this_module import *` would bring in (respects __all__ when it is a literal list).
+  std::vector<std::string> public_names() const;
+  // Names bound by `from x import *` statements: (binding, statement).
+  std::vector<std::pair<const ImportBinding*, const ModuleStatement*>> star_imports() const;
+
+  // Dotted name an expression refers to after resolving its base through the imports:
+  // `tt.jit` -> `triton.jit` when `import triton as tt`; `jit(...)` -> `triton.jit` when
+  // `from triton import jit`. nullopt when the base is defined in this file or unbound.
+  std::optional<std::string> qualified_name(TSNode expression) const;
+
+  std::string text_of(TSNode n) const { return std::string(tree_->text_of(n)); }
+  // Source of a statement with its indentation removed, so a nested definition reads as top level.
+  std::string dedented_text(TSNode n, int indent) const;
+
+ private:
+  PythonModule() = default;
+  void collect_statements(TSNode block, int depth);
+  void add_statement(TSNode node, StatementKind kind);
+  void collect_functions(TSNode n, const std::string& prefix, bool in_class, bool in_function, int depth);
+
+  std::string path_;
+  std::unique_ptr<SyntaxTree> tree_;
+  std::vector<ModuleStatement> statements_;
+  std::vector<FunctionSite> functions_;
+  std::map<std::string, std::vector<size_t>> binders_;
+  std::map<uint32_t, size_t> statement_at_;  // start byte -> index in statements_
+};
+
+}  // namespace mine

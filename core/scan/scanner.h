@@ -1,0 +1,41 @@
+#pragma once
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/plugin.h"
+#include "core/scan/source_tree.h"
+#include "corpus/corpus.h"
+
+namespace mine {
+
+struct ScanOptions {
+  int jobs = 0;                           // parser threads; 0 = all cores
+  int64_t max_file_bytes = 20 << 20;      // larger files are reported as too_large, not parsed
+  std::function<void(const std::string&)> log;  // per-file problems when verbose; may be empty
+};
+
+// Runs the extractor plugins over a source tree. Extraction touches no database, so several
+// trees can be extracted at once (crawl workers) while one thread stores the results.
+class Scanner {
+ public:
+  Scanner(std::vector<const ExtractorPlugin*> plugins, ScanOptions options);
+  ~Scanner();
+
+  // Reads, prefilters, parses and extracts every file of `tree` on `jobs` threads.
+  RepoSnapshot extract(const SourceTree& tree, const std::string& repo_name) const;
+
+  const std::vector<const ExtractorPlugin*>& plugins() const { return plugins_; }
+
+ private:
+  struct Prefilter;
+  std::vector<const ExtractorPlugin*> plugins_;
+  ScanOptions options_;
+  std::vector<std::unique_ptr<Prefilter>> prefilters_;  // one per plugin
+};
+
+// All built-in plugins (the registry), as the scanner takes them.
+std::vector<const ExtractorPlugin*> all_plugins();
+
+}  // namespace mine

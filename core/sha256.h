@@ -1,0 +1,10 @@
+#pragma once
+#include <string>
+#include <string_view>
+
+namespace mine {
+
+// Lowercase hex SHA-256 of `data` (FIPS 180-4). Used for content identity of kernels.
+std::string sha256_hex(std::string_view data);
+
+}  // namespace mine

@@ -1,0 +1,278 @@
+#include "corpus/corpus.h"
+
+#include <chrono>
+#include <ctime>
+#include <filesystem>
+#include <map>
+#include <set>
+
+#include "core/error.h"
+#include "core/sha256.h"
+#include "corpus/schema_files.h"
+#include "corpus/sqlite_statement.h"
+
+namespace mine {
+namespace {
+
+std::string utc_now() {
+  std::time_t t = std::time(nullptr);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+  return buf;
+}
+
+// Denies everything a read-only query must not do, whatever the SQL says.
+int read_only_authorizer(void*, int action, const char*, const char*, const char*, const char*) {
+  switch (action) {
+    case SQLITE_SELECT:
+    case SQLITE_READ:
+    case SQLITE_FUNCTION:
+    case SQLITE_RECURSIVE:
+      return SQLITE_OK;
+    case SQLITE_PRAGMA:
+      return SQLITE_DENY;  // pragmas can change settings or write (e.g. user_version)
+    default:
+      return SQLITE_DENY;  // INSERT/UPDATE/DELETE/CREATE/DROP/ATTACH/DETACH/ALTER/...
+  }
+}
+
+}  // namespace
+
+int known_schema_version() { return static_cast<int>(schema_files().size()); }
+
+std::unique_ptr<Corpus> Corpus::open(const std::string& path, Access access) {
+  if (access == Access::ReadOnly && !std::filesystem::exists(path))
+    throw Error::in(path, "no corpus here (create one with `mine scan PATH --db " + path + "`)");
+  sqlite3* db = nullptr;
+  int flags = access == Access::ReadOnly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
+  flags |= SQLITE_OPEN_NOMUTEX;
+  if (sqlite3_open_v2(path.c_str(), &db, flags, nullptr) != SQLITE_OK) {
+    std::string message = db ? sqlite3_errmsg(db) : "out of memory";
+    sqlite3_close(db);
+    throw Error::in(path, "cannot open corpus: " + message);
+  }
+  std::unique_ptr<Corpus> corpus(new Corpus(path, db, access));
+  sqlite3_busy_timeout(db, 30000);  // a second writer waits for the first instead of failing at once
+  sqlite3_db_config(db, SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION, 0, nullptr);
+  try {
+    if (access == Access::ReadWrite) {
+      sqlite_exec(db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;");
+      corpus->migrate();
+    } else {
+      int version = corpus->schema_version();
+      if (version == 0) throw Error::in(path, "not a mine corpus (schema version 0)");
+      if (version > known_schema_version())
+        throw Error::in(path, "written by a newer mine (schema " + std::to_string(version) + ", this mine knows " +
+                                  std::to_string(known_schema_version()) + "); upgrade mine to read it");
+      sqlite_exec(db, "PRAGMA query_only=ON;");
+      sqlite3_set_authorizer(db, read_only_authorizer, nullptr);
+    }
+  } catch (const Error& e) {
+    std::string m = e.what();
+    if (m.find("file is not a database") != std::string::npos) throw Error::in(path, "not an SQLite database");
+    throw;
+  }
+  return corpus;
+}
+
+Corpus::~Corpus() { sqlite3_close_v2(db_); }
+
+int Corpus::schema_version() const {
+  SqliteStatement s(db_, "PRAGMA user_version");
+  return s.step() ? static_cast<int>(s.column_int(0)) : 0;
+}
+
+void Corpus::migrate() {
+  const auto& files = schema_files();
+  int version = schema_version();
+  if (version > static_cast<int>(files.size()))
+    throw Error::in(path_, "written by a newer mine (schema " + std::to_string(version) + ", this mine knows " +
+                               std::to_string(files.size()) + "); upgrade mine or use another --db");
+  for (size_t i = static_cast<size_t>(version); i < files.size(); ++i) {
+    SqliteTransaction tx(db_);
+    // Re-check inside the write lock: another process may have migrated meanwhile.
+    if (schema_version() > static_cast<int>(i)) continue;
+    try {
+      sqlite_exec(db_, files[i].sql);
+    } catch (const Error& e) {
+      throw Error::in(path_, std::string("migration ") + files[i].name + " failed: " + e.what());
+    }
+    sqlite_exec(db_, "PRAGMA user_version=" + std::to_string(i + 1));
+    tx.commit();
+  }
+}
+
+int64_t Corpus::begin_scan(const std::string& command, const nlohmann::json& inputs) {
+  SqliteStatement s(db_, "INSERT INTO scans(started_at, command, inputs) VALUES (?, ?, ?)");
+  s.bind(1, utc_now()).bind(2, command).bind(3, inputs.dump());
+  s.run();
+  return sqlite3_last_insert_rowid(db_);
+}
+
+void Corpus::finish_scan(int64_t scan_id, const ScanTotals& t) {
+  SqliteStatement s(db_,
+                    "UPDATE scans SET finished_at=?, files_seen=?, files_parsed=?, kernels_found=?, errors=? "
+                    "WHERE id=?");
+  s.bind(1, utc_now()).bind(2, t.files_seen).bind(3, t.files_parsed).bind(4, t.kernels_found).bind(5, t.errors);
+  s.bind(6, scan_id);
+  s.run();
+}
+
+StoreOutcome Corpus::store(int64_t scan_id, const RepoSnapshot& snap) {
+  StoreOutcome outcome;
+  SqliteTransaction tx(db_);
+
+  SqliteStatement upsert_repo(db_,
+                              "INSERT INTO repos(name, source_kind, location, commit_id, scanned_at) "
+                              "VALUES (?, ?, ?, ?, ?) ON CONFLICT(name) DO UPDATE SET "
+                              "source_kind=excluded.source_kind, location=excluded.location, "
+                              "commit_id=excluded.commit_id, scanned_at=excluded.scanned_at");
+  upsert_repo.bind(1, snap.name).bind(2, snap.source_kind).bind(3, snap.location);
+  upsert_repo.bind_optional(4, snap.commit_id).bind(5, utc_now());
+  upsert_repo.run();
+  SqliteStatement repo_id_of(db_, "SELECT id FROM repos WHERE name=?");
+  repo_id_of.bind(1, snap.name);
+  repo_id_of.step();
+  int64_t repo_id = repo_id_of.column_int(0);
+
+  SqliteStatement drop_files(db_, "DELETE FROM files WHERE repo_id=?");
+  drop_files.bind(1, repo_id);
+  drop_files.run();
+  SqliteStatement add_file(db_,
+                           "INSERT INTO files(repo_id, path, blob_id, size, parsed, kernel_count) "
+                           "VALUES (?, ?, ?, ?, ?, ?)");
+  for (const auto& f : snap.files) {
+    add_file.bind(1, repo_id).bind(2, f.path).bind(3, f.blob_id).bind(4, f.size).bind(5, f.parsed ? 1 : 0);
+    add_file.bind(6, f.kernel_count);
+    add_file.run();
+  }
+
+  std::set<int64_t> previous;
+  {
+    SqliteStatement ids(db_, "SELECT id FROM kernels WHERE repo_id=?");
+    ids.bind(1, repo_id);
+    while (ids.step()) previous.insert(ids.column_int(0));
+  }
+  SqliteStatement find(db_, "SELECT id FROM kernels WHERE repo_id=? AND path=? AND qualname=? AND source_sha256=?");
+  SqliteStatement insert(db_,
+                         "INSERT INTO kernels(plugin, name, qualname, repo, repo_id, path, start_line, end_line, "
+                         "source, standalone, source_sha256, standalone_sha256, self_contained, external_modules, "
+                         "meta, commit_id) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+  SqliteStatement update(db_,
+                         "UPDATE kernels SET plugin=?, name=?, start_line=?, end_line=?, standalone=?, "
+                         "standalone_sha256=?, self_contained=?, external_modules=?, meta=?, commit_id=? WHERE id=?");
+  SqliteStatement drop_deps(db_, "DELETE FROM kernel_deps WHERE kernel_id=?");
+  SqliteStatement add_dep(db_, "INSERT INTO kernel_deps(kernel_id, name, kind, path, start_line) VALUES (?,?,?,?,?)");
+  std::set<int64_t> kept;
+  for (const auto& rec : snap.kernels) {
+    const ExtractedKernel& k = rec.kernel;
+    std::string source_sha = sha256_hex(k.source);
+    std::string standalone_sha = sha256_hex(k.standalone);
+    nlohmann::json externals(k.external_modules);
+    find.bind(1, repo_id).bind(2, rec.path).bind(3, k.qualname).bind(4, source_sha);
+    int64_t id = find.step() ? find.column_int(0) : 0;
+    find.reset();
+    if (id && kept.count(id)) continue;  // the same definition twice in one file (if/else variants)
+    if (id) {
+      update.bind(1, rec.plugin).bind(2, k.name).bind(3, k.start_line).bind(4, k.end_line).bind(5, k.standalone);
+      update.bind(6, standalone_sha).bind(7, k.self_contained ? 1 : 0).bind(8, externals.dump());
+      update.bind(9, k.meta.dump()).bind_optional(10, snap.commit_id).bind(11, id);
+      update.run();
+      ++outcome.kernels_kept;
+    } else {
+      insert.bind(1, rec.plugin).bind(2, k.name).bind(3, k.qualname).bind(4, snap.name).bind(5, repo_id);
+      insert.bind(6, rec.path).bind(7, k.start_line).bind(8, k.end_line).bind(9, k.source).bind(10, k.standalone);
+      insert.bind(11, source_sha).bind(12, standalone_sha).bind(13, k.self_contained ? 1 : 0);
+      insert.bind(14, externals.dump()).bind(15, k.meta.dump()).bind_optional(16, snap.commit_id);
+      insert.run();
+      id = sqlite3_last_insert_rowid(db_);
+      ++outcome.kernels_added;
+    }
+    kept.insert(id);
+    drop_deps.bind(1, id);
+    drop_deps.run();
+    for (const auto& d : k.dependencies) {
+      add_dep.bind(1, id).bind(2, d.name).bind(3, d.kind).bind_optional(4, d.path);
+      if (d.start_line > 0) {
+        add_dep.bind(5, d.start_line);
+      } else {
+        add_dep.bind_null(5);
+      }
+      add_dep.run();
+    }
+  }
+  SqliteStatement drop_kernel(db_, "DELETE FROM kernels WHERE id=?");
+  for (int64_t id : previous) {
+    if (kept.count(id)) continue;
+    drop_kernel.bind(1, id);
+    drop_kernel.run();
+    ++outcome.kernels_removed;
+  }
+
+  SqliteStatement add_problem(db_, "INSERT INTO scan_errors(scan_id, repo, path, line, kind, message) VALUES (?,?,?,?,?,?)");
+  for (const auto& p : snap.problems) {
+    add_problem.bind(1, scan_id).bind(2, snap.name).bind(3, p.path);
+    if (p.line > 0) {
+      add_problem.bind(4, p.line);
+    } else {
+      add_problem.bind_null(4);
+    }
+    add_problem.bind(5, p.kind).bind(6, p.message);
+    add_problem.run();
+  }
+  tx.commit();
+  return outcome;
+}
+
+std::optional<std::string> Corpus::mined_commit(const std::string& repo_name) const {
+  SqliteStatement s(db_, "SELECT commit_id FROM repos WHERE name=?");
+  s.bind(1, repo_name);
+  if (!s.step() || s.column_is_null(0)) return std::nullopt;
+  return s.column_text(0);
+}
+
+QueryResult Corpus::query(const std::string& sql) const {
+  sqlite3_stmt* raw = nullptr;
+  const char* tail = nullptr;
+  int rc = sqlite3_prepare_v2(db_, sql.c_str(), static_cast<int>(sql.size()), &raw, &tail);
+  if (rc != SQLITE_OK) {
+    std::string m = sqlite3_errmsg(db_);
+    sqlite3_finalize(raw);
+    if (rc == SQLITE_AUTH || m.find("not authorized") != std::string::npos)
+      throw Error("query refused: mine query is read-only (no writes, PRAGMA, ATTACH or extensions)");
+    throw Error("query: " + m);
+  }
+  std::unique_ptr<sqlite3_stmt, int (*)(sqlite3_stmt*)> stmt(raw, sqlite3_finalize);
+  if (!stmt) throw Error("query: empty SQL");
+  for (const char* p = tail; p && *p; ++p)
+    if (!isspace(static_cast<unsigned char>(*p)) && *p != ';')
+      throw Error("query: give one SQL statement at a time (found more after the first)");
+  if (!sqlite3_stmt_readonly(stmt.get()))
+    throw Error("query refused: mine query is read-only (no writes, PRAGMA, ATTACH or extensions)");
+  QueryResult result;
+  int n = sqlite3_column_count(stmt.get());
+  for (int i = 0; i < n; ++i) result.columns.push_back(sqlite3_column_name(stmt.get(), i));
+  while (true) {
+    rc = sqlite3_step(stmt.get());
+    if (rc == SQLITE_DONE) break;
+    if (rc != SQLITE_ROW) throw Error(std::string("query: ") + sqlite3_errmsg(db_));
+    std::vector<nlohmann::json> row;
+    row.reserve(n);
+    for (int i = 0; i < n; ++i) {
+      switch (sqlite3_column_type(stmt.get(), i)) {
+        case SQLITE_NULL: row.emplace_back(nullptr); break;
+        case SQLITE_INTEGER: row.emplace_back(sqlite3_column_int64(stmt.get(), i)); break;
+        case SQLITE_FLOAT: row.emplace_back(sqlite3_column_double(stmt.get(), i)); break;
+        default: {
+          const unsigned char* t = sqlite3_column_text(stmt.get(), i);
+          row.emplace_back(std::string(reinterpret_cast<const char*>(t),
+                                       static_cast<size_t>(sqlite3_column_bytes(stmt.get(), i))));
+        }
+      }
+    }
+    result.rows.push_back(std::move(row));
+  }
+  return result;
+}
+
+}  // namespace mine

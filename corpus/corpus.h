@@ -1,0 +1,109 @@
+#pragma once
+#include <sqlite3.h>
+
+#include <cstdint>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/plugin.h"
+
+namespace mine {
+
+struct FileRecord {
+  std::string path;
+  std::string blob_id;
+  int64_t size = 0;
+  bool parsed = false;
+  int kernel_count = 0;
+};
+
+struct KernelRecord {
+  std::string plugin;
+  std::string path;
+  ExtractedKernel kernel;
+};
+
+struct ScanProblem {
+  std::string path;
+  int line = 0;  // 0 when the problem is not tied to a line
+  std::string kind;
+  std::string message;
+};
+
+// Everything one scan learned about one repository or folder; stored in one transaction.
+struct RepoSnapshot {
+  std::string name;         // repos.name
+  std::string source_kind;  // 'git' | 'folder'
+  std::string location;
+  std::string commit_id;
+  std::vector<FileRecord> files;
+  std::vector<KernelRecord> kernels;
+  std::vector<ScanProblem> problems;
+};
+
+struct StoreOutcome {
+  int kernels_added = 0;
+  int kernels_kept = 0;     // same identity as before (id unchanged)
+  int kernels_removed = 0;  // gone from the repository since the last scan
+};
+
+struct ScanTotals {
+  int64_t files_seen = 0;
+  int64_t files_parsed = 0;
+  int64_t kernels_found = 0;
+  int64_t errors = 0;
+};
+
+// Result of a read-only query: column names and rows of JSON scalars (null, integer, real, text).
+struct QueryResult {
+  std::vector<std::string> columns;
+  std::vector<std::vector<nlohmann::json>> rows;
+};
+
+// The SQLite corpus. Only code under corpus/ talks SQL; the rest of mine goes through this.
+class Corpus {
+ public:
+  enum class Access { ReadWrite, ReadOnly };
+
+  // ReadWrite creates the file if needed and migrates it to the newest schema; ReadOnly requires
+  // an existing corpus and refuses every write, ATTACH and extension loading.
+  static std::unique_ptr<Corpus> open(const std::string& path, Access access);
+  ~Corpus();
+  Corpus(const Corpus&) = delete;
+  Corpus& operator=(const Corpus&) = delete;
+
+  const std::string& path() const { return path_; }
+  int schema_version() const;
+
+  int64_t begin_scan(const std::string& command, const nlohmann::json& inputs);
+  void finish_scan(int64_t scan_id, const ScanTotals& totals);
+
+  // Replaces what the corpus knows about `snapshot.name` with the snapshot, atomically. Kernels
+  // whose identity (repo, path, qualname, source hash) is unchanged keep their id.
+  StoreOutcome store(int64_t scan_id, const RepoSnapshot& snapshot);
+
+  // Commit recorded for a repository at its last scan, if any.
+  std::optional<std::string> mined_commit(const std::string& repo_name) const;
+
+  // Runs one read-only SQL statement. Throws mine::Error for writes and for more than one statement.
+  QueryResult query(const std::string& sql) const;
+
+  // For the other stores in corpus/ (they share this connection and its transactions).
+  sqlite3* handle() const { return db_; }
+
+ private:
+  Corpus(std::string path, sqlite3* db, Access access) : path_(std::move(path)), db_(db), access_(access) {}
+  void migrate();
+
+  std::string path_;
+  sqlite3* db_;
+  Access access_;
+};
+
+// Highest schema version this build of mine knows (the number of schema/*.sql files).
+int known_schema_version();
+
+}  // namespace mine

@@ -1,0 +1,16 @@
+#include "plugins/registry.h"
+
+#include "plugins/triton/triton_plugin.h"
+
+namespace mine {
+
+const std::vector<std::unique_ptr<ExtractorPlugin>>& builtin_plugins() {
+  static const std::vector<std::unique_ptr<ExtractorPlugin>> plugins = [] {
+    std::vector<std::unique_ptr<ExtractorPlugin>> v;
+    v.push_back(std::make_unique<TritonPlugin>());
+    return v;
+  }();
+  return plugins;
+}
+
+}  // namespace mine
