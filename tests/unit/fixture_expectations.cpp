@@ -1,0 +1,52 @@
+#include "fixture_expectations.h"
+
+#include <regex>
+#include <sstream>
+
+namespace mine::testing {
+namespace {
+
+std::set<std::string> split_names(const std::string& list) {
+  std::set<std::string> out;
+  std::stringstream in(list);
+  std::string item;
+  while (std::getline(in, item, ',')) {
+    size_t b = item.find_first_not_of(" \t"), e = item.find_last_not_of(" \t\r");
+    if (b != std::string::npos) out.insert(item.substr(b, e - b + 1));
+  }
+  return out;
+}
+
+}  // namespace
+
+FixtureExpectations read_expectations(const std::string& text) {
+  static const std::regex count(R"(^#\s*expect:\s*kernels\s+(\d+)\s*$)");
+  static const std::regex needs(R"(^#\s*expect:\s*kernel\s+(\S+)\s+needs\s+(.*)$)");
+  static const std::regex unresolved(R"(^#\s*expect:\s*kernel\s+(\S+)\s+unresolved\s+(.*)$)");
+  static const std::regex not_contained(R"(^#\s*expect:\s*kernel\s+(\S+)\s+not self-contained\s*$)");
+  static const std::regex absent(R"(^#\s*expect:\s*no kernel\s+(\S+)\s*$)");
+  FixtureExpectations out;
+  std::stringstream in(text);
+  std::string line;
+  std::smatch m;
+  while (std::getline(in, line)) {
+    if (std::regex_match(line, m, count)) {
+      out.kernel_count = std::stoi(m[1]);
+    } else if (std::regex_match(line, m, needs)) {
+      auto& k = out.kernels[m[1]];
+      k.has_needs = true;
+      k.needs = split_names(m[2]);
+    } else if (std::regex_match(line, m, unresolved)) {
+      auto& k = out.kernels[m[1]];
+      k.has_unresolved = true;
+      k.unresolved = split_names(m[2]);
+    } else if (std::regex_match(line, m, not_contained)) {
+      out.kernels[m[1]].not_self_contained = true;
+    } else if (std::regex_match(line, m, absent)) {
+      out.absent.insert(m[1]);
+    }
+  }
+  return out;
+}
+
+}  // namespace mine::testing

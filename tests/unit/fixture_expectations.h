@@ -1,0 +1,31 @@
+#pragma once
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace mine::testing {
+
+// Expectations a fixture file states about itself in `# expect:` comments:
+//   # expect: kernels N                      exactly N kernels in the file
+//   # expect: kernel Q needs a, b, c         the dependencies of Q (resolved ones), exactly
+//   # expect: kernel Q unresolved a, b       the unresolved names of Q, exactly
+//   # expect: kernel Q not self-contained    Q's standalone cannot stand alone
+//   # expect: no kernel Q                    Q must not be reported
+struct KernelExpectation {
+  bool has_needs = false;
+  std::set<std::string> needs;
+  bool has_unresolved = false;
+  std::set<std::string> unresolved;
+  bool not_self_contained = false;
+};
+
+struct FixtureExpectations {
+  int kernel_count = -1;
+  std::map<std::string, KernelExpectation> kernels;  // by qualname
+  std::set<std::string> absent;
+};
+
+FixtureExpectations read_expectations(const std::string& file_text);
+
+}  // namespace mine::testing
