@@ -41,7 +41,7 @@ cp "$MINE_FIXTURES_DIR"/triton/functional_form.py "$repo/pkg/"
 git -C "$repo" add pkg/functional_form.py
 git -C "$repo" -c user.email=t@example.invalid -c user.name=t commit -qm two
 "$MINE" scan "$repo" --db "$work/corpus.db" --quiet
-[ "$(q 'SELECT group_concat(name, '|') FROM (SELECT name FROM kernels ORDER BY name)')" = "_mean_square|relu_kernel|rms_norm_kernel" ] \
+[ "$(q "SELECT group_concat(name, '|') FROM (SELECT name FROM kernels ORDER BY name)")" = "_mean_square|relu_kernel|rms_norm_kernel" ] \
   || fail "after second commit: $(q 'SELECT group_concat(name) FROM kernels')"
 [ "$(q 'SELECT count(*) FROM kernel_deps WHERE kernel_id NOT IN (SELECT id FROM kernels)')" = 0 ] || fail "orphan deps"
 
