@@ -8,6 +8,7 @@
 
 #include "core/error.h"
 #include "core/sha256.h"
+#include "corpus/inductor_store.h"
 #include "corpus/schema_files.h"
 #include "corpus/sqlite_statement.h"
 
@@ -164,7 +165,10 @@ StoreOutcome Corpus::store(int64_t scan_id, const RepoSnapshot& snap) {
   SqliteStatement drop_deps(db_, "DELETE FROM kernel_deps WHERE kernel_id=?");
   SqliteStatement add_dep(db_, "INSERT INTO kernel_deps(kernel_id, name, kind, path, start_line) VALUES (?,?,?,?,?)");
   std::set<int64_t> kept;
-  for (const auto& rec : snap.kernels) {
+  InductorRows inductor(snap.kernels);  // one row per distinct Inductor kernel; see 002_inductor.sql
+  for (size_t i = 0; i < snap.kernels.size(); ++i) {
+    if (!inductor.owns_row(i)) continue;
+    const KernelRecord& rec = snap.kernels[i];
     const ExtractedKernel& k = rec.kernel;
     std::string source_sha = sha256_hex(k.source);
     std::string standalone_sha = sha256_hex(k.standalone);
@@ -172,7 +176,10 @@ StoreOutcome Corpus::store(int64_t scan_id, const RepoSnapshot& snap) {
     find.bind(1, repo_id).bind(2, rec.path).bind(3, k.qualname).bind(4, source_sha);
     int64_t id = find.step() ? find.column_int(0) : 0;
     find.reset();
-    if (id && kept.count(id)) continue;  // the same definition twice in one file (if/else variants)
+    if (id && kept.count(id)) {  // the same definition twice in one file (if/else variants)
+      inductor.set_row_id(i, id);
+      continue;
+    }
     if (id) {
       update.bind(1, rec.plugin).bind(2, k.name).bind(3, k.start_line).bind(4, k.end_line).bind(5, k.standalone);
       update.bind(6, standalone_sha).bind(7, k.self_contained ? 1 : 0).bind(8, externals.dump());
@@ -189,6 +196,7 @@ StoreOutcome Corpus::store(int64_t scan_id, const RepoSnapshot& snap) {
       ++outcome.kernels_added;
     }
     kept.insert(id);
+    inductor.set_row_id(i, id);
     drop_deps.bind(1, id);
     drop_deps.run();
     for (const auto& d : k.dependencies) {
@@ -208,6 +216,8 @@ StoreOutcome Corpus::store(int64_t scan_id, const RepoSnapshot& snap) {
     drop_kernel.run();
     ++outcome.kernels_removed;
   }
+
+  inductor.store(db_, scan_id, repo_id, snap.name);
 
   SqliteStatement add_problem(db_, "INSERT INTO scan_errors(scan_id, repo, path, line, kind, message) VALUES (?,?,?,?,?,?)");
   for (const auto& p : snap.problems) {

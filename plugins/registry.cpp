@@ -1,5 +1,6 @@
 #include "plugins/registry.h"
 
+#include "plugins/inductor/inductor_plugin.h"
 #include "plugins/triton/triton_plugin.h"
 
 namespace mine {
@@ -8,6 +9,7 @@ const std::vector<std::unique_ptr<ExtractorPlugin>>& builtin_plugins() {
   static const std::vector<std::unique_ptr<ExtractorPlugin>> plugins = [] {
     std::vector<std::unique_ptr<ExtractorPlugin>> v;
     v.push_back(std::make_unique<TritonPlugin>());
+    v.push_back(std::make_unique<InductorPlugin>());
     return v;
   }();
   return plugins;

@@ -1,0 +1,241 @@
+#include "plugins/inductor/inductor_plugin.h"
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "plugins/inductor/fx_graph.h"
+#include "plugins/inductor/inductor_records.h"
+#include "plugins/inductor/kernel_module.h"
+#include "plugins/inductor/output_code.h"
+
+namespace fs = std::filesystem;
+
+namespace mine {
+namespace {
+
+using namespace inductor;
+
+constexpr std::uintmax_t kMaxCacheFileBytes = 20u << 20;
+
+std::string parent_dir(const std::string& path) {
+  size_t slash = path.rfind('/');
+  return slash == std::string::npos ? "" : path.substr(0, slash);
+}
+
+std::string base_name(const std::string& path) {
+  size_t slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+// The compiled graph a file belongs to: a debug folder is named after it
+// (torchinductor/model__0_inference_0.0/output_code.py); a cached module is its own graph.
+std::string graph_of(const std::string& path) {
+  std::string base = base_name(path);
+  if (base == "output_code.py") return base_name(parent_dir(path));
+  return base.substr(0, base.rfind('.'));
+}
+
+nlohmann::json kernel_meta(const KernelModule& km) {
+  nlohmann::json meta = nlohmann::json::object();
+  meta["category"] = km.category.empty() ? nlohmann::json(nullptr) : nlohmann::json(km.category);
+  meta["decorator"] = km.decorator;
+  meta["parameters"] = km.parameters;
+  meta["signature"] = km.signature;
+  meta["constants"] = km.constants;
+  meta["size_hints"] = km.size_hints;
+  meta["pytorch_code"] = nlohmann::json::array();
+  return meta;
+}
+
+ExtractedKernel kernel_from(const KernelModule& km, std::string source) {
+  ExtractedKernel k;
+  k.name = km.name;
+  k.qualname = km.name;
+  k.source = source;
+  k.standalone = std::move(source);  // the module Inductor generated is complete by itself
+  k.external_modules = km.external_modules;
+  k.self_contained = true;
+  k.meta = kernel_meta(km);
+  return k;
+}
+
+class OutputCodeReader {
+ public:
+  OutputCodeReader(const FileView& file, KernelSink& sink, const std::vector<std::string>& cache_dirs)
+      : file_(file), sink_(sink), cache_dirs_(cache_dirs), graph_(graph_of(file.path())) {}
+
+  void read() {
+    const SyntaxTree& tree = file_.python()->tree();
+    std::vector<KernelCall> calls = find_kernel_calls(tree);
+    std::set<int> seen;
+    for (const auto& c : calls) {
+      seen.insert(c.start_line);
+      one(c);
+    }
+    for (int line : kernel_call_lines_by_text(file_.text()))
+      if (!seen.count(line))
+        sink_.problem(line, "unreadable_kernel",
+                      "async_compile.triton call at line " + std::to_string(line) +
+                          " could not be read (syntax error around it; truncated file?); kernel skipped");
+  }
+
+ private:
+  void one(const KernelCall& c) {
+    std::string label = c.registered_name.empty() ? c.variable : c.registered_name;
+    if (c.source) {
+      std::string module = normalized_module(*c.source);
+      // Lines of the module map to the file from the opening quotes on; normalizing dropped
+      // the leading blank lines.
+      int offset = c.source_line - 1 + leading_lines(*c.source);
+      emit(c, module, "inline", offset);
+      return;
+    }
+    if (c.comments.kernel_path.empty()) {
+      sink_.problem(c.start_line, "missing_source",
+                    "kernel " + label + ": the source is not an inline string and no '# kernel path:' names it");
+      return;
+    }
+    if (auto found = from_cache_dirs(c.comments.kernel_path)) {
+      emit(c, normalized_module(found->second), "cache_dir", 0, found->first);
+      return;
+    }
+    ExtractedKernel k;  // resolved against the scanned tree's cache files by the corpus, or recorded missing
+    k.name = label;
+    k.qualname = c.variable;
+    k.start_line = c.start_line;
+    k.end_line = c.end_line;
+    k.self_contained = false;
+    k.meta = occurrence_meta(c);
+    k.meta[kRecord] = kMissing;
+    k.meta["source_origin"] = kMissing;
+    sink_.kernel(std::move(k));
+  }
+
+  void emit(const KernelCall& c, std::string module, const char* origin, int line_offset,
+            const std::string& read_from = "") {
+    std::string label = c.registered_name.empty() ? c.variable : c.registered_name;
+    KernelModuleReading r = read_kernel_module(module, c.registered_name);
+    for (const auto& p : r.problems) {
+      int line = p.line && line_offset >= 0 && read_from.empty() ? line_offset + p.line : c.start_line;
+      std::string where = read_from.empty() ? "" : " (source read from " + read_from + ")";
+      sink_.problem(line, p.kind, p.message + where + (r.ok ? "" : "; kernel " + label + " skipped"));
+    }
+    if (!r.ok) return;
+    ExtractedKernel k = kernel_from(r.kernel, std::move(module));
+    k.qualname = c.variable;
+    k.start_line = c.start_line;
+    k.end_line = c.end_line;
+    nlohmann::json extra = occurrence_meta(c);
+    for (auto& [key, value] : extra.items()) k.meta[key] = value;
+    k.meta["source_origin"] = origin;
+    if (!read_from.empty()) k.meta["read_from"] = read_from;
+    sink_.kernel(std::move(k));
+  }
+
+  nlohmann::json occurrence_meta(const KernelCall& c) const {
+    nlohmann::json m = nlohmann::json::object();
+    m["graph"] = graph_;
+    m["aten_ops"] = c.comments.aten_ops;
+    m["source_nodes"] = c.comments.source_nodes;
+    m["node_mapping"] = c.comments.node_mapping;
+    m["kernel_path"] = c.comments.kernel_path.empty() ? nlohmann::json(nullptr) : nlohmann::json(c.comments.kernel_path);
+    m["pytorch_code"] = nlohmann::json::array();
+    return m;
+  }
+
+  static int leading_lines(const std::string& s) {
+    int n = 0;
+    size_t begin = 0;
+    while (true) {
+      size_t eol = s.find('\n', begin);
+      if (eol == std::string::npos) return n;
+      if (s.find_first_not_of(" \t\r", begin) < eol) return n;
+      ++n;
+      begin = eol + 1;
+    }
+  }
+
+  // The kernel path's last two parts (`ab/<hash>.py`) under each cache folder the user gave;
+  // nothing else on disk is read.
+  std::optional<std::pair<std::string, std::string>> from_cache_dirs(const std::string& kernel_path) const {
+    fs::path p(kernel_path);
+    fs::path tail = p.parent_path().filename() / p.filename();
+    if (p.filename().extension() != ".py") return std::nullopt;
+    for (const auto& dir : cache_dirs_) {
+      fs::path candidate = fs::path(dir) / tail;
+      std::error_code ec;
+      if (!fs::is_regular_file(candidate, ec) || fs::file_size(candidate, ec) > kMaxCacheFileBytes) continue;
+      std::ifstream in(candidate, std::ios::binary);
+      std::stringstream s;
+      s << in.rdbuf();
+      if (in.bad()) continue;
+      return std::make_pair(candidate.string(), s.str());
+    }
+    return std::nullopt;
+  }
+
+  const FileView& file_;
+  KernelSink& sink_;
+  const std::vector<std::string>& cache_dirs_;
+  std::string graph_;
+};
+
+// A torchinductor cache file holding one kernel module. Files that merely mention triton_meta
+// (Inductor's own sources, user code) are not kernels of ours: they must read as a kernel module
+// with an Inductor heuristics decorator.
+void read_cache_kernel(const FileView& file, KernelSink& sink) {
+  if (file.text().find("torch._inductor") == std::string::npos) return;
+  KernelModuleReading r = read_kernel_module(file.text(), "");
+  if (!r.ok || r.kernel.decorator.empty()) return;
+  for (const auto& p : r.problems) sink.problem(p.line, p.kind, p.message);
+  ExtractedKernel k = kernel_from(r.kernel, normalized_module(file.text()));
+  k.start_line = r.kernel.start_line;
+  k.end_line = r.kernel.end_line;
+  k.meta["graph"] = nullptr;
+  k.meta["aten_ops"] = nlohmann::json::array();
+  k.meta["source_nodes"] = nlohmann::json::array();
+  k.meta["node_mapping"] = nlohmann::json::object();
+  k.meta["kernel_path"] = nullptr;
+  k.meta["source_origin"] = "cache_module";
+  sink.kernel(std::move(k));
+}
+
+void read_fx_graph_file(const FileView& file, KernelSink& sink) {
+  ExtractedKernel k;
+  k.name = "fx_graph_readable";
+  k.qualname = k.name;
+  k.start_line = 1;
+  k.meta = read_fx_graph(file.text());
+  k.meta[kRecord] = kFxGraph;
+  k.meta["graph"] = graph_of(parent_dir(file.path()) + "/output_code.py");
+  sink.kernel(std::move(k));
+}
+
+std::vector<std::string> cache_dirs_from_env() {
+  std::vector<std::string> dirs;
+  const char* env = std::getenv("MINE_INDUCTOR_CACHE");
+  std::string_view s = env ? env : "";
+  while (!s.empty()) {
+    size_t colon = s.find(':');
+    if (colon != 0) dirs.emplace_back(s.substr(0, colon));
+    if (colon == std::string_view::npos) break;
+    s.remove_prefix(colon + 1);
+  }
+  return dirs;
+}
+
+}  // namespace
+
+InductorPlugin::InductorPlugin() : cache_dirs_(cache_dirs_from_env()) {}
+
+void InductorPlugin::extract(const FileView& file, KernelSink& sink) const {
+  if (!file.python()) return;
+  const std::string& text = file.text();
+  if (base_name(file.path()) == "fx_graph_readable.py") return read_fx_graph_file(file, sink);
+  if (text.find("async_compile.triton(") != std::string::npos) return OutputCodeReader(file, sink, cache_dirs_).read();
+  if (text.find("triton_meta=") != std::string::npos) read_cache_kernel(file, sink);
+}
+
+}  // namespace mine

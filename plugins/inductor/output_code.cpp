@@ -1,0 +1,151 @@
+#include "plugins/inductor/output_code.h"
+
+#include "plugins/inductor/python_literal.h"
+
+namespace mine::inductor {
+namespace {
+
+std::string_view trim(std::string_view s) {
+  size_t b = s.find_first_not_of(" \t\r");
+  if (b == std::string_view::npos) return {};
+  size_t e = s.find_last_not_of(" \t\r");
+  return s.substr(b, e - b + 1);
+}
+
+bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
+
+nlohmann::json split_list(std::string_view s) {
+  s = trim(s);
+  if (!s.empty() && s.front() == '[') s.remove_prefix(1);
+  if (!s.empty() && s.back() == ']') s.remove_suffix(1);
+  nlohmann::json out = nlohmann::json::array();
+  while (!s.empty()) {
+    size_t comma = s.find(',');
+    std::string_view item = trim(s.substr(0, comma));
+    if (!item.empty()) out.push_back(std::string(item));
+    if (comma == std::string_view::npos) break;
+    s.remove_prefix(comma + 1);
+  }
+  return out;
+}
+
+void collect_calls(const SyntaxTree& tree, TSNode n, std::vector<KernelCall>& out, int depth) {
+  std::string_view type = node_type(n);
+  if (depth > 200 || type == "function_definition" || type == "class_definition" || type == "string") return;
+  if (type == "assignment") {
+    TSNode right = field(n, "right");
+    if (is_type(right, "call") && tree.text_of(field(right, "function")) == "async_compile.triton") {
+      KernelCall call;
+      call.variable = std::string(tree.text_of(field(n, "left")));
+      TSNode statement = n;
+      if (is_type(ts_node_parent(n), "expression_statement")) statement = ts_node_parent(n);
+      call.start_line = first_line(statement);
+      call.end_line = last_line(statement);
+      std::vector<TSNode> positional;
+      TSNode source{};
+      for_each_named_child(field(right, "arguments"), [&](TSNode a) {
+        if (is_type(a, "comment")) return;
+        if (!is_type(a, "keyword_argument")) return positional.push_back(a);
+        std::string_view key = tree.text_of(field(a, "name"));
+        if (key == "source_code") source = field(a, "value");
+        if (key == "kernel_name") positional.insert(positional.begin(), field(a, "value"));
+      });
+      // 2023 Inductor passed the source alone; later versions pass (name, source).
+      if (ts_node_is_null(source) && positional.size() == 1) source = positional[0];
+      if (ts_node_is_null(source) && positional.size() >= 2) source = positional[1];
+      if (positional.size() >= 2 || (!positional.empty() && !ts_node_eq(positional[0], source))) {
+        auto name = string_value(tree, positional[0]);
+        if (name) call.registered_name = *name;
+      }
+      if (!ts_node_is_null(source)) {
+        call.source = string_value(tree, source);
+        call.source_line = first_line(source);
+      }
+      std::vector<std::string_view> comments;
+      for (TSNode p = ts_node_prev_sibling(statement); is_type(p, "comment"); p = ts_node_prev_sibling(p))
+        comments.insert(comments.begin(), tree.text_of(p));
+      call.comments = read_kernel_comments(comments);
+      out.push_back(std::move(call));
+      return;
+    }
+  }
+  uint32_t count = ts_node_named_child_count(n);
+  for (uint32_t i = 0; i < count; ++i) collect_calls(tree, ts_node_named_child(n, i), out, depth + 1);
+}
+
+}  // namespace
+
+KernelComments read_kernel_comments(const std::vector<std::string_view>& comments) {
+  KernelComments c;
+  bool fragment = false;
+  for (std::string_view raw : comments) {
+    std::string_view line = trim(raw);
+    if (starts_with(line, "#")) line = trim(line.substr(1));
+    if (starts_with(line, "kernel path:")) {
+      c.kernel_path = std::string(trim(line.substr(12)));
+      fragment = false;
+      continue;
+    }
+    if (starts_with(line, "Graph fragment:")) {
+      fragment = true;  // FX node dumps follow; they hold no `=>` mappings of ours
+      continue;
+    }
+    if (fragment) continue;
+    size_t aten = line.find("Original ATen:");
+    if (aten != std::string_view::npos) {
+      c.aten_ops = split_list(line.substr(aten + 14));
+      size_t nodes = line.find("Source Nodes:");
+      if (nodes != std::string_view::npos && nodes < aten) {
+        std::string_view list = line.substr(nodes + 13, aten - nodes - 13);
+        list = trim(list);
+        if (!list.empty() && list.back() == ',') list.remove_suffix(1);
+        c.source_nodes = split_list(list);
+      }
+      continue;
+    }
+    size_t arrow = line.find(" => ");
+    if (arrow != std::string_view::npos) {
+      std::string lhs(trim(line.substr(0, arrow)));
+      if (!lhs.empty()) c.node_mapping[lhs] = split_list(line.substr(arrow + 4));
+    }
+  }
+  return c;
+}
+
+std::vector<KernelCall> find_kernel_calls(const SyntaxTree& tree) {
+  std::vector<KernelCall> out;
+  collect_calls(tree, tree.root(), out, 0);
+  return out;
+}
+
+std::vector<int> kernel_call_lines_by_text(std::string_view text) {
+  std::vector<int> lines;
+  static constexpr std::string_view kCall = "async_compile.triton(";
+  int line = 1;
+  size_t start = 0;
+  while (start <= text.size()) {
+    size_t end = text.find('\n', start);
+    std::string_view l = text.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start);
+    size_t at = l.find(kCall);
+    if (at != std::string_view::npos && l.substr(0, at).find('#') == std::string_view::npos) lines.push_back(line);
+    if (end == std::string_view::npos) break;
+    start = end + 1;
+    ++line;
+  }
+  return lines;
+}
+
+std::string normalized_module(std::string_view source) {
+  size_t begin = 0;
+  while (begin < source.size()) {
+    size_t eol = source.find('\n', begin);
+    if (eol == std::string_view::npos) break;
+    if (trim(source.substr(begin, eol - begin)).empty()) begin = eol + 1;
+    else break;
+  }
+  size_t end = source.find_last_not_of(" \t\r\n");
+  if (end == std::string_view::npos || end < begin) return "";
+  return std::string(source.substr(begin, end - begin + 1)) + "\n";
+}
+
+}  // namespace mine::inductor
