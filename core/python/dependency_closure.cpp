@@ -26,6 +26,15 @@ std::string top_level_module(const ImportBinding& b) {
 
 }  // namespace
 
+std::string dependency_kind(const PythonModule& module, const ModuleStatement& s, const DependencyLabeler& labeler) {
+  std::string kind = generic_kind(s);
+  if (labeler && (s.kind == StatementKind::Function || s.kind == StatementKind::Class)) {
+    std::string labelled = labeler(module, s);
+    if (!labelled.empty()) kind = labelled;
+  }
+  return kind;
+}
+
 std::string render_import(const PythonModule& module, const ModuleStatement& statement,
                           const std::set<std::string>& needed) {
   bool all = std::all_of(statement.imports.begin(), statement.imports.end(),
@@ -68,17 +77,13 @@ ClosureResult DependencyClosure::compute(const ClosureRoot& root) const {
     if (binders.empty()) {
       if (root.statement && root.statement->binds.count(name)) continue;
       if (is_python_builtin(name)) continue;
-      result.dependencies.push_back({name, "unresolved", "", 0});
+      result.dependencies.push_back({name, "unresolved", "", 0, ""});
       result.self_contained = false;
       continue;
     }
     for (const ModuleStatement* s : binders) {
-      std::string kind = generic_kind(*s);
-      if (labeler_ && (s->kind == StatementKind::Function || s->kind == StatementKind::Class)) {
-        std::string labelled = labeler_(module_, *s);
-        if (!labelled.empty()) kind = labelled;
-      }
-      result.dependencies.push_back({name, kind, module_.path(), s->start_line});
+      std::string kind = dependency_kind(module_, *s, labeler_);
+      result.dependencies.push_back({name, kind, module_.path(), s->start_line, ""});
       if (s->kind == StatementKind::Import) {
         import_names[s->order].insert(name);
         continue;

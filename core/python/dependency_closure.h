@@ -14,6 +14,9 @@ struct Dependency {
   std::string kind;  // function | jit_function | class | constant | import | unresolved
   std::string path;  // file the definition lives in; empty when unresolved
   int start_line = 0;
+  // Unresolved: why. Resolved: the name it is defined under in the standalone when a clash
+  // forced a rename. Not stored as a column; the scanner copies it into the kernel's meta.
+  std::string note;
 };
 
 // Lets a plugin name the kind of a definition it recognises (e.g. 'jit_function'); an empty
@@ -48,6 +51,10 @@ class DependencyClosure {
   const PythonModule& module_;
   DependencyLabeler labeler_;
 };
+
+// The kind a dependency row gets for statement `s`: the labeler's answer for functions and
+// classes when it has one, else function | class | constant | import.
+std::string dependency_kind(const PythonModule& module, const ModuleStatement& s, const DependencyLabeler& labeler);
 
 // Renders the part of an import statement that binds `needed` names (all of it when all are needed).
 std::string render_import(const PythonModule& module, const ModuleStatement& statement,

@@ -3,10 +3,15 @@
 #include <re2/re2.h>
 
 #include <atomic>
+#include <optional>
+#include <unordered_map>
 #include <thread>
 
 #include "core/error.h"
-#include "core/python/dependency_closure.h"
+#include "core/notebook/notebook_reader.h"
+#include "core/repo/module_cache.h"
+#include "core/repo/module_index.h"
+#include "core/repo/repository_closure.h"
 #include "core/scan/text_checks.h"
 #include "plugins/registry.h"
 
@@ -23,29 +28,69 @@ bool has_suffix(std::string_view path, const std::string& suffix) {
   return path.size() >= suffix.size() && path.compare(path.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
-class SameFileView : public FileView {
+const std::string kNotebook = ".ipynb";
+
+// Plugins that read Python read notebooks too: their code cells are Python.
+bool accepts(const ExtractorPlugin& p, std::string_view path) {
+  for (const auto& s : p.file_suffixes())
+    if (has_suffix(path, s) || (s == ".py" && has_suffix(path, kNotebook))) return true;
+  return false;
+}
+
+// Why a file's bytes are not source text, or empty when they are.
+std::string unusable(const std::string& content) {
+  if (looks_binary(content)) return "binary";
+  if (first_invalid_utf8(content) != std::string::npos) return "encoding";
+  return "";
+}
+
+// What a plugin sees of a file: the closure reaches into every file of the tree.
+class RepositoryFileView : public FileView {
  public:
-  SameFileView(const std::string& path, const std::string& text, const PythonModule* module)
-      : path_(path), text_(text), module_(module) {}
+  RepositoryFileView(const std::string& path, const std::string& text, const PythonModule* module,
+                     const Repository& repo)
+      : path_(path), text_(text), module_(module), repo_(repo) {}
   const std::string& path() const override { return path_; }
   const std::string& text() const override { return text_; }
   const PythonModule* python() const override { return module_; }
   ClosureResult close_over(const ClosureRoot& root, const DependencyLabeler& labeler) const override {
-    return DependencyClosure(*module_, labeler).compute(root);
+    return RepositoryClosure(repo_, *module_, labeler).compute(root);
   }
 
  private:
   const std::string& path_;
   const std::string& text_;
   const PythonModule* module_;
+  const Repository& repo_;
 };
+
+// Why the closure could not resolve a name, and which inlined names were renamed, go into the
+// kernel's meta (kernel_deps has no column for them); notebook kernels get their cell.
+void annotate(ExtractedKernel& k, const NotebookModule* notebook) {
+  nlohmann::json unresolved = nlohmann::json::array(), renamed = nlohmann::json::object();
+  for (const auto& d : k.dependencies) {
+    if (d.kind == "unresolved" || (d.kind == "import" && !d.note.empty()))
+      unresolved.push_back({{"name", d.name}, {"why", d.note}});
+    else if (d.note.rfind("renamed to ", 0) == 0)
+      renamed[d.path + ":" + d.name] = d.note.substr(11);
+  }
+  if (!unresolved.empty()) k.meta["unresolved"] = unresolved;
+  if (!renamed.empty()) k.meta["renamed"] = renamed;
+  if (notebook) {
+    auto [cell, line] = notebook->locate(k.start_line);
+    k.meta["notebook"] = {{"cell", cell}, {"line", line}};
+  }
+}
 
 class CollectingSink : public KernelSink {
  public:
   CollectingSink(std::string plugin, std::string path, std::vector<KernelRecord>& kernels,
-                 std::vector<ScanProblem>& problems)
-      : plugin_(std::move(plugin)), path_(std::move(path)), kernels_(kernels), problems_(problems) {}
-  void kernel(ExtractedKernel k) override { kernels_.push_back({plugin_, path_, std::move(k)}); }
+                 std::vector<ScanProblem>& problems, const NotebookModule* notebook)
+      : plugin_(std::move(plugin)), path_(std::move(path)), kernels_(kernels), problems_(problems), notebook_(notebook) {}
+  void kernel(ExtractedKernel k) override {
+    annotate(k, notebook_);
+    kernels_.push_back({plugin_, path_, std::move(k)});
+  }
   void problem(int line, const std::string& kind, const std::string& message) override {
     problems_.push_back({path_, line, kind, plugin_ + ": " + message});
   }
@@ -54,6 +99,7 @@ class CollectingSink : public KernelSink {
   std::string plugin_, path_;
   std::vector<KernelRecord>& kernels_;
   std::vector<ScanProblem>& problems_;
+  const NotebookModule* notebook_;
 };
 
 struct FileOutcome {
@@ -86,16 +132,26 @@ Scanner::~Scanner() = default;
 
 RepoSnapshot Scanner::extract(const SourceTree& tree, const std::string& repo_name) const {
   auto wanted = [&](std::string_view path) {
+    if (has_suffix(path, ".py")) return true;  // every module, for imports between files
     for (const auto* p : plugins_)
-      for (const auto& s : p->file_suffixes())
-        if (has_suffix(path, s)) return true;
+      if (accepts(*p, path)) return true;
     return false;
   };
   std::vector<SourceEntry> entries = tree.list(wanted);
   std::vector<FileOutcome> outcomes(entries.size());
   std::atomic<size_t> next{0};
 
-  auto process = [&](BlobReader& reader, SourceEntry& entry, FileOutcome& out) {
+  std::vector<std::string> paths;
+  std::unordered_map<std::string, size_t> entry_of;
+  for (size_t i = 0; i < entries.size(); ++i) {
+    paths.push_back(entries[i].path);
+    entry_of.emplace(entries[i].path, i);
+  }
+  ModuleIndex index(paths);
+  ModuleIndex no_other_files({});  // same-file mode: every import leads out of the tree
+  ModuleCache modules;
+
+  auto process = [&](BlobReader& reader, SourceEntry& entry, FileOutcome& out, const Repository& repo) {
     std::string content;
     std::string failure = reader.read(entry, options_.max_file_bytes, content);
     out.file = {entry.path, entry.blob_id, std::max<int64_t>(entry.size, 0), false, 0};
@@ -116,29 +172,43 @@ RepoSnapshot Scanner::extract(const SourceTree& tree, const std::string& repo_na
                      "invalid UTF-8 at byte " + std::to_string(bad) + "; file skipped");
 
     std::vector<size_t> chosen;
-    for (size_t i = 0; i < plugins_.size(); ++i) {
-      bool suffix_ok = false;
-      for (const auto& s : plugins_[i]->file_suffixes()) suffix_ok = suffix_ok || has_suffix(entry.path, s);
-      if (suffix_ok && RE2::PartialMatch(content, prefilters_[i]->re)) chosen.push_back(i);
-    }
+    for (size_t i = 0; i < plugins_.size(); ++i)
+      if (accepts(*plugins_[i], entry.path) && RE2::PartialMatch(content, prefilters_[i]->re)) chosen.push_back(i);
     if (chosen.empty()) return;
     out.file.parsed = true;
 
-    std::unique_ptr<PythonModule> module;
+    const PythonModule* module = nullptr;
+    std::unique_ptr<PythonModule> own;  // notebooks are no importable module: not cached
+    std::unique_ptr<NotebookModule> notebook;
+    std::string build_error;
     if (has_suffix(entry.path, ".py")) {
+      module = modules.get(entry.path, [&] { return std::optional<std::string>(content); }, &build_error);
+    } else if (has_suffix(entry.path, kNotebook)) {
       try {
-        module = PythonModule::build(entry.path, content);
+        notebook = std::make_unique<NotebookModule>(read_notebook(content));
+        own = PythonModule::build(entry.path, notebook->text);
+        module = own.get();
       } catch (const Error& e) {
-        return problem(0, "syntax", e.what());
+        build_error = e.what();
       }
-      TSNode err = first_syntax_error(module->tree().root());
-      if (!ts_node_is_null(err))
-        problem(first_line(err), "syntax",
-                "syntax error at line " + std::to_string(first_line(err)) + "; kernels outside it are still extracted");
     }
-    SameFileView view(entry.path, content, module.get());
+    if (!build_error.empty()) return problem(0, "syntax", build_error);
+    if (module) {
+      TSNode err = first_syntax_error(module->tree().root());
+      if (!ts_node_is_null(err)) {
+        int line = first_line(err);
+        std::string where = "line " + std::to_string(line);
+        if (notebook) {
+          auto [cell, cell_line] = notebook->locate(line);
+          where = "cell " + std::to_string(cell) + " line " + std::to_string(cell_line);
+        }
+        problem(line, "syntax", "syntax error at " + where + "; kernels outside it are still extracted");
+      }
+    }
+    const std::string& text = notebook ? notebook->text : content;
+    RepositoryFileView view(entry.path, text, module, repo);
     for (size_t i : chosen) {
-      CollectingSink sink(plugins_[i]->name(), entry.path, out.kernels, out.problems);
+      CollectingSink sink(plugins_[i]->name(), entry.path, out.kernels, out.problems, notebook.get());
       try {
         plugins_[i]->extract(view, sink);
       } catch (const std::exception& e) {
@@ -146,6 +216,25 @@ RepoSnapshot Scanner::extract(const SourceTree& tree, const std::string& repo_na
       }
     }
     out.file.kernel_count = static_cast<int>(out.kernels.size());
+  };
+
+  // Imported files that did not pass the prefilter are read and parsed here, on demand.
+  auto repository_for = [&](BlobReader& reader) {
+    Repository repo;
+    repo.index = options_.cross_file ? &index : &no_other_files;
+    repo.never_inline = options_.never_inline;
+    repo.module = [&](const std::string& path) -> const PythonModule* {
+      auto found = entry_of.find(path);
+      if (found == entry_of.end()) return nullptr;
+      return modules.get(path, [&]() -> std::optional<std::string> {
+        SourceEntry entry = entries[found->second];
+        std::string content;
+        if (!reader.read(entry, options_.max_file_bytes, content).empty() || !unusable(content).empty())
+          return std::nullopt;
+        return content;
+      });
+    };
+    return repo;
   };
 
   auto worker = [&] {
@@ -158,9 +247,10 @@ RepoSnapshot Scanner::extract(const SourceTree& tree, const std::string& repo_na
         outcomes[i].problems.push_back({entries[i].path, 0, "unreadable", e.what()});
       return;
     }
+    Repository repo = repository_for(*reader);
     for (size_t i = next++; i < entries.size(); i = next++) {
       try {
-        process(*reader, entries[i], outcomes[i]);
+        process(*reader, entries[i], outcomes[i], repo);
       } catch (const std::exception& e) {
         outcomes[i].problems.push_back({entries[i].path, 0, "internal", e.what()});
       }

@@ -1,6 +1,7 @@
 #pragma once
 #include <functional>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,10 @@ struct ScanOptions {
   int jobs = 0;                           // parser threads; 0 = all cores
   int64_t max_file_bytes = 20 << 20;      // larger files are reported as too_large, not parsed
   std::function<void(const std::string&)> log;  // per-file problems when verbose; may be empty
+  // Resolve imports between the files of a tree (off: each file is closed over on its own).
+  bool cross_file = true;
+  // Top-level packages never inlined from the tree itself (see Repository::never_inline).
+  std::set<std::string> never_inline = {"triton", "torch", "numpy", "jax", "tensorflow", "cupy", "numba"};
 };
 
 // Runs the extractor plugins over a source tree. Extraction touches no database, so several

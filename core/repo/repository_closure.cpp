@@ -1,0 +1,625 @@
+#include "core/repo/repository_closure.h"
+
+#include <algorithm>
+#include <deque>
+#include <map>
+#include <memory>
+
+#include "core/repo/global_references.h"
+#include "core/repo/standard_library.h"
+
+namespace mine {
+namespace {
+
+enum class EntityKind {
+  Definition,  // module-level statements of a repository file, inlined
+  External,    // an import of a module outside the repository, kept
+  KeptImport,  // a relative import whose target the repository lacks: kept, not self-contained
+  Module,      // a module of the repository used through attributes (`H.fast_exp`)
+  Unresolved,
+};
+
+struct Entity {
+  EntityKind kind = EntityKind::Unresolved;
+  const PythonModule* module = nullptr;  // Definition: where defined; External/KeptImport: the importer
+  std::string name;                      // Definition: name there; External/KeptImport: local name; Unresolved: as read
+  std::vector<const ModuleStatement*> statements;  // Definition: binders; External/KeptImport: the import
+  const ImportBinding* binding = nullptr;          // External/KeptImport
+  ModuleLocation location;                         // Module
+  std::string why;                                 // Unresolved
+  std::string emitted;                             // name in the standalone; empty until named
+};
+
+std::string first_component(const std::string& dotted) { return dotted.substr(0, dotted.find('.')); }
+
+const ImportBinding* binding_named(const ModuleStatement& s, const std::string& local) {
+  const ImportBinding* found = nullptr;
+  for (const auto& b : s.imports)
+    if (!b.star && b.local == local) found = &b;
+  return found;
+}
+
+// Removes up to `indent` columns of leading blanks from every line but the first, as
+// PythonModule::dedented_text does for text that was edited first.
+std::string dedent(const std::string& text, int indent) {
+  if (indent <= 0) return text;
+  std::string out;
+  out.reserve(text.size());
+  size_t pos = 0;
+  bool first = true;
+  while (pos <= text.size()) {
+    size_t end = text.find('\n', pos);
+    if (end == std::string::npos) end = text.size();
+    size_t skip = 0;
+    if (!first)
+      while (skip < static_cast<size_t>(indent) && pos + skip < end && (text[pos + skip] == ' ' || text[pos + skip] == '\t'))
+        ++skip;
+    out.append(text, pos + skip, end - pos - skip);
+    if (end < text.size()) out.push_back('\n');
+    pos = end + 1;
+    first = false;
+  }
+  return out;
+}
+
+// `pkg/ops/utils.py` -> `pkg_ops_utils`; `pkg/__init__.py` -> `pkg`: the suffix of a renamed name.
+std::string module_tag(const std::string& path) {
+  std::string p = path;
+  if (p.size() >= 3 && p.compare(p.size() - 3, 3, ".py") == 0) p.resize(p.size() - 3);
+  const std::string init = "/__init__";
+  if (p.size() >= init.size() && p.compare(p.size() - init.size(), init.size(), init) == 0) p.resize(p.size() - init.size());
+  std::string out;
+  for (char c : p) out.push_back(std::isalnum(static_cast<unsigned char>(c)) ? c : '_');
+  return out;
+}
+
+struct Edit {
+  uint32_t start, end;
+  std::string text;
+};
+
+class ClosureBuilder {
+ public:
+  ClosureBuilder(const Repository& repo, const PythonModule& root_module, const DependencyLabeler& labeler,
+                 const ClosureRoot& root)
+      : repo_(repo), m0_(&root_module), labeler_(labeler), root_(root) {}
+
+  ClosureResult run() {
+    uses_.push_back({m0_, nullptr, &root_.reads});
+    while (!uses_.empty()) {
+      Use use = uses_.front();
+      uses_.pop_front();
+      process(use);
+    }
+    name_entities();
+    return render();
+  }
+
+ private:
+  struct Use {
+    const PythonModule* module;
+    const ModuleStatement* statement;  // nullptr: the kernel itself
+    const FreeNames* reads;
+  };
+
+  // ---- resolution ---------------------------------------------------------------------------
+
+  Entity* make(const std::string& key, Entity e) {
+    auto found = by_key_.find(key);
+    if (found != by_key_.end()) return found->second;
+    entities_.push_back(std::make_unique<Entity>(std::move(e)));
+    return by_key_[key] = entities_.back().get();
+  }
+
+  Entity* unresolved(const std::string& where, const std::string& name, const std::string& why) {
+    Entity e;
+    e.kind = EntityKind::Unresolved;
+    e.name = name;
+    e.why = why;
+    return make("U\n" + where + "\n" + name, std::move(e));
+  }
+
+  Entity* module_entity(const ModuleLocation& loc) {
+    Entity e;
+    e.kind = EntityKind::Module;
+    e.location = loc;
+    return make("M\n" + loc.file + "\n" + loc.dir, std::move(e));
+  }
+
+  Entity* import_entity(EntityKind kind, const PythonModule* m, const ModuleStatement& s, const ImportBinding& b) {
+    Entity e;
+    e.kind = kind;
+    e.module = m;
+    e.name = b.local;
+    e.statements = {&s};
+    e.binding = &b;
+    // The same external import written in two files is one import in the standalone.
+    std::string key = kind == EntityKind::External
+                          ? "E\n" + b.module + "\n" + b.imported + "\n" + b.target + "\n" + b.local
+                          : "K\n" + m->path() + "\n" + b.local;
+    return make(key, std::move(e));
+  }
+
+  const PythonModule* load(const std::string& path) {
+    if (path == m0_->path()) return m0_;
+    return repo_.module ? repo_.module(path) : nullptr;
+  }
+
+  bool never_inline(const ImportBinding& b) const {
+    return b.level == 0 && repo_.never_inline.count(first_component(b.module)) > 0;
+  }
+
+  // The module `from X import ...` names; not found when X is outside the repository.
+  ModuleLocation from_module(const PythonModule* m, const ImportBinding& b) const {
+    if (b.level > 0) return repo_.index->relative(b.module, b.level, m->path());
+    if (never_inline(b)) return {};
+    return repo_.index->absolute(b.module, m->path());
+  }
+
+  // What `name` means at module level in `m`; nullptr for builtins and the kernel's own names.
+  Entity* resolve(const PythonModule* m, const std::string& name) {
+    auto key = std::make_pair(m, name);
+    auto memo = resolved_.find(key);
+    if (memo != resolved_.end()) return memo->second;
+    if (!resolving_.insert(key).second) return unresolved(m->path(), name, "import cycle through " + m->path());
+    Entity* e = resolve_uncached(m, name);
+    resolving_.erase(key);
+    resolved_[key] = e;
+    return e;
+  }
+
+  Entity* resolve_uncached(const PythonModule* m, const std::string& name) {
+    auto binders = m->bindings_of(name);
+    if (m == m0_) binders.erase(std::remove(binders.begin(), binders.end(), root_.statement), binders.end());
+    if (binders.empty()) {
+      if (m == m0_ && root_.statement && root_.statement->binds.count(name)) return nullptr;
+      std::string external_star;
+      auto stars = m->star_imports();
+      for (auto it = stars.rbegin(); it != stars.rend(); ++it) {
+        const ImportBinding& b = *it->first;
+        ModuleLocation loc = from_module(m, b);
+        if (!loc.found() || loc.file.empty()) {
+          if (b.level == 0 && external_star.empty()) external_star = b.module;
+          continue;
+        }
+        const PythonModule* target = load(loc.file);
+        if (target && public_names(target).count(name)) return resolve(target, name);
+      }
+      if (is_python_builtin(name)) return nullptr;
+      std::string why = "not defined in " + m->path();
+      if (!external_star.empty()) why += "; may come from `from " + external_star + " import *`";
+      return unresolved(m->path(), name, why);
+    }
+    bool all_imports = std::all_of(binders.begin(), binders.end(),
+                                   [](const ModuleStatement* s) { return s->kind == StatementKind::Import; });
+    if (all_imports) {
+      const ModuleStatement* s = binders.back();  // the binding that wins at module level
+      const ImportBinding* b = binding_named(*s, name);
+      if (b) return resolve_import(m, *s, *b);
+    }
+    Entity e;
+    e.kind = EntityKind::Definition;
+    e.module = m;
+    e.name = name;
+    e.statements = std::move(binders);
+    return make("D\n" + m->path() + "\n" + name, std::move(e));
+  }
+
+  Entity* resolve_import(const PythonModule* m, const ModuleStatement& s, const ImportBinding& b) {
+    if (never_inline(b)) return import_entity(EntityKind::External, m, s, b);
+    if (b.imported.empty()) {  // `import a.b.c [as x]`
+      if (b.level > 0) return import_entity(EntityKind::KeptImport, m, s, b);
+      ModuleLocation top;
+      ModuleLocation loc = repo_.index->absolute(b.module, m->path(), &top);
+      if (!loc.found()) return import_entity(EntityKind::External, m, s, b);
+      return module_entity(b.target == b.module ? loc : top);
+    }
+    ModuleLocation loc = from_module(m, b);
+    if (!loc.found())
+      return import_entity(b.level > 0 ? EntityKind::KeptImport : EntityKind::External, m, s, b);
+    return member(loc, b.imported);
+  }
+
+  // `from package import name` / `package.name`: what the package binds, else its submodule.
+  Entity* member(const ModuleLocation& loc, const std::string& name) {
+    auto key = std::make_pair(loc.file + "\n" + loc.dir, name);
+    auto memo = members_.find(key);
+    if (memo != members_.end()) return memo->second;
+    Entity* e = member_uncached(loc, name);
+    members_[key] = e;
+    return e;
+  }
+
+  Entity* member_uncached(const ModuleLocation& loc, const std::string& name) {
+    Entity* found = nullptr;
+    if (!loc.file.empty()) {
+      const PythonModule* target = load(loc.file);
+      if (!target) return unresolved(loc.file, name, "cannot read or analyse " + loc.file);
+      found = resolve(target, name);
+      if (found && found->kind != EntityKind::Unresolved) return found;
+    }
+    if (!loc.dir.empty()) {
+      ModuleLocation sub = repo_.index->submodule(loc.dir, name);
+      if (sub.found()) return module_entity(sub);
+    }
+    if (found) return found;
+    if (loc.file.empty()) return unresolved(loc.dir, name, "no module " + name + " in namespace package " + loc.dir);
+    return nullptr;  // a builtin re-exported by name: nothing to inline
+  }
+
+  // Names `from m import *` brings in, following the module's own star imports.
+  const std::set<std::string>& public_names(const PythonModule* m) {
+    auto found = public_.find(m);
+    if (found != public_.end()) return found->second;
+    std::set<std::string>& names = public_[m];  // empty while computing: star cycles end here
+    std::vector<std::string> direct = m->public_names();
+    names.insert(direct.begin(), direct.end());
+    if (m->bindings_of("__all__").empty()) {
+      for (const auto& [b, s] : m->star_imports()) {
+        ModuleLocation loc = from_module(m, *b);
+        if (loc.file.empty()) continue;
+        if (const PythonModule* target = load(loc.file)) {
+          const std::set<std::string>& more = public_names(target);
+          names.insert(more.begin(), more.end());
+        }
+      }
+    }
+    return names;
+  }
+
+  // ---- discovery ----------------------------------------------------------------------------
+
+  void process(const Use& use) {
+    for (const auto& name : use.reads->names) {
+      if (use.module == m0_ && root_.binds.count(name)) continue;
+      Entity* e = resolve(use.module, name);
+      if (!e) continue;
+      if (e->kind == EntityKind::Module) {
+        through_module(use, name, e);
+      } else {
+        need(e, use.module);
+      }
+    }
+  }
+
+  // `H.fast_exp`, `pkg.sub.f`: needs the member each attribute chain ends at.
+  void through_module(const Use& use, const std::string& name, Entity* module) {
+    for (const GlobalReference& ref : references(use.module, use.statement)) {
+      if (ref.name != name) continue;
+      if (ref.chain.empty()) {
+        if (!ref.imported && !ref.dotted_import)
+          need(unresolved(use.module->path(), name,
+                          name + " is a module of the repository used as a value, not through its attributes"),
+               use.module);
+        continue;
+      }
+      Entity* at = module;
+      std::string dotted = name;
+      for (const auto& [attr, end] : ref.chain) {
+        dotted += "." + attr;
+        Entity* next = member(at->location, attr);
+        if (!next) break;
+        if (next->kind == EntityKind::Module) {
+          at = next;
+          if (&attr == &ref.chain.back().first)
+            need(unresolved(use.module->path(), dotted, dotted + " is a module of the repository used as a value"),
+                 use.module);
+          continue;
+        }
+        if (next->kind == EntityKind::Unresolved) next = unresolved(use.module->path(), dotted, next->why);
+        need(next, use.module);
+        break;
+      }
+    }
+  }
+
+  const std::vector<GlobalReference>& references(const PythonModule* m, const ModuleStatement* s) {
+    auto key = s ? static_cast<const void*>(s) : static_cast<const void*>(&root_);
+    auto found = references_.find(key);
+    if (found != references_.end()) return found->second;
+    if (s) return references_[key] = global_references(m->tree(), s->node);
+    if (!root_tree_) root_tree_ = SyntaxTree::parse(root_.text);
+    return references_[key] = global_references(*root_tree_, root_tree_->root());
+  }
+
+  void need(Entity* e, const PythonModule* from) {
+    if (e->kind == EntityKind::Definition && e->module != from) module_edges_[from].push_back(e->module);
+    if (!needed_set_.insert(e).second) return;
+    needed_.push_back(e);
+    switch (e->kind) {
+      case EntityKind::Definition:
+        for (const ModuleStatement* s : e->statements) {
+          deps_.push_back({e->name, dependency_kind(*e->module, *s, labeler_), e->module->path(), s->start_line, ""});
+          if (s->kind == StatementKind::Import) {
+            // `if ...: from .fast import f / else: def f()`: the import's target joins the standalone.
+            const ImportBinding* b = binding_named(*s, e->name);
+            if (!b) continue;
+            Entity* target = resolve_import(e->module, *s, *b);
+            if (target && target->kind != EntityKind::Module) {
+              aliases_[s] = {e, target};
+              need(target, e->module);
+            }
+            continue;
+          }
+          uses_.push_back({e->module, s, &s->reads});
+        }
+        break;
+      case EntityKind::External:
+      case EntityKind::KeptImport:
+        deps_.push_back({e->name, "import", e->module->path(), e->statements.front()->start_line,
+                         e->kind == EntityKind::KeptImport ? "relative import of a module the repository lacks" : ""});
+        break;
+      case EntityKind::Unresolved:
+        deps_.push_back({e->name, "unresolved", "", 0, e->why});
+        break;
+      case EntityKind::Module:
+        break;
+    }
+  }
+
+  // ---- naming -------------------------------------------------------------------------------
+
+  void name_entities() {
+    std::set<std::string> taken(root_.binds.begin(), root_.binds.end());
+    auto claim = [&](Entity* e, const std::string& wanted, const std::string& suffix) {
+      std::string name = wanted;
+      if (taken.count(name) && !suffix.empty()) name = wanted + "__" + suffix;
+      for (int k = 2; taken.count(name); ++k) name = wanted + (suffix.empty() ? "_" : "__" + suffix + "_") + std::to_string(k);
+      e->emitted = name;
+      taken.insert(name);
+    };
+    // The kernel's own file keeps its names, so its text changes least; then the kept imports;
+    // names left unresolved stay as written; inlined definitions from other files come last.
+    for (Entity* e : needed_)
+      if (e->kind == EntityKind::Definition && e->module == m0_) claim(e, e->name, "");
+    for (Entity* e : needed_)
+      if (e->kind == EntityKind::External || e->kind == EntityKind::KeptImport) {
+        bool renamable = !(e->binding->imported.empty() && e->binding->target != e->binding->module);
+        if (!renamable) {
+          e->emitted = e->name;
+          taken.insert(e->name);
+        } else {
+          claim(e, e->name, "");
+        }
+      }
+    for (Entity* e : needed_)
+      if (e->kind == EntityKind::Unresolved) taken.insert(first_component(e->name));
+    for (Entity* e : needed_)
+      if (e->kind == EntityKind::Definition && e->module != m0_) {
+        // A builtin's name would shadow the builtin for the kernel's own file.
+        if (is_python_builtin(e->name)) taken.insert(e->name);
+        claim(e, e->name, module_tag(e->module->path()));
+        if (e->emitted != e->name)
+          for (auto& d : deps_)
+            if (d.path == e->module->path() && d.name == e->name && d.kind != "unresolved") d.note = "renamed to " + e->emitted;
+      }
+  }
+
+  // ---- rendering ----------------------------------------------------------------------------
+
+  Entity* lookup(const PythonModule* m, const std::string& name) {
+    if (m == m0_ && root_.binds.count(name)) return nullptr;
+    return resolve(m, name);
+  }
+
+  bool differs(Entity* e, const std::string& name) const {
+    return e && (e->kind == EntityKind::Module || (!e->emitted.empty() && e->emitted != name));
+  }
+
+  bool needs_rewrite(const PythonModule* m, const FreeNames& reads, const std::set<std::string>& binds) {
+    for (const auto& n : reads.names)
+      if (differs(lookup(m, n), n)) return true;
+    for (const auto& n : binds)
+      if (differs(lookup(m, n), n)) return true;
+    return false;
+  }
+
+  std::vector<Edit> edits_for(const PythonModule* m, const std::vector<GlobalReference>& refs, const std::string& text) {
+    std::vector<Edit> edits;
+    for (const GlobalReference& ref : refs) {
+      Entity* e = lookup(m, ref.name);
+      if (!e) continue;
+      if (e->kind == EntityKind::Module) {
+        Entity* at = e;
+        for (const auto& [attr, end] : ref.chain) {
+          Entity* next = member(at->location, attr);
+          if (!next || next->kind == EntityKind::Unresolved) break;
+          if (next->kind == EntityKind::Module) {
+            at = next;
+            continue;
+          }
+          if (!next->emitted.empty()) edits.push_back({ref.start, end, next->emitted});
+          break;
+        }
+        continue;
+      }
+      if (e->emitted.empty() || e->emitted == ref.name || ref.dotted_import) continue;
+      std::string replacement = e->emitted;
+      if (ref.imported) replacement = text.substr(ref.start, ref.end - ref.start) + " as " + e->emitted;
+      edits.push_back({ref.start, ref.end, replacement});
+    }
+    return edits;
+  }
+
+  static std::string apply(const std::string& text, uint32_t base, uint32_t end, const std::vector<Edit>& edits) {
+    std::string out;
+    uint32_t at = base;
+    for (const Edit& e : edits) {
+      if (e.start < at || e.end > end) continue;  // overlapping or outside: leave as written
+      out.append(text, at, e.start - at);
+      out += e.text;
+      at = e.end;
+    }
+    out.append(text, at, end - at);
+    return out;
+  }
+
+  std::string statement_text(const PythonModule* m, const ModuleStatement& s) {
+    if (!needs_rewrite(m, s.reads, s.binds)) return m->dedented_text(s.node, s.indent);
+    const std::string& text = m->tree().text();
+    auto edits = edits_for(m, references(m, &s), text);
+    return dedent(apply(text, ts_node_start_byte(s.node), ts_node_end_byte(s.node), edits), s.indent);
+  }
+
+  std::string root_text() {
+    if (!needs_rewrite(m0_, root_.reads, {})) return root_.text;
+    const auto& refs = references(m0_, nullptr);
+    auto edits = edits_for(m0_, refs, root_tree_->text());
+    return apply(root_tree_->text(), 0, static_cast<uint32_t>(root_tree_->text().size()), edits);
+  }
+
+  std::string render_external(const ModuleStatement& s, const std::vector<Entity*>& group, const PythonModule* m) {
+    bool renamed = std::any_of(group.begin(), group.end(), [](Entity* e) { return e->emitted != e->name; });
+    if (!renamed) {
+      std::set<std::string> names;
+      for (Entity* e : group) names.insert(e->name);
+      return render_import(*m, s, names);
+    }
+    std::string out;
+    for (Entity* e : group) {
+      const ImportBinding& b = *e->binding;
+      if (!out.empty()) out += "\n";
+      if (b.imported.empty()) {
+        out += "import " + b.module;
+        if (b.target == b.module && e->emitted != b.module) out += " as " + e->emitted;
+      } else {
+        out += "from " + std::string(static_cast<size_t>(b.level), '.') + b.module + " import " + b.imported;
+        if (e->emitted != b.imported) out += " as " + e->emitted;
+      }
+    }
+    return out;
+  }
+
+  std::vector<const PythonModule*> module_order() {
+    std::vector<const PythonModule*> order;
+    std::set<const PythonModule*> seen;
+    // Depth first, dependencies first: the order Python finishes executing imported modules in.
+    std::vector<std::pair<const PythonModule*, size_t>> stack{{m0_, 0}};
+    seen.insert(m0_);
+    while (!stack.empty()) {
+      auto& [m, next] = stack.back();
+      const auto& edges = module_edges_[m];
+      if (next < edges.size()) {
+        const PythonModule* to = edges[next++];
+        if (seen.insert(to).second) stack.push_back({to, 0});
+        continue;
+      }
+      order.push_back(m);
+      stack.pop_back();
+    }
+    return order;
+  }
+
+  ClosureResult render() {
+    ClosureResult result;
+    std::vector<const PythonModule*> modules = module_order();
+    std::map<const PythonModule*, size_t> rank;
+    for (size_t i = 0; i < modules.size(); ++i) rank[modules[i]] = i;
+
+    using Position = std::pair<size_t, size_t>;  // (module rank, statement order)
+    std::map<Position, std::pair<const PythonModule*, std::vector<Entity*>>> imports;
+    std::map<Position, std::pair<const PythonModule*, const ModuleStatement*>> definitions;
+    for (Entity* e : needed_) {
+      switch (e->kind) {
+        case EntityKind::External:
+        case EntityKind::KeptImport: {
+          const ModuleStatement* s = e->statements.front();
+          auto& slot = imports[{rank.count(e->module) ? rank[e->module] : 0, s->order}];
+          slot.first = e->module;
+          slot.second.push_back(e);
+          if (e->kind == EntityKind::KeptImport) {
+            result.self_contained = false;
+          } else if (!is_standard_library(first_component(e->binding->module))) {
+            result.external_modules.insert(first_component(e->binding->module));
+          }
+          break;
+        }
+        case EntityKind::Definition:
+          for (const ModuleStatement* s : e->statements)
+            definitions[{rank.count(e->module) ? rank[e->module] : 0, s->order}] = {e->module, s};
+          break;
+        case EntityKind::Unresolved:
+          result.self_contained = false;
+          break;
+        case EntityKind::Module:
+          break;
+      }
+    }
+
+    std::string import_text, definition_text;
+    // Guarded import blocks (`try: import x / except: x = None`) sit with the imports, as written.
+    std::map<Position, std::string> top;
+    for (auto& [pos, slot] : imports) {
+      const ModuleStatement& s = *slot.second.front()->statements.front();
+      top[pos] = render_external(s, slot.second, slot.first);
+    }
+    for (auto& [pos, slot] : definitions) {
+      auto [m, s] = slot;
+      if (s->kind == StatementKind::Guarded) {
+        top[pos] = statement_text(m, *s);
+        for (const auto& b : s->imports) {
+          if (b.star) continue;
+          bool into_repo = b.level > 0 || (!never_inline(b) && repo_.index->absolute(b.module, m->path()).found());
+          if (into_repo) {
+            result.self_contained = false;
+            deps_.push_back({b.local, "unresolved", "", 0,
+                             "guarded import of " + std::string(static_cast<size_t>(b.level), '.') + b.module +
+                                 " from the repository in " + m->path()});
+          } else if (!is_standard_library(first_component(b.module))) {
+            result.external_modules.insert(first_component(b.module));
+          }
+        }
+        continue;
+      }
+      if (s->kind == StatementKind::Import) {
+        // One branch of a name that is also defined here: kept imports render with the imports;
+        // an inlined target is bound to the name the branch gave it.
+        auto alias = aliases_.find(s);
+        if (alias == aliases_.end()) continue;
+        auto [group, target] = alias->second;
+        if (target->kind == EntityKind::Definition && group->emitted != target->emitted)
+          definition_text += "\n\n" + group->emitted + " = " + target->emitted + "\n";
+        continue;
+      }
+      definition_text += "\n\n" + statement_text(m, *s) + "\n";
+    }
+    for (auto& [pos, text] : top) import_text += text + "\n";
+
+    std::string kernel = root_text();
+    result.standalone = import_text + definition_text +
+                        (import_text.empty() && definition_text.empty() ? "" : "\n\n") + kernel + "\n";
+    result.dependencies = std::move(deps_);
+    for (const auto& d : result.dependencies)
+      if (d.kind == "unresolved") result.self_contained = false;
+    return result;
+  }
+
+  const Repository& repo_;
+  const PythonModule* m0_;
+  const DependencyLabeler& labeler_;
+  const ClosureRoot& root_;
+
+  std::vector<std::unique_ptr<Entity>> entities_;
+  std::map<std::string, Entity*> by_key_;
+  std::map<std::pair<const PythonModule*, std::string>, Entity*> resolved_;
+  std::set<std::pair<const PythonModule*, std::string>> resolving_;
+  std::map<std::pair<std::string, std::string>, Entity*> members_;
+  std::map<const PythonModule*, std::set<std::string>> public_;
+  std::map<const void*, std::vector<GlobalReference>> references_;
+  std::unique_ptr<SyntaxTree> root_tree_;
+
+  std::deque<Use> uses_;
+  std::vector<Entity*> needed_;
+  std::set<Entity*> needed_set_;
+  std::vector<Dependency> deps_;
+  std::map<const PythonModule*, std::vector<const PythonModule*>> module_edges_;
+  std::map<const ModuleStatement*, std::pair<Entity*, Entity*>> aliases_;
+};
+
+}  // namespace
+
+ClosureResult RepositoryClosure::compute(const ClosureRoot& root) const {
+  return ClosureBuilder(repo_, module_, labeler_, root).run();
+}
+
+}  // namespace mine

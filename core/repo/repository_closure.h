@@ -1,0 +1,40 @@
+#pragma once
+#include <functional>
+#include <set>
+#include <string>
+
+#include "core/python/dependency_closure.h"
+#include "core/repo/module_index.h"
+
+namespace mine {
+
+// What the cross-file closure can see of the repository being scanned.
+struct Repository {
+  const ModuleIndex* index = nullptr;
+  // Parsed module of a repository file, or nullptr when it cannot be read or analysed.
+  std::function<const PythonModule*(const std::string& path)> module;
+  // Top-level packages kept as imports even when the tree holds them: scanning triton's or
+  // torch's own repository must not inline the kernel language into every kernel.
+  std::set<std::string> never_inline;
+};
+
+// Transitive closure of a kernel across the files of a repository, and its standalone module:
+// imports of modules outside the repository are kept, definitions from other files of the
+// repository are inlined (modules an import depends on first), clashing names are renamed
+// deterministically with every reference rewritten, and `H.fast_exp` through a module alias
+// becomes a reference to the inlined `fast_exp`. A repository of one file gives the same result
+// as the same-file DependencyClosure.
+class RepositoryClosure {
+ public:
+  RepositoryClosure(const Repository& repo, const PythonModule& module, DependencyLabeler labeler = {})
+      : repo_(repo), module_(module), labeler_(std::move(labeler)) {}
+
+  ClosureResult compute(const ClosureRoot& root) const;
+
+ private:
+  const Repository& repo_;
+  const PythonModule& module_;
+  DependencyLabeler labeler_;
+};
+
+}  // namespace mine
