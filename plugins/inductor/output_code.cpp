@@ -50,16 +50,17 @@ void collect_calls(const SyntaxTree& tree, TSNode n, std::vector<KernelCall>& ou
         if (key == "source_code") source = field(a, "value");
         if (key == "kernel_name") positional.insert(positional.begin(), field(a, "value"));
       });
-      // 2023 Inductor passed the source alone; later versions pass (name, source).
-      if (ts_node_is_null(source) && positional.size() == 1) source = positional[0];
+      // 2023 Inductor passed the source alone; later versions pass (name, source). A lone
+      // argument that is a plain name is the name of a kernel whose source is elsewhere.
+      std::optional<std::string> first = positional.empty() ? std::nullopt : string_value(tree, positional[0]);
+      bool first_is_name = first && !first->empty() && first->find_first_of(" \t\r\n()") == std::string::npos;
       if (ts_node_is_null(source) && positional.size() >= 2) source = positional[1];
-      if (positional.size() >= 2 || (!positional.empty() && !ts_node_eq(positional[0], source))) {
-        auto name = string_value(tree, positional[0]);
-        if (name) call.registered_name = *name;
-      }
+      if (ts_node_is_null(source) && positional.size() == 1 && !first_is_name) source = positional[0];
+      if (first_is_name) call.registered_name = *first;
       if (!ts_node_is_null(source)) {
         call.source = string_value(tree, source);
         call.source_line = first_line(source);
+        if (call.source && call.source->find_first_not_of(" \t\r\n") == std::string::npos) call.source.reset();
       }
       std::vector<std::string_view> comments;
       for (TSNode p = ts_node_prev_sibling(statement); is_type(p, "comment"); p = ts_node_prev_sibling(p))
