@@ -1,0 +1,81 @@
+#include "core/dedup/min_hasher.h"
+
+#include <algorithm>
+
+#include "core/error.h"
+
+namespace mine::dedup {
+
+std::string MinHashParams::fingerprint() const {
+  return "minhash-v1 shingle=" + std::to_string(shingle) + " perms=" + std::to_string(perms) +
+         " seed=" + std::to_string(seed);
+}
+
+uint64_t MinHasher::mix(uint64_t z) {
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+uint64_t MinHasher::token_hash(std::string_view token) {
+  uint64_t h = 0xcbf29ce484222325ULL;
+  for (unsigned char c : token) {
+    h ^= c;
+    h *= 0x100000001b3ULL;
+  }
+  return h;
+}
+
+MinHasher::MinHasher(MinHashParams params) : params_(params) {
+  if (params_.shingle < 1) throw Error("minhash: shingle size must be at least 1");
+  if (params_.perms < 1 || params_.perms > 4096) throw Error("minhash: permutations must be between 1 and 4096");
+  uint64_t state = params_.seed;
+  auto next = [&] {
+    state += 0x9e3779b97f4a7c15ULL;
+    return mix(state);
+  };
+  a_.resize(static_cast<size_t>(params_.perms));
+  b_.resize(static_cast<size_t>(params_.perms));
+  for (int p = 0; p < params_.perms; ++p) {
+    a_[static_cast<size_t>(p)] = next() | 1;
+    b_[static_cast<size_t>(p)] = next();
+  }
+}
+
+void MinHasher::sign(const std::vector<std::string>& tokens, uint32_t* out) const {
+  std::vector<uint64_t> hashes;
+  hashes.reserve(tokens.size());
+  for (const auto& t : tokens) hashes.push_back(token_hash(t));
+  sign_hashes(hashes, out);
+}
+
+std::vector<uint32_t> MinHasher::sign(const std::vector<std::string>& tokens) const {
+  std::vector<uint32_t> out(static_cast<size_t>(params_.perms));
+  sign(tokens, out.data());
+  return out;
+}
+
+void MinHasher::sign_hashes(const std::vector<uint64_t>& th, uint32_t* out) const {
+  const size_t P = static_cast<size_t>(params_.perms);
+  std::fill(out, out + P, 0xFFFFFFFFu);
+  if (th.empty()) return;
+  const size_t k = std::min(static_cast<size_t>(params_.shingle), th.size());
+  const uint64_t* a = a_.data();
+  const uint64_t* b = b_.data();
+  for (size_t start = 0; start + k <= th.size(); ++start) {
+    uint64_t x = 0x9e3779b97f4a7c15ULL;
+    for (size_t i = 0; i < k; ++i) x = mix(x ^ th[start + i]);
+    for (size_t p = 0; p < P; ++p) {
+      uint32_t v = static_cast<uint32_t>((a[p] * x + b[p]) >> 32);
+      out[p] = v < out[p] ? v : out[p];
+    }
+  }
+}
+
+double estimated_jaccard(const uint32_t* x, const uint32_t* y, int perms) {
+  int equal = 0;
+  for (int p = 0; p < perms; ++p) equal += x[p] == y[p];
+  return perms > 0 ? static_cast<double>(equal) / perms : 0.0;
+}
+
+}  // namespace mine::dedup

@@ -1,0 +1,50 @@
+#include "core/dedup/signature_batch.h"
+
+#include <atomic>
+#include <thread>
+
+#include "core/dedup/code_normalizer.h"
+
+namespace mine::dedup {
+
+int default_threads() {
+  unsigned n = std::thread::hardware_concurrency();
+  return n ? static_cast<int>(n) : 1;
+}
+
+SignedBatch sign_documents(size_t count, const std::function<std::string_view(size_t)>& source,
+                           const MinHasher& hasher, int threads, bool with_hashes) {
+  SignedBatch out;
+  out.docs.resize(count);
+  out.signatures.perms = hasher.params().perms;
+  out.signatures.values.resize(count * static_cast<size_t>(hasher.params().perms));
+  // Small chunks from a shared counter: kernels vary a lot in size, fixed slices would idle a core.
+  std::atomic<size_t> next{0};
+  const size_t chunk = 64;
+  auto worker = [&] {
+    CodeNormalizer normalizer;
+    while (true) {
+      size_t from = next.fetch_add(chunk);
+      if (from >= count) break;
+      size_t to = std::min(count, from + chunk);
+      for (size_t i = from; i < to; ++i) {
+        NormalizedCode code = normalizer.normalize(source(i));
+        DocumentHashes& d = out.docs[i];
+        d.tokens = code.exact.size();
+        if (with_hashes) {
+          d.exact_hash = token_stream_hash(code.exact);
+          d.alpha_hash = token_stream_hash(code.alpha);
+        }
+        hasher.sign(code.exact, out.signatures.values.data() + i * static_cast<size_t>(hasher.params().perms));
+      }
+    }
+  };
+  threads = std::max(1, threads);
+  std::vector<std::thread> pool;
+  for (int t = 1; t < threads; ++t) pool.emplace_back(worker);
+  worker();
+  for (auto& th : pool) th.join();
+  return out;
+}
+
+}  // namespace mine::dedup
