@@ -1,0 +1,26 @@
+#pragma once
+#include <cstdint>
+#include <string>
+
+#include <nlohmann/json_fwd.hpp>
+
+namespace mine {
+
+// One repository as GitHub's API describes it; what discovery hands to cloning and mining.
+struct RepoInfo {
+  std::string full_name;       // "owner/name"
+  std::string clone_url;       // as the API returns it, so Enterprise and test servers work unchanged
+  int64_t stars = 0;
+  std::string default_branch;  // may be empty when unknown; the cloner then asks the remote's HEAD
+  std::string license_spdx;    // "" when the API reports none
+  std::string pushed_at;       // ISO 8601 as the API writes it
+  int64_t size_kb = 0;
+  bool fork = false;
+  bool archived = false;
+};
+
+// Reads a repository object of the REST API (search items and /repos/{owner}/{name} share it).
+// Throws mine::Error when full_name or clone_url is missing.
+RepoInfo repo_info_from_json(const nlohmann::json& item);
+
+}  // namespace mine

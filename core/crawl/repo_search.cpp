@@ -1,0 +1,188 @@
+#include "core/crawl/repo_search.h"
+
+#include <algorithm>
+#include <chrono>
+#include <ctime>
+#include <nlohmann/json.hpp>
+
+#include "core/crawl/link_header.h"
+#include "core/error.h"
+
+namespace mine {
+namespace {
+
+constexpr int64_t kSearchCap = 1000;
+constexpr int kIncompleteRetries = 2;
+
+int64_t parse_utc(const std::string& iso) {
+  std::tm tm{};
+  if (sscanf(iso.c_str(), "%d-%d-%dT%d:%d:%d", &tm.tm_year, &tm.tm_mon, &tm.tm_mday, &tm.tm_hour, &tm.tm_min,
+             &tm.tm_sec) < 3)
+    throw Error("bad date '" + iso + "': expected YYYY-MM-DDTHH:MM:SSZ");
+  tm.tm_year -= 1900;
+  tm.tm_mon -= 1;
+  return static_cast<int64_t>(timegm(&tm));
+}
+
+std::string format_utc(int64_t epoch) {
+  time_t t = static_cast<time_t>(epoch);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+std::string lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
+  return s;
+}
+
+}  // namespace
+
+struct RepoSearch::Slice {
+  int64_t min_stars;
+  int64_t max_stars;  // -1: open above
+  int64_t created_from = -1;  // epoch seconds, inclusive; -1: no date qualifier
+  int64_t created_to = -1;
+};
+
+RepoSearch::RepoSearch(GithubClient& client, RepoSearchOptions options) : client_(client), options_(std::move(options)) {
+  options_.per_page = std::clamp(options_.per_page, 1, 100);
+}
+
+std::string RepoSearch::query_for(const Slice& s) const {
+  std::string q = options_.query;
+  auto add = [&](const std::string& term) { q += (q.empty() ? "" : " ") + term; };
+  if (s.max_stars < 0) {
+    add("stars:>=" + std::to_string(s.min_stars));
+  } else if (s.max_stars == s.min_stars) {
+    add("stars:" + std::to_string(s.min_stars));
+  } else {
+    add("stars:" + std::to_string(s.min_stars) + ".." + std::to_string(s.max_stars));
+  }
+  if (s.created_from >= 0) add("created:" + format_utc(s.created_from) + ".." + format_utc(s.created_to));
+  // Search leaves forks out unless asked; archived ones are dropped server-side to save pages.
+  if (options_.include_forks) add("fork:true");
+  if (!options_.include_archived) add("archived:false");
+  return q;
+}
+
+bool RepoSearch::consume(const nlohmann::json& page) {
+  auto items = page.find("items");
+  if (items == page.end() || !items->is_array()) throw Error("GitHub search: answer has no items array");
+  for (const auto& item : *items) {
+    RepoInfo repo = repo_info_from_json(item);
+    if (!seen_.insert(lower(repo.full_name)).second) {
+      ++stats_.duplicates;
+      continue;
+    }
+    if (repo.fork && !options_.include_forks) {
+      ++stats_.skipped_forks;
+      continue;
+    }
+    if (repo.archived && !options_.include_archived) {
+      ++stats_.skipped_archived;
+      continue;
+    }
+    if (options_.max_size_kb > 0 && repo.size_kb > options_.max_size_kb) {
+      ++stats_.skipped_too_large;
+      continue;
+    }
+    if (repo.stars < options_.min_stars) continue;  // stars moved since GitHub indexed it
+    ++stats_.reported;
+    (*on_repo_)(repo);
+    if (options_.max_repos > 0 && stats_.reported >= options_.max_repos) {
+      done_ = true;
+      return false;
+    }
+  }
+  return true;
+}
+
+void RepoSearch::search(const Slice& slice) {
+  if (done_) return;
+  std::string url = "/search/repositories?q=" + url_encode(query_for(slice)) +
+                    "&per_page=" + std::to_string(options_.per_page) + "&sort=stars&order=desc";
+  GithubResponse first;
+  nlohmann::json page;
+  auto fetch = [&](const std::string& u) {
+    for (int attempt = 0;; ++attempt) {
+      ++stats_.requests;
+      first = client_.get(u);
+      if (first.status != 200) {
+        auto j = nlohmann::json::parse(first.body, nullptr, false);
+        std::string message = j.is_object() ? j.value("message", "") : "";
+        throw Error("GitHub search '" + query_for(slice) + "': HTTP " + std::to_string(first.status) +
+                    (message.empty() ? "" : ": " + message));
+      }
+      page = nlohmann::json::parse(first.body, nullptr, false);
+      if (!page.is_object()) throw Error("GitHub search: answer is not a JSON object");
+      // GitHub timed out internally: the page may lack repositories; asking again usually helps.
+      if (!page.value("incomplete_results", false)) return;
+      if (attempt >= kIncompleteRetries) {
+        ++stats_.incomplete_pages;
+        return;
+      }
+    }
+  };
+  fetch(url);
+  int64_t total = page.value("total_count", int64_t{0});
+
+  if (total > kSearchCap) {
+    int64_t top = slice.max_stars;
+    if (top < 0) {
+      // Sorted by stars descending, the first item tells how far the open range reaches.
+      const auto& items = page["items"];
+      top = !items.empty() ? items[0].value("stargazers_count", slice.min_stars) : slice.min_stars;
+    }
+    if (top > slice.min_stars) {
+      ++stats_.star_splits;
+      int64_t mid = slice.min_stars + (top - slice.min_stars) / 2;
+      Slice low = slice, high = slice;
+      low.max_stars = mid;
+      high.min_stars = mid + 1;  // keeps an open top open, for repositories that gained stars since
+      search(low);
+      search(high);
+      return;
+    }
+    int64_t from = slice.created_from, to = slice.created_to;
+    if (from < 0) {
+      from = parse_utc(options_.created_since);
+      to = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now()) + 86400;
+    }
+    if (to > from) {
+      ++stats_.date_splits;
+      int64_t mid = from + (to - from) / 2;
+      Slice early = slice, late = slice;
+      early.created_from = from;
+      early.created_to = mid;
+      late.created_from = mid + 1;
+      late.created_to = to;
+      search(early);
+      search(late);
+      return;
+    }
+    ++stats_.capped_slices;  // more than 1000 created within one second: read what is reachable
+  }
+
+  ++stats_.slices;
+  for (;;) {
+    if (!consume(page)) return;
+    auto links = parse_link_header(first.header("link"));
+    auto next = links.find("next");
+    if (next == links.end()) return;
+    fetch(next->second);
+  }
+}
+
+RepoSearchStats RepoSearch::run(const std::function<void(const RepoInfo&)>& on_repo) {
+  on_repo_ = &on_repo;
+  stats_ = {};
+  done_ = false;
+  search(Slice{options_.min_stars, -1});
+  on_repo_ = nullptr;
+  return stats_;
+}
+
+}  // namespace mine

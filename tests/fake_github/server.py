@@ -1,0 +1,365 @@
+#!/usr/bin/env python3
+"""A stand-in for GitHub's REST API on 127.0.0.1, for the crawl tests.
+
+It speaks the shapes `mine crawl` depends on: `search/repositories` with `total_count`,
+`incomplete_results`, 100-per-page pagination through `Link` headers, the 1000-result cap
+(pages past it answer 422 like GitHub), primary rate-limit headers (403 with
+X-RateLimit-Remaining: 0 when exhausted), secondary limits (403 with Retry-After), injected
+502s, and ETag / If-None-Match -> 304. `repos/<owner>/<name>` answers single repositories.
+
+Every request is logged with what the server's limits were when it arrived, so a test can
+assert that the client never spoke while it had been told to wait (`GET /_log`).
+
+Prints `PORT <n>` on stdout once listening (port 0 asks the OS for a free one).
+"""
+import argparse
+import datetime as dt
+import hashlib
+import json
+import random
+import re
+import sys
+import threading
+import zlib
+import time
+import urllib.parse
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+SEARCH_CAP = 1000
+
+
+def iso(ts):
+    return dt.datetime.fromtimestamp(ts, dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def parse_when(text, upper):
+    """GitHub accepts dates and ISO date-times in `created:` qualifiers."""
+    text = text.strip()
+    if re.fullmatch(r"\d{4}-\d{2}-\d{2}", text):
+        d = dt.datetime.strptime(text, "%Y-%m-%d").replace(tzinfo=dt.timezone.utc)
+        t = d.timestamp()
+        # A bare date as an upper bound means the whole day.
+        return t + 86399 if upper else t
+    text = text.replace("Z", "+00:00")
+    return dt.datetime.fromisoformat(text).timestamp()
+
+
+def generate_population(count, seed, clone_base):
+    """Skewed star counts like the real site: most repositories sit right at the threshold.
+
+    More than 1000 share the single star value 100, so star splitting alone cannot get under
+    the cap and the client has to split by creation date.
+    """
+    rng = random.Random(seed)
+    repos = []
+    start = dt.datetime(2012, 1, 1, tzinfo=dt.timezone.utc).timestamp()
+    end = dt.datetime(2024, 12, 31, tzinfo=dt.timezone.utc).timestamp()
+    for i in range(count):
+        if i < count * 0.48:
+            stars = 100
+        elif i < count * 0.52:
+            stars = rng.randint(20, 99)  # below the usual threshold: must not be reported
+        else:
+            stars = min(int(100 + rng.paretovariate(0.9) * 10), 90000)
+        created = rng.uniform(start, end)
+        if i % 97 == 0:
+            created = start + 3600 * 24 * 200 + (i % 5)  # a burst of repos created the same seconds
+        owner = "owner%03d" % (i % 250)
+        name = "kernels-%04d" % i
+        repos.append({
+            "id": 100000 + i,
+            "name": name,
+            "full_name": "%s/%s" % (owner, name),
+            "owner": {"login": owner},
+            "description": "triton kernels number %d" % i,
+            "language": "Python" if i % 7 else "Cuda",
+            "stargazers_count": stars,
+            "fork": i % 53 == 0,
+            "archived": i % 61 == 0,
+            "size": 1000 + (i * 37) % 50000,
+            "default_branch": ["main", "master", "trunk"][i % 3],
+            "created_at": iso(created),
+            "pushed_at": iso(created + 86400 * 30),
+            "license": None if i % 4 == 0 else {"spdx_id": ["MIT", "Apache-2.0", "BSD-3-Clause"][i % 3]},
+            "clone_url": "%s%s/%s.git" % (clone_base, owner, name),
+        })
+    return repos
+
+
+class State:
+    def __init__(self, args, repos):
+        self.args = args
+        self.repos = repos
+        self.by_name = {r["full_name"].lower(): r for r in repos}
+        self.lock = threading.Lock()
+        self.log = []
+        self.count = 0
+        self.window_start = time.time()
+        self.used = 0
+        self.exhausted_until = 0.0      # primary limit: nothing may arrive before this
+        self.secondary_until = 0.0      # secondary limit: Retry-After deadline
+        self.served_502 = set()
+        self.served_incomplete = set()
+
+    def reset_at(self):
+        return int(self.window_start + self.args.rate_window) + 1
+
+
+def matches(repo, query):
+    """Applies the qualifiers `mine` sends; free words must appear in name or description.
+
+    Like GitHub, forks are left out unless the query says fork:true or fork:only.
+    """
+    if repo["fork"] and not re.search(r"\bfork:(true|only)\b", query):
+        return False
+    for term in query.split():
+        if ":" in term:
+            key, _, value = term.partition(":")
+            if key == "stars":
+                s = repo["stargazers_count"]
+                if value.startswith(">="):
+                    if s < int(value[2:]):
+                        return False
+                elif value.startswith(">"):
+                    if s <= int(value[1:]):
+                        return False
+                elif ".." in value:
+                    lo, hi = value.split("..")
+                    if lo != "*" and s < int(lo):
+                        return False
+                    if hi != "*" and s > int(hi):
+                        return False
+                elif s != int(value):
+                    return False
+            elif key == "created":
+                c = parse_when(repo["created_at"], False)
+                if ".." in value:
+                    lo, hi = value.split("..")
+                    if lo != "*" and c < parse_when(lo, False):
+                        return False
+                    if hi != "*" and c > parse_when(hi, True):
+                        return False
+                elif value.startswith(">="):
+                    if c < parse_when(value[2:], False):
+                        return False
+                else:
+                    raise ValueError("unsupported created qualifier " + value)
+            elif key == "language":
+                if (repo["language"] or "").lower() != value.lower():
+                    return False
+            elif key == "fork":
+                if value == "only" and not repo["fork"]:
+                    return False
+                if value not in ("true", "only") and repo["fork"]:
+                    return False
+            elif key == "archived":
+                if repo["archived"] != (value == "true"):
+                    return False
+            elif key in ("in", "sort"):
+                continue
+            else:
+                raise ValueError("unsupported qualifier " + key)
+        else:
+            text = (repo["name"] + " " + (repo["description"] or "")).lower()
+            if term.lower() not in text:
+                return False
+    return True
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server_version = "fake-github/1"
+
+    def log_message(self, fmt, *args):
+        if self.server.state.args.verbose:
+            sys.stderr.write("fake-github: " + (fmt % args) + "\n")
+
+    def send_json(self, status, obj, headers=None, etag=True):
+        body = json.dumps(obj, indent=None).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json; charset=utf-8")
+        tag = None
+        if etag and status == 200:
+            tag = 'W/"%s"' % hashlib.sha1(body).hexdigest()
+            self.send_header("ETag", tag)
+        for k, v in (headers or {}).items():
+            self.send_header(k, str(v))
+        if status == 304:
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return tag
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+        return tag
+
+    def do_GET(self):
+        st = self.server.state
+        url = urllib.parse.urlsplit(self.path)
+        if url.path == "/_log":
+            with st.lock:
+                self.send_json(200, st.log, etag=False)
+            return
+        if url.path == "/_population":
+            self.send_json(200, st.repos, etag=False)
+            return
+        now = time.time()
+        entry = {"t": now, "path": self.path, "violation": None}
+        with st.lock:
+            st.count += 1
+            n = st.count
+            if now < st.exhausted_until:
+                entry["violation"] = "request while the primary rate limit was exhausted"
+            elif now < st.secondary_until:
+                entry["violation"] = "request before Retry-After elapsed"
+            if now >= st.window_start + st.args.rate_window:
+                st.window_start = now
+                st.used = 0
+            st.log.append(entry)
+
+        token = st.args.require_token
+        if token:
+            auth = self.headers.get("Authorization", "")
+            if auth not in ("token " + token, "Bearer " + token):
+                entry["status"] = 401
+                self.send_json(401, {"message": "Bad credentials"}, etag=False)
+                return
+
+        # Injected failures come before rate accounting, as a proxy in front of GitHub would.
+        if st.args.fail_502_every and n % st.args.fail_502_every == 0:
+            entry["status"] = 502
+            self.send_json(502, {"message": "Server Error"}, etag=False)
+            return
+        if st.args.secondary_every and n % st.args.secondary_every == 0:
+            with st.lock:
+                st.secondary_until = time.time() + st.args.retry_after
+            entry["status"] = 403
+            self.send_json(403, {"message": "You have exceeded a secondary rate limit. Please wait a few minutes before you try again.",
+                                 "documentation_url": "https://docs.github.com/rest/overview/rate-limits-for-the-rest-api#about-secondary-rate-limits"},
+                           {"Retry-After": st.args.retry_after}, etag=False)
+            return
+
+        inm = self.headers.get("If-None-Match")
+        with st.lock:
+            limit = st.args.rate_limit
+            # 304s do not count against the limit on GitHub either; decided once the body is known.
+            remaining_before = limit - st.used
+            reset = st.reset_at()
+        if remaining_before <= 0:
+            with st.lock:
+                st.exhausted_until = max(st.exhausted_until, float(reset))
+            entry["status"] = 403
+            self.send_json(403, {"message": "API rate limit exceeded for 127.0.0.1.",
+                                 "documentation_url": "https://docs.github.com/rest/overview/rate-limits-for-the-rest-api"},
+                           {"X-RateLimit-Limit": limit, "X-RateLimit-Remaining": 0, "X-RateLimit-Reset": reset,
+                            "X-RateLimit-Used": limit, "X-RateLimit-Resource": "search"}, etag=False)
+            return
+
+        try:
+            status, obj, extra = self.route(url)
+        except ValueError as e:
+            status, obj, extra = 422, {"message": "Validation Failed", "errors": [{"message": str(e)}]}, {}
+
+        body = json.dumps(obj).encode()
+        tag = 'W/"%s"' % hashlib.sha1(body).hexdigest()
+        not_modified = status == 200 and inm is not None and inm == tag
+        with st.lock:
+            if not not_modified:
+                st.used += 1
+            remaining = limit - st.used
+            if remaining <= 0:
+                # The client was told "0 left, reset at R": anything it sends before R is a violation.
+                st.exhausted_until = max(st.exhausted_until, float(reset))
+        headers = {"X-RateLimit-Limit": limit, "X-RateLimit-Remaining": max(remaining, 0), "X-RateLimit-Reset": reset,
+                   "X-RateLimit-Used": st.used, "X-RateLimit-Resource": "search"}
+        headers.update(extra)
+        entry["status"] = 304 if not_modified else status
+        if not_modified:
+            headers["ETag"] = tag
+            self.send_json(304, {}, headers, etag=False)
+        else:
+            self.send_json(status, obj, headers)
+
+    def route(self, url):
+        st = self.server.state
+        params = urllib.parse.parse_qs(url.query)
+        if url.path == "/search/repositories":
+            q = params.get("q", [""])[0]
+            per_page = min(int(params.get("per_page", ["30"])[0]), 100)
+            page = int(params.get("page", ["1"])[0])
+            found = [r for r in st.repos if matches(r, q)]
+            if params.get("sort", [""])[0] == "stars":
+                desc = params.get("order", ["desc"])[0] != "asc"
+                found.sort(key=lambda r: (r["stargazers_count"], r["id"]), reverse=desc)
+            total = len(found)
+            reachable = min(total, SEARCH_CAP)
+            if (page - 1) * per_page >= SEARCH_CAP:
+                raise ValueError("Only the first 1000 search results are available")
+            items = found[(page - 1) * per_page: min(page * per_page, reachable)]
+            incomplete = False
+            key = (q, page)
+            if st.args.incomplete_every and len(st.served_incomplete) < 3 and zlib.crc32(repr(key).encode()) % st.args.incomplete_every == 0 \
+                    and key not in st.served_incomplete:
+                # GitHub's search timed out: a short page flagged incomplete; a retry gets the full one.
+                st.served_incomplete.add(key)
+                items = items[: len(items) // 2]
+                incomplete = True
+            last_page = max(1, (reachable + per_page - 1) // per_page)
+            links = []
+            base = "http://%s:%d%s" % (self.server.server_address[0], self.server.server_address[1], url.path)
+
+            def link(p, rel):
+                qs = dict((k, v[0]) for k, v in params.items())
+                qs["page"] = str(p)
+                return '<%s?%s>; rel="%s"' % (base, urllib.parse.urlencode(qs), rel)
+            if page > 1:
+                links.append(link(page - 1, "prev"))
+            if page < last_page:
+                links.append(link(page + 1, "next"))
+                links.append(link(last_page, "last"))
+            if page > 1:
+                links.append(link(1, "first"))
+            extra = {"Link": ", ".join(links)} if links else {}
+            return 200, {"total_count": total, "incomplete_results": incomplete, "items": items}, extra
+        m = re.fullmatch(r"/repos/([^/]+)/([^/]+)", url.path)
+        if m:
+            repo = st.by_name.get(("%s/%s" % (m.group(1), m.group(2))).lower())
+            if repo is None:
+                return 404, {"message": "Not Found"}, {}
+            return 200, repo, {}
+        return 404, {"message": "Not Found"}, {}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--port", type=int, default=0)
+    ap.add_argument("--population", type=int, default=2500, help="generated repositories")
+    ap.add_argument("--population-file", help="JSON list of repositories instead of a generated population")
+    ap.add_argument("--seed", type=int, default=7)
+    ap.add_argument("--clone-base", default="git://127.0.0.1/", help="clone_url prefix of generated repos")
+    ap.add_argument("--rate-limit", type=int, default=1000000, help="requests per window")
+    ap.add_argument("--rate-window", type=float, default=60.0, help="seconds")
+    ap.add_argument("--secondary-every", type=int, default=0, help="every Nth request gets a secondary-limit 403")
+    ap.add_argument("--retry-after", type=int, default=1)
+    ap.add_argument("--fail-502-every", type=int, default=0, help="every Nth request gets a 502")
+    ap.add_argument("--incomplete-every", type=int, default=0)
+    ap.add_argument("--require-token", default="")
+    ap.add_argument("--verbose", action="store_true")
+    args = ap.parse_args()
+    if args.population_file:
+        with open(args.population_file) as f:
+            repos = json.load(f)
+    else:
+        repos = generate_population(args.population, args.seed, args.clone_base)
+    httpd = ThreadingHTTPServer(("127.0.0.1", args.port), Handler)
+    httpd.daemon_threads = True
+    httpd.state = State(args, repos)
+    print("PORT %d" % httpd.server_address[1], flush=True)
+    try:
+        httpd.serve_forever()
+    except KeyboardInterrupt:
+        pass
+
+
+if __name__ == "__main__":
+    main()
