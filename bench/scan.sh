@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Scan throughput of `mine scan` against a plain-Python `ast` baseline (bench/baseline_scan.py)
+# on the same bare git repositories, side by side in one run. Prints a table and the ratios.
+# usage: bench/scan.sh [REPO.git ...]   (default: the repositories fetched under /work/.mirror)
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+MINE=${MINE:-$here/../build/mine}
+[ -x "$MINE" ] || { echo "build mine first (cmake --build build)"; exit 1; }
+repos=("$@")
+if [ ${#repos[@]} -eq 0 ]; then
+  for d in /work/.mirror/*/repo; do repos+=("$d"); done
+fi
+runs=${RUNS:-3}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+# Best of $runs wall-clock seconds and the peak RSS (KB) of that run.
+measure() {
+  local best="" best_rss="" out
+  for _ in $(seq "$runs"); do
+    rm -f "$work/c.db"*
+    out=$( { /usr/bin/time -f "%e %M" "$@" >"$work/stdout" 2>/dev/null; } 2>&1 | tail -1)
+    read -r secs rss <<<"$out"
+    if [ -z "$best" ] || awk "BEGIN{exit !($secs < $best)}"; then best=$secs; best_rss=$rss; fi
+  done
+  echo "$best $best_rss"
+}
+
+printf "%-32s %7s %8s %8s | %9s %9s %9s %7s | %9s %9s %7s | %6s\n" repo files MB parsedMB \
+  "mine s" "MB/s" "parsedMB/s" "RSS MB" "python s" "MB/s" "RSS MB" ratio
+tot_mine=0; tot_py=0
+for repo in "${repos[@]}"; do
+  name=$(basename "$(dirname "$repo")")
+  [ "$name" = "." ] && name=$(basename "$repo")
+  python3 "$here/baseline_scan.py" "$repo" > "$work/base.json"
+  read -r files bytes pbytes pykernels < <(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["files"], d["bytes"], d["parsed_bytes"], d["kernels"])' "$work/base.json")
+  read -r m_s m_rss < <(measure "$MINE" scan "$repo" --db "$work/c.db" --quiet)
+  read -r p_s p_rss < <(measure python3 "$here/baseline_scan.py" "$repo")
+  mkernels=$("$MINE" scan "$repo" --db "$work/k.db" --quiet >/dev/null; "$MINE" query "SELECT count(*) FROM kernels" --db "$work/k.db" --format csv | tail -1); rm -f "$work/k.db"*
+  awk -v n="$name" -v f="$files" -v b="$bytes" -v pb="$pbytes" -v ms="$m_s" -v mr="$m_rss" -v ps="$p_s" -v pr="$p_rss" 'BEGIN{
+    mb=b/1048576; pmb=pb/1048576; if (ms<0.001) ms=0.001; if (ps<0.001) ps=0.001;
+    printf "%-32s %7d %8.2f %8.2f | %9.3f %9.1f %9.1f %7.1f | %9.3f %9.1f %7.1f | %5.1fx\n", n, f, mb, pmb, ms, mb/ms, pmb/ms, mr/1024, ps, mb/ps, pr/1024, ps/ms}'
+  echo "    kernels: mine $mkernels, python baseline $pykernels"
+  tot_mine=$(awk -v a="$tot_mine" -v b="$m_s" 'BEGIN{print a+b}'); tot_py=$(awk -v a="$tot_py" -v b="$p_s" 'BEGIN{print a+b}')
+done
+awk -v m="$tot_mine" -v p="$tot_py" -v c="$(nproc)" 'BEGIN{printf "total: mine %.2f s, python %.2f s, mine is %.1fx faster (%d cores, best of runs)\n", m, p, p/m, c}'
