@@ -73,6 +73,13 @@ std::string module_tag(const std::string& path) {
   return out;
 }
 
+// `importlib.import_module(...)`, `__import__(...)`: a module nobody can follow statically.
+bool dynamic_import(const FreeNames& reads) {
+  auto importlib = reads.attributes.find("importlib");
+  return reads.names.count("__import__") || reads.names.count("import_module") ||
+         (importlib != reads.attributes.end() && importlib->second.count("import_module"));
+}
+
 struct Edit {
   uint32_t start, end;
   std::string text;
@@ -341,6 +348,9 @@ class ClosureBuilder {
             }
             continue;
           }
+          if (dynamic_import(s->reads))
+            deps_.push_back({e->name, "unresolved", "", 0,
+                             "bound by a dynamic import in " + e->module->path() + " line " + std::to_string(s->start_line)});
           uses_.push_back({e->module, s, &s->reads});
         }
         break;
