@@ -19,8 +19,8 @@ measure() {
   local best="" best_rss="" out
   for _ in $(seq "$runs"); do
     rm -f "$work/c.db"*
-    out=$( { /usr/bin/time -f "%e %M" "$@" >"$work/stdout" 2>/dev/null; } 2>&1 | tail -1)
-    read -r secs rss <<<"$out"
+    /usr/bin/time -o "$work/time" -f "%e %M" "$@" >"$work/stdout" 2>/dev/null
+    read -r secs rss < <(tail -1 "$work/time")
     if [ -z "$best" ] || awk "BEGIN{exit !($secs < $best)}"; then best=$secs; best_rss=$rss; fi
   done
   echo "$best $best_rss"
