@@ -74,7 +74,7 @@ std::string normalized_string(std::string_view raw) {
   return out;
 }
 
-void collect_target_names(TSNode n, std::string_view src, std::unordered_set<std::string>& out) {
+void collect_target_names(TSNode n, std::string_view src, std::unordered_set<std::string_view>& out) {
   std::string_view t = type_of(n);
   if (t == "identifier") {
     out.emplace(text_of(src, n));
@@ -89,7 +89,7 @@ void collect_target_names(TSNode n, std::string_view src, std::unordered_set<std
   }
 }
 
-void collect_parameter_names(TSNode params, std::string_view src, std::unordered_set<std::string>& out) {
+void collect_parameter_names(TSNode params, std::string_view src, std::unordered_set<std::string_view>& out) {
   uint32_t k = ts_node_named_child_count(params);
   for (uint32_t i = 0; i < k; ++i) {
     TSNode p = ts_node_named_child(params, i);
@@ -116,27 +116,29 @@ void collect_parameter_names(TSNode params, std::string_view src, std::unordered
 // and comprehension variable, `as` alias, walrus target and nested def/class name in its body,
 // minus those declared global or nonlocal. Nested function, lambda and class bodies are their
 // own business and are not entered.
-std::unordered_set<std::string> local_names(TSNode fn, std::string_view src) {
-  std::unordered_set<std::string> names, declared_outer;
+std::unordered_set<std::string_view> local_names(TSNode fn, std::string_view src) {
+  std::unordered_set<std::string_view> names, declared_outer;
   TSNode params = ts_node_child_by_field_name(fn, "parameters", 10);
   if (!ts_node_is_null(params)) collect_parameter_names(params, src, names);
   TSNode body = ts_node_child_by_field_name(fn, "body", 4);
   if (ts_node_is_null(body)) return names;
-  std::vector<TSNode> stack{body};
-  while (!stack.empty()) {
-    TSNode n = stack.back();
-    stack.pop_back();
+  // Cursor walk: ts_node_named_child(n, i) is linear in i, so indexing children would be
+  // quadratic in long bodies.
+  TSTreeCursor c = ts_tree_cursor_new(body);
+  while (true) {
+    TSNode n = ts_tree_cursor_current_node(&c);
     std::string_view t = type_of(n);
+    bool descend = true;
     auto field_target = [&](const char* f) {
       TSNode x = ts_node_child_by_field_name(n, f, static_cast<uint32_t>(std::char_traits<char>::length(f)));
       if (!ts_node_is_null(x)) collect_target_names(x, src, names);
     };
     if (t == "function_definition" || t == "class_definition") {
       field_target("name");
-      continue;
-    }
-    if (t == "lambda") continue;
-    if (t == "assignment" || t == "augmented_assignment" || t == "for_statement" || t == "for_in_clause") {
+      descend = false;
+    } else if (t == "lambda") {
+      descend = false;
+    } else if (t == "assignment" || t == "augmented_assignment" || t == "for_statement" || t == "for_in_clause") {
       field_target("left");
     } else if (t == "named_expression") {
       field_target("name");
@@ -146,19 +148,28 @@ std::unordered_set<std::string> local_names(TSNode fn, std::string_view src) {
       uint32_t k = ts_node_named_child_count(n);
       for (uint32_t i = 0; i < k; ++i) declared_outer.emplace(text_of(src, ts_node_named_child(n, i)));
     }
-    uint32_t k = ts_node_named_child_count(n);
-    for (uint32_t i = k; i > 0; --i) stack.push_back(ts_node_named_child(n, i - 1));
+    if (descend && ts_tree_cursor_goto_first_child(&c)) continue;
+    bool done = false;
+    while (!ts_tree_cursor_goto_next_sibling(&c)) {
+      if (!ts_tree_cursor_goto_parent(&c)) {
+        done = true;
+        break;
+      }
+    }
+    if (done) break;
   }
+  ts_tree_cursor_delete(&c);
   for (const auto& g : declared_outer) names.erase(g);
   return names;
 }
 
 struct Scope {
   TSNode owner;
-  std::unordered_set<std::string> names;
+  std::unordered_set<std::string_view> names;
   // Until the walk passes the function's own name, references resolve in the enclosing scope:
   // `def f(...)` binds f outside f.
   bool active = false;
+  std::unordered_map<std::string_view, size_t> numbers;
 };
 
 struct Frame {
@@ -226,7 +237,7 @@ class Walker {
     } else if (t == "block") {
       emit("<indent>");
     } else if (t == "function_definition" || t == "lambda") {
-      scopes_.push_back(Scope{n, local_names(n, src_), false});
+      scopes_.push_back(Scope{n, local_names(n, src_), false, {}});
       pushed = true;
     } else if (ts_node_child_count(n) == 0) {
       leaf(n, t, field, par);
@@ -278,33 +289,35 @@ class Walker {
       return;
     }
     if (t == "identifier") {
-      std::string name(text);
-      emit(name, alpha_name(name, field, par));
+      emit(std::string(text), alpha_name(text, field, par));
       return;
     }
     emit(std::string(text));
   }
 
-  std::string alpha_name(const std::string& name, const char* field, TSNode par) {
+  std::string alpha_name(std::string_view name, const char* field, TSNode par) {
     std::string_view pt = ts_node_is_null(par) ? std::string_view() : type_of(par);
     std::string_view f = field ? std::string_view(field) : std::string_view();
-    if (pt == "attribute" && f == "attribute") return name;
-    if (pt == "keyword_argument" && f == "name") return name;
+    if (pt == "attribute" && f == "attribute") return std::string(name);
+    if (pt == "keyword_argument" && f == "name") return std::string(name);
     for (auto it = scopes_.rbegin(); it != scopes_.rend(); ++it) {
-      if (!it->active || !it->names.count(name)) continue;
-      // Keyed by the scope's node so a name reused in a sibling function gets its own number.
-      std::string key = std::to_string(ts_node_start_byte(it->owner)) + ":" + name;
-      auto [pos, fresh] = canonical_.try_emplace(key, canonical_.size());
+      if (!it->active) continue;
+      auto found = it->names.find(name);
+      if (found == it->names.end()) continue;
+      // Numbered per scope (a name reused in a sibling function is another variable) from one
+      // counter, so that names of nested scopes never share a number.
+      auto [pos, fresh] = it->numbers.try_emplace(*found, next_number_);
+      if (fresh) ++next_number_;
       return "v" + std::to_string(pos->second);
     }
-    return name;
+    return std::string(name);
   }
 
   std::string_view src_;
   NormalizedCode& out_;
   std::vector<Frame> frames_;
   std::vector<Scope> scopes_;
-  std::unordered_map<std::string, size_t> canonical_;
+  size_t next_number_ = 0;
 };
 
 }  // namespace

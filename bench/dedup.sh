@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Near-dedup benchmark: 200,000 synthetic kernel-sized Triton documents through mine's C++
+# normalizer + MinHash + LSH (bench/dedup_bench.cpp), and the same MinHash in plain Python
+# (bench/dedup_minhash.py) on a sample of the same token streams, side by side.
+# usage: bench/dedup.sh [DOCS] [THREADS]     (defaults 200000 and every core)
+# Needs a build of mine_core: cmake --build ${BUILD:-build-dedup}
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/.." && pwd)
+build=${BUILD:-$root/build-dedup}
+docs=${1:-200000}
+threads=${2:-$(nproc)}
+sample=${SAMPLE:-300}
+[ -f "$build/libmine_core.a" ] || { echo "build mine_core first: cmake --build $build"; exit 1; }
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+# Same flags as the CMake Release build of mine_core.
+g++ -std=c++20 -O3 -DNDEBUG -I"$root" "$here/dedup_bench.cpp" -o "$work/dedup_bench" \
+  "$build/libmine_core.a" "$build/libts_python.a" $(pkg-config --libs tree-sitter) -pthread
+
+/usr/bin/time -f "%e %M" -o "$work/time" \
+  "$work/dedup_bench" --docs "$docs" --threads "$threads" --sample "$sample" --sample-out "$work/sample.jsonl" \
+  > "$work/cpp.json"
+python3 "$here/dedup_minhash.py" "$work/sample.jsonl" > "$work/py.json"
+
+python3 - "$work/cpp.json" "$work/py.json" "$work/time" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1])); p = json.load(open(sys.argv[2]))
+wall, rss_kb = open(sys.argv[3]).read().split()[-2:]
+row = "{:<46} {:>14}"
+print(row.format("near-dedup benchmark", "value"))
+print("-" * 61)
+print(row.format("documents (avg bytes)", f"{c['docs']} ({c['avg_doc_bytes']:.0f})"))
+print(row.format("threads", c["threads"]))
+print(row.format("signatures: docs/s (parse+normalize+sha+minhash)", f"{c['sign_docs_per_s']:,.0f}"))
+print(row.format("signatures: seconds", f"{c['sign_s']:.2f}"))
+print(row.format("clustering: seconds (exact+alpha+LSH+verify)", f"{c['cluster_s']:.2f}"))
+print(row.format("total seconds (target < 30)", f"{c['total_s']:.2f}"))
+print(row.format("process wall seconds incl. sample + setup", wall))
+print(row.format("peak RSS MB (target < 1024)", f"{int(rss_kb)/1024:.0f}"))
+print(row.format("LSH bands x rows", f"{c['bands']} x {c['rows']}"))
+print(row.format("families (ground-truth clusters)", c["families"]))
+print(row.format("exact clusters / near clusters", f"{c['exact_clusters']} / {c['near_clusters']}"))
+print(row.format("families split / clusters mixing families", f"{c['families_split']} / {c['clusters_mixing_families']}"))
+print(row.format("candidate pairs / accepted", f"{c['candidate_pairs']} / {c['accepted_pairs']}"))
+print()
+n = p["docs"]
+cpp_doc = c["cpp_sample_minhash_s"] / n
+py_doc = p["seconds"] / n
+print(row.format(f"MinHash only, same {n} token streams, 1 thread", "docs/s"))
+print("-" * 61)
+print(row.format("C++ (mine)", f"{1/cpp_doc:,.0f}"))
+print(row.format("python3 stdlib", f"{1/py_doc:,.1f}"))
+print(row.format("ratio C++ / python", f"{py_doc/cpp_doc:,.0f}x"))
+print(row.format("signatures identical", f"{p['identical_signatures']}/{n}"))
+print(row.format("C++ end-to-end docs/s vs python MinHash-only", f"{c['sign_docs_per_s']*py_doc:,.0f}x"))
+PY
