@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <map>
 #include <set>
+#include <string_view>
 
 #include "core/error.h"
 #include "core/sha256.h"
@@ -23,8 +24,13 @@ std::string utc_now() {
 }
 
 // Denies everything a read-only query must not do, whatever the SQL says.
-int read_only_authorizer(void*, int action, const char*, const char*, const char*, const char*) {
+int read_only_authorizer(void*, int action, const char* table, const char*, const char*, const char*) {
   switch (action) {
+    case SQLITE_UPDATE:
+      // json_each/json_tree declare their columns through sqlite_master, which the authorizer
+      // sees as an UPDATE of it. A real one is refused anyway: the connection is read-only and
+      // query() rejects statements that are not sqlite3_stmt_readonly.
+      return table && std::string_view(table) == "sqlite_master" ? SQLITE_OK : SQLITE_DENY;
     case SQLITE_SELECT:
     case SQLITE_READ:
     case SQLITE_FUNCTION:
@@ -46,7 +52,8 @@ std::unique_ptr<Corpus> Corpus::open(const std::string& path, Access access) {
     throw Error::in(path, "no corpus here (create one with `mine scan PATH --db " + path + "`)");
   sqlite3* db = nullptr;
   int flags = access == Access::ReadOnly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
-  flags |= SQLITE_OPEN_NOMUTEX;
+  // Serialized: crawl discovery (ETags) and the crawl writer share one connection.
+  flags |= SQLITE_OPEN_FULLMUTEX;
   if (sqlite3_open_v2(path.c_str(), &db, flags, nullptr) != SQLITE_OK) {
     std::string message = db ? sqlite3_errmsg(db) : "out of memory";
     sqlite3_close(db);

@@ -73,6 +73,15 @@ class InductorScan(unittest.TestCase):
                               "ON o.kernel_id = k.id WHERE o.category LIKE '%reduction' ORDER BY o.graph, k.name")
         self.assertEqual(len(rows), 9)  # 1 reduction + 8 persistent reductions in the fixture
 
+    def test_readme_query_json_each_over_aten_ops(self):
+        # json_each needs the read-only authorizer to let table-valued functions declare themselves.
+        rows = query(self.db, "SELECT a.value AS aten_op, count(*) AS n FROM kernel_occurrences o, "
+                              "json_each(o.aten_ops) a GROUP BY a.value ORDER BY n DESC")
+        self.assertIn("aten.native_layer_norm", {r["aten_op"] for r in rows})
+        refused = subprocess.run([MINE, "query", "UPDATE sqlite_master SET sql = ''", "--db", self.db],
+                                 capture_output=True, text=True)
+        self.assertNotEqual(refused.returncode, 0)
+
 
 if __name__ == "__main__":
     unittest.main()
