@@ -1,0 +1,98 @@
+"""Error classification for `mine check` results.
+
+A pure function so the C++ ingest side and the tests can rely on one vocabulary; it sees only
+what a worker (or the pool, for deaths and timeouts) could observe: the stage, the exception
+type names along the cause chain, the message, and how the process ended.
+"""
+import re
+import signal
+
+CLASSES = ("syntax", "missing_name", "type_error", "unsupported_op", "resource_limit",
+           "illegal_address", "timeout", "crash", "other")
+
+# Order matters: the first class whose pattern matches wins, and resource/illegal-address
+# markers are checked before generic type words because CUDA messages mention "type" too.
+_MESSAGE_RULES = (
+    ("resource_limit", r"out of resources|outofresources|shared memory|too many resources|"
+                       r"out of memory|cuda_error_out_of_memory|memoryerror|cannot allocate memory|"
+                       r"host memory limit|too many registers|exceeds the maximum|num_warps.*too large|"
+                       r"launch_out_of_resources|cuda_error_launch_out_of_resources"),
+    ("illegal_address", r"illegal memory access|illegal address|misaligned address|"
+                        r"illegal instruction|cuda_error_illegal|unspecified launch failure|"
+                        r"device-side assert|an illegal|invalid program counter"),
+    ("syntax", r"invalid syntax|syntaxerror|indentationerror|unexpected indent|"
+               r"unterminated string|was never closed|unmatched"),
+    ("missing_name", r"is not defined|no module named|cannot import name|has no attribute|"
+                     r"entry .* not found|unresolved name|undefined name"),
+    ("unsupported_op", r"not supported|unsupported|not implemented|notimplemented|"
+                       r"is not a triton|cannot be called from a jit|did you forget to add "
+                       r"@triton.jit|not a valid triton|unsupported ast"),
+    ("type_error", r"incompatible|type mismatch|expected .* got|must be|unexpected type|"
+                   r"cannot cast|invalid type|dtype|shape|typeerror|valueerror|"
+                   r"positional argument|keyword argument|constexpr"),
+)
+
+_TYPE_RULES = {
+    "SyntaxError": "syntax", "IndentationError": "syntax", "TabError": "syntax",
+    "NameError": "missing_name", "ImportError": "missing_name",
+    "ModuleNotFoundError": "missing_name", "AttributeError": "missing_name",
+    "UnboundLocalError": "missing_name", "MissingEntry": "missing_name",
+    "NotImplementedError": "unsupported_op", "UnsupportedLanguageConstruct": "unsupported_op",
+    "OutOfResources": "resource_limit", "MemoryError": "resource_limit",
+    "OutOfMemoryError": "resource_limit",
+    "TypeError": "type_error", "ValueError": "type_error", "AssertionError": "type_error",
+    "IndexError": "type_error", "KeyError": "type_error",
+}
+
+# Exception types that only wrap a more specific cause (Triton's CompilationError carries the
+# real error in __cause__ and its message); skip them when looking for a type verdict.
+_WRAPPERS = {"CompilationError", "RuntimeError", "Exception", "TritonError"}
+
+
+def classify(stage, exc_types=(), message="", signal_no=None, timed_out=False,
+             exit_code=None, mem_exceeded=False):
+    """Return one of CLASSES.
+
+    stage: the stage that failed (import, compile, load, run).
+    exc_types: exception class names, outermost first, then __cause__/__context__.
+    signal_no / exit_code: how the worker ended when it died without a report.
+    """
+    if timed_out:
+        return "timeout"
+    if mem_exceeded:
+        return "resource_limit"
+    msg = (message or "").lower()
+    if signal_no is not None or (exit_code is not None and not exc_types):
+        # A dead worker with an out-of-memory footprint (SIGKILL by the kernel OOM killer)
+        # is still reported as a crash: we cannot tell it apart from other kills reliably.
+        return "crash"
+    # A CUDA error surfaces as RuntimeError at load/run; the message decides before types.
+    for cls, pattern in _MESSAGE_RULES[:2]:
+        if re.search(pattern, msg):
+            return cls
+    for name in exc_types:
+        if name in _WRAPPERS:
+            continue
+        if name in _TYPE_RULES:
+            return _TYPE_RULES[name]
+    for cls, pattern in _MESSAGE_RULES[2:]:
+        if re.search(pattern, msg):
+            return cls
+    return "other"
+
+
+def signal_name(signal_no):
+    try:
+        return signal.Signals(signal_no).name
+    except (ValueError, TypeError):
+        return "signal %s" % signal_no
+
+
+def trim(message, limit=2000):
+    """Keep the head and tail of long messages: the head names the error, the tail has the
+    innermost frame or the CUDA code."""
+    message = message or ""
+    if len(message) <= limit:
+        return message
+    half = limit // 2 - 10
+    return message[:half] + "\n...[trimmed]...\n" + message[-half:]

@@ -1,0 +1,220 @@
+"""Launch planning: constexpr fallbacks, grid and synthesized argument shapes.
+
+Pure functions over the bundle spec and the kernel's parameter list, so the rules the C++
+side documents (BUNDLE.md) are tested here without Triton or a GPU.
+"""
+import math
+import re
+
+# Buffers are sized generously: masks protect well-formed kernels, but kernels mined from
+# the wild often index past what their numels suggest (strides, halos, transposes).
+MIN_BUFFER_ELEMS = 1 << 20
+MAX_BUFFER_ELEMS = 1 << 26
+DEFAULT_INT = 1024
+MAX_GRID_Y = 65535
+
+TORCH_DTYPES = {
+    "fp32": "float32", "f32": "float32", "fp16": "float16", "f16": "float16",
+    "bf16": "bfloat16", "fp64": "float64", "f64": "float64",
+    "i1": "bool", "i8": "int8", "i16": "int16", "i32": "int32", "i64": "int64",
+    "u8": "uint8", "u16": "uint16", "u32": "uint32", "u64": "uint64",
+    "fp8e4nv": "float8_e4m3fn", "fp8e5": "float8_e5m2", "fp8e4b15": "float8_e4m3fn",
+}
+
+_NUMEL_ASSIGN = re.compile(r"^[ \t]+([a-z0-9_]*numel)[ \t]*=[ \t]*(\d+)[ \t]*$", re.M)
+_BODY_CONSTEXPR = re.compile(r"^[ \t]+([A-Z0-9_]+)[ \t]*:[ \t]*tl\.constexpr[ \t]*=[ \t]*(\d+)", re.M)
+_INDUCTOR_BLOCK = re.compile(r"^(X|Y|Z|R\d*_?)BLOCK$")
+
+
+def next_pow2(n):
+    n = max(1, int(n))
+    return 1 << (n - 1).bit_length()
+
+
+def cdiv(a, b):
+    return -(-a // b)
+
+
+def numels_from_source(source):
+    """Inductor kernels pin their sizes in the body (`xnumel = 128`); the first value wins."""
+    found = {}
+    for name, value in _NUMEL_ASSIGN.findall(source):
+        found.setdefault(name, int(value))
+    return found
+
+
+def body_constexprs(source):
+    """Block sizes fixed inside the body (`R0_BLOCK: tl.constexpr = 128`) bound what
+    XBLOCK may be in persistent reductions."""
+    return {name: int(v) for name, v in _BODY_CONSTEXPR.findall(source)}
+
+
+def is_block_name(name):
+    return "BLOCK" in name.upper()
+
+
+def default_constexprs(missing, numels, fixed, py_defaults):
+    """Values for constexpr parameters the bundle left out, and which of them were guessed.
+
+    Inductor names (XBLOCK, YBLOCK, R0_BLOCK) follow its own heuristics shape: reductions keep
+    XBLOCK*RBLOCK near 2048 elements, 2D tiles near 1024; other block sizes are powers of two;
+    a Python default in the kernel signature beats any guess.
+    """
+    out, guessed = {}, []
+    known = dict(fixed)
+    inductor = [m for m in missing if _INDUCTOR_BLOCK.match(m)]
+    for name in missing:
+        if name in py_defaults:
+            out[name] = py_defaults[name]
+            continue
+        guessed.append(name)
+    # Reduction blocks first: XBLOCK depends on them.
+    for name in inductor:
+        if name.startswith("R") and name in guessed:
+            rn = numels.get(name[:-5].lower() + "numel", numels.get("rnumel", DEFAULT_INT))
+            out[name] = min(next_pow2(rn), 1024)
+            known[name] = out[name]
+    rblock = max([v for k, v in known.items() if _INDUCTOR_BLOCK.match(k) and k.startswith("R")]
+                 or [0])
+    tiles = [n for n in ("XBLOCK", "YBLOCK", "ZBLOCK") if n in missing or n in fixed]
+    generic = [n for n in guessed if n not in inductor and is_block_name(n)]
+    for name in guessed:
+        if name in out:
+            continue
+        if name in ("XBLOCK", "YBLOCK", "ZBLOCK"):
+            n = numels.get(name[0].lower() + "numel", DEFAULT_INT)
+            if rblock:
+                cap = max(1, 2048 // rblock)
+            elif len(tiles) > 1:
+                cap = 32 if name == "XBLOCK" else 1024 // 32
+            else:
+                cap = 1024
+            out[name] = min(next_pow2(n), cap)
+        elif is_block_name(name):
+            out[name] = 1024 if len(generic) == 1 else (64 if len(generic) <= 3 else 32)
+        elif name.upper().startswith("GROUP"):
+            out[name] = 8
+        elif "WARP" in name.upper():
+            out[name] = 4
+        elif "STAGE" in name.upper():
+            out[name] = 2
+        else:
+            out[name] = 1
+    return out, guessed
+
+
+def inductor_grid(numels, constexprs):
+    """Inductor's Grid1D/Grid2D/Grid2DWithYZOverflow: x on axis 0, y on axis 1 spilling
+    into axis 2 past 65535 blocks (the kernels fold program_id(2) back into y)."""
+    g = [1, 1, 1]
+    for axis, letter in enumerate("xyz"):
+        n, block = numels.get(letter + "numel"), constexprs.get(letter.upper() + "BLOCK")
+        if n is not None:
+            g[axis] = cdiv(n, block if isinstance(block, int) and block > 0 else 1)
+    if g[1] > MAX_GRID_Y and "znumel" not in numels:
+        g[2] = cdiv(g[1], MAX_GRID_Y)
+        g[1] = MAX_GRID_Y
+    return g
+
+
+def default_grid(numels, constexprs, int_args):
+    if any(k in numels for k in ("xnumel", "ynumel", "znumel")):
+        return inductor_grid(numels, constexprs), True
+    blocks = [v for k, v in constexprs.items() if is_block_name(k) and isinstance(v, int) and v > 0]
+    sizes = list(numels.values()) or [v for k, v in int_args.items() if "stride" not in k.lower()]
+    if len(blocks) == 1 and sizes:
+        return [cdiv(max(sizes), blocks[0]), 1, 1], True
+    return [1, 1, 1], True
+
+
+def scalar_value(name, ty, numels, args):
+    if name in args:
+        return args[name], False
+    if name in numels:
+        return numels[name], False
+    lname = name.lower()
+    if ty.startswith("fp") or ty in ("bf16", "f32", "f16", "f64"):
+        return (1e-5 if "eps" in lname else 1.0), True
+    if "stride" in lname:
+        return 1, True
+    if ty == "i1":
+        return 1, True
+    return DEFAULT_INT, True
+
+
+def buffer_elems(numels, int_values):
+    prod = 1
+    for v in numels.values():
+        prod *= max(1, int(v))
+    biggest = max([abs(int(v)) for v in int_values] or [0])
+    want = max(MIN_BUFFER_ELEMS, 4 * prod, 4 * biggest * biggest)
+    return min(want, MAX_BUFFER_ELEMS)
+
+
+def plan(spec, params, source=""):
+    """Everything needed to compile and launch one kernel.
+
+    params: [(name, is_constexpr, python_default_or_MISSING)] in the kernel's order.
+    Returns dict(signature, constexprs, grid, args=[(name, kind, detail)], guessed, numels).
+    Raises ValueError naming a parameter the spec cannot type.
+    """
+    numels = dict(numels_from_source(source))
+    numels.update(spec.get("numels") or {})
+    sig_in = spec.get("signature") or {}
+    given = dict(spec.get("constexprs") or {})
+    guessed = list(spec.get("guessed") or [])
+    signature, missing, py_defaults = {}, [], {}
+    for name, is_constexpr, default in params:
+        ty = sig_in.get(name)
+        if is_constexpr or ty == "constexpr" or name in given:
+            signature[name] = "constexpr"
+            if name not in given:
+                missing.append(name)
+                if default is not MISSING:
+                    py_defaults[name] = default
+        elif ty is None:
+            raise ValueError("signature has no type for parameter %r" % name)
+        else:
+            signature[name] = ty
+    extra = [n for n in list(sig_in) + list(given) if n not in signature]
+    if extra:
+        raise ValueError("spec names parameters the kernel does not have: %s" % ", ".join(extra))
+    fixed = dict(given)
+    fixed.update(body_constexprs(source))
+    filled, g2 = default_constexprs(missing, numels, fixed, py_defaults)
+    constexprs = dict(given)
+    constexprs.update(filled)
+    guessed += [n for n in g2 if n not in guessed]
+    args, int_values = [], list(numels.values())
+    for name, ty in signature.items():
+        if ty == "constexpr":
+            args.append((name, "constexpr", constexprs[name]))
+        elif not ty.startswith("*"):
+            value, was_guess = scalar_value(name, ty, numels, spec.get("args") or {})
+            if was_guess and name not in guessed:
+                guessed.append(name)
+            if isinstance(value, int) and "stride" not in name.lower():
+                int_values.append(value)
+            args.append((name, "scalar", value))
+    elems = buffer_elems(numels, int_values)
+    for i, (name, ty) in enumerate(signature.items()):
+        if ty.startswith("*"):
+            base = ty.lstrip("*").replace("k", "")
+            dtype = TORCH_DTYPES.get(base)
+            if dtype is None:
+                raise ValueError("unknown pointer type %r for %r" % (ty, name))
+            args.insert(i, (name, "tensor", (dtype, elems)))
+    grid = spec.get("grid")
+    if grid is None:
+        scalars = {n: v for n, k, v in args if k == "scalar" and isinstance(v, int)}
+        grid, _ = default_grid(numels, constexprs, scalars)
+    return {"signature": signature, "constexprs": constexprs, "grid": list(grid),
+            "args": args, "guessed": guessed, "numels": numels}
+
+
+class _Missing:
+    def __repr__(self):
+        return "MISSING"
+
+
+MISSING = _Missing()

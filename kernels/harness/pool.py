@@ -1,0 +1,265 @@
+"""The worker pool: one warm worker process per slot, each in its own session (process
+group), fed one task at a time. The parent never imports Triton or torch, so nothing a kernel
+does can take the batch down; it only reads the worker's answers, its exit status and /proc.
+"""
+import json
+import os
+import select
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+from classify import classify, signal_name, trim
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+WORKER = os.path.join(HERE, "worker.py")
+READY_TIMEOUT_S = 300
+POLL_S = 0.1
+
+
+def rss_bytes(pid):
+    try:
+        with open("/proc/%d/statm" % pid) as f:
+            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
+def group_rss_bytes(pgid):
+    """RSS of every process in the worker's group: os.system children count too."""
+    total = 0
+    try:
+        pids = [int(p) for p in os.listdir("/proc") if p.isdigit()]
+    except OSError:
+        return 0
+    for pid in pids:
+        try:
+            if os.getpgid(pid) == pgid:
+                total += rss_bytes(pid)
+        except OSError:
+            continue
+    return total
+
+
+class WorkerProc:
+    def __init__(self, env, log_path):
+        self.log = open(log_path, "ab")
+        self.proc = subprocess.Popen([sys.executable, WORKER], stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, stderr=self.log, env=env,
+                                     start_new_session=True, cwd=HERE)
+        self.buf = b""
+        self.log_path = log_path
+        self.versions = {}
+
+    def kill(self):
+        try:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        except OSError:
+            pass
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            pass
+        for f in (self.proc.stdin, self.proc.stdout):
+            try:
+                f.close()
+            except OSError:
+                pass
+        self.log.close()
+
+    def read_line(self, deadline, mem_limit, group_poll_every=10):
+        """Return (line, None) or (None, reason) with reason in timeout|eof|memory."""
+        fd = self.proc.stdout.fileno()
+        ticks = 0
+        while b"\n" not in self.buf:
+            now = time.monotonic()
+            if deadline is not None and now >= deadline:
+                return None, "timeout"
+            wait = POLL_S if deadline is None else min(POLL_S, deadline - now)
+            r, _, _ = select.select([fd], [], [], wait)
+            if r:
+                chunk = os.read(fd, 1 << 16)
+                if not chunk:
+                    return None, "eof"
+                self.buf += chunk
+            elif mem_limit:
+                ticks += 1
+                used = rss_bytes(self.proc.pid)
+                if ticks % group_poll_every == 0:
+                    used = max(used, group_rss_bytes(self.proc.pid))
+                if used > mem_limit:
+                    return None, "memory"
+        line, self.buf = self.buf.split(b"\n", 1)
+        return line.decode("utf-8", "replace"), None
+
+    def log_tail(self, n=1500):
+        try:
+            self.log.flush()
+            with open(self.log_path, "rb") as f:
+                f.seek(0, 2)
+                f.seek(max(0, f.tell() - n))
+                return f.read().decode("utf-8", "replace")
+        except OSError:
+            return ""
+
+
+class Pool:
+    def __init__(self, jobs, devices, work_dir, worker_env, timeout_s, mem_limit_mb,
+                 max_tasks_per_worker=500, on_row=None):
+        self.jobs, self.devices, self.work_dir = jobs, devices, work_dir
+        self.worker_env, self.timeout_s = worker_env, timeout_s
+        self.mem_limit = (mem_limit_mb << 20) if mem_limit_mb else 0
+        self.max_tasks = max_tasks_per_worker
+        self.on_row = on_row
+        self.lock = threading.Lock()
+        self.spawns = 0
+
+    def _spawn(self, slot):
+        env = dict(os.environ)
+        env.update(self.worker_env)
+        if self.devices is not None:
+            env["CUDA_VISIBLE_DEVICES"] = str(self.devices[slot % len(self.devices)])
+        if self.mem_limit:
+            env["MINE_MEM_LIMIT_MB"] = str(self.mem_limit >> 20)
+        log = os.path.join(self.work_dir, "worker%d.log" % slot)
+        w = WorkerProc(env, log)
+        line, why = w.read_line(time.monotonic() + READY_TIMEOUT_S, 0)
+        with self.lock:
+            self.spawns += 1
+        if line is None:
+            tail = w.log_tail()
+            w.kill()
+            raise RuntimeError("worker did not start (%s): %s" % (why, tail))
+        msg = json.loads(line)
+        if not msg.get("ready"):
+            w.kill()
+            raise RuntimeError("worker did not start: %s" % msg.get("message"))
+        w.versions = msg.get("versions") or {}
+        return w
+
+    def run(self, tasks):
+        queue = list(reversed(tasks))
+        threads = [threading.Thread(target=self._slot, args=(i, queue), daemon=True)
+                   for i in range(min(self.jobs, len(tasks)) or 1)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+
+    def _next(self, queue):
+        with self.lock:
+            return queue.pop() if queue else None
+
+    def _slot(self, slot, queue):
+        w, done, start_failures = None, 0, 0
+        while True:
+            task = self._next(queue)
+            if task is None:
+                break
+            if w is None:
+                try:
+                    w = self._spawn(slot)
+                    done = 0
+                except RuntimeError as e:
+                    start_failures += 1
+                    self._emit(task, self._fail_row(task, "worker_start", "other", str(e)), {})
+                    if start_failures >= 3:
+                        # A worker that cannot start will not start for later tasks either.
+                        while True:
+                            t = self._next(queue)
+                            if t is None:
+                                break
+                            self._emit(t, self._fail_row(t, "worker_start", "other", str(e)), {})
+                        return
+                    continue
+            start_failures = 0
+            row, w_ok = self._one(w, task)
+            self._emit(task, row, w.versions, w.proc.pid, slot)
+            done += 1
+            if not w_ok or done >= self.max_tasks:
+                w.kill()
+                w = None
+        if w is not None:
+            try:
+                w.proc.stdin.close()
+                w.proc.wait(timeout=30)
+            except (OSError, subprocess.TimeoutExpired):
+                pass
+            w.kill()
+
+    def _one(self, w, task):
+        """Run one task on w; returns (row, worker_still_usable)."""
+        t0 = time.monotonic()
+        try:
+            w.proc.stdin.write((json.dumps(task) + "\n").encode())
+            w.proc.stdin.flush()
+        except OSError as e:
+            return self._fail_row(task, "import", "crash", "worker pipe closed: %s" % e), False
+        line, why = w.read_line(t0 + self.timeout_s, self.mem_limit)
+        wall_ms = round((time.monotonic() - t0) * 1000.0, 1)
+        if line is not None:
+            try:
+                row = json.loads(line)
+            except ValueError:
+                return self._fail_row(task, "import", "crash",
+                                      "garbled worker answer: %s" % line[:200]), False
+            row["wall_ms"] = wall_ms
+            return row, not row.pop("recycle", False)
+        if why == "timeout":
+            w.kill()
+            row = self._fail_row(task, "unknown", "timeout",
+                                 "no result after %ss; process group killed\n%s"
+                                 % (self.timeout_s, w.log_tail(600)))
+        elif why == "memory":
+            w.kill()
+            row = self._fail_row(task, "unknown", "resource_limit",
+                                 "host memory limit exceeded (%d MiB RSS); process group killed"
+                                 % (self.mem_limit >> 20))
+        else:
+            try:
+                rc = w.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                rc = None
+            w.kill()
+            if rc is not None and rc < 0:
+                how = "killed by %s" % signal_name(-rc)
+                cls = classify("unknown", (), "", signal_no=-rc)
+            else:
+                how = "exited with status %s" % rc
+                cls = classify("unknown", (), "", exit_code=rc if rc is not None else -1)
+            row = self._fail_row(task, "unknown", cls,
+                                 "worker %s without a result\n%s" % (how, w.log_tail(800)))
+        row["wall_ms"] = wall_ms
+        return row, False
+
+    @staticmethod
+    def _fail_row(task, stage, cls, message):
+        spec = task["spec"]
+        return {"id": spec["id"], "entry": spec.get("entry"),
+                "stage_requested": task["stage"], "stage_reached": stage,
+                "status": "fail", "error_class": cls, "message": trim(message),
+                "compile_ms": None, "n_regs": None, "n_spills": None, "shared_bytes": None,
+                "run_ms": None, "arch": task.get("arch")}
+
+    def _emit(self, task, row, versions, pid=None, slot=None):
+        for k, v in versions.items():
+            row.setdefault(k, v)
+        if row.get("stage_reached") == "unknown":
+            row["stage_reached"] = self._last_stage_hint(task)
+        if self.devices is not None and slot is not None:
+            row["device"] = self.devices[slot % len(self.devices)]
+        row["worker_pid"] = pid
+        if self.on_row:
+            self.on_row(row)
+
+    @staticmethod
+    def _last_stage_hint(task):
+        # A worker that died took its progress with it; the scratch dir tells how far it got.
+        marker = os.path.join(task["scratch"], ".stage")
+        try:
+            with open(marker) as f:
+                return f.read().strip() or "import"
+        except OSError:
+            return "import"

@@ -1,0 +1,277 @@
+"""One warm interpreter of the check pool: reads tasks as JSON lines on stdin, answers one
+JSON line per task on the protocol fd. Run by run_bundle.py, never by hand.
+
+Triton (and torch, for load/run) are imported once at start-up so a task pays only for its
+own kernel. Anything the kernel prints goes to stderr: stdout is the protocol and a stray
+print must not corrupt it.
+"""
+import importlib.util
+import json
+import os
+import resource
+import shutil
+import sys
+import time
+import traceback
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import launch  # noqa: E402
+from classify import classify, trim  # noqa: E402
+
+STAGE_ORDER = ("import", "compile", "load", "run")
+
+
+class MissingEntry(Exception):
+    pass
+
+
+def apply_limits():
+    # RLIMIT_AS would break CUDA, which reserves tens of GiB of address space; RLIMIT_DATA
+    # counts only writable private memory actually mapped, which CUDA's reservations are not.
+    mb = int(os.environ.get("MINE_MEM_LIMIT_MB", "0") or 0)
+    if mb > 0 and os.environ.get("MINE_RLIMIT_DATA", "1") == "1":
+        lim = mb << 20
+        resource.setrlimit(resource.RLIMIT_DATA, (lim, lim))
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+
+
+def exc_chain(e):
+    names, seen = [], set()
+    while e is not None and id(e) not in seen:
+        seen.add(id(e))
+        names.append(type(e).__name__)
+        e = e.__cause__ or e.__context__
+    return names
+
+
+def exc_message(e):
+    parts, seen = [], set()
+    while e is not None and id(e) not in seen:
+        seen.add(id(e))
+        text = str(e).strip()
+        parts.append("%s: %s" % (type(e).__name__, text) if text else type(e).__name__)
+        e = e.__cause__ or e.__context__
+    return "\n-- caused by --\n".join(parts)
+
+
+def unwrap_jit(obj, jit_type):
+    """Autotuner, Heuristics and Inductor's CachingAutotuner all keep the JITFunction in .fn."""
+    for _ in range(8):
+        if isinstance(obj, jit_type):
+            return obj
+        nxt = getattr(obj, "fn", None)
+        if nxt is None or nxt is obj:
+            break
+        obj = nxt
+    raise MissingEntry("entry is not a @triton.jit function (got %s)" % type(obj).__name__)
+
+
+def kernel_params(fn):
+    """[(name, is_constexpr, default)] from a JITFunction; tolerant of Triton versions."""
+    out = []
+    for p in fn.params:
+        default = launch.MISSING
+        if getattr(p, "has_default", False):
+            default = p.default
+        out.append((p.name, bool(getattr(p, "is_constexpr", False)), default))
+    return out
+
+
+def parse_arch(arch):
+    arch = str(arch).lower().replace("sm_", "").replace("sm", "")
+    if arch.endswith("a"):
+        arch = arch[:-1]
+    return int(arch)
+
+
+class Worker:
+    def __init__(self, want_gpu):
+        import triton
+        self.triton = triton
+        from triton.compiler import ASTSource
+        from triton.backends.compiler import GPUTarget
+        self.ASTSource, self.GPUTarget = ASTSource, GPUTarget
+        self.jit_type = triton.runtime.jit.JITFunction
+        self.torch = None
+        self.versions = {"triton_version": getattr(triton, "__version__", None),
+                         "torch_version": None}
+        if want_gpu:
+            import torch
+            self.torch = torch
+            self.versions["torch_version"] = torch.__version__
+            if torch.cuda.is_available():
+                torch.cuda.init()
+                self.versions["gpu_name"] = torch.cuda.get_device_name(0)
+        else:
+            try:
+                import torch  # noqa: F401 -- only for the version string
+                self.versions["torch_version"] = torch.__version__
+            except Exception:
+                pass
+
+    def run_task(self, task):
+        spec, stage = task["spec"], task["stage"]
+        row = {"id": spec["id"], "entry": spec["entry"], "stage_requested": stage,
+               "stage_reached": "import", "status": "fail", "error_class": None,
+               "message": "", "compile_ms": None, "n_regs": None, "n_spills": None,
+               "shared_bytes": None, "run_ms": None, "arch": task["arch"]}
+        current = "import"
+        scratch = task["scratch"]
+        os.makedirs(scratch, exist_ok=True)
+        self.marker = os.path.join(scratch, ".stage")
+        self.mark("import")
+        os.chdir(scratch)
+        poisoned = False
+        try:
+            path = os.path.join(task["bundle_dir"], spec["module"])
+            with open(path) as f:
+                source = f.read()
+            modname = "mine_k%d" % spec["id"]
+            mspec = importlib.util.spec_from_file_location(modname, path)
+            mod = importlib.util.module_from_spec(mspec)
+            sys.modules[modname] = mod
+            try:
+                mspec.loader.exec_module(mod)
+                if not hasattr(mod, spec["entry"]):
+                    raise MissingEntry("entry %s not found in module" % spec["entry"])
+                fn = unwrap_jit(getattr(mod, spec["entry"]), self.jit_type)
+            finally:
+                sys.modules.pop(modname, None)
+            current = "compile"
+            row["stage_reached"] = current
+            self.mark(current)
+            p = launch.plan(spec, kernel_params(fn), source)
+            row.update(grid=p["grid"], constexprs=_jsonable(p["constexprs"]), guessed=p["guessed"])
+            configs = task.get("configs") or [None]
+            results = []
+            for cfg in configs:
+                results.append(self.compile_load_run(fn, spec, p, task, stage, row, cfg))
+                current = row["stage_reached"]
+            if task.get("configs"):
+                row["configs"] = results
+            row["status"] = "ok"
+        except BaseException as e:  # noqa: B902 -- SystemExit from kernel code is a failure too
+            if isinstance(e, KeyboardInterrupt):
+                raise
+            row["stage_reached"] = current
+            row["message"] = trim(exc_message(e) + "\n" + _tail_tb(e))
+            row["error_class"] = classify(current, exc_chain(e), exc_message(e))
+            poisoned = current in ("load", "run") or isinstance(e, SystemExit)
+        finally:
+            os.chdir(HERE)
+            if row["status"] == "ok":
+                shutil.rmtree(scratch, ignore_errors=True)
+        row["recycle"] = poisoned
+        return row
+
+    def mark(self, stage):
+        # The pool reads this when the worker dies, to tell which stage killed it.
+        try:
+            with open(self.marker, "w") as f:
+                f.write(stage)
+        except OSError:
+            pass
+
+    def compile_load_run(self, fn, spec, p, task, stage, row, cfg):
+        """One compile (+load, +run) of fn; cfg overrides constexprs/options for --autotune."""
+        constexprs = dict(p["constexprs"])
+        options = {k: v for k, v in (spec.get("options") or {}).items()
+                   if k in ("num_warps", "num_stages", "num_ctas", "maxnreg")}
+        if cfg:
+            constexprs.update(cfg.get("constexprs") or {})
+            options.update({k: cfg[k] for k in ("num_warps", "num_stages") if k in cfg})
+        names = list(p["signature"])
+        ckeys = {(names.index(k),): v for k, v in constexprs.items()}
+        attrs = {}
+        for name, a in (spec.get("attrs") or {}).items():
+            if name in names:
+                attrs[(names.index(name),)] = [list(x) for x in a]
+        src = self.ASTSource(fn, p["signature"], ckeys, attrs)
+        target = self.GPUTarget("cuda", parse_arch(task["arch"]), 32)
+        row["stage_reached"] = "compile"
+        self.mark("compile")
+        t0 = time.perf_counter()
+        ck = self.triton.compile(src, target=target, options=options)
+        compile_ms = (time.perf_counter() - t0) * 1000.0
+        res = {"constexprs": _jsonable(constexprs), "options": options,
+               "compile_ms": round(compile_ms, 2)}
+        row["compile_ms"] = res["compile_ms"]
+        meta = ck.metadata
+        row["shared_bytes"] = getattr(meta, "shared", None)
+        if STAGE_ORDER.index(stage) < STAGE_ORDER.index("load"):
+            return res
+        row["stage_reached"] = "load"
+        self.mark("load")
+        ck._init_handles()
+        row["n_regs"], row["n_spills"] = ck.n_regs, ck.n_spills
+        res.update(n_regs=ck.n_regs, n_spills=ck.n_spills)
+        if STAGE_ORDER.index(stage) < STAGE_ORDER.index("run"):
+            return res
+        row["stage_reached"] = "run"
+        self.mark("run")
+        torch = self.torch
+        args = []
+        for name, kind, detail in p["args"]:
+            if kind == "tensor":
+                dtype, n = getattr(torch, detail[0]), detail[1]
+                if dtype.is_floating_point and dtype.itemsize >= 2:
+                    args.append(torch.rand(n, device="cuda", dtype=dtype))
+                else:
+                    # Zeros keep gathered indices in bounds and make masks/bools harmless.
+                    args.append(torch.zeros(n, device="cuda", dtype=dtype))
+            elif kind == "constexpr":
+                args.append(constexprs[name])
+            else:
+                args.append(detail)
+        grid = tuple(p["grid"])
+        torch.cuda.synchronize()
+        t0 = time.perf_counter()
+        ck[grid](*args)
+        torch.cuda.synchronize()
+        row["run_ms"] = round((time.perf_counter() - t0) * 1000.0, 3)
+        res["run_ms"] = row["run_ms"]
+        if cfg is not None and task.get("bench"):
+            from triton.testing import do_bench
+            res["bench_ms"] = do_bench(lambda: ck[grid](*args), return_mode="median")
+        del args
+        return res
+
+
+def _jsonable(d):
+    out = {}
+    for k, v in d.items():
+        out[k] = v if isinstance(v, (int, float, str, bool)) or v is None else repr(v)
+    return out
+
+
+def _tail_tb(e):
+    frames = traceback.extract_tb(e.__traceback__)[-3:]
+    return "".join(traceback.format_list(frames)).rstrip()
+
+
+def main():
+    proto = os.fdopen(os.dup(1), "w", buffering=1)
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    apply_limits()
+    want_gpu = os.environ.get("MINE_WANT_GPU") == "1"
+    try:
+        w = Worker(want_gpu)
+    except BaseException as e:
+        proto.write(json.dumps({"ready": False, "message": trim(exc_message(e))}) + "\n")
+        return 3
+    proto.write(json.dumps({"ready": True, "versions": w.versions, "pid": os.getpid()}) + "\n")
+    for line in sys.stdin:
+        if not line.strip():
+            continue
+        task = json.loads(line)
+        row = w.run_task(task)
+        proto.write(json.dumps(row) + "\n")
+        if row.get("recycle"):
+            return 0
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

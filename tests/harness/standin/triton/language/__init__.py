@@ -1,0 +1,2 @@
+class constexpr:
+    """Annotation marker, as in triton.language."""

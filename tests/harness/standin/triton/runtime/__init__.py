@@ -1,0 +1,1 @@
+from . import jit  # noqa: F401
