@@ -45,7 +45,8 @@ def group_rss_bytes(pgid):
 
 class WorkerProc:
     def __init__(self, env, log_path):
-        self.log = open(log_path, "ab")
+        # Truncated per spawn so a crash message shows this worker's last words only.
+        self.log = open(log_path, "wb")
         self.proc = subprocess.Popen([sys.executable, WORKER], stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE, stderr=self.log, env=env,
                                      start_new_session=True, cwd=HERE)
@@ -96,7 +97,6 @@ class WorkerProc:
 
     def log_tail(self, n=1500):
         try:
-            self.log.flush()
             with open(self.log_path, "rb") as f:
                 f.seek(0, 2)
                 f.seek(max(0, f.tell() - n))
@@ -175,7 +175,10 @@ class Pool:
                         return
                     continue
             start_failures = 0
-            row, w_ok = self._one(w, task)
+            try:
+                row, w_ok = self._one(w, task)
+            except Exception as e:  # a harness bug must cost one row, not the slot's queue
+                row, w_ok = self._fail_row(task, "import", "other", "harness error: %r" % e), False
             self._emit(task, row, w.versions, w.proc.pid, slot)
             done += 1
             if not w_ok or done >= self.max_tasks:

@@ -1,0 +1,73 @@
+import unittest
+
+from util import HARNESS  # noqa: F401 -- puts the harness on sys.path
+from classify import CLASSES, classify, trim
+
+
+class Classify(unittest.TestCase):
+    def test_every_class_reachable(self):
+        cases = {
+            "syntax": dict(stage="import", exc_types=("SyntaxError",), message="invalid syntax"),
+            "missing_name": dict(stage="compile", exc_types=("CompilationError", "NameError"),
+                                 message="at 3:4: name 'foo' is not defined"),
+            "type_error": dict(stage="compile", exc_types=("CompilationError", "TypeError"),
+                               message="at 5:8: incompatible types fp32 and i1"),
+            "unsupported_op": dict(stage="compile", exc_types=("CompilationError",),
+                                   message="at 2:4: unsupported AST node type: With"),
+            "resource_limit": dict(stage="load", exc_types=("OutOfResources",),
+                                   message="out of resource: shared memory, Required: 262144"),
+            "illegal_address": dict(stage="run", exc_types=("RuntimeError",),
+                                    message="CUDA error: an illegal memory access was encountered"),
+            "timeout": dict(stage="compile", timed_out=True),
+            "crash": dict(stage="compile", signal_no=11),
+            "other": dict(stage="run", exc_types=("RuntimeError",), message="something odd"),
+        }
+        self.assertEqual(set(cases), set(CLASSES))
+        for want, kw in cases.items():
+            with self.subTest(want=want):
+                self.assertEqual(classify(**kw), want)
+
+    def test_wrapped_cause_decides_over_wrapper(self):
+        # Triton wraps everything in CompilationError; the cause's type is the verdict.
+        self.assertEqual(classify("compile", ("CompilationError", "AttributeError"),
+                                  "module 'triton.language' has no attribute 'foo'"),
+                         "missing_name")
+        self.assertEqual(classify("import", ("ModuleNotFoundError",), "No module named 'apex'"),
+                         "missing_name")
+        self.assertEqual(classify("compile", ("CompilationError", "NotImplementedError"), ""),
+                         "unsupported_op")
+
+    def test_cuda_messages_beat_exception_types(self):
+        self.assertEqual(classify("run", ("ValueError",),
+                                  "CUDA_ERROR_MISALIGNED_ADDRESS: misaligned address"),
+                         "illegal_address")
+        self.assertEqual(classify("run", ("TypeError",), "CUDA out of memory. Tried to allocate"),
+                         "resource_limit")
+
+    def test_process_deaths(self):
+        self.assertEqual(classify("import", (), "", exit_code=0), "crash")
+        self.assertEqual(classify("compile", (), "", signal_no=6), "crash")
+        self.assertEqual(classify("compile", (), "", mem_exceeded=True), "resource_limit")
+        # A timeout wins over whatever else was seen: the process was killed by us.
+        self.assertEqual(classify("run", ("RuntimeError",), "illegal memory access",
+                                  timed_out=True), "timeout")
+
+    def test_message_fallbacks_without_types(self):
+        self.assertEqual(classify("compile", ("CompilationError",), "x is not defined"),
+                         "missing_name")
+        self.assertEqual(classify("compile", ("CompilationError",),
+                                  "Cannot call @triton.jit'd outside of the scope of a kernel "
+                                  "... not supported"), "unsupported_op")
+        self.assertEqual(classify("compile", ("CompilationError",), "", ), "other")
+
+    def test_trim_keeps_head_and_tail(self):
+        msg = "HEAD" + "x" * 5000 + "TAIL"
+        t = trim(msg, 200)
+        self.assertLessEqual(len(t), 220)
+        self.assertTrue(t.startswith("HEAD") and t.endswith("TAIL"))
+        self.assertEqual(trim("short"), "short")
+        self.assertEqual(trim(None), "")
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,98 @@
+import unittest
+
+from util import HARNESS  # noqa: F401
+import launch
+from launch import MISSING, plan
+
+INDUCTOR_PERSISTENT = """
+def k(in_out_ptr0, in_ptr0, xnumel, r0_numel, XBLOCK : tl.constexpr):
+    xnumel = 128
+    r0_numel = 128
+    R0_BLOCK: tl.constexpr = 128
+"""
+
+INDUCTOR_2D = """
+def k(in_ptr0, out_ptr0, ynumel, xnumel, YBLOCK : tl.constexpr, XBLOCK : tl.constexpr):
+    ynumel = 262144
+    xnumel = 9
+"""
+
+
+def params(*names, constexprs=()):
+    return [(n, n in constexprs, MISSING) for n in names]
+
+
+class Plan(unittest.TestCase):
+    def test_inductor_persistent_reduction(self):
+        spec = {"signature": {"in_out_ptr0": "*fp32", "in_ptr0": "*i64", "xnumel": "i32",
+                              "r0_numel": "i32", "XBLOCK": "constexpr"}}
+        p = plan(spec, params("in_out_ptr0", "in_ptr0", "xnumel", "r0_numel", "XBLOCK",
+                              constexprs=("XBLOCK",)), INDUCTOR_PERSISTENT)
+        # R0_BLOCK is fixed at 128 in the body, so XBLOCK keeps the tile near 2048 elements.
+        self.assertEqual(p["constexprs"], {"XBLOCK": 16})
+        self.assertEqual(p["grid"], [8, 1, 1])
+        self.assertEqual([a[1] for a in p["args"]],
+                         ["tensor", "tensor", "scalar", "scalar", "constexpr"])
+        self.assertEqual(p["args"][1][2][0], "int64")
+        self.assertEqual(p["args"][2], ("xnumel", "scalar", 128))
+        self.assertIn("XBLOCK", p["guessed"])
+        self.assertNotIn("xnumel", p["guessed"])
+
+    def test_inductor_2d_overflows_into_z(self):
+        spec = {"signature": {"in_ptr0": "*fp32", "out_ptr0": "*fp32", "ynumel": "i32",
+                              "xnumel": "i32"}, "constexprs": {"YBLOCK": 2, "XBLOCK": 16}}
+        p = plan(spec, params("in_ptr0", "out_ptr0", "ynumel", "xnumel", "YBLOCK", "XBLOCK",
+                              constexprs=("YBLOCK", "XBLOCK")), INDUCTOR_2D)
+        # 262144/2 = 131072 y-blocks do not fit CUDA's 65535 limit on grid axis 1.
+        self.assertEqual(p["grid"], [1, 65535, 3])  # 2 full rows of 65535 + a partial one
+        self.assertEqual(p["guessed"], [])
+
+    def test_generic_block_and_defaults(self):
+        spec = {"signature": {"x_ptr": "*fp16", "y_ptr": "*fp16", "n_elements": "i32",
+                              "eps": "fp32", "stride_x": "i32"},
+                "numels": {"n_elements": 10000}}
+        ps = params("x_ptr", "y_ptr", "n_elements", "eps", "stride_x", "BLOCK_SIZE",
+                    constexprs=("BLOCK_SIZE",))
+        p = plan(spec, ps)
+        self.assertEqual(p["constexprs"], {"BLOCK_SIZE": 1024})
+        self.assertEqual(p["grid"], [10, 1, 1])
+        values = {a[0]: a[2] for a in p["args"]}
+        self.assertEqual(values["eps"], 1e-5)
+        self.assertEqual(values["stride_x"], 1)
+        self.assertEqual(values["x_ptr"][0], "float16")
+        self.assertGreaterEqual(values["x_ptr"][1], 4 * 10000)
+
+    def test_python_default_beats_guess(self):
+        ps = [("x_ptr", False, MISSING), ("BLOCK", True, 256), ("ACT", True, MISSING)]
+        p = plan({"signature": {"x_ptr": "*fp32"}}, ps)
+        self.assertEqual(p["constexprs"], {"BLOCK": 256, "ACT": 1})
+        self.assertEqual(p["guessed"], ["ACT"])
+
+    def test_matmul_blocks_and_explicit_grid(self):
+        names = ("a", "b", "c", "M", "N", "K", "BLOCK_M", "BLOCK_N", "BLOCK_K", "GROUP_M")
+        ps = params(*names, constexprs=names[6:])
+        spec = {"signature": {"a": "*fp16", "b": "*fp16", "c": "*fp16", "M": "i32", "N": "i32",
+                              "K": "i32"}, "args": {"M": 256, "N": 256, "K": 256},
+                "grid": [16, 1, 1]}
+        p = plan(spec, ps)
+        self.assertEqual(p["constexprs"],
+                         {"BLOCK_M": 64, "BLOCK_N": 64, "BLOCK_K": 64, "GROUP_M": 8})
+        self.assertEqual(p["grid"], [16, 1, 1])
+        self.assertNotIn("M", p["guessed"])
+
+    def test_errors_name_the_parameter(self):
+        with self.assertRaisesRegex(ValueError, "'n'"):
+            plan({"signature": {"x": "*fp32"}}, params("x", "n"))
+        with self.assertRaisesRegex(ValueError, "does not have: y"):
+            plan({"signature": {"x": "*fp32", "y": "i32"}}, params("x"))
+        with self.assertRaisesRegex(ValueError, "unknown pointer type"):
+            plan({"signature": {"x": "*weird"}}, params("x"))
+
+    def test_buffer_bounds(self):
+        self.assertEqual(launch.buffer_elems({}, []), launch.MIN_BUFFER_ELEMS)
+        self.assertEqual(launch.buffer_elems({"xnumel": 1 << 30}, []), launch.MAX_BUFFER_ELEMS)
+        self.assertEqual(launch.numels_from_source(INDUCTOR_2D), {"ynumel": 262144, "xnumel": 9})
+
+
+if __name__ == "__main__":
+    unittest.main()
