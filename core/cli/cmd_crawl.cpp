@@ -1,0 +1,191 @@
+#include <unistd.h>
+
+#include <atomic>
+#include <csignal>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <thread>
+
+#include "core/cli/command.h"
+#include "core/cli/options.h"
+#include "core/crawl/crawl_clock.h"
+#include "core/crawl/crawl_pipeline.h"
+#include "core/crawl/github_client.h"
+#include "core/crawl/repo_cloner.h"
+#include "core/crawl/repo_list.h"
+#include "core/crawl/repo_search.h"
+#include "core/error.h"
+#include "core/scan/scanner.h"
+#include "corpus/corpus.h"
+#include "corpus/crawl_state.h"
+
+namespace mine::cli {
+namespace {
+
+std::atomic<bool> g_cancel{false};
+
+void on_interrupt(int) {
+  // First Ctrl-C: finish the repositories in flight and stop. Second: die at once (the corpus
+  // is transactional, so even that loses nothing already stored).
+  if (g_cancel.exchange(true)) std::_Exit(130);
+}
+
+std::string default_cache_dir() {
+  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return std::string(x) + "/mine/repos";
+  if (const char* h = std::getenv("HOME"); h && *h) return std::string(h) + "/.cache/mine/repos";
+  return ".mine-cache/repos";
+}
+
+// The token comes from the environment or a file, never from the command line, where `ps`
+// and shell history would show it.
+std::string read_token(const std::string& token_file) {
+  if (!token_file.empty()) {
+    std::ifstream in(token_file);
+    if (!in) throw Error::in(token_file, "cannot read the token file");
+    std::string token;
+    std::getline(in, token);
+    while (!token.empty() && isspace(static_cast<unsigned char>(token.back()))) token.pop_back();
+    if (token.empty()) throw Error::in(token_file, "the token file is empty");
+    return token;
+  }
+  const char* env = std::getenv("GITHUB_TOKEN");
+  return env ? env : "";
+}
+
+int run_crawl(const std::vector<std::string>& args) {
+  po::options_description options("mine crawl options");
+  std::string db, query, repos_file, cache_dir, api_url, token_file;
+  int64_t min_stars = 100, max_repos = 0, max_repo_size_mb = 2048;
+  int jobs = 0;
+  options.add_options()
+      ("db", po::value(&db)->default_value(default_db_path()), "corpus file (created if missing)")
+      ("min-stars", po::value(&min_stars)->default_value(100), "only repositories with at least this many stars")
+      ("query", po::value(&query)->default_value("triton language:python"),
+       "GitHub search words and qualifiers (the star threshold is added)")
+      ("max-repos", po::value(&max_repos)->default_value(0), "stop after this many repositories (0 = all)")
+      ("repos-file", po::value(&repos_file), "crawl the repositories listed in this file (owner/name per line) "
+                                            "instead of searching")
+      ("cache-dir", po::value(&cache_dir)->default_value(default_cache_dir()), "where bare clones are kept")
+      ("jobs,j", po::value(&jobs)->default_value(0), "clone-and-mine workers (0 = all cores)")
+      ("api-url", po::value(&api_url)->default_value("https://api.github.com"),
+       "GitHub API base (GitHub Enterprise: https://HOST/api/v3, or a test server)")
+      ("token-file", po::value(&token_file), "read the API token from this file (else $GITHUB_TOKEN; optional)")
+      ("max-repo-size", po::value(&max_repo_size_mb)->default_value(2048),
+       "skip repositories larger than this many MB by the API's size field (0 = no limit)")
+      ("include-forks", "also crawl forks")
+      ("include-archived", "also crawl archived repositories")
+      ("always-ask-remote", "compare the remote head even when pushed_at has not changed")
+      ("quiet,q", "print only the summary and errors");
+  po::positional_options_description positional;
+  po::variables_map vm;
+  if (!parse_options(args, options, positional, vm,
+                     "mine crawl [--min-stars 100] [--query Q] [--repos-file FILE] [--db corpus.db] [--jobs N]",
+                     "GITHUB_TOKEN=... mine crawl --min-stars 100 --query 'triton language:python' --max-repos 50"))
+    return kExitOk;
+  if (jobs <= 0) jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  if (min_stars < 0) throw UsageError{"--min-stars must be 0 or more"};
+
+  auto corpus = Corpus::open(db, Corpus::Access::ReadWrite);
+  CorpusCrawlState state(*corpus);
+  SystemCrawlClock clock;
+  GithubClientOptions client_options;
+  client_options.api_url = api_url;
+  client_options.token = read_token(token_file);
+  GithubClient client(client_options, clock, &state);
+
+  std::error_code ec;
+  std::filesystem::create_directories(cache_dir, ec);
+  if (ec) throw Error::in(cache_dir, "cannot create the cache directory: " + ec.message());
+  RepoClonerOptions cloner_options;
+  cloner_options.cache_dir = cache_dir;
+  cloner_options.max_transfer_bytes = max_repo_size_mb > 0 ? max_repo_size_mb * 2 * (1 << 20) : 0;
+  cloner_options.cancel = &g_cancel;
+  RepoCloner cloner(cloner_options);
+
+  // Workers mine several repositories at once, so each extraction uses one thread.
+  ScanOptions scan_options;
+  scan_options.jobs = 1;
+  Scanner scanner(all_plugins(), scan_options);
+  nlohmann::json inputs = {{"query", query}, {"min_stars", min_stars}, {"api_url", api_url}};
+  if (!repos_file.empty()) inputs["repos_file"] = repos_file;
+  int64_t scan_id = corpus->begin_scan("crawl", nlohmann::json::array({inputs}));
+
+  MineFunction mine = [&](const RepoInfo& repo, const std::string& path, const std::string& commit) {
+    auto tree = open_git_tree(path, commit);
+    auto snap = std::make_shared<RepoSnapshot>(scanner.extract(*tree, repo.full_name));
+    snap->location = repo.clone_url;
+    MineResult result;
+    result.kernels = static_cast<int64_t>(snap->kernels.size());
+    result.store = [&corpus, scan_id, snap] { corpus->store(scan_id, *snap); };
+    return result;
+  };
+
+  bool live = !vm.count("quiet") && CrawlProgress::is_terminal(STDERR_FILENO);
+  std::ofstream devnull;
+  CrawlProgress progress(vm.count("quiet") ? devnull : std::cerr, live);
+  client.set_wait_listener([&](const ApiWait& w) { progress.api_wait(w.reason, w.remaining); });
+
+  DiscoverFunction discover;
+  if (!repos_file.empty()) {
+    std::vector<std::string> names = read_repo_list(repos_file);
+    discover = [&, names](const std::function<void(const RepoInfo&)>& emit) {
+      for (const auto& name : names) {
+        if (g_cancel) return;
+        RepoInfo info;
+        try {
+          info = lookup_repo(client, name);
+        } catch (const Error& e) {
+          state.mark_failed(name, e.what());
+          progress.failed(name, e.what());
+          continue;
+        }
+        emit(info);
+      }
+    };
+  } else {
+    RepoSearchOptions search_options;
+    search_options.query = query;
+    search_options.min_stars = min_stars;
+    search_options.max_repos = max_repos;
+    search_options.include_forks = vm.count("include-forks") > 0;
+    search_options.include_archived = vm.count("include-archived") > 0;
+    search_options.max_size_kb = max_repo_size_mb * 1024;
+    discover = [&, search_options](const std::function<void(const RepoInfo&)>& emit) {
+      RepoSearch search(client, search_options);
+      search.run([&](const RepoInfo& r) {
+        if (g_cancel) throw Error("crawl interrupted");
+        emit(r);
+      });
+    };
+  }
+
+  CrawlPipelineOptions pipeline_options;
+  pipeline_options.jobs = jobs;
+  pipeline_options.trust_pushed_at = !vm.count("always-ask-remote");
+  pipeline_options.cancel = &g_cancel;
+  std::signal(SIGINT, on_interrupt);
+  std::signal(SIGTERM, on_interrupt);
+  CrawlPipeline pipeline(state, cloner, mine, pipeline_options, progress);
+  CrawlSummary summary = pipeline.run(discover);
+  progress.finish();
+
+  ScanTotals totals;
+  totals.kernels_found = summary.counts.kernels;
+  totals.errors = summary.counts.failed;
+  corpus->finish_scan(scan_id, totals);
+  const auto& c = summary.counts;
+  std::cout << "crawl " << (summary.cancelled ? "interrupted" : "done") << ": " << c.discovered << " discovered, "
+            << c.cloned << " cloned, " << c.fetched << " fetched, " << c.unchanged << " unchanged, " << c.mined
+            << " mined, " << c.kernels << " kernels, " << c.failed << " failed, " << c.api_waits << " API waits\n";
+  for (const auto& [repo, error] : summary.failures) std::cout << "  failed: " << repo << ": " << error << "\n";
+  if (!summary.discovery_error.empty()) std::cout << "  discovery stopped: " << summary.discovery_error << "\n";
+  if (summary.cancelled) std::cout << "run the same command again to continue where it stopped\n";
+  return (summary.discovery_error.empty() && !summary.cancelled) ? kExitOk : kExitFailure;
+}
+
+RegisterCommand reg({"crawl", "discover GitHub repositories, clone them bare and mine them, resumably", run_crawl, 20});
+
+}  // namespace
+}  // namespace mine::cli

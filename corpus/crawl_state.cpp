@@ -1,0 +1,96 @@
+#include "corpus/crawl_state.h"
+
+#include <ctime>
+
+#include "corpus/sqlite_statement.h"
+
+namespace mine {
+namespace {
+
+std::string utc_now() {
+  std::time_t t = std::time(nullptr);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+  return buf;
+}
+
+}  // namespace
+
+void CorpusCrawlState::upsert_discovered(const RepoInfo& r) {
+  std::lock_guard lock(mutex_);
+  sqlite3* db = corpus_.handle();
+  SqliteTransaction tx(db);
+  // A re-crawl rediscovers everything: refresh the API's metadata, keep what was mined, and
+  // leave the state alone unless the repository had never got past discovery or failed.
+  SqliteStatement s(db,
+                    "INSERT INTO repos(name, source_kind, location, clone_url, stars, default_branch, license, "
+                    "pushed_at, size_kb, fork, archived, crawl_state, crawled_at) "
+                    "VALUES (?, 'git', ?, ?, ?, ?, ?, ?, ?, ?, ?, 'discovered', ?) "
+                    "ON CONFLICT(name) DO UPDATE SET location=excluded.location, clone_url=excluded.clone_url, "
+                    "stars=excluded.stars, default_branch=excluded.default_branch, license=excluded.license, "
+                    "pushed_at=excluded.pushed_at, size_kb=excluded.size_kb, fork=excluded.fork, "
+                    "archived=excluded.archived, crawl_state=coalesce(repos.crawl_state, 'discovered'), "
+                    "crawled_at=excluded.crawled_at");
+  s.bind(1, r.full_name).bind(2, r.clone_url).bind(3, r.clone_url).bind(4, r.stars).bind(5, r.default_branch);
+  s.bind_optional(6, r.license_spdx).bind(7, r.pushed_at).bind(8, r.size_kb).bind(9, r.fork ? 1 : 0);
+  s.bind(10, r.archived ? 1 : 0).bind(11, utc_now());
+  s.run();
+  tx.commit();
+}
+
+void CorpusCrawlState::mark_cloned(const std::string& full_name, const std::string& commit) {
+  std::lock_guard lock(mutex_);
+  SqliteStatement s(corpus_.handle(),
+                    "UPDATE repos SET crawl_state=CASE WHEN crawl_state='mined' AND commit_id=?1 THEN 'mined' "
+                    "ELSE 'cloned' END, cloned_commit=?1, crawled_at=?2 WHERE name=?3");
+  s.bind(1, commit).bind(2, utc_now()).bind(3, full_name);
+  s.run();
+}
+
+void CorpusCrawlState::mark_mined(const RepoInfo& r, const std::string& commit, int64_t kernels) {
+  std::lock_guard lock(mutex_);
+  SqliteStatement s(corpus_.handle(),
+                    "UPDATE repos SET crawl_state='mined', crawl_error=NULL, commit_id=?, mined_pushed_at=?, "
+                    "mined_kernels=?, crawled_at=? WHERE name=?");
+  s.bind(1, commit).bind(2, r.pushed_at).bind(3, kernels).bind(4, utc_now()).bind(5, r.full_name);
+  s.run();
+}
+
+void CorpusCrawlState::mark_failed(const std::string& full_name, const std::string& error) {
+  std::lock_guard lock(mutex_);
+  SqliteStatement s(corpus_.handle(),
+                    "INSERT INTO repos(name, source_kind, crawl_state, crawl_error, crawled_at) "
+                    "VALUES (?1, 'git', 'failed', ?2, ?3) ON CONFLICT(name) DO UPDATE SET crawl_state='failed', "
+                    "crawl_error=?2, crawled_at=?3");
+  s.bind(1, full_name).bind(2, error).bind(3, utc_now());
+  s.run();
+}
+
+std::optional<MinedRecord> CorpusCrawlState::last_mined(const std::string& full_name) {
+  std::lock_guard lock(mutex_);
+  SqliteStatement s(corpus_.handle(),
+                    "SELECT commit_id, coalesce(mined_pushed_at, ''), coalesce(mined_kernels, 0) FROM repos "
+                    "WHERE name=? AND commit_id IS NOT NULL AND mined_pushed_at IS NOT NULL");
+  s.bind(1, full_name);
+  if (!s.step()) return std::nullopt;
+  return MinedRecord{s.column_text(0), s.column_text(1), s.column_int(2)};
+}
+
+std::optional<CachedResponse> CorpusCrawlState::etag_lookup(const std::string& url) {
+  std::lock_guard lock(mutex_);
+  SqliteStatement s(corpus_.handle(), "SELECT etag, body FROM api_etags WHERE url=?");
+  s.bind(1, url);
+  if (!s.step()) return std::nullopt;
+  return CachedResponse{s.column_text(0), s.column_text(1)};
+}
+
+void CorpusCrawlState::etag_store(const std::string& url, const CachedResponse& r) {
+  std::lock_guard lock(mutex_);
+  SqliteStatement s(corpus_.handle(),
+                    "INSERT INTO api_etags(url, etag, body) VALUES (?, ?, ?) "
+                    "ON CONFLICT(url) DO UPDATE SET etag=excluded.etag, body=excluded.body");
+  s.bind(1, url).bind(2, r.etag).bind(3, r.body);
+  s.run();
+}
+
+}  // namespace mine
