@@ -148,16 +148,24 @@ constexpr int kShapeCount = sizeof(kShapes) / sizeof(kShapes[0]);
 const char* kWords[] = {"acc", "val", "tmp", "res", "buf", "lhs", "rhs", "data", "vec", "blk", "part", "cur",
                         "prev", "out", "inp", "src", "dst", "tile", "frag", "elem", "sum", "prod", "xs", "ys"};
 const char* kOps[] = {"+", "-", "*"};
+// Extra statements, each with its own random constant: families of the same shape differ in
+// several of these, as independently written kernels of one idea do, so that they are not near
+// duplicates of each other.
 const char* kExtras[] = {
-    "    {A} = tl.maximum({A}, 0.0)\n",
-    "    {C} = {C}.to(tl.float32)\n",
-    "    tl.debug_barrier()\n",
-    "    {B} = tl.minimum({B}, {K0})\n",
-    "    scale = tl.load(scale_ptr)\n",
-    "    {C} = tl.where({C} > 0, {C}, {C} * 0.01)\n",
-    "    {A} = tl.abs({A}) + 1e-6\n",
-    "    tl.static_assert(BLOCK_SIZE >= 16)\n",
+    "    {A} = tl.maximum({A}, {N})\n",
+    "    {C} = {C}.to(tl.float32) * {N}\n",
+    "    {B} = tl.minimum({B}, {N})\n",
+    "    scale = tl.load(scale_ptr + {N})\n",
+    "    {C} = tl.where({C} > {N}, {C}, {C} * 0.01)\n",
+    "    {A} = tl.abs({A}) + {N}\n",
+    "    tl.static_assert(BLOCK_SIZE >= {N})\n",
+    "    {B} = {B} * {N} + tl.sqrt({A} * {A} + 1e-6)\n",
+    "    bias = tl.load(bias_ptr + {N}, eviction_policy='evict_last')\n",
+    "    {C} = tl.math.exp2({C} * {N})\n",
+    "    {A} = tl.clamp({A}, -{N}, {N})\n",
+    "    tmp_{N2} = tl.sum({B}, axis=0) / {N}\n",
 };
+constexpr size_t kExtraCount = sizeof(kExtras) / sizeof(kExtras[0]);
 
 std::string replace_all(std::string s, const std::string& from, const std::string& to) {
   for (size_t p = s.find(from); p != std::string::npos; p = s.find(from, p + to.size())) s.replace(p, from.size(), to);
@@ -176,8 +184,11 @@ std::string make_document(size_t i, size_t family_size) {
               c = kWords[pick(24)] + std::string("_c");
   std::string k0 = std::to_string(1 + pick(1000)) + "." + std::to_string(pick(100));
   std::string extra;
-  size_t extras = 1 + pick(3);
-  for (size_t e = 0; e < extras; ++e) extra += kExtras[pick(8)];
+  size_t extras = 6 + pick(5);
+  for (size_t e = 0; e < extras; ++e) {
+    std::string line = replace_all(kExtras[pick(kExtraCount)], "{N2}", std::to_string(pick(100)));
+    extra += replace_all(line, "{N}", std::to_string(pick(1000)) + "." + std::to_string(pick(1000)));
+  }
   std::string header = "import triton\nimport triton.language as tl\n";
   if (pick(2)) header = "import torch\n" + header;
   std::string docstring = "Kernel " + std::to_string(family) + " from project " + kWords[pick(24)];
