@@ -120,4 +120,35 @@ void link_near_duplicates(const SignatureMatrix& sigs, LshBands lsh, double thre
   }
 }
 
+LshIndex::LshIndex(int perms, LshBands bands) : perms_(perms), bands_(bands) {
+  if (bands.bands < 1 || bands.rows < 1 || bands.bands * bands.rows > perms)
+    throw Error("LSH index: " + std::to_string(bands.bands) + " bands x " + std::to_string(bands.rows) +
+                " rows do not fit in " + std::to_string(perms) + " permutations");
+  buckets_.resize(static_cast<size_t>(bands.bands));
+}
+
+uint32_t LshIndex::add(const uint32_t* signature) {
+  uint32_t id = static_cast<uint32_t>(count_++);
+  signatures_.insert(signatures_.end(), signature, signature + perms_);
+  for (int b = 0; b < bands_.bands; ++b)
+    buckets_[static_cast<size_t>(b)].emplace(band_key(signature + b * bands_.rows, bands_.rows), id);
+  return id;
+}
+
+std::vector<uint32_t> LshIndex::near(const uint32_t* signature, double threshold) const {
+  std::vector<uint32_t> candidates;
+  for (int b = 0; b < bands_.bands; ++b) {
+    auto range = buckets_[static_cast<size_t>(b)].equal_range(band_key(signature + b * bands_.rows, bands_.rows));
+    for (auto it = range.first; it != range.second; ++it) candidates.push_back(it->second);
+  }
+  std::sort(candidates.begin(), candidates.end());
+  candidates.erase(std::unique(candidates.begin(), candidates.end()), candidates.end());
+  std::vector<uint32_t> out;
+  for (uint32_t id : candidates)
+    if (estimated_jaccard(signature, signatures_.data() + static_cast<size_t>(id) * static_cast<size_t>(perms_), perms_) >=
+        threshold)
+      out.push_back(id);
+  return out;
+}
+
 }  // namespace mine::dedup

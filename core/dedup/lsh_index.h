@@ -1,6 +1,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <unordered_map>
 #include <vector>
 
 #include "core/dedup/disjoint_sets.h"
@@ -43,5 +44,26 @@ struct NearDupStats {
 // usually joined through another band or transitively.
 void link_near_duplicates(const SignatureMatrix& sigs, LshBands bands, double threshold, int threads,
                           DisjointSets& sets, NearDupStats* stats = nullptr);
+
+// An LSH index for asking "which stored signatures might be near this one?" one query at a time:
+// decontamination indexes the benchmark items and asks for each kernel, so that kernels are never
+// linked to each other (a kernel near a kernel near a benchmark item is not itself contaminated).
+class LshIndex {
+ public:
+  LshIndex(int perms, LshBands bands);
+  // Returns the new entry's id (0, 1, ...). The signature is copied.
+  uint32_t add(const uint32_t* signature);
+  // Ids whose signature shares a band with `signature` and whose estimated Jaccard with it is at
+  // least `threshold`, ascending.
+  std::vector<uint32_t> near(const uint32_t* signature, double threshold) const;
+  size_t size() const { return count_; }
+
+ private:
+  int perms_;
+  LshBands bands_;
+  size_t count_ = 0;
+  std::vector<uint32_t> signatures_;
+  std::vector<std::unordered_multimap<uint64_t, uint32_t>> buckets_;  // one per band
+};
 
 }  // namespace mine::dedup

@@ -102,3 +102,20 @@ TEST_CASE("LSH links planted near-duplicates and nothing else", "[dedup][lsh]") 
   for (uint32_t i = 0; i < roots.size(); ++i) CHECK(roots[i] == (i / 4) * 4);
   CHECK(stats.accepted_pairs >= 120);
 }
+
+TEST_CASE("LshIndex answers near queries without linking the queries", "[dedup][lsh]") {
+  MinHasher hasher;
+  std::mt19937 rng(3);
+  std::vector<std::string> a, b;
+  for (int i = 0; i < 300; ++i) a.push_back("a" + std::to_string(rng() % 1000));
+  for (int i = 0; i < 300; ++i) b.push_back("b" + std::to_string(rng() % 1000));
+  LshIndex index(256, choose_bands(0.85, 256));
+  CHECK(index.add(hasher.sign(a).data()) == 0);
+  CHECK(index.add(hasher.sign(b).data()) == 1);
+  auto a2 = a;
+  a2[150] = "changed";
+  CHECK(index.near(hasher.sign(a2).data(), 0.85) == std::vector<uint32_t>{0});
+  std::vector<std::string> c;
+  for (int i = 0; i < 300; ++i) c.push_back("c" + std::to_string(rng() % 1000));
+  CHECK(index.near(hasher.sign(c).data(), 0.85).empty());
+}
