@@ -20,11 +20,11 @@ std::set<std::string> split_names(const std::string& list) {
 }  // namespace
 
 FixtureExpectations read_expectations(const std::string& text) {
-  static const std::regex count(R"(^#\s*expect:\s*kernels\s+(\d+)\s*$)");
-  static const std::regex needs(R"(^#\s*expect:\s*kernel\s+(\S+)\s+needs\s+(.*)$)");
-  static const std::regex unresolved(R"(^#\s*expect:\s*kernel\s+(\S+)\s+unresolved\s+(.*)$)");
-  static const std::regex not_contained(R"(^#\s*expect:\s*kernel\s+(\S+)\s+not self-contained\s*$)");
-  static const std::regex absent(R"(^#\s*expect:\s*no kernel\s+(\S+)\s*$)");
+  static const std::regex count(R"(^(?:#|//)\s*expect:\s*kernels\s+(\d+)\s*$)");
+  static const std::regex needs(R"(^(?:#|//)\s*expect:\s*kernel\s+(\S+)\s+needs\s+(.*)$)");
+  static const std::regex unresolved(R"(^(?:#|//)\s*expect:\s*kernel\s+(\S+)\s+unresolved\s+(.*)$)");
+  static const std::regex not_contained(R"(^(?:#|//)\s*expect:\s*kernel\s+(\S+)\s+not self-contained\s*$)");
+  static const std::regex absent(R"(^(?:#|//)\s*expect:\s*no kernel\s+(\S+)\s*$)");
   FixtureExpectations out;
   std::stringstream in(text);
   std::string line;

@@ -6,7 +6,8 @@
 
 namespace mine::testing {
 
-// Expectations a fixture file states about itself in `# expect:` comments:
+// Expectations a fixture file states about itself in `# expect:` comments (`// expect:` in C-like
+// fixtures):
 //   # expect: kernels N                      exactly N kernels in the file
 //   # expect: kernel Q needs a, b, c         the dependencies of Q (resolved ones), exactly
 //   # expect: kernel Q unresolved a, b       the unresolved names of Q, exactly

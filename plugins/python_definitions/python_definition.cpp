@@ -1,0 +1,82 @@
+#include "plugins/python_definitions/python_definition.h"
+
+namespace mine {
+
+std::vector<TSNode> decorators_of(TSNode node) {
+  std::vector<TSNode> out;
+  if (!is_type(node, "decorated_definition")) return out;
+  for_each_named_child(node, [&](TSNode d) {
+    if (is_type(d, "decorator")) out.push_back(ts_node_named_child(d, 0));
+  });
+  return out;
+}
+
+nlohmann::json parameters_of(const PythonModule& m, TSNode definition) {
+  nlohmann::json params = nlohmann::json::array();
+  TSNode list = field(definition, "parameters");
+  if (ts_node_is_null(list)) return params;
+  for_each_named_child(list, [&](TSNode p) {
+    nlohmann::json entry;
+    std::string_view t = node_type(p);
+    if (t == "default_parameter" || t == "typed_default_parameter") {
+      entry["name"] = m.text_of(field(p, "name"));
+      entry["default"] = m.text_of(field(p, "value"));
+      if (t == "typed_default_parameter") entry["annotation"] = m.text_of(field(p, "type"));
+    } else if (t == "typed_parameter") {
+      entry["name"] = m.text_of(ts_node_named_child(p, 0));
+      entry["annotation"] = m.text_of(field(p, "type"));
+    } else {
+      entry["name"] = m.text_of(p);
+    }
+    params.push_back(entry);
+  });
+  return params;
+}
+
+std::string definition_at_top_level(const PythonModule& m, const FunctionSite& site) {
+  std::string text;
+  for (TSNode d : site.decorators) {
+    std::string raw = m.text_of(d);
+    if (raw == "staticmethod" || raw == "classmethod") continue;
+    text += "@" + m.dedented_text(d, site.indent) + "\n";
+  }
+  return text + m.dedented_text(site.definition, site.indent);
+}
+
+ExtractedKernel kernel_from_function(const FileView& file, const FunctionSite& site, const std::string& definition,
+                                     const DependencyLabeler& labeler) {
+  const PythonModule& m = *file.python();
+  ClosureRoot root;
+  root.text = definition;
+  root.reads = free_names(m.tree(), site.node);
+  root.binds = {site.name};
+  root.statement = site.statement;
+  ClosureResult closure = file.close_over(root, labeler);
+
+  ExtractedKernel k;
+  k.name = site.name;
+  k.qualname = site.qualname;
+  k.start_line = first_line(site.node);
+  k.end_line = last_line(site.node);
+  k.source = m.dedented_text(site.node, site.indent);
+  k.standalone = std::move(closure.standalone);
+  k.dependencies = std::move(closure.dependencies);
+  k.external_modules = std::move(closure.external_modules);
+  k.self_contained = closure.self_contained;
+  k.meta["parameters"] = parameters_of(m, site.definition);
+  if (site.in_class) k.meta["method"] = true;
+  if (site.in_function) k.meta["nested"] = true;
+  return k;
+}
+
+TSNode keyword_argument(const PythonModule& m, TSNode call, const std::string& name) {
+  TSNode found{};
+  if (!is_type(call, "call")) return found;
+  for_each_named_child(field(call, "arguments"), [&](TSNode a) {
+    if (ts_node_is_null(found) && is_type(a, "keyword_argument") && m.text_of(field(a, "name")) == name)
+      found = field(a, "value");
+  });
+  return found;
+}
+
+}  // namespace mine
