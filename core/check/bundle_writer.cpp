@@ -1,0 +1,72 @@
+#include "core/check/bundle_writer.h"
+
+#include <filesystem>
+#include <fstream>
+#include <regex>
+
+#include "core/error.h"
+
+namespace fs = std::filesystem;
+
+namespace mine::check {
+namespace {
+
+void write_file(const fs::path& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << text;
+  out.close();
+  if (!out) throw Error::in(path.string(), "cannot write");
+}
+
+void prepare_folder(const fs::path& dir) {
+  std::error_code ec;
+  if (fs::exists(dir, ec) && !fs::is_directory(dir, ec)) throw Error::in(dir.string(), "exists and is not a folder");
+  fs::create_directories(dir, ec);
+  if (ec) throw Error::in(dir.string(), "cannot create the bundle folder: " + ec.message());
+  static const std::regex kModule(R"(k\d+\.py)");
+  bool earlier_bundle = fs::exists(dir / "bundle.json", ec);
+  std::vector<fs::path> modules;
+  for (const auto& e : fs::directory_iterator(dir, ec)) {
+    std::string name = e.path().filename().string();
+    if (std::regex_match(name, kModule)) modules.push_back(e.path());
+    else if (name != "bundle.json" && name != "results.jsonl")
+      throw Error::in(dir.string(), "not empty and not a bundle (holds " + name + "); give a new or empty folder");
+  }
+  if (ec) throw Error::in(dir.string(), "cannot list: " + ec.message());
+  if (!modules.empty() && !earlier_bundle)
+    throw Error::in(dir.string(), "holds k*.py files but no bundle.json; give a new or empty folder");
+  // The old bundle.json goes first: until the new one is written there is no bundle here.
+  fs::remove(dir / "bundle.json", ec);
+  for (const auto& m : modules) fs::remove(m, ec);
+}
+
+}  // namespace
+
+void write_bundle(const std::string& dir_text, const std::vector<BundleKernel>& kernels) {
+  fs::path dir(dir_text);
+  prepare_folder(dir);
+  nlohmann::ordered_json list = nlohmann::ordered_json::array();
+  for (const auto& k : kernels) {
+    std::string module = "k" + std::to_string(k.id) + ".py";
+    write_file(dir / module, k.standalone);
+    nlohmann::ordered_json entry;
+    entry["id"] = k.id;
+    entry["entry"] = k.entry;
+    entry["module"] = module;
+    entry["language"] = "triton";
+    entry["plugin"] = k.plugin;
+    entry["signature"] = k.signature.signature();
+    entry["constexprs"] = k.signature.constexprs();
+    entry["grid"] = k.signature.grid;
+    if (!k.signature.numels.empty()) entry["numels"] = k.signature.numels;
+    if (!k.signature.options.empty()) entry["options"] = k.signature.options;
+    entry["guessed"] = k.signature.guessed();
+    list.push_back(std::move(entry));
+  }
+  nlohmann::ordered_json doc;
+  doc["version"] = 1;
+  doc["kernels"] = std::move(list);
+  write_file(dir / "bundle.json", doc.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+}
+
+}  // namespace mine::check

@@ -1,0 +1,24 @@
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/check/signature_inference.h"
+
+namespace mine::check {
+
+struct BundleKernel {
+  int64_t id = 0;
+  std::string plugin;      // kept in bundle.json for people reading it; the harness ignores it
+  std::string entry;       // attribute of the module the harness compiles
+  std::string standalone;  // written verbatim as k<id>.py
+  InferredSignature signature;
+};
+
+// Writes BUNDLE_DIR/k<id>.py for each kernel and then BUNDLE_DIR/bundle.json (format in
+// kernels/harness/BUNDLE.md), so a bundle.json on disk always describes complete modules.
+// The folder is created if needed; an existing one must be empty or hold an earlier bundle,
+// whose k<id>.py modules are removed first. Throws mine::Error naming the path on failure.
+void write_bundle(const std::string& dir, const std::vector<BundleKernel>& kernels);
+
+}  // namespace mine::check

@@ -1,0 +1,257 @@
+#include "core/check/constant_eval.h"
+
+#include <cmath>
+
+#include "plugins/inductor/python_literal.h"
+
+namespace mine::check {
+namespace {
+
+constexpr int kMaxDepth = 48;  // decorator expressions are shallow; hostile ones must not recurse forever
+
+std::optional<double> number(const nlohmann::json& v) {
+  if (v.is_boolean()) return v.get<bool>() ? 1.0 : 0.0;
+  if (v.is_number()) return v.get<double>();
+  return std::nullopt;
+}
+
+bool integral(const nlohmann::json& v) { return v.is_number_integer() || v.is_boolean(); }
+
+int64_t as_int(const nlohmann::json& v) { return v.is_boolean() ? (v.get<bool>() ? 1 : 0) : v.get<int64_t>(); }
+
+int64_t floor_div(int64_t a, int64_t b) {
+  int64_t q = a / b;
+  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+
+std::optional<nlohmann::json> arithmetic(const nlohmann::json& a, const std::string& op, const nlohmann::json& b) {
+  if (integral(a) && integral(b)) {
+    int64_t x = as_int(a), y = as_int(b);
+    if (op == "+") return x + y;
+    if (op == "-") return x - y;
+    if (op == "*") return x * y;
+    if (op == "//" && y != 0) return floor_div(x, y);
+    if (op == "%" && y != 0) return x - floor_div(x, y) * y;
+    if (op == "/" && y != 0) return static_cast<double>(x) / static_cast<double>(y);
+    if (op == "<<" && y >= 0 && y < 63) return x << y;
+    if (op == ">>" && y >= 0 && y < 63) return x >> y;
+    if (op == "**" && y >= 0 && y < 63) return static_cast<int64_t>(std::pow(static_cast<double>(x), static_cast<double>(y)));
+    return std::nullopt;
+  }
+  auto x = number(a), y = number(b);
+  if (!x || !y) return std::nullopt;
+  if (op == "+") return *x + *y;
+  if (op == "-") return *x - *y;
+  if (op == "*") return *x * *y;
+  if (op == "/" && *y != 0) return *x / *y;
+  if (op == "//" && *y != 0) return std::floor(*x / *y);
+  if (op == "**") return std::pow(*x, *y);
+  return std::nullopt;
+}
+
+std::optional<bool> compare(const nlohmann::json& a, const std::string& op, const nlohmann::json& b) {
+  if (op == "==") return a == b || (number(a) && number(b) && *number(a) == *number(b));
+  if (op == "!=") return !(a == b || (number(a) && number(b) && *number(a) == *number(b)));
+  if (op == "is") return a.is_null() && b.is_null();
+  if (op == "is not") return !(a.is_null() && b.is_null());
+  auto x = number(a), y = number(b);
+  if (!x || !y) return std::nullopt;
+  if (op == "<") return *x < *y;
+  if (op == "<=") return *x <= *y;
+  if (op == ">") return *x > *y;
+  if (op == ">=") return *x >= *y;
+  return std::nullopt;
+}
+
+int64_t next_power_of_2(int64_t n) {
+  int64_t p = 1;
+  while (p < n && p < (int64_t{1} << 62)) p <<= 1;
+  return p;
+}
+
+}  // namespace
+
+bool truthy(const nlohmann::json& v) {
+  if (v.is_null()) return false;
+  if (v.is_boolean()) return v.get<bool>();
+  if (v.is_number()) return v.get<double>() != 0;
+  if (v.is_string() || v.is_array() || v.is_object()) return !v.empty();
+  return true;
+}
+
+TSNode ConstantEvaluator::module_constant(const std::string& name) const {
+  auto bindings = m_.bindings_of(name);
+  if (bindings.size() != 1 || bindings[0]->kind != StatementKind::Assignment) return TSNode{};
+  TSNode assign = ts_node_named_child(bindings[0]->node, 0);
+  if (!is_type(assign, "assignment") || m_.text_of(field(assign, "left")) != name) return TSNode{};
+  return field(assign, "right");
+}
+
+std::optional<nlohmann::json> ConstantEvaluator::eval(TSNode n, int depth) const {
+  if (ts_node_is_null(n) || depth > kMaxDepth) return std::nullopt;
+  std::string_view type = node_type(n);
+  if (type == "integer" || type == "float" || type == "true" || type == "false" || type == "none" ||
+      type == "string" || type == "concatenated_string") {
+    nlohmann::json v = inductor::literal_value(m_.tree(), n);
+    if ((type == "integer" || type == "float") && v.is_string()) return std::nullopt;
+    return v;
+  }
+  if (type == "parenthesized_expression") return eval(ts_node_named_child(n, 0), depth + 1);
+  if (type == "identifier") {
+    std::string name = m_.text_of(n);
+    if (lookup_)
+      if (auto v = lookup_(name)) return v;
+    TSNode rhs = module_constant(name);
+    return ts_node_is_null(rhs) ? std::nullopt : eval(rhs, depth + 1);
+  }
+  if (type == "attribute") {
+    // `tl.float16` and friends are kept as their names: a constexpr dtype is passed by name.
+    auto q = m_.qualified_name(n);
+    if (q && q->rfind("triton.language.", 0) == 0) return "tl." + q->substr(16);
+    return std::nullopt;
+  }
+  if (type == "subscript") {
+    TSNode value = field(n, "value");
+    TSNode key = field(n, "subscript");
+    if (is_type(value, "identifier") && lookup_) {
+      auto k = eval(key, depth + 1);
+      if (k && k->is_string()) return lookup_(m_.text_of(value) + "[" + k->get<std::string>() + "]");
+    }
+    auto container = eval(value, depth + 1);
+    auto k = eval(key, depth + 1);
+    if (container && k && container->is_array() && k->is_number_integer()) {
+      int64_t i = k->get<int64_t>(), size = static_cast<int64_t>(container->size());
+      if (i < 0) i += size;
+      if (i >= 0 && i < size) return (*container)[static_cast<size_t>(i)];
+    }
+    if (container && k && container->is_object() && k->is_string() && container->contains(k->get<std::string>()))
+      return (*container)[k->get<std::string>()];
+    return std::nullopt;
+  }
+  if (type == "unary_operator") {
+    auto v = eval(field(n, "argument"), depth + 1);
+    std::string op = m_.text_of(field(n, "operator"));
+    if (!v) return std::nullopt;
+    if (op == "-") return arithmetic(0, "-", *v);
+    if (op == "+" && number(*v)) return v;
+    if (op == "~" && integral(*v)) return ~as_int(*v);
+    return std::nullopt;
+  }
+  if (type == "not_operator") {
+    auto v = eval(field(n, "argument"), depth + 1);
+    if (!v) return std::nullopt;
+    return !truthy(*v);
+  }
+  if (type == "binary_operator") {
+    auto a = eval(field(n, "left"), depth + 1), b = eval(field(n, "right"), depth + 1);
+    if (!a || !b) return std::nullopt;
+    return arithmetic(*a, m_.text_of(field(n, "operator")), *b);
+  }
+  if (type == "boolean_operator") {
+    auto a = eval(field(n, "left"), depth + 1);
+    if (!a) return std::nullopt;
+    std::string op = m_.text_of(field(n, "operator"));
+    if (op == "and" && !truthy(*a)) return a;
+    if (op == "or" && truthy(*a)) return a;
+    return eval(field(n, "right"), depth + 1);
+  }
+  if (type == "comparison_operator") {
+    // a < b <= c: operands are the named children, operators the anonymous tokens between them.
+    std::vector<TSNode> operands;
+    std::vector<std::string> ops;
+    uint32_t count = ts_node_child_count(n);
+    std::string pending;
+    for (uint32_t i = 0; i < count; ++i) {
+      TSNode c = ts_node_child(n, i);
+      if (ts_node_is_named(c)) {
+        if (!operands.empty()) ops.push_back(pending);
+        operands.push_back(c);
+        pending.clear();
+      } else {
+        pending += (pending.empty() ? "" : " ") + m_.text_of(c);
+      }
+    }
+    if (operands.size() < 2 || ops.size() != operands.size() - 1) return std::nullopt;
+    auto left = eval(operands[0], depth + 1);
+    for (size_t i = 0; i < ops.size(); ++i) {
+      auto right = eval(operands[i + 1], depth + 1);
+      if (!left || !right) return std::nullopt;
+      auto r = compare(*left, ops[i], *right);
+      if (!r) return std::nullopt;
+      if (!*r) return false;
+      left = right;
+    }
+    return true;
+  }
+  if (type == "conditional_expression") {
+    TSNode body = ts_node_named_child(n, 0), cond = ts_node_named_child(n, 1), other = ts_node_named_child(n, 2);
+    auto c = eval(cond, depth + 1);
+    if (!c) return std::nullopt;
+    return eval(truthy(*c) ? body : other, depth + 1);
+  }
+  if (type == "list" || type == "tuple") {
+    nlohmann::json out = nlohmann::json::array();
+    bool ok = true;
+    for_each_named_child(n, [&](TSNode c) {
+      if (!ok || is_type(c, "comment")) return;
+      auto v = eval(c, depth + 1);
+      if (!v) ok = false;
+      else out.push_back(*v);
+    });
+    if (!ok) return std::nullopt;
+    return out;
+  }
+  if (type == "call") return call(n, depth);
+  return std::nullopt;
+}
+
+std::optional<nlohmann::json> ConstantEvaluator::call(TSNode n, int depth) const {
+  std::string callee = m_.text_of(field(n, "function"));
+  auto q = m_.qualified_name(n);
+  std::string name = q ? *q : callee;
+  std::vector<nlohmann::json> args;
+  bool ok = true;
+  for_each_named_child(field(n, "arguments"), [&](TSNode a) {
+    if (!ok || is_type(a, "comment")) return;
+    if (is_type(a, "keyword_argument")) {
+      ok = false;
+      return;
+    }
+    auto v = eval(a, depth + 1);
+    if (!v) ok = false;
+    else args.push_back(*v);
+  });
+  if (!ok) return std::nullopt;
+  auto ends = [&](const std::string& suffix) {
+    return name.size() >= suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0;
+  };
+  if ((ends("next_power_of_2")) && args.size() == 1 && integral(args[0])) return next_power_of_2(as_int(args[0]));
+  if (ends("cdiv") && args.size() == 2 && integral(args[0]) && integral(args[1]) && as_int(args[1]) != 0)
+    return floor_div(as_int(args[0]) + as_int(args[1]) - 1, as_int(args[1]));
+  if ((name == "min" || name == "max") && !args.empty()) {
+    std::vector<nlohmann::json> items = args.size() == 1 && args[0].is_array()
+                                            ? std::vector<nlohmann::json>(args[0].begin(), args[0].end())
+                                            : args;
+    if (items.empty()) return std::nullopt;
+    nlohmann::json best = items[0];
+    for (const auto& v : items) {
+      auto less = compare(v, "<", best);
+      if (!less) return std::nullopt;
+      if ((name == "min") == *less && v != best) best = v;
+    }
+    return best;
+  }
+  if (name == "int" && args.size() == 1 && number(args[0])) return static_cast<int64_t>(*number(args[0]));
+  if (name == "float" && args.size() == 1) {
+    if (number(args[0])) return *number(args[0]);
+    if (args[0].is_string()) {
+      std::string s = args[0].get<std::string>();
+      if (s == "inf" || s == "+inf") return 3.4028234663852886e38;  // JSON has no infinity; fp32 max stands in
+      if (s == "-inf") return -3.4028234663852886e38;
+    }
+  }
+  if (name == "bool" && args.size() == 1) return truthy(args[0]);
+  return std::nullopt;
+}
+
+}  // namespace mine::check

@@ -1,0 +1,35 @@
+#pragma once
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+
+#include "core/python/module_model.h"
+
+namespace mine::check {
+
+// Evaluates the small constant expressions kernels put in their decorators: literals, module
+// constants, `args["N"]` inside heuristics lambdas, arithmetic, comparisons, and the few calls
+// (triton.next_power_of_2, triton.cdiv, min, max, int, float) whose result is knowable without
+// running the code. nullopt means "not knowable here"; nothing is ever executed.
+class ConstantEvaluator {
+ public:
+  // `lookup` answers names bound by the caller (lambda arguments, comprehension variables,
+  // `args[...]` keys under the name "args[KEY]"); module constants are tried after it.
+  using Lookup = std::function<std::optional<nlohmann::json>(const std::string&)>;
+  ConstantEvaluator(const PythonModule& module, Lookup lookup) : m_(module), lookup_(std::move(lookup)) {}
+
+  std::optional<nlohmann::json> eval(TSNode expression, int depth = 0) const;
+  // The right-hand side of the single module-level `name = ...` binding, if there is exactly one.
+  TSNode module_constant(const std::string& name) const;
+
+ private:
+  std::optional<nlohmann::json> call(TSNode n, int depth) const;
+  const PythonModule& m_;
+  Lookup lookup_;
+};
+
+// Python truthiness of a JSON value as Python would see the corresponding literal.
+bool truthy(const nlohmann::json& v);
+
+}  // namespace mine::check

@@ -1,0 +1,325 @@
+#include "core/check/pointer_usage.h"
+
+#include <functional>
+
+namespace mine::check {
+namespace {
+
+// Triton ops whose first argument (or the named keyword) is an address.
+struct PointerOp {
+  const char* name;
+  const char* keyword;
+};
+constexpr PointerOp kPointerOps[] = {
+    {"load", "pointer"},          {"store", "pointer"},        {"atomic_add", "pointer"},
+    {"atomic_max", "pointer"},    {"atomic_min", "pointer"},   {"atomic_and", "pointer"},
+    {"atomic_or", "pointer"},     {"atomic_xor", "pointer"},   {"atomic_xchg", "pointer"},
+    {"atomic_cas", "pointer"},    {"make_block_ptr", "base"},  {"make_tensor_descriptor", "base"},
+    {"_experimental_make_tensor_descriptor", "base"},
+};
+
+bool ends_with(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+std::string last_component(const std::string& dotted) {
+  size_t dot = dotted.rfind('.');
+  return dot == std::string::npos ? dotted : dotted.substr(dot + 1);
+}
+
+// The positional argument at `position`, or a null node.
+TSNode argument(TSNode call, size_t position) {
+  TSNode found{};
+  size_t index = 0;
+  for_each_named_child(field(call, "arguments"), [&](TSNode a) {
+    if (!ts_node_is_null(found) || is_type(a, "comment") || is_type(a, "keyword_argument")) return;
+    if (index++ == position) found = a;
+  });
+  return found;
+}
+
+// The value of keyword argument `name`, or a null node.
+TSNode keyword(TSNode call, std::string_view name, const PythonModule& m) {
+  TSNode found{};
+  for_each_named_child(field(call, "arguments"), [&](TSNode a) {
+    if (is_type(a, "keyword_argument") && m.text_of(field(a, "name")) == name) found = field(a, "value");
+  });
+  return found;
+}
+
+}  // namespace
+
+std::string triton_dtype(const std::string& name) {
+  static const std::map<std::string, std::string> kTypes = {
+      {"float16", "fp16"}, {"bfloat16", "bf16"}, {"float32", "fp32"},  {"float64", "fp64"}, {"int8", "i8"},
+      {"int16", "i16"},    {"int32", "i32"},     {"int64", "i64"},     {"uint8", "u8"},     {"uint16", "u16"},
+      {"uint32", "u32"},   {"uint64", "u64"},    {"int1", "i1"},       {"float8e4nv", "fp8e4nv"},
+      {"float8e5", "fp8e5"}, {"float8e4b15", "fp8e4b15"},
+  };
+  bool triton = name.rfind("triton.language.", 0) == 0 || name.rfind("tl.", 0) == 0;
+  if (!triton) return "";
+  auto it = kTypes.find(last_component(name));
+  return it == kTypes.end() ? "" : it->second;
+}
+
+std::vector<std::string> parameter_names(const PythonModule& m, TSNode definition) {
+  std::vector<std::string> out;
+  for_each_named_child(field(definition, "parameters"), [&](TSNode p) {
+    std::string_view t = node_type(p);
+    if (t == "identifier") out.push_back(m.text_of(p));
+    else if (t == "default_parameter" || t == "typed_default_parameter") out.push_back(m.text_of(field(p, "name")));
+    else if (t == "typed_parameter" && is_type(ts_node_named_child(p, 0), "identifier"))
+      out.push_back(m.text_of(ts_node_named_child(p, 0)));
+  });
+  return out;
+}
+
+const PointerFacts& PointerUsage::facts(const FunctionSite& function) {
+  auto it = memo_.find(function.qualname);
+  if (it != memo_.end()) return *it->second;
+  static const PointerFacts kNone;
+  if (in_progress_.count(function.qualname)) return kNone;
+  in_progress_.insert(function.qualname);
+  auto result = std::make_unique<PointerFacts>(analyze(function));
+  in_progress_.erase(function.qualname);
+  return *(memo_[function.qualname] = std::move(result));
+}
+
+PointerFacts PointerUsage::analyze(const FunctionSite& function) {
+  PointerFacts out;
+  std::vector<std::string> params = parameter_names(m_, function.definition);
+  std::set<std::string> param_set(params.begin(), params.end());
+  TSNode body = field(function.definition, "body");
+
+  // One pass over the body: local assignments, pointer ops, calls into module functions.
+  std::map<std::string, std::vector<TSNode>> assigned;
+  struct Op {
+    std::string name;
+    TSNode call, address;
+  };
+  std::vector<Op> ops;
+  std::vector<TSNode> calls, dtype_reads;
+  auto op_name = [&](TSNode call) -> std::string {
+    TSNode fn = field(call, "function");
+    auto q = m_.qualified_name(fn);
+    std::string name = q ? *q : m_.text_of(fn);
+    bool triton = name.rfind("triton.language.", 0) == 0 || name.rfind("tl.", 0) == 0 ||
+                  name.rfind("triton.experimental.", 0) == 0;
+    return triton ? last_component(name) : "";
+  };
+  std::vector<TSNode> stack{body};
+  size_t visited = 0;
+  while (!stack.empty() && ++visited < 200000) {
+    TSNode n = stack.back();
+    stack.pop_back();
+    std::string_view t = node_type(n);
+    if (t == "assignment") {
+      TSNode left = field(n, "left"), right = field(n, "right");
+      if (is_type(left, "identifier") && !ts_node_is_null(right)) assigned[m_.text_of(left)].push_back(right);
+    } else if (t == "call") {
+      std::string name = op_name(n);
+      bool matched = false;
+      for (const auto& op : kPointerOps) {
+        if (name != op.name) continue;
+        TSNode address = argument(n, 0);
+        if (ts_node_is_null(address)) address = keyword(n, op.keyword, m_);
+        if (!ts_node_is_null(address)) ops.push_back({name, n, address});
+        matched = true;
+      }
+      if (!matched && is_type(field(n, "function"), "identifier")) calls.push_back(n);
+    } else if (t == "attribute") {
+      std::string attr = m_.text_of(field(n, "attribute"));
+      if (attr == "dtype" || attr == "element_ty") dtype_reads.push_back(n);
+    }
+    uint32_t count = ts_node_named_child_count(n);
+    for (uint32_t i = count; i > 0; --i) stack.push_back(ts_node_named_child(n, i - 1));
+  }
+
+  // The parameters an address expression is based on: the left of `+`/`-` chains, through
+  // subscripts, casts and local aliases (`x_ptrs = x_ptr + offs`).
+  std::function<void(TSNode, std::set<std::string>&, std::set<std::string>&, int)> bases =
+      [&](TSNode e, std::set<std::string>& found, std::set<std::string>& seen, int depth) {
+        if (ts_node_is_null(e) || depth > 64) return;
+        std::string_view t = node_type(e);
+        if (t == "identifier") {
+          std::string name = m_.text_of(e);
+          if (param_set.count(name)) found.insert(name);
+          if (!seen.insert(name).second) return;
+          auto it = assigned.find(name);
+          if (it != assigned.end())
+            for (TSNode rhs : it->second) bases(rhs, found, seen, depth + 1);
+        } else if (t == "parenthesized_expression") {
+          bases(ts_node_named_child(e, 0), found, seen, depth + 1);
+        } else if (t == "binary_operator") {
+          std::string op = m_.text_of(field(e, "operator"));
+          if (op != "+" && op != "-") return;
+          bases(field(e, "left"), found, seen, depth + 1);
+          TSNode right = field(e, "right");
+          if (op == "+" && is_type(right, "identifier") && ends_with(m_.text_of(right), "_ptr"))
+            bases(right, found, seen, depth + 1);
+        } else if (t == "subscript") {
+          bases(field(e, "value"), found, seen, depth + 1);
+        } else if (t == "conditional_expression") {
+          bases(ts_node_named_child(e, 0), found, seen, depth + 1);
+          bases(ts_node_named_child(e, 2), found, seen, depth + 1);
+        } else if (t == "call") {
+          TSNode fn = field(e, "function");
+          std::string name = op_name(e);
+          if (name == "advance" || name == "multiple_of" || name == "max_contiguous" || name == "max_constancy")
+            bases(argument(e, 0), found, seen, depth + 1);
+          else if (is_type(fn, "attribute") && m_.text_of(field(fn, "attribute")) == "to")
+            bases(field(fn, "object"), found, seen, depth + 1);
+        }
+      };
+  auto bases_of = [&](TSNode e) {
+    std::set<std::string> found, seen;
+    bases(e, found, seen, 0);
+    return found;
+  };
+  auto note = [&](const std::string& p, const std::string& why) {
+    if (out.pointers.insert(p).second) out.evidence[p] = why;
+  };
+  auto set_dtype = [&](const std::string& p, const std::string& dtype, const std::string& why) {
+    if (dtype.empty() || out.dtypes.count(p)) return;
+    out.dtypes[p] = dtype;
+    out.evidence[p] += "; " + why;
+  };
+  // `.to(tl.X)` applied to `e`, directly or via a local assigned once from such a cast.
+  auto cast_type = [&](TSNode e) -> std::string {
+    for (int hop = 0; hop < 2 && !ts_node_is_null(e); ++hop) {
+      if (is_type(e, "call")) {
+        TSNode fn = field(e, "function");
+        if (is_type(fn, "attribute") && m_.text_of(field(fn, "attribute")) == "to") {
+          TSNode target = argument(e, 0);
+          if (ts_node_is_null(target)) return "";
+          auto q = m_.qualified_name(target);
+          return triton_dtype(q ? *q : m_.text_of(target));
+        }
+        return "";
+      }
+      if (!is_type(e, "identifier")) return "";
+      auto it = assigned.find(m_.text_of(e));
+      if (it == assigned.end() || it->second.size() != 1) return "";
+      e = it->second[0];
+    }
+    return "";
+  };
+
+  for (const auto& op : ops)
+    for (const auto& p : bases_of(op.address)) note(p, "tl." + op.name + " address");
+  for (TSNode a : dtype_reads) {
+    TSNode object = field(a, "object");
+    std::string attr = m_.text_of(field(a, "attribute"));
+    if (attr == "element_ty" && is_type(object, "attribute")) object = field(object, "object");
+    for (const auto& p : bases_of(object)) note(p, "." + attr + " read");
+  }
+
+  // Helpers: a pointer handed to a module function that uses it as one.
+  for (TSNode call : calls) {
+    std::string callee = m_.text_of(field(call, "function"));
+    const FunctionSite* helper = nullptr;
+    for (const auto& f : m_.functions())
+      if (f.statement && f.name == callee && f.qualname != function.qualname) helper = &f;
+    if (!helper) continue;
+    const PointerFacts& hf = facts(*helper);
+    std::vector<std::string> hparams = parameter_names(m_, helper->definition);
+    size_t index = 0;
+    for_each_named_child(field(call, "arguments"), [&](TSNode a) {
+      if (is_type(a, "comment")) return;
+      std::string target;
+      TSNode value = a;
+      if (is_type(a, "keyword_argument")) {
+        target = m_.text_of(field(a, "name"));
+        value = field(a, "value");
+      } else if (index < hparams.size()) {
+        target = hparams[index++];
+      }
+      if (target.empty() || !hf.pointers.count(target)) return;
+      for (const auto& p : bases_of(value)) {
+        note(p, "passed to " + callee + "(" + target + ")");
+        auto d = hf.dtypes.find(target);
+        if (d != hf.dtypes.end()) set_dtype(p, d->second, "as in " + callee);
+      }
+    });
+  }
+
+  // Element types, strongest evidence first: a cast of the stored value names the type exactly.
+  for (const auto& op : ops) {
+    if (op.name != "store") continue;
+    TSNode value = argument(op.call, 1);
+    if (ts_node_is_null(value)) value = keyword(op.call, "value", m_);
+    std::string dtype = cast_type(value);
+    for (const auto& p : bases_of(op.address)) set_dtype(p, dtype, "stored value cast to " + dtype);
+  }
+  // A loaded value used inside another address is an index: integer elements.
+  std::set<std::string> offset_names;
+  std::vector<TSNode> nested_loads;
+  {
+    std::vector<TSNode> work;
+    for (const auto& op : ops) work.push_back(op.address);
+    std::set<std::string> expanded;
+    size_t steps = 0;
+    while (!work.empty() && ++steps < 100000) {
+      TSNode n = work.back();
+      work.pop_back();
+      if (is_type(n, "identifier")) {
+        std::string name = m_.text_of(n);
+        offset_names.insert(name);
+        auto it = assigned.find(name);
+        if (it != assigned.end() && expanded.insert(name).second)
+          for (TSNode rhs : it->second) work.push_back(rhs);
+      }
+      if (is_type(n, "call") && op_name(n) == "load") nested_loads.push_back(n);
+      uint32_t count = ts_node_named_child_count(n);
+      for (uint32_t i = 0; i < count; ++i) work.push_back(ts_node_named_child(n, i));
+    }
+  }
+  auto load_in = [&](TSNode e) -> TSNode {
+    for (int hop = 0; hop < 3 && is_type(e, "call"); ++hop) {
+      if (op_name(e) == "load") return e;
+      TSNode fn = field(e, "function");
+      if (!is_type(fn, "attribute")) break;
+      e = field(fn, "object");
+    }
+    return TSNode{};
+  };
+  for (const auto& [local, rhss] : assigned) {
+    if (!offset_names.count(local)) continue;
+    for (TSNode rhs : rhss) {
+      TSNode load = load_in(rhs);
+      if (ts_node_is_null(load)) continue;
+      std::string dtype = cast_type(rhs);
+      if (dtype.empty() || dtype[0] == 'f' || dtype[0] == 'b') dtype = "i32";
+      for (const auto& p : bases_of(argument(load, 0))) set_dtype(p, dtype, "loaded values index memory");
+    }
+  }
+  for (TSNode load : nested_loads)
+    for (const auto& p : bases_of(argument(load, 0))) set_dtype(p, "i32", "loaded values index memory");
+  // `tl.load(p).to(tl.int64)`: an integer cast of the loaded value suggests integer elements.
+  for (const auto& op : ops) {
+    if (op.name != "load") continue;
+    TSNode parent = ts_node_parent(op.call);
+    if (!is_type(parent, "attribute") || m_.text_of(field(parent, "attribute")) != "to") continue;
+    TSNode cast = ts_node_parent(parent);
+    std::string dtype = is_type(cast, "call") ? cast_type(cast) : "";
+    if (!dtype.empty() && (dtype[0] == 'i' || dtype[0] == 'u'))
+      for (const auto& p : bases_of(op.address)) set_dtype(p, dtype, "loaded value cast to " + dtype);
+  }
+  // `other=` of a load: a float fill value means float elements.
+  for (const auto& op : ops) {
+    if (op.name != "load") continue;
+    TSNode other = keyword(op.call, "other", m_);
+    if (ts_node_is_null(other)) continue;
+    TSNode literal = is_type(other, "unary_operator") ? field(other, "argument") : other;
+    std::string text = m_.text_of(other);
+    bool is_float = is_type(literal, "float") || text.find("float(") != std::string::npos;
+    bool is_bool = is_type(literal, "true") || is_type(literal, "false");
+    for (const auto& p : bases_of(op.address)) {
+      if (is_float) set_dtype(p, "fp32", "other=" + text);
+      if (is_bool) set_dtype(p, "i1", "other=" + text);
+    }
+  }
+  return out;
+}
+
+}  // namespace mine::check

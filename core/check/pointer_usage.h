@@ -1,0 +1,39 @@
+#pragma once
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "core/python/module_model.h"
+
+namespace mine::check {
+
+// What a kernel's body says about its parameters as pointers.
+struct PointerFacts {
+  std::set<std::string> pointers;              // used as a pointer base (load/store/atomics/block pointers/.dtype)
+  std::map<std::string, std::string> dtypes;   // pointer -> Triton element type the code implies ("fp16", "i32")
+  std::map<std::string, std::string> evidence; // pointer -> what in the code said so, for the corpus
+};
+
+// Reads pointer use out of @triton.jit functions of one module. Helper calls are followed into
+// the module's own functions, so a pointer a kernel only hands to a helper is still found.
+class PointerUsage {
+ public:
+  explicit PointerUsage(const PythonModule& module) : m_(module) {}
+  const PointerFacts& facts(const FunctionSite& function);
+
+ private:
+  PointerFacts analyze(const FunctionSite& function);
+  const PythonModule& m_;
+  std::map<std::string, std::unique_ptr<PointerFacts>> memo_;  // by qualname
+  std::set<std::string> in_progress_;                          // recursion guard for mutually recursive helpers
+};
+
+// Names of a function's parameters in order (splats excluded).
+std::vector<std::string> parameter_names(const PythonModule& m, TSNode definition);
+
+// "triton.language.float16" / "tl.float16" -> "fp16"; empty when not a Triton dtype.
+std::string triton_dtype(const std::string& qualified_or_text);
+
+}  // namespace mine::check

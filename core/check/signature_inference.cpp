@@ -1,0 +1,680 @@
+// Signature rules for kernels that do not state their own (everything but Inductor):
+//   constexpr parameters (annotated `tl.constexpr`, or set by an autotune config or heuristic):
+//     1. the kernel's first @triton.autotune config,
+//     2. the parameter's default,
+//     3. @triton.heuristics, evaluated with the values above and 1024 for integer arguments,
+//     4. fallbacks by name: *BLOCK*/*TILE*/*SIZE*/*DIM* and tl.arange bounds -> 128 (64 when the
+//        name ends in K, a reduction step); GROUP* -> 8; NUM_WARPS -> 4; *STAGES -> 2;
+//        HAS_/IS_/USE_/EVEN_/ENABLE_... -> False; *DTYPE* -> "tl.float32"; anything else -> 1.
+//   pointers: parameters used as a load/store/atomic address base, a make_block_ptr base, read
+//     through `.dtype`, handed to a helper that uses them so, or named *_ptr / *_ptrs. Element
+//     type from a cast of the stored value, from use as an index (i32), from an integer cast of
+//     the loaded value, from a float or bool `other=`, from the name (idx, indices, offsets,
+//     ids, lens -> i32), else fp32.
+//   the rest: `int`/`float`/`bool` annotations, the default's type, float names (eps, scale,
+//     alpha, beta, momentum, ...) -> fp32, else i32.
+#include "core/check/signature_inference.h"
+
+#include <algorithm>
+#include <cctype>
+#include <map>
+#include <optional>
+
+#include "core/check/constant_eval.h"
+#include "core/check/pointer_usage.h"
+#include "core/error.h"
+#include "core/python/module_model.h"
+
+namespace mine::check {
+namespace {
+
+constexpr int64_t kNominalInt = 1024;  // stands in for integer arguments when evaluating heuristics
+
+std::string upper(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return s;
+}
+bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+bool starts_with(const std::string& s, const std::string& p) { return s.rfind(p, 0) == 0; }
+bool ends_with(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+int64_t next_power_of_2(int64_t n) {
+  int64_t p = 1;
+  while (p < n && p < (int64_t{1} << 40)) p <<= 1;
+  return p;
+}
+int64_t cdiv(int64_t a, int64_t b) { return b > 0 ? (a + b - 1) / b : a; }
+
+// ---------------------------------------------------------------- Inductor
+
+std::string numel_name(const std::string& hint_key) { return hint_key + "numel"; }  // 'x' -> xnumel, 'r0_' -> r0_numel
+
+// `xnumel = 1024` in the kernel body: Inductor writes static sizes there.
+void body_numels(const std::string& standalone, const std::string& entry, nlohmann::ordered_json& numels) {
+  std::unique_ptr<PythonModule> m;
+  try {
+    m = PythonModule::build("kernel.py", standalone);
+  } catch (const Error&) {
+    return;
+  }
+  for (const auto& f : m->functions()) {
+    if (f.name != entry) continue;
+    for_each_named_child(field(f.definition, "body"), [&](TSNode s) {
+      TSNode a = ts_node_named_child(s, 0);
+      if (!is_type(s, "expression_statement") || !is_type(a, "assignment")) return;
+      std::string name = m->text_of(field(a, "left"));
+      TSNode right = field(a, "right");
+      if (ends_with(name, "numel") && is_type(right, "integer")) {
+        try {
+          numels[name] = std::stoll(m->text_of(right));
+        } catch (const std::exception&) {
+        }
+      }
+    });
+  }
+}
+
+void hint_numels(const nlohmann::json& hints, const std::string& category, const std::vector<std::string>& params,
+                 nlohmann::ordered_json& numels) {
+  auto set = [&](const std::string& name, const nlohmann::json& v) {
+    if (v.is_number_integer() && !numels.contains(name)) numels[name] = v.get<int64_t>();
+  };
+  if (hints.is_object()) {
+    for (const auto& [k, v] : hints.items()) set(numel_name(k), v);
+  } else if (hints.is_array()) {
+    // Older Inductor listed hints by position: pointwise [y, x] or [x]; reductions [x, r].
+    bool reduction = contains(category, "reduction");
+    std::string r = std::find(params.begin(), params.end(), "r0_numel") != params.end() ? "r0_numel" : "rnumel";
+    if (hints.size() == 1) set("xnumel", hints[0]);
+    else if (hints.size() == 2 && reduction) set("xnumel", hints[0]), set(r, hints[1]);
+    else if (hints.size() == 2) set("ynumel", hints[0]), set("xnumel", hints[1]);
+  }
+}
+
+int64_t numel_for_block(const nlohmann::ordered_json& numels, const std::string& block) {
+  // XBLOCK <- xnumel, R0_BLOCK <- r0_numel, RBLOCK <- rnumel
+  std::string prefix = block.substr(0, block.size() - 5);
+  for (char& c : prefix) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (const std::string& name : {prefix + "numel", prefix + "_numel"})
+    if (numels.contains(name)) return numels[name].get<int64_t>();
+  return 0;
+}
+
+InferredSignature inductor_signature(const KernelSource& k) {
+  InferredSignature out;
+  const nlohmann::json& meta = k.meta;
+  nlohmann::json signature = meta.value("signature", nlohmann::json::object());
+  nlohmann::json constants = meta.value("constants", nlohmann::json::object());
+  std::string category = meta.contains("category") && meta["category"].is_string() ? meta["category"].get<std::string>() : "";
+  std::vector<std::string> names;
+  if (meta.contains("parameters") && meta["parameters"].is_array())
+    for (const auto& p : meta["parameters"]) {
+      if (p.is_string()) names.push_back(p.get<std::string>());
+      else if (p.is_object() && p.contains("name")) names.push_back(p["name"].get<std::string>());
+    }
+  if (names.empty() && signature.is_object())
+    for (const auto& [key, _] : signature.items()) names.push_back(key);
+  if (!signature.is_object() || signature.empty()) out.notes.push_back("no triton_meta signature in the kernel's meta");
+  // Old triton_meta keyed constants by parameter index.
+  if (constants.is_object()) {
+    nlohmann::json by_name = nlohmann::json::object();
+    for (const auto& [key, v] : constants.items()) {
+      bool index = !key.empty() && key.find_first_not_of("0123456789") == std::string::npos && key.size() < 6;
+      size_t i = index ? std::stoul(key) : 0;
+      by_name[index && i < names.size() ? names[i] : key] = v;
+    }
+    constants = by_name;
+  } else {
+    constants = nlohmann::json::object();
+  }
+
+  body_numels(k.standalone, k.name, out.numels);
+  hint_numels(meta.value("size_hints", nlohmann::json()), category, names, out.numels);
+
+  bool persistent = category == "persistent_reduction";
+  bool reduction = contains(category, "reduction");
+  bool two_d = false;
+  for (const auto& n : names) two_d = two_d || n == "YBLOCK";
+  for (const auto& name : names) {
+    if (starts_with(name, "*")) continue;  // *args: Inductor never writes them
+    InferredParam p;
+    p.name = name;
+    std::string type = signature.is_object() && signature.contains(name) && signature[name].is_string()
+                           ? signature[name].get<std::string>()
+                           : "constexpr";
+    p.type = type;
+    if (type != "constexpr") {
+      p.origin = Origin::Meta;
+      p.why = "triton_meta signature";
+    } else if (constants.contains(name)) {
+      p.value = constants[name];
+      p.origin = Origin::Meta;
+      p.why = "triton_meta constants";
+    } else if (ends_with(name, "BLOCK")) {
+      // Block sizes come from Inductor's runtime autotuning; pick what its heuristics would.
+      int64_t numel = numel_for_block(out.numels, name);
+      bool r_block = starts_with(name, "R");
+      int64_t v;
+      if (r_block) v = persistent ? next_power_of_2(std::max<int64_t>(numel, 1)) : std::min<int64_t>(next_power_of_2(std::max<int64_t>(numel, 1)), 1024);
+      else if (reduction) v = 1;
+      else if (two_d) v = std::min<int64_t>(next_power_of_2(std::max<int64_t>(numel, 1)), 32);
+      else v = std::min<int64_t>(next_power_of_2(std::max<int64_t>(numel, 1)), 1024);
+      if (numel == 0 && !(reduction && !r_block)) v = r_block ? 64 : 128;
+      p.value = v;
+      p.origin = Origin::Fallback;
+      p.why = numel ? "from size hints" : "no size known";
+    } else {
+      p.value = 1;
+      p.origin = Origin::Fallback;
+      p.why = "constexpr missing from triton_meta constants";
+    }
+    p.guessed = is_guess(p.origin);
+    out.params.push_back(std::move(p));
+  }
+  if (out.numels.contains("xnumel") && category != "template" && category != "foreach") {
+    auto value_of = [&](const std::string& n) -> int64_t {
+      for (const auto& p : out.params)
+        if (p.name == n && p.value.is_number_integer()) return p.value.get<int64_t>();
+      return 1;
+    };
+    int64_t g0 = cdiv(out.numels["xnumel"].get<int64_t>(), value_of("XBLOCK"));
+    int64_t g1 = out.numels.contains("ynumel") ? cdiv(out.numels["ynumel"].get<int64_t>(), value_of("YBLOCK")) : 1;
+    int64_t g2 = out.numels.contains("znumel") ? cdiv(out.numels["znumel"].get<int64_t>(), value_of("ZBLOCK")) : 1;
+    out.grid = {std::max<int64_t>(g0, 1), std::max<int64_t>(g1, 1), std::max<int64_t>(g2, 1)};
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------- other Triton kernels
+
+struct ParamNodes {
+  std::string name;
+  TSNode annotation{};
+  TSNode default_value{};
+};
+
+std::vector<ParamNodes> parameter_nodes(const PythonModule& m, TSNode definition) {
+  std::vector<ParamNodes> out;
+  for_each_named_child(field(definition, "parameters"), [&](TSNode p) {
+    std::string_view t = node_type(p);
+    ParamNodes n;
+    if (t == "identifier") {
+      n.name = m.text_of(p);
+    } else if (t == "default_parameter" || t == "typed_default_parameter") {
+      n.name = m.text_of(field(p, "name"));
+      n.default_value = field(p, "value");
+      if (t == "typed_default_parameter") n.annotation = field(p, "type");
+    } else if (t == "typed_parameter" && is_type(ts_node_named_child(p, 0), "identifier")) {
+      n.name = m.text_of(ts_node_named_child(p, 0));
+      n.annotation = field(p, "type");
+    } else {
+      return;  // *args, **kwargs, `/`, `*`
+    }
+    out.push_back(n);
+  });
+  return out;
+}
+
+const FunctionSite* module_function(const PythonModule& m, const std::string& name) {
+  const FunctionSite* found = nullptr;
+  for (const auto& f : m.functions())
+    if (f.statement && f.name == name && !f.in_class) found = &f;
+  return found;
+}
+
+// `return <expr>` of a module function with one return, for configs built by a helper.
+TSNode single_return(const PythonModule& m, const std::string& function) {
+  const FunctionSite* f = module_function(m, function);
+  if (!f) return TSNode{};
+  TSNode found{};
+  int count = 0;
+  std::vector<TSNode> stack{field(f->definition, "body")};
+  while (!stack.empty()) {
+    TSNode n = stack.back();
+    stack.pop_back();
+    if (is_type(n, "function_definition") || is_type(n, "class_definition")) continue;
+    if (is_type(n, "return_statement")) {
+      ++count;
+      found = ts_node_named_child(n, 0);
+    }
+    for_each_named_child(n, [&](TSNode c) { stack.push_back(c); });
+  }
+  return count == 1 ? found : TSNode{};
+}
+
+using Env = std::map<std::string, nlohmann::json>;
+
+struct FirstConfig {
+  std::map<std::string, nlohmann::json> values;
+  std::set<std::string> keys;  // every key named, even those whose value could not be evaluated
+  nlohmann::ordered_json options = nlohmann::ordered_json::object();
+  bool found = false;
+};
+
+class DecoratorReader {
+ public:
+  explicit DecoratorReader(const PythonModule& m) : m_(m) {}
+
+  // The first config of an autotune `configs=` expression: a list, a comprehension, a module
+  // constant, a helper's return value, or a concatenation of those.
+  FirstConfig first_config(TSNode n, Env env, int depth = 0) const {
+    FirstConfig none;
+    if (ts_node_is_null(n) || depth > 16) return none;
+    std::string_view t = node_type(n);
+    if (t == "list" || t == "tuple" || t == "parenthesized_expression") {
+      FirstConfig out;
+      for_each_named_child(n, [&](TSNode c) {
+        if (!out.found && !is_type(c, "comment")) out = first_config(c, env, depth + 1);
+      });
+      return out;
+    }
+    if (t == "binary_operator") return first_config(field(n, "left"), env, depth + 1);
+    if (t == "identifier") {
+      ConstantEvaluator ev(m_, nullptr);
+      return first_config(ev.module_constant(m_.text_of(n)), env, depth + 1);
+    }
+    if (t == "list_comprehension" || t == "generator_expression") {
+      TSNode body = field(n, "body");
+      bool ok = true;
+      for_each_named_child(n, [&](TSNode clause) {
+        if (!ok || !is_type(clause, "for_in_clause")) return;
+        auto items = evaluator(env).eval(field(clause, "right"), 0);
+        TSNode left = field(clause, "left");
+        if (!items || !items->is_array() || items->empty()) {
+          ok = false;
+          return;
+        }
+        const nlohmann::json& first = (*items)[0];
+        if (is_type(left, "identifier")) {
+          env[m_.text_of(left)] = first;
+        } else if ((is_type(left, "pattern_list") || is_type(left, "tuple_pattern")) && first.is_array()) {
+          size_t i = 0;
+          for_each_named_child(left, [&](TSNode v) {
+            if (is_type(v, "identifier") && i < first.size()) env[m_.text_of(v)] = first[i];
+            ++i;
+          });
+        }
+      });
+      if (!ok) return none;
+      return first_config(body, env, depth + 1);
+    }
+    if (t == "call") {
+      TSNode fn = field(n, "function");
+      auto q = m_.qualified_name(fn);
+      std::string callee = q ? *q : m_.text_of(fn);
+      if (ends_with(callee, "Config")) return config(n, env);
+      if (is_type(fn, "identifier")) return first_config(single_return(m_, callee), env, depth + 1);
+    }
+    return none;
+  }
+
+  // {name: value} of a heuristics dict; values whose inputs are unknown are left out.
+  // `nominal` collects the names whose value depended on a stand-in for a runtime argument.
+  std::map<std::string, nlohmann::json> heuristics(TSNode dict, const Env& known, const std::set<std::string>& ints,
+                                                   std::set<std::string>& keys, std::set<std::string>& nominal) const {
+    std::map<std::string, nlohmann::json> out;
+    if (is_type(dict, "identifier")) dict = ConstantEvaluator(m_, nullptr).module_constant(m_.text_of(dict));
+    if (!is_type(dict, "dictionary")) return out;
+    for_each_named_child(dict, [&](TSNode pair) {
+      if (!is_type(pair, "pair")) return;
+      auto key = evaluator({}).eval(field(pair, "key"), 0);
+      if (!key || !key->is_string()) return;
+      std::string name = key->get<std::string>();
+      keys.insert(name);
+      TSNode value = field(pair, "value");
+      std::string arg = "args";
+      TSNode body{};
+      if (is_type(value, "lambda")) {
+        TSNode params = field(value, "parameters");
+        if (!ts_node_is_null(params) && ts_node_named_child_count(params) > 0)
+          arg = m_.text_of(ts_node_named_child(params, 0));
+        body = field(value, "body");
+      } else if (is_type(value, "identifier")) {
+        const FunctionSite* f = module_function(m_, m_.text_of(value));
+        if (!f) return;
+        auto params = parameter_names(m_, f->definition);
+        if (!params.empty()) arg = params[0];
+        body = single_return(m_, f->name);
+      }
+      bool used_nominal = false;
+      ConstantEvaluator ev(m_, [&](const std::string& n) -> std::optional<nlohmann::json> {
+        std::string prefix = arg + "[";
+        if (!starts_with(n, prefix) || !ends_with(n, "]")) return std::nullopt;
+        std::string k = n.substr(prefix.size(), n.size() - prefix.size() - 1);
+        auto it = known.find(k);
+        if (it != known.end()) return it->second;
+        if (ints.count(k)) {
+          used_nominal = true;
+          return kNominalInt;
+        }
+        return std::nullopt;
+      });
+      auto v = ev.eval(body, 0);
+      if (!v) return;
+      out[name] = *v;
+      if (used_nominal) nominal.insert(name);
+    });
+    return out;
+  }
+
+ private:
+  ConstantEvaluator evaluator(const Env& env) const {
+    return ConstantEvaluator(m_, [env](const std::string& n) -> std::optional<nlohmann::json> {
+      auto it = env.find(n);
+      if (it == env.end()) return std::nullopt;
+      return it->second;
+    });
+  }
+
+  FirstConfig config(TSNode call, const Env& env) const {
+    FirstConfig out;
+    out.found = true;
+    ConstantEvaluator ev = evaluator(env);
+    TSNode dict{};
+    size_t position = 0;
+    for_each_named_child(field(call, "arguments"), [&](TSNode a) {
+      if (is_type(a, "comment")) return;
+      if (is_type(a, "keyword_argument")) {
+        std::string k = m_.text_of(field(a, "name"));
+        TSNode v = field(a, "value");
+        if (k == "kwargs") dict = v;
+        if (k == "num_warps" || k == "num_stages" || k == "num_ctas" || k == "maxnreg")
+          if (auto x = ev.eval(v, 0)) out.options[k] = *x;
+        return;
+      }
+      if (position++ == 0) dict = a;
+    });
+    if (is_type(dict, "identifier")) dict = ev.module_constant(m_.text_of(dict));
+    if (is_type(dict, "dictionary")) {
+      for_each_named_child(dict, [&](TSNode pair) {
+        if (!is_type(pair, "pair")) return;
+        auto key = ev.eval(field(pair, "key"), 0);
+        if (!key || !key->is_string()) return;
+        out.keys.insert(key->get<std::string>());
+        if (auto v = ev.eval(field(pair, "value"), 0)) out.values[key->get<std::string>()] = *v;
+      });
+    } else if (is_type(dict, "call") && ends_with(m_.text_of(field(dict, "function")), "dict")) {
+      for_each_named_child(field(dict, "arguments"), [&](TSNode a) {  // dict(BLOCK=128)
+        if (!is_type(a, "keyword_argument")) return;
+        std::string k = m_.text_of(field(a, "name"));
+        out.keys.insert(k);
+        if (auto v = ev.eval(field(a, "value"), 0)) out.values[k] = *v;
+      });
+    }
+    return out;
+  }
+
+  const PythonModule& m_;
+};
+
+bool bool_flag_name(const std::string& up) {
+  for (const char* p : {"HAS_", "IS_", "USE_", "EVEN_", "ENABLE_", "DO_", "APPLY_", "RETURN_", "SAVE_", "WITH_",
+                        "NEED_", "SHOULD_", "ALLOW_", "CAUSAL", "TRAINING"})
+    if (starts_with(up, p) || (std::string(p).back() != '_' && contains(up, p))) return true;
+  return false;
+}
+
+std::pair<nlohmann::json, std::string> constexpr_fallback(const std::string& name, bool arange_bound) {
+  std::string up = upper(name);
+  if (bool_flag_name(up)) return {false, "flag name"};
+  if (contains(up, "DTYPE")) return {"tl.float32", "dtype name"};
+  if (contains(up, "NUM_WARPS")) return {4, "num_warps name"};
+  if (contains(up, "STAGES")) return {2, "stages name"};
+  if (starts_with(up, "GROUP") || contains(up, "GROUP_SIZE") || contains(up, "GROUP_M")) return {8, "group size name"};
+  bool block = contains(up, "BLOCK") || contains(up, "TILE") || contains(up, "SIZE") || contains(up, "DIM") ||
+               starts_with(up, "BS") || arange_bound;
+  if (block) {
+    bool k_step = ends_with(up, "_K") || ends_with(up, "BK") || up == "K_BLOCK" || ends_with(up, "BLOCK_K");
+    return {k_step ? 64 : 128, arange_bound ? "tl.arange bound" : "block size name"};
+  }
+  return {1, "no value found"};
+}
+
+// Names used as the end of a tl.arange: those must be powers of two.
+std::set<std::string> arange_bounds(const PythonModule& m, TSNode body) {
+  std::set<std::string> out;
+  std::vector<TSNode> stack{body};
+  while (!stack.empty()) {
+    TSNode n = stack.back();
+    stack.pop_back();
+    if (is_type(n, "call")) {
+      auto q = m.qualified_name(field(n, "function"));
+      if (q && ends_with(*q, "language.arange")) {
+        TSNode args = field(n, "arguments");
+        if (ts_node_named_child_count(args) >= 2) {
+          TSNode end = ts_node_named_child(args, 1);
+          if (is_type(end, "identifier")) out.insert(m.text_of(end));
+        }
+      }
+    }
+    for_each_named_child(n, [&](TSNode c) { stack.push_back(c); });
+  }
+  return out;
+}
+
+bool float_name(const std::string& name) {
+  std::string up = upper(name);
+  for (const char* p : {"EPS", "SCALE", "ALPHA", "BETA", "GAMMA", "MOMENTUM", "LR", "TEMPERATURE", "SOFTCAP",
+                        "SLOPE", "THETA", "DECAY", "DROPOUT", "LOGIT_CAP", "CLAMP", "MIN_VAL", "MAX_VAL"})
+    if (up == p || starts_with(up, std::string(p) + "_") || ends_with(up, std::string("_") + p)) return true;
+  return up == "P" || up == "SM_SCALE";
+}
+
+bool index_name(const std::string& name) {
+  std::string up = upper(name);
+  for (const char* p : {"IDX", "INDEX", "INDICES", "OFFSETS", "IDS", "SEQLENS", "LENS", "LENGTHS", "COUNTS", "POSITIONS",
+                        "TOKEN_IDS", "EXPERT_IDS", "LOCK"})
+    if (contains(up, p)) return true;
+  return false;
+}
+
+bool pointer_name(const std::string& name) {
+  return ends_with(name, "_ptr") || ends_with(name, "_ptrs") || ends_with(name, "Ptr") || name == "ptr" ||
+         starts_with(name, "ptr_") || ends_with(name, "_PTR");
+}
+
+InferredSignature triton_signature(const KernelSource& k) {
+  InferredSignature out;
+  std::unique_ptr<PythonModule> m;
+  try {
+    m = PythonModule::build("k.py", k.standalone);
+  } catch (const Error& e) {
+    out.notes.push_back(std::string("standalone not readable: ") + e.what());
+  }
+  const FunctionSite* site = m ? module_function(*m, k.name) : nullptr;
+  if (m && !site) {
+    // `relu_kernel = triton.jit(_relu_body)`: the body is the function named in the call.
+    for (const auto& s : m->statements()) {
+      if (s.kind != StatementKind::Assignment || !s.binds.count(k.name)) continue;
+      TSNode right = field(ts_node_named_child(s.node, 0), "right");
+      TSNode first = is_type(right, "call") ? ts_node_named_child(field(right, "arguments"), 0) : TSNode{};
+      if (is_type(first, "identifier")) site = module_function(*m, m->text_of(first));
+    }
+  }
+  if (!site) {
+    out.notes.push_back("kernel function " + k.name + " not found in its standalone; parameters from meta");
+    if (k.meta.contains("parameters") && k.meta["parameters"].is_array())
+      for (const auto& p : k.meta["parameters"]) {
+        InferredParam ip;
+        ip.name = p.is_object() ? p.value("name", "") : p.is_string() ? p.get<std::string>() : "";
+        if (ip.name.empty() || starts_with(ip.name, "*")) continue;
+        std::string annotation = p.is_object() ? p.value("annotation", "") : "";
+        if (contains(annotation, "constexpr")) {
+          auto [v, why] = constexpr_fallback(ip.name, false);
+          ip.type = "constexpr", ip.value = v, ip.why = why;
+        } else if (pointer_name(ip.name)) {
+          ip.type = "*fp32", ip.origin = Origin::Name, ip.why = "pointer name";
+        } else {
+          ip.type = "i32", ip.why = "no use found";
+        }
+        ip.guessed = true;
+        out.params.push_back(ip);
+      }
+    return out;
+  }
+
+  std::vector<ParamNodes> params = parameter_nodes(*m, site->definition);
+  DecoratorReader reader(*m);
+  FirstConfig autotune;
+  std::vector<TSNode> heuristic_dicts;
+  for (TSNode d : site->decorators) {
+    if (!is_type(d, "call")) continue;
+    auto q = m->qualified_name(d);
+    std::string callee = q ? *q : m->text_of(field(d, "function"));
+    TSNode args = field(d, "arguments");
+    TSNode first_positional{}, configs{}, values{};
+    for_each_named_child(args, [&](TSNode a) {
+      if (is_type(a, "keyword_argument")) {
+        std::string key = m->text_of(field(a, "name"));
+        if (key == "configs") configs = field(a, "value");
+        if (key == "values") values = field(a, "value");
+      } else if (!is_type(a, "comment") && ts_node_is_null(first_positional)) {
+        first_positional = a;
+      }
+    });
+    if (ends_with(callee, "autotune") && !autotune.found) {
+      autotune = reader.first_config(ts_node_is_null(configs) ? first_positional : configs, {});
+      if (!autotune.found) out.notes.push_back("autotune configs not readable without running code");
+    }
+    if (ends_with(callee, "heuristics")) heuristic_dicts.push_back(ts_node_is_null(values) ? first_positional : values);
+  }
+  out.options = autotune.options;
+
+  std::set<std::string> heuristic_keys;
+  {
+    std::set<std::string> unused;
+    for (TSNode d : heuristic_dicts) reader.heuristics(d, {}, {}, heuristic_keys, unused);
+  }
+  std::set<std::string> bounds = arange_bounds(*m, field(site->definition, "body"));
+  PointerUsage usage(*m);
+  const PointerFacts& facts = usage.facts(*site);
+
+  std::map<std::string, InferredParam> by_name;
+  Env known;
+  std::set<std::string> ints;
+  ConstantEvaluator defaults(*m, nullptr);
+  for (const auto& pn : params) {
+    InferredParam p;
+    p.name = pn.name;
+    std::string annotation = ts_node_is_null(pn.annotation) ? "" : m->text_of(pn.annotation);
+    bool is_constexpr = contains(annotation, "constexpr") || autotune.keys.count(pn.name) || heuristic_keys.count(pn.name);
+    if (is_constexpr) {
+      p.type = "constexpr";
+      std::optional<nlohmann::json> d = ts_node_is_null(pn.default_value) ? std::nullopt : defaults.eval(pn.default_value);
+      if (autotune.values.count(pn.name)) {
+        p.value = autotune.values[pn.name], p.origin = Origin::Autotune, p.why = "first autotune config";
+        known[p.name] = p.value;
+      } else if (d && !heuristic_keys.count(pn.name)) {
+        p.value = *d, p.origin = Origin::Default, p.why = "default";
+        known[p.name] = p.value;
+      }
+    } else if (facts.pointers.count(pn.name) || pointer_name(pn.name)) {
+      bool used = facts.pointers.count(pn.name) > 0;
+      auto dt = facts.dtypes.find(pn.name);
+      std::string dtype = dt != facts.dtypes.end() ? dt->second : (index_name(pn.name) ? "i32" : "fp32");
+      p.type = "*" + dtype;
+      p.origin = used ? Origin::Code : Origin::Name;
+      auto ev = facts.evidence.find(pn.name);
+      p.why = ev != facts.evidence.end() ? ev->second : "pointer name";
+      if (dt == facts.dtypes.end()) p.why += index_name(pn.name) ? "; index name" : "; element type unknown";
+    } else {
+      std::optional<nlohmann::json> d = ts_node_is_null(pn.default_value) ? std::nullopt : defaults.eval(pn.default_value);
+      if (annotation == "int" || annotation == "float" || annotation == "bool") {
+        p.type = annotation == "int" ? "i32" : annotation == "float" ? "fp32" : "i1";
+        p.origin = Origin::Annotation, p.why = "annotation";
+      } else if (d && (d->is_number() || d->is_boolean())) {
+        p.type = d->is_boolean() ? "i1" : d->is_number_integer() ? "i32" : "fp32";
+        p.origin = Origin::Default, p.why = "default's type";
+      } else if (float_name(pn.name)) {
+        p.type = "fp32", p.origin = Origin::Name, p.why = "float name";
+      } else {
+        p.type = "i32", p.origin = Origin::Fallback, p.why = "scalar";
+      }
+      if (p.type == "i32") ints.insert(p.name);
+    }
+    by_name[p.name] = p;
+  }
+  // Fallbacks for constexprs nothing set, except those a heuristic will compute.
+  for (auto& [name, p] : by_name) {
+    if (p.type != "constexpr" || known.count(name) || heuristic_keys.count(name)) continue;
+    auto [v, why] = constexpr_fallback(name, bounds.count(name) > 0);
+    p.value = v, p.origin = Origin::Fallback, p.why = why;
+    known[name] = v;
+  }
+  for (TSNode d : heuristic_dicts) {
+    std::set<std::string> keys, nominal;
+    auto values = reader.heuristics(d, known, ints, keys, nominal);
+    for (const auto& [name, v] : values) {
+      auto it = by_name.find(name);
+      if (it == by_name.end() || known.count(name)) continue;
+      it->second.value = v;
+      it->second.origin = nominal.count(name) ? Origin::Fallback : Origin::Heuristics;
+      it->second.why = nominal.count(name) ? "heuristic with 1024 for integer arguments" : "heuristic";
+      known[name] = v;
+    }
+  }
+  for (auto& [name, p] : by_name) {
+    if (p.type != "constexpr" || known.count(name)) continue;
+    auto [v, why] = constexpr_fallback(name, bounds.count(name) > 0);
+    p.value = v, p.origin = Origin::Fallback, p.why = "heuristic not evaluable; " + why;
+  }
+  for (const auto& pn : params) {
+    InferredParam p = by_name[pn.name];
+    p.guessed = is_guess(p.origin);
+    out.params.push_back(std::move(p));
+  }
+  return out;
+}
+
+}  // namespace
+
+const char* origin_name(Origin o) {
+  switch (o) {
+    case Origin::Meta: return "meta";
+    case Origin::Annotation: return "annotation";
+    case Origin::Default: return "default";
+    case Origin::Autotune: return "autotune";
+    case Origin::Heuristics: return "heuristics";
+    case Origin::Code: return "code";
+    case Origin::Name: return "name";
+    case Origin::Fallback: return "fallback";
+  }
+  return "fallback";
+}
+
+bool is_guess(Origin o) { return o == Origin::Code || o == Origin::Name || o == Origin::Fallback; }
+
+nlohmann::ordered_json InferredSignature::signature() const {
+  nlohmann::ordered_json out = nlohmann::ordered_json::object();
+  for (const auto& p : params) out[p.name] = p.type;
+  return out;
+}
+
+nlohmann::ordered_json InferredSignature::constexprs() const {
+  nlohmann::ordered_json out = nlohmann::ordered_json::object();
+  for (const auto& p : params)
+    if (p.type == "constexpr") out[p.name] = p.value;
+  return out;
+}
+
+nlohmann::json InferredSignature::guessed() const {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& p : params)
+    if (p.guessed) out.push_back(p.name);
+  return out;
+}
+
+nlohmann::ordered_json InferredSignature::origins() const {
+  nlohmann::ordered_json out = nlohmann::ordered_json::object();
+  for (const auto& p : params) out[p.name] = {{"origin", origin_name(p.origin)}, {"why", p.why}};
+  return out;
+}
+
+InferredSignature infer_signature(const KernelSource& kernel) {
+  if (kernel.plugin == "inductor") return inductor_signature(kernel);
+  return triton_signature(kernel);
+}
+
+}  // namespace mine::check

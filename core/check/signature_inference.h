@@ -1,0 +1,50 @@
+#pragma once
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+namespace mine::check {
+
+// Where a parameter's type or value came from. The first five are read from the kernel or its
+// generator; the rest are mine's guesses and make the parameter "guessed" in the corpus.
+enum class Origin { Meta, Annotation, Default, Autotune, Heuristics, Code, Name, Fallback };
+const char* origin_name(Origin o);
+bool is_guess(Origin o);
+
+struct InferredParam {
+  std::string name;
+  std::string type;                  // Triton signature type: "*fp32", "i32", "fp32", "i1", "constexpr"
+  nlohmann::json value = nullptr;    // constexpr value (number, bool, string such as "tl.float16", null)
+  Origin origin = Origin::Fallback;
+  bool guessed = false;              // type or value not stated by the kernel or its generator
+  std::string why;                   // the evidence, in a few words
+};
+
+// A kernel's launch description for `mine check`.
+struct InferredSignature {
+  std::vector<InferredParam> params;     // in the kernel's parameter order
+  nlohmann::json grid = nullptr;         // [g0, g1, g2] when it follows from the kernel, else null
+  nlohmann::ordered_json numels = nlohmann::ordered_json::object();  // Inductor: xnumel, ynumel, r0_numel ... when known
+  nlohmann::ordered_json options = nlohmann::ordered_json::object(); // num_warps / num_stages of the chosen config
+  std::vector<std::string> notes;        // why parts could not be inferred
+
+  nlohmann::ordered_json signature() const;   // {param: type}, parameter order
+  nlohmann::ordered_json constexprs() const;  // {param: value} for constexpr params
+  nlohmann::json guessed() const;             // [param, ...]
+  nlohmann::ordered_json origins() const;     // {param: "autotune" | "code" | ...}
+};
+
+// What inference needs of a stored kernel.
+struct KernelSource {
+  std::string plugin;      // 'triton' | 'inductor'
+  std::string name;        // the entry: the @triton.jit function or the `k = triton.jit(fn)` name
+  std::string standalone;  // the module the check imports
+  nlohmann::json meta;     // kernels.meta
+};
+
+// Infers the launch signature. Inductor kernels take signature and constants from their
+// triton_meta exactly; other kernels are read from their code (see the .cpp for the rules).
+// Never throws for odd kernels: what cannot be read is guessed and noted.
+InferredSignature infer_signature(const KernelSource& kernel);
+
+}  // namespace mine::check

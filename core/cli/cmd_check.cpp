@@ -1,0 +1,190 @@
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+
+#include "core/check/bundle_writer.h"
+#include "core/check/check_results.h"
+#include "core/check/harness_process.h"
+#include "core/check/signature_inference.h"
+#include "core/cli/command.h"
+#include "core/cli/options.h"
+#include "core/error.h"
+#include "corpus/check_store.h"
+#include "corpus/corpus.h"
+
+namespace fs = std::filesystem;
+
+namespace mine::cli {
+namespace {
+
+struct Selection {
+  std::string where;
+  int64_t limit = 0;
+};
+
+// Infers and stores the signatures of the selected kernels and writes their bundle.
+size_t emit(const std::string& db, const Selection& selection, const std::string& dir, bool quiet) {
+  auto corpus = Corpus::open(db, Corpus::Access::ReadWrite);  // migrates before the read-only look
+  std::vector<CheckKernel> kernels;
+  {
+    auto read_only = Corpus::open(db, Corpus::Access::ReadOnly);
+    kernels = select_check_kernels(*read_only, selection.where, selection.limit);
+  }
+  std::vector<std::pair<CheckKernel, check::InferredSignature>> inferred;
+  std::vector<check::BundleKernel> bundle;
+  size_t with_guesses = 0;
+  for (auto& k : kernels) {
+    check::InferredSignature sig = check::infer_signature({k.plugin, k.name, k.standalone, k.meta});
+    with_guesses += sig.guessed().empty() ? 0 : 1;
+    bundle.push_back({k.id, k.plugin, k.name, k.standalone, sig});
+    inferred.emplace_back(std::move(k), std::move(sig));
+  }
+  check::write_bundle(dir, bundle);
+  store_signatures(*corpus, inferred);
+  if (!quiet)
+    std::cout << "wrote " << bundle.size() << " kernel" << (bundle.size() == 1 ? "" : "s") << " to " << dir << " ("
+              << with_guesses << " with guessed parameters; see kernel_signatures)\n";
+  return bundle.size();
+}
+
+void print_summary(const std::vector<check::CheckResultRow>& rows) {
+  std::map<std::string, int> by_stage, by_class;
+  int ok = 0;
+  for (const auto& r : rows) {
+    if (r.status == "ok") {
+      ++ok;
+      ++by_stage[r.stage_reached];
+    } else {
+      ++by_class[r.error_class];
+    }
+  }
+  std::cout << ok << " ok";
+  if (!by_stage.empty()) {
+    std::cout << " (";
+    bool first = true;
+    for (const auto& [stage, n] : by_stage) std::cout << (first ? "" : ", ") << n << " to " << stage, first = false;
+    std::cout << ")";
+  }
+  std::cout << ", " << rows.size() - static_cast<size_t>(ok) << " failed";
+  if (!by_class.empty()) {
+    std::cout << " (";
+    bool first = true;
+    for (const auto& [c, n] : by_class) std::cout << (first ? "" : ", ") << c << " " << n, first = false;
+    std::cout << ")";
+  }
+  std::cout << "\n";
+}
+
+int ingest(const std::string& db, const std::string& file, bool quiet) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw Error::in(file, "cannot read the results file");
+  std::vector<check::CheckResultRow> rows = check::read_check_results(in, file);  // all checked before any write
+  auto corpus = Corpus::open(db, Corpus::Access::ReadWrite);
+  std::error_code ec;
+  fs::path absolute = fs::absolute(file, ec);
+  IngestOutcome outcome = store_check_results(*corpus, rows, ec ? file : absolute.string());
+  if (!outcome.unknown_kernels.empty()) {
+    std::cerr << "mine check: " << outcome.unknown_kernels.size()
+              << " result(s) name kernels no longer in the corpus (rescanned away); skipped ids:";
+    for (size_t i = 0; i < outcome.unknown_kernels.size() && i < 20; ++i) std::cerr << " " << outcome.unknown_kernels[i];
+    std::cerr << (outcome.unknown_kernels.size() > 20 ? " ..." : "") << "\n";
+  }
+  if (!quiet) {
+    std::cout << "stored " << outcome.results << " result" << (outcome.results == 1 ? "" : "s");
+    if (outcome.configs) std::cout << " and " << outcome.configs << " autotune configs";
+    std::cout << " from " << file << ": ";
+    print_summary(rows);
+  }
+  return kExitOk;
+}
+
+int run_check(const std::vector<std::string>& args) {
+  po::options_description options("mine check options");
+  std::string db, emit_dir, ingest_file, where, arch, stage, devices, harness, keep_dir;
+  int64_t limit = 0;
+  int jobs = 0;
+  double timeout = 60;
+  options.add_options()
+      ("db", po::value(&db)->default_value(default_db_path()), "corpus file")
+      ("emit", po::value(&emit_dir), "write a bundle (modules + bundle.json) for run_bundle.py into this folder")
+      ("ingest", po::value(&ingest_file), "record a run_bundle.py results file (JSON Lines) in the corpus")
+      ("run", "emit, run kernels/harness/run_bundle.py here, and ingest (needs python3 with triton)")
+      ("where", po::value(&where), "SQL condition on the kernels table choosing what to check (read-only)")
+      ("limit", po::value(&limit)->default_value(0), "check at most this many kernels (0 = all)")
+      ("jobs,j", po::value(&jobs)->default_value(0), "--run: parallel workers (0 = the harness's default, all cores)")
+      ("stage", po::value(&stage)->default_value("run"), "--run: stop after import | compile | load | run")
+      ("arch", po::value(&arch), "--run: target, e.g. sm_90 (default: the local GPU, else sm_90)")
+      ("devices", po::value(&devices), "--run: GPU indices, e.g. 0,1 (default: all)")
+      ("timeout", po::value(&timeout)->default_value(60), "--run: seconds per kernel")
+      ("autotune", "--run: time every candidate config and store them in check_configs")
+      ("harness", po::value(&harness), "--run: path of run_bundle.py (default: found beside mine)")
+      ("keep", po::value(&keep_dir), "--run: emit the bundle and results into this folder and keep them")
+      ("quiet,q", "print nothing but errors");
+  po::positional_options_description positional;
+  po::variables_map vm;
+  if (!parse_options(args, options, positional, vm,
+                     "mine check (--emit DIR | --ingest results.jsonl | --run) [--where SQL] [--limit N] [--db corpus.db]",
+                     "mine check --run --where \"repo LIKE '%unsloth%'\" --jobs 16 --arch sm_90"))
+    return kExitOk;
+  bool run = vm.count("run") > 0, quiet = vm.count("quiet") > 0;
+  int modes = (emit_dir.empty() ? 0 : 1) + (ingest_file.empty() ? 0 : 1) + (run ? 1 : 0);
+  if (modes != 1) throw UsageError{"give exactly one of --emit DIR, --ingest FILE or --run"};
+  if (!ingest_file.empty() && (vm.count("where") || limit))
+    throw UsageError{"--where and --limit choose kernels to emit or run; --ingest takes every row of its file"};
+  if (limit < 0) throw UsageError{"--limit must be 0 (all) or more"};
+  if (stage != "import" && stage != "compile" && stage != "load" && stage != "run")
+    throw UsageError{"unknown --stage '" + stage + "' (import, compile, load or run)"};
+  if (!run && (vm.count("arch") || vm.count("devices") || vm.count("harness") || vm.count("keep") ||
+               vm.count("autotune") || !vm["jobs"].defaulted() || !vm["stage"].defaulted() ||
+               !vm["timeout"].defaulted()))
+    throw UsageError{"--jobs, --stage, --arch, --devices, --timeout, --autotune, --harness and --keep go with --run"};
+  Selection selection{where, limit};
+
+  if (!ingest_file.empty()) return ingest(db, ingest_file, quiet);
+  if (!emit_dir.empty()) {
+    emit(db, selection, emit_dir, quiet);
+    if (!quiet)
+      std::cout << "next: python3 kernels/harness/run_bundle.py " << emit_dir << " --out results.jsonl"
+                << "  then: mine check --ingest results.jsonl\n";
+    return kExitOk;
+  }
+
+  // --run: find everything before writing anything.
+  std::string script = check::find_harness(harness);
+  std::string python = check::find_python_with_triton();
+  fs::path work;
+  if (!keep_dir.empty()) {
+    work = keep_dir;
+  } else {
+    std::string pattern = (fs::temp_directory_path() / "mine-check-XXXXXX").string();
+    if (!mkdtemp(pattern.data())) throw Error("cannot create a temporary folder in " + fs::temp_directory_path().string());
+    work = pattern;
+  }
+  fs::path bundle = work / "bundle", results = work / "results.jsonl";
+  if (emit(db, selection, bundle.string(), quiet) == 0) {
+    if (keep_dir.empty()) fs::remove_all(work);
+    return kExitOk;
+  }
+  std::vector<std::string> argv = {python, script, bundle.string(), "--out", results.string(), "--stage", stage,
+                                   "--timeout", std::to_string(timeout)};
+  if (jobs > 0) argv.insert(argv.end(), {"--jobs", std::to_string(jobs)});
+  if (!arch.empty()) argv.insert(argv.end(), {"--arch", arch});
+  if (!devices.empty()) argv.insert(argv.end(), {"--devices", devices});
+  if (vm.count("autotune")) argv.push_back("--autotune");
+  if (quiet) argv.push_back("--quiet");
+  int code = check::run_child(argv);
+  // run_bundle.py exits 1 when some kernel failed: that is a result, not an error.
+  if ((code != 0 && code != 1) || !fs::exists(results))
+    throw Error("run_bundle.py stopped with exit code " + std::to_string(code) + "; bundle kept in " + bundle.string());
+  int rc = ingest(db, results.string(), quiet);
+  if (keep_dir.empty()) fs::remove_all(work);
+  return rc;
+}
+
+RegisterCommand reg({"check", "compile and run kernels on a GPU (emit a bundle, run the harness, ingest results)",
+                     run_check, 60});
+
+}  // namespace
+}  // namespace mine::cli

@@ -1,0 +1,152 @@
+#include "corpus/check_store.h"
+
+#include <cctype>
+#include <ctime>
+#include <memory>
+#include <set>
+
+#include "core/error.h"
+#include "corpus/sqlite_statement.h"
+
+namespace mine {
+namespace {
+
+std::string utc_now() {
+  std::time_t t = std::time(nullptr);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+  return buf;
+}
+
+void bind_real(SqliteStatement& s, int i, const std::optional<double>& v) {
+  if (v) sqlite3_bind_double(s.raw(), i, *v);
+  else s.bind_null(i);
+}
+void bind_int(SqliteStatement& s, int i, const std::optional<int64_t>& v) {
+  if (v) s.bind(i, *v);
+  else s.bind_null(i);
+}
+void bind_json(SqliteStatement& s, int i, const nlohmann::json& v) {
+  if (v.is_null()) s.bind_null(i);
+  else s.bind(i, v.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+}
+
+}  // namespace
+
+std::vector<CheckKernel> select_check_kernels(const Corpus& read_only, const std::string& where, int64_t limit) {
+  sqlite3* db = read_only.handle();
+  if (sqlite3_db_readonly(db, "main") != 1)
+    throw Error("internal: kernel selection must run on a read-only corpus connection");
+  std::string condition = where.empty() ? "1" : where;
+  std::string sql =
+      "SELECT id, plugin, name, standalone, standalone_sha256, meta FROM kernels "
+      "WHERE plugin IN ('triton', 'inductor') AND standalone <> '' AND (" + condition + ") ORDER BY id LIMIT ?";
+  sqlite3_stmt* raw = nullptr;
+  const char* tail = nullptr;
+  int rc = sqlite3_prepare_v2(db, sql.c_str(), static_cast<int>(sql.size()), &raw, &tail);
+  std::unique_ptr<sqlite3_stmt, int (*)(sqlite3_stmt*)> stmt(raw, sqlite3_finalize);
+  if (rc != SQLITE_OK) {
+    std::string m = sqlite3_errmsg(db);
+    if (rc == SQLITE_AUTH || m.find("not authorized") != std::string::npos)
+      throw Error("--where: only reads are allowed in the condition");
+    throw Error("--where \"" + where + "\": " + m);
+  }
+  for (const char* p = tail; p && *p; ++p)
+    if (!std::isspace(static_cast<unsigned char>(*p)) && *p != ';')
+      throw Error("--where \"" + where + "\": must be one condition on kernels, not more statements");
+  if (!stmt || !sqlite3_stmt_readonly(stmt.get())) throw Error("--where: only reads are allowed in the condition");
+  sqlite3_bind_int64(stmt.get(), 1, limit > 0 ? limit : -1);
+  std::vector<CheckKernel> out;
+  while (true) {
+    rc = sqlite3_step(stmt.get());
+    if (rc == SQLITE_DONE) break;
+    if (rc != SQLITE_ROW) throw Error("--where \"" + where + "\": " + sqlite3_errmsg(db));
+    auto text = [&](int i) {
+      const unsigned char* t = sqlite3_column_text(stmt.get(), i);
+      return t ? std::string(reinterpret_cast<const char*>(t), static_cast<size_t>(sqlite3_column_bytes(stmt.get(), i)))
+               : std::string();
+    };
+    CheckKernel k;
+    k.id = sqlite3_column_int64(stmt.get(), 0);
+    k.plugin = text(1);
+    k.name = text(2);
+    k.standalone = text(3);
+    k.standalone_sha256 = text(4);
+    k.meta = nlohmann::json::parse(text(5), nullptr, false);
+    if (k.meta.is_discarded()) k.meta = nlohmann::json::object();
+    out.push_back(std::move(k));
+  }
+  return out;
+}
+
+void store_signatures(Corpus& corpus, const std::vector<std::pair<CheckKernel, check::InferredSignature>>& inferred) {
+  sqlite3* db = corpus.handle();
+  SqliteTransaction tx(db);
+  SqliteStatement put(db,
+                      "INSERT OR REPLACE INTO kernel_signatures(kernel_id, signature, constexprs, guessed, origins, grid, "
+                      "numels, options, notes, standalone_sha256, inferred_at) VALUES (?,?,?,?,?,?,?,?,?,?,?)");
+  std::string now = utc_now();
+  for (const auto& [k, sig] : inferred) {
+    put.bind(1, k.id).bind(2, sig.signature().dump()).bind(3, sig.constexprs().dump()).bind(4, sig.guessed().dump());
+    put.bind(5, sig.origins().dump());
+    bind_json(put, 6, sig.grid);
+    put.bind(7, sig.numels.dump()).bind(8, sig.options.dump()).bind(9, nlohmann::json(sig.notes).dump());
+    put.bind(10, k.standalone_sha256).bind(11, now);
+    put.run();
+  }
+  tx.commit();
+}
+
+IngestOutcome store_check_results(Corpus& corpus, const std::vector<check::CheckResultRow>& rows,
+                                  const std::string& results_file) {
+  sqlite3* db = corpus.handle();
+  IngestOutcome outcome;
+  SqliteTransaction tx(db);
+  SqliteStatement kernel(db, "SELECT standalone_sha256 FROM kernels WHERE id=?");
+  SqliteStatement add(db,
+                      "INSERT INTO check_results(kernel_id, standalone_sha256, stage_requested, stage_reached, status, "
+                      "error_class, message, compile_ms, n_regs, n_spills, shared_bytes, run_ms, arch, triton_version, "
+                      "torch_version, driver_version, gpu, grid, constexprs, guessed, extra, results_file, checked_at) "
+                      "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+  SqliteStatement add_config(db, "INSERT INTO check_configs(result_id, kernel_id, config, time_ms, is_best) VALUES (?,?,?,?,?)");
+  std::string now = utc_now();
+  for (const auto& r : rows) {
+    kernel.bind(1, r.kernel_id);
+    bool known = kernel.step();
+    std::string sha = known ? kernel.column_text(0) : "";
+    kernel.reset();
+    if (!known) {
+      outcome.unknown_kernels.push_back(r.kernel_id);
+      continue;
+    }
+    add.bind(1, r.kernel_id).bind(2, sha).bind_optional(3, r.stage_requested).bind(4, r.stage_reached).bind(5, r.status);
+    add.bind_optional(6, r.error_class).bind_optional(7, r.message);
+    bind_real(add, 8, r.compile_ms);
+    bind_int(add, 9, r.n_regs);
+    bind_int(add, 10, r.n_spills);
+    bind_int(add, 11, r.shared_bytes);
+    bind_real(add, 12, r.run_ms);
+    add.bind_optional(13, r.arch).bind_optional(14, r.triton_version).bind_optional(15, r.torch_version);
+    add.bind_optional(16, r.driver_version).bind_optional(17, r.gpu);
+    bind_json(add, 18, r.grid);
+    bind_json(add, 19, r.constexprs);
+    bind_json(add, 20, r.guessed);
+    bind_json(add, 21, r.extra);
+    add.bind(22, results_file).bind(23, now);
+    add.run();
+    int64_t result_id = sqlite3_last_insert_rowid(db);
+    ++outcome.results;
+    for (const auto& c : r.configs) {
+      add_config.bind(1, result_id).bind(2, r.kernel_id);
+      bind_json(add_config, 3, c.config);
+      bind_real(add_config, 4, c.time_ms);
+      add_config.bind(5, c.is_best ? 1 : 0);
+      add_config.run();
+      ++outcome.configs;
+    }
+  }
+  tx.commit();
+  return outcome;
+}
+
+}  // namespace mine

@@ -1,0 +1,39 @@
+#pragma once
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "core/check/check_results.h"
+#include "core/check/signature_inference.h"
+#include "corpus/corpus.h"
+
+namespace mine {
+
+// A kernel as `mine check` needs it.
+struct CheckKernel {
+  int64_t id = 0;
+  std::string plugin, name, standalone, standalone_sha256;
+  nlohmann::json meta;
+};
+
+// Kernels `mine check` can check (Triton and Inductor kernels with a source), matching the
+// user's SQL condition on the kernels table, by id. `read_only` must be opened with
+// Corpus::Access::ReadOnly: the condition is user text, so it only ever runs where writes are
+// impossible, and must form a single SELECT with the rest of the statement.
+std::vector<CheckKernel> select_check_kernels(const Corpus& read_only, const std::string& where, int64_t limit);
+
+// Replaces the stored signature of each kernel, in one transaction.
+void store_signatures(Corpus& corpus, const std::vector<std::pair<CheckKernel, check::InferredSignature>>& inferred);
+
+struct IngestOutcome {
+  int results = 0;
+  int configs = 0;
+  std::vector<int64_t> unknown_kernels;  // ids no longer in the corpus (rescanned away); skipped
+};
+
+// Appends the results (and their autotune configs) in one transaction.
+IngestOutcome store_check_results(Corpus& corpus, const std::vector<check::CheckResultRow>& rows,
+                                  const std::string& results_file);
+
+}  // namespace mine
