@@ -149,7 +149,9 @@ void RepoSearch::search(const Slice& slice) {
     int64_t from = slice.created_from, to = slice.created_to;
     if (from < 0) {
       from = parse_utc(options_.created_since);
-      to = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now()) + 86400;
+      // End of tomorrow (UTC), not "now": the same URLs all day long keep the ETag cache useful.
+      int64_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+      to = (now / 86400 + 2) * 86400 - 1;
     }
     if (to > from) {
       ++stats_.date_splits;

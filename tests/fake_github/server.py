@@ -290,7 +290,7 @@ class Handler(BaseHTTPRequestHandler):
             found = [r for r in st.repos if matches(r, q)]
             if params.get("sort", [""])[0] == "stars":
                 desc = params.get("order", ["desc"])[0] != "asc"
-                found.sort(key=lambda r: (r["stargazers_count"], r["id"]), reverse=desc)
+                found.sort(key=lambda r: (r["stargazers_count"], r.get("id", 0), r["full_name"]), reverse=desc)
             total = len(found)
             reachable = min(total, SEARCH_CAP)
             if (page - 1) * per_page >= SEARCH_CAP:
