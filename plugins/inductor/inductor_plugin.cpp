@@ -63,8 +63,9 @@ ExtractedKernel kernel_from(const KernelModule& km, std::string source) {
 
 class OutputCodeReader {
  public:
-  OutputCodeReader(const FileView& file, KernelSink& sink, const std::vector<std::string>& cache_dirs)
-      : file_(file), sink_(sink), cache_dirs_(cache_dirs), graph_(graph_of(file.path())) {}
+  OutputCodeReader(const FileView& file, KernelSink& sink, const std::vector<std::string>& cache_dirs,
+                   KernelModuleCache& modules)
+      : file_(file), sink_(sink), cache_dirs_(cache_dirs), modules_(modules), graph_(graph_of(file.path())) {}
 
   void read() {
     const SyntaxTree& tree = file_.python()->tree();
@@ -116,7 +117,8 @@ class OutputCodeReader {
   void emit(const KernelCall& c, std::string module, const char* origin, int line_offset,
             const std::string& read_from = "") {
     std::string label = c.registered_name.empty() ? c.variable : c.registered_name;
-    KernelModuleReading r = read_kernel_module(module, c.registered_name);
+    auto reading = modules_.read(module, c.registered_name);
+    const KernelModuleReading& r = *reading;
     for (const auto& p : r.problems) {
       int line = p.line && line_offset >= 0 && read_from.empty() ? line_offset + p.line : c.start_line;
       std::string where = read_from.empty() ? "" : " (source read from " + read_from + ")";
@@ -179,6 +181,7 @@ class OutputCodeReader {
   const FileView& file_;
   KernelSink& sink_;
   const std::vector<std::string>& cache_dirs_;
+  KernelModuleCache& modules_;
   std::string graph_;
 };
 
@@ -234,7 +237,7 @@ void InductorPlugin::extract(const FileView& file, KernelSink& sink) const {
   if (!file.python()) return;
   const std::string& text = file.text();
   if (base_name(file.path()) == "fx_graph_readable.py") return read_fx_graph_file(file, sink);
-  if (text.find("async_compile.triton(") != std::string::npos) return OutputCodeReader(file, sink, cache_dirs_).read();
+  if (text.find("async_compile.triton(") != std::string::npos) return OutputCodeReader(file, sink, cache_dirs_, modules_).read();
   if (text.find("triton_meta=") != std::string::npos) read_cache_kernel(file, sink);
 }
 

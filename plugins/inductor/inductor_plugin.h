@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "core/plugin.h"
+#include "plugins/inductor/kernel_module_cache.h"
 
 namespace mine {
 
@@ -31,6 +32,7 @@ class InductorPlugin : public ExtractorPlugin {
 
  private:
   std::vector<std::string> cache_dirs_;
+  mutable inductor::KernelModuleCache modules_;
 };
 
 }  // namespace mine

@@ -5,6 +5,7 @@
 #include "core/python/syntax_tree.h"
 #include "plugins/inductor/fx_graph.h"
 #include "plugins/inductor/kernel_module.h"
+#include "plugins/inductor/kernel_module_cache.h"
 #include "plugins/inductor/output_code.h"
 #include "plugins/inductor/python_literal.h"
 
@@ -143,4 +144,17 @@ TEST_CASE("fx_graph_readable.py: each node with the PyTorch line above its group
   REQUIRE(g["locations"].size() == 1);
   CHECK(g["locations"][0] == json{{"file", "/m/model.py"}, {"line", 10}, {"function", "forward"}, {"code", "x = torch.relu(a)"}});
   CHECK(g["nodes"] == json{{"relu", 0}, {"var_mean", 0}});
+}
+
+TEST_CASE("kernel module cache: one reading per distinct module, bounded", "[inductor][module]") {
+  std::string src = "@triton_heuristics.pointwise(triton_meta={'signature': {'x': 'i32'}})\n@triton.jit\ndef k(x):\n    pass\n";
+  KernelModuleCache cache(1000);
+  auto first = cache.read(src, "");
+  CHECK(cache.read(src, "") == first);  // the same reading, not a second parse
+  CHECK(first->ok);
+  CHECK(first->kernel.signature == read_kernel_module(src, "").kernel.signature);
+  CHECK(cache.read(src, "other") != first);
+  std::string big(2000, '#');
+  CHECK_FALSE(cache.read(big, "")->ok);  // over the bound: read, not kept
+  CHECK(cache.read(src, "") != first);   // the cache started over
 }
