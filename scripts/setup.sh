@@ -23,6 +23,8 @@ fi
 # tree-sitter-python stays on 0.23.x: 0.25 is ABI 15, which Debian's tree-sitter 0.20.7 cannot load.
 grammars=(
   "tree-sitter-python@0.23.6 sha512-yIM9z0oxKIxT7bAtPOhgoVl6gTXlmlIhue7liFT4oBPF/lha7Ha4dQBS82Av6hMMRZoVnFJI8M6mL+SwWoLD3A=="
+  # tree-sitter-cuda stays on 0.20.4 for the same reason: 0.21.1 is ABI 15.
+  "tree-sitter-cuda@0.20.4 sha512-mZiwGJEsPDLA6cweIYtGroSQoLu5+yLFl0I617OoODUL/+X62SrqOR60bxJDUkPBnsRUGi/EEcXfVIfOIJgNQw=="
 )
 mkdir -p "$here/third_party"
 for entry in "${grammars[@]}"; do

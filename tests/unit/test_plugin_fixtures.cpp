@@ -76,3 +76,7 @@ void check_fixtures(const std::string& plugin, const std::set<std::string>& exte
 TEST_CASE("numba fixtures meet the expectations written in them", "[numba][fixtures]") {
   check_fixtures("numba", {".py"}, 6);
 }
+
+TEST_CASE("cuda fixtures meet the expectations written in them", "[cuda][fixtures]") {
+  check_fixtures("cuda", {".cu", ".cuh", ".cuda", ".py"}, 5);
+}

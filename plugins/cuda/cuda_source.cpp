@@ -1,0 +1,353 @@
+#include "plugins/cuda/cuda_source.h"
+
+#include <map>
+#include <regex>
+
+#include "core/error.h"
+
+namespace mine {
+namespace {
+
+constexpr int kMaxNesting = 200;
+
+std::string_view type_of(TSNode n) { return ts_node_type(n); }
+bool is(TSNode n, std::string_view t) { return !ts_node_is_null(n) && type_of(n) == t; }
+TSNode field_of(TSNode n, const char* name) {
+  return ts_node_child_by_field_name(n, name, static_cast<uint32_t>(std::char_traits<char>::length(name)));
+}
+int line_of(TSNode n) { return static_cast<int>(ts_node_start_point(n).row) + 1; }
+int end_line_of(TSNode n) { return static_cast<int>(ts_node_end_point(n).row) + 1; }
+
+// Visits every node under `n` without recursion: hostile input must not overflow the stack.
+template <typename F>
+void walk(TSNode n, F&& f) {
+  TSTreeCursor c = ts_tree_cursor_new(n);
+  for (;;) {
+    f(ts_tree_cursor_current_node(&c));
+    if (ts_tree_cursor_goto_first_child(&c)) continue;
+    for (;;) {
+      if (ts_tree_cursor_goto_next_sibling(&c)) break;
+      if (!ts_tree_cursor_goto_parent(&c)) {
+        ts_tree_cursor_delete(&c);
+        return;
+      }
+    }
+  }
+}
+
+bool has_token(TSNode n, std::string_view token, const std::string& text) {
+  uint32_t count = ts_node_child_count(n);
+  for (uint32_t i = 0; i < count; ++i) {
+    TSNode c = ts_node_child(n, i);
+    if (type_of(c) == token) return true;
+    if (is(c, "type_qualifier") &&
+        std::string_view(text).substr(ts_node_start_byte(c), ts_node_end_byte(c) - ts_node_start_byte(c)) == token)
+      return true;
+  }
+  return false;
+}
+
+bool is_container(TSNode n) {
+  auto t = type_of(n);
+  return t == "namespace_definition" || t == "linkage_specification" || t == "preproc_if" ||
+         t == "preproc_ifdef" || t == "preproc_else" || t == "preproc_elif" || t == "declaration_list";
+}
+
+}  // namespace
+
+CudaSource::CudaSource(std::string text) : text_(std::move(text)) {
+  parser_ = ts_parser_new();
+  if (!ts_parser_set_language(parser_, tree_sitter_cuda())) {
+    ts_parser_delete(parser_);
+    throw Error("tree-sitter-cuda grammar version is not supported by this tree-sitter");
+  }
+  tree_ = ts_parser_parse_string(parser_, nullptr, text_.data(), static_cast<uint32_t>(text_.size()));
+
+  // Names a node defines, looking through declarators and into containers.
+  std::function<void(TSNode, std::set<std::string>&, int)> defines = [&](TSNode n, std::set<std::string>& out,
+                                                                        int depth) {
+    if (depth > kMaxNesting || ts_node_is_null(n)) return;
+    auto name_of_declarator = [&](TSNode d) {
+      for (int guard = 0; guard < kMaxNesting && !ts_node_is_null(d); ++guard) {
+        auto t = type_of(d);
+        if (t == "identifier" || t == "type_identifier" || t == "field_identifier" || t == "operator_name") {
+          out.insert(text_of(d));
+          return;
+        }
+        if (t == "qualified_identifier" || t == "template_function") {
+          d = field_of(d, "name");
+          continue;
+        }
+        d = field_of(d, "declarator");
+      }
+    };
+    auto t = type_of(n);
+    if (t == "preproc_def" || t == "preproc_function_def" || t == "struct_specifier" || t == "class_specifier" ||
+        t == "union_specifier" || t == "alias_declaration" || t == "namespace_definition") {
+      TSNode name = field_of(n, "name");
+      if (!ts_node_is_null(name)) out.insert(text_of(name));
+    }
+    if (t == "enum_specifier") {
+      TSNode name = field_of(n, "name");
+      if (!ts_node_is_null(name)) out.insert(text_of(name));
+      TSNode body = field_of(n, "body");
+      for (uint32_t i = 0; !ts_node_is_null(body) && i < ts_node_named_child_count(body); ++i) {
+        TSNode e = ts_node_named_child(body, i);
+        if (is(e, "enumerator")) out.insert(text_of(field_of(e, "name")));
+      }
+    }
+    if (t == "function_definition" || t == "declaration" || t == "type_definition" || t == "field_declaration") {
+      // A cursor, not ts_node_field_name_for_child: the latter misreports fields in tree-sitter 0.20.
+      TSTreeCursor c = ts_tree_cursor_new(n);
+      if (ts_tree_cursor_goto_first_child(&c)) {
+        do {
+          const char* f = ts_tree_cursor_current_field_name(&c);
+          if (f && std::string_view(f) == "declarator") name_of_declarator(ts_tree_cursor_current_node(&c));
+        } while (ts_tree_cursor_goto_next_sibling(&c));
+      }
+      ts_tree_cursor_delete(&c);
+      TSNode type = field_of(n, "type");
+      if (!ts_node_is_null(type) && !ts_node_is_null(field_of(type, "body"))) defines(type, out, depth + 1);
+      return;
+    }
+    if (t == "template_declaration" || is_container(n) || t == "namespace_definition") {
+      for (uint32_t i = 0; i < ts_node_named_child_count(n); ++i) {
+        TSNode c = ts_node_named_child(n, i);
+        if (is(c, "template_parameter_list")) continue;
+        if (t == "namespace_definition" && !is(c, "declaration_list")) continue;
+        defines(c, out, depth + 1);
+      }
+    }
+  };
+
+  static const std::regex word(R"([A-Za-z_]\w*)");
+  auto mentions = [&](TSNode n) {
+    std::set<std::string> out;
+    walk(n, [&](TSNode c) {
+      auto t = type_of(c);
+      if (t == "identifier" || t == "type_identifier" || t == "namespace_identifier") {
+        out.insert(text_of(c));
+      } else if (t == "preproc_arg") {
+        std::string body = text_of(c);
+        for (std::sregex_iterator it(body.begin(), body.end(), word), end; it != end; ++it) out.insert(it->str());
+      }
+    });
+    return out;
+  };
+
+  // An include guard (`#ifndef X / #define X ... #endif` around the whole header) is not a
+  // container: its contents are the unit's items.
+  auto is_include_guard = [&](TSNode n) {
+    if (!is(n, "preproc_ifdef") || text_of(n).rfind("#ifndef", 0) != 0) return false;
+    TSNode name = field_of(n, "name");
+    TSNode first = ts_node_named_child(n, 1);
+    return is(first, "preproc_def") && text_of(field_of(first, "name")) == text_of(name);
+  };
+
+  std::function<void(TSNode)> add_items = [&](TSNode parent) {
+    for (uint32_t i = 0; i < ts_node_named_child_count(parent); ++i) {
+      TSNode n = ts_node_named_child(parent, i);
+      auto t = type_of(n);
+      if (t == "comment") continue;
+      if (is_include_guard(n)) {
+        for (uint32_t j = 2; j < ts_node_named_child_count(n); ++j) {
+          TSNode c = ts_node_named_child(n, j);
+          if (is(c, "preproc_else") || is(c, "preproc_elif") || is(c, "comment")) continue;
+          CudaItem item;
+          item.node = c;
+          items_.push_back(item);
+        }
+        continue;
+      }
+      CudaItem item;
+      item.node = n;
+      items_.push_back(item);
+    }
+  };
+  add_items(root());
+
+  for (size_t i = 0; i < items_.size(); ++i) {
+    CudaItem& item = items_[i];
+    TSNode n = item.node;
+    auto t = type_of(n);
+    if (t == "preproc_include") {
+      item.kind = "include";
+      TSNode path = field_of(n, "path");
+      item.local_include = is(path, "string_literal");
+      item.defines.insert(text_of(path));
+      continue;
+    }
+    if (t == "comment") {
+      item.kind = "other";
+      continue;
+    }
+    defines(n, item.defines, 0);
+    item.mentions = mentions(n);
+    TSNode fn = n;
+    if (t == "template_declaration") {
+      for (uint32_t j = 0; j < ts_node_named_child_count(n); ++j)
+        if (is(ts_node_named_child(n, j), "function_definition")) fn = ts_node_named_child(n, j);
+    }
+    if (is(fn, "function_definition")) {
+      item.kind = has_token(fn, "__global__", text_) ? "kernel"
+                  : has_token(fn, "__device__", text_) ? "device_function"
+                                                        : "function";
+      if (t == "template_declaration") item.kind = "template_" + item.kind;
+    } else if (t == "preproc_def" || t == "preproc_function_def") {
+      item.kind = "macro";
+    } else if (t == "template_declaration") {
+      item.kind = "template";
+    } else if (t == "declaration") {
+      item.kind = has_token(n, "__constant__", text_) ? "constant" : "variable";
+    } else if (t == "type_definition" || t == "alias_declaration" || t == "struct_specifier" ||
+               t == "class_specifier" || t == "enum_specifier" || t == "union_specifier") {
+      item.kind = "type";
+    } else if (t == "using_declaration") {
+      item.kind = "using";
+    } else if (is_container(n)) {
+      item.kind = "container";
+    } else {
+      item.kind = "other";
+    }
+    std::vector<TSNode> namespaces;
+    collect_kernels(n, i, namespaces, 0);
+  }
+}
+
+CudaSource::~CudaSource() {
+  if (tree_) ts_tree_delete(tree_);
+  if (parser_) ts_parser_delete(parser_);
+}
+
+std::string CudaSource::text_of(TSNode n) const {
+  if (ts_node_is_null(n)) return "";
+  return text_.substr(ts_node_start_byte(n), ts_node_end_byte(n) - ts_node_start_byte(n));
+}
+
+void CudaSource::collect_kernels(TSNode n, size_t item, std::vector<TSNode>& namespaces, int depth) {
+  if (depth > kMaxNesting) return;
+  auto t = type_of(n);
+  TSNode fn = n;
+  if (t == "template_declaration")
+    for (uint32_t j = 0; j < ts_node_named_child_count(n); ++j)
+      if (is(ts_node_named_child(n, j), "function_definition")) fn = ts_node_named_child(n, j);
+  if (is(fn, "function_definition")) {
+    if (!has_token(fn, "__global__", text_)) return;
+    std::set<std::string> names;
+    TSNode d = field_of(fn, "declarator");
+    for (int guard = 0; guard < kMaxNesting && !ts_node_is_null(d); ++guard) {
+      auto dt = type_of(d);
+      if (dt == "identifier" || dt == "field_identifier") break;
+      d = (dt == "qualified_identifier" || dt == "template_function") ? field_of(d, "name") : field_of(d, "declarator");
+    }
+    CudaKernelSite site;
+    site.node = n;
+    site.name = text_of(d);
+    site.qualname = site.name;
+    for (auto it = namespaces.rbegin(); it != namespaces.rend(); ++it) {
+      TSNode name = field_of(*it, "name");
+      site.qualname = (ts_node_is_null(name) ? std::string("(anonymous)") : text_of(name)) + "::" + site.qualname;
+    }
+    site.item = item;
+    site.namespaces = namespaces;
+    if (!site.name.empty()) kernels_.push_back(site);
+    return;
+  }
+  if (!is_container(n)) return;
+  bool ns = t == "namespace_definition";
+  if (ns) namespaces.push_back(n);
+  for (uint32_t i = 0; i < ts_node_named_child_count(n); ++i) collect_kernels(ts_node_named_child(n, i), item, namespaces, depth + 1);
+  if (ns) namespaces.pop_back();
+}
+
+ExtractedKernel CudaSource::extract(const CudaKernelSite& site, const std::string& path, int line_offset) const {
+  // Names -> items defining them. The kernel's own item takes part only when it is a container:
+  // then siblings inside it can be needed, and the container is emitted whole.
+  const CudaItem& home = items_[site.item];
+  bool home_is_container = home.kind == "container";
+  std::map<std::string, std::vector<size_t>> definers;
+  for (size_t i = 0; i < items_.size(); ++i) {
+    if (items_[i].kind == "include") continue;
+    if (i == site.item && !home_is_container) continue;
+    for (const auto& n : items_[i].defines) definers[n].push_back(i);
+  }
+
+  ExtractedKernel k;
+  std::vector<bool> needed(items_.size(), false);
+  std::set<std::string> seen{site.name};
+  std::vector<std::string> pending;
+  std::set<std::string> own;
+  walk(site.node, [&](TSNode c) {
+    auto t = type_of(c);
+    if (t == "identifier" || t == "type_identifier" || t == "namespace_identifier") own.insert(text_of(c));
+  });
+  for (const auto& n : own) pending.push_back(n);
+  while (!pending.empty()) {
+    std::string name = pending.back();
+    pending.pop_back();
+    if (!seen.insert(name).second) continue;
+    auto found = definers.find(name);
+    if (found == definers.end()) continue;
+    for (size_t i : found->second) {
+      k.dependencies.push_back({name, items_[i].kind, path, line_of(items_[i].node) + line_offset, ""});
+      if (needed[i]) continue;
+      needed[i] = true;
+      for (const auto& m : items_[i].mentions) pending.push_back(m);
+    }
+  }
+
+  std::string out;
+  for (size_t i = 0; i < items_.size(); ++i) {
+    const CudaItem& item = items_[i];
+    bool include = item.kind == "include" || item.kind == "using";
+    if (i == site.item) {
+      if (needed[i]) {
+        out += text_of(item.node) + "\n";
+      } else {
+        std::string open, close;
+        for (TSNode ns : site.namespaces) {
+          TSNode name = field_of(ns, "name");
+          open += "namespace " + text_of(name) + " {\n";
+          close += "}\n";
+        }
+        out += open + text_of(site.node) + "\n" + close;
+      }
+    } else if (include || needed[i]) {
+      // `struct S {...};` parses as the specifier followed by a lone `;` token.
+      TSNode next = ts_node_next_sibling(item.node);
+      out += text_of(item.node) + (is(next, ";") ? ";" : "") + "\n";
+      if (item.kind == "include") {
+        std::string header = *item.defines.begin();
+        k.dependencies.push_back({header, "include", path, line_of(item.node) + line_offset, ""});
+        if (item.local_include) {
+          k.self_contained = false;
+        } else if (header.size() > 2) {
+          k.external_modules.insert(header.substr(1, header.size() - 2));
+        }
+      }
+    }
+  }
+  k.name = site.name;
+  k.qualname = site.qualname;
+  k.start_line = line_of(site.node) + line_offset;
+  k.end_line = end_line_of(site.node) + line_offset;
+  k.source = text_of(site.node);
+  k.standalone = std::move(out);
+  k.meta["template"] = is(site.node, "template_declaration");
+  TSNode fn = site.node;
+  if (is(fn, "template_declaration"))
+    for (uint32_t j = 0; j < ts_node_named_child_count(fn); ++j)
+      if (is(ts_node_named_child(fn, j), "function_definition")) fn = ts_node_named_child(fn, j);
+  for (uint32_t j = 0; j < ts_node_named_child_count(fn); ++j)
+    if (is(ts_node_named_child(fn, j), "launch_bounds")) k.meta["launch_bounds"] = text_of(ts_node_named_child(fn, j));
+  nlohmann::json params = nlohmann::json::array();
+  TSNode d = field_of(fn, "declarator");
+  while (!ts_node_is_null(d) && !is(d, "function_declarator")) d = field_of(d, "declarator");
+  TSNode list = field_of(d, "parameters");
+  for (uint32_t j = 0; !ts_node_is_null(list) && j < ts_node_named_child_count(list); ++j)
+    params.push_back(text_of(ts_node_named_child(list, j)));
+  k.meta["parameters"] = params;
+  return k;
+}
+
+}  // namespace mine

@@ -1,0 +1,64 @@
+#pragma once
+#include <tree_sitter/api.h>
+
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "core/plugin.h"
+
+extern "C" const TSLanguage* tree_sitter_cuda();
+
+namespace mine {
+
+// One top-level item of a CUDA translation unit and the names it defines and mentions.
+// Containers (namespaces, extern "C" blocks, #if/#ifdef blocks) are one item: splitting them
+// would break the preprocessor or scoping structure they carry.
+struct CudaItem {
+  TSNode node{};
+  std::string kind;  // include | macro | function | device_function | kernel | template | type | variable | container | other
+  std::set<std::string> defines;
+  std::set<std::string> mentions;  // every identifier-like token; C has no cheap scope analysis
+  bool local_include = false;      // #include "..." (lives in the repository, not the toolkit)
+};
+
+// A __global__ function found anywhere in the unit (top level, in a namespace, under #if, as a template).
+struct CudaKernelSite {
+  TSNode node{};           // the template_declaration when templated, else the function_definition
+  std::string name;
+  std::string qualname;    // `ns::name` inside namespaces
+  size_t item = 0;         // index of the top-level item holding it
+  std::vector<TSNode> namespaces;  // enclosing namespace_definitions, outermost first
+};
+
+// A parsed CUDA C++ source. Nodes stay valid as long as the object lives.
+class CudaSource {
+ public:
+  explicit CudaSource(std::string text);
+  ~CudaSource();
+  CudaSource(const CudaSource&) = delete;
+  CudaSource& operator=(const CudaSource&) = delete;
+
+  const std::string& text() const { return text_; }
+  std::string text_of(TSNode n) const;
+  TSNode root() const { return ts_tree_root_node(tree_); }
+  const std::vector<CudaItem>& items() const { return items_; }
+  const std::vector<CudaKernelSite>& kernels() const { return kernels_; }
+
+  // The kernel with the same-unit definitions it reaches (transitively), every include, and a
+  // standalone translation unit made of them in source order. `line_offset` shifts reported lines
+  // (for sources embedded in another file).
+  ExtractedKernel extract(const CudaKernelSite& site, const std::string& path, int line_offset) const;
+
+ private:
+  void collect_kernels(TSNode n, size_t item, std::vector<TSNode>& namespaces, int depth);
+
+  std::string text_;
+  TSParser* parser_ = nullptr;
+  TSTree* tree_ = nullptr;
+  std::vector<CudaItem> items_;
+  std::vector<CudaKernelSite> kernels_;
+};
+
+}  // namespace mine
