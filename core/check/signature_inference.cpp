@@ -117,18 +117,19 @@ InferredSignature inductor_signature(const KernelSource& k) {
   if (names.empty() && signature.is_object())
     for (const auto& [key, _] : signature.items()) names.push_back(key);
   if (!signature.is_object() || signature.empty()) out.notes.push_back("no triton_meta signature in the kernel's meta");
-  // Old triton_meta keyed constants by parameter index.
-  if (constants.is_object()) {
-    nlohmann::json by_name = nlohmann::json::object();
-    for (const auto& [key, v] : constants.items()) {
+  // Old triton_meta keyed signature and constants by parameter index.
+  auto by_name = [&](const nlohmann::json& raw) {
+    nlohmann::json out = nlohmann::json::object();
+    if (!raw.is_object()) return out;
+    for (const auto& [key, v] : raw.items()) {
       bool index = !key.empty() && key.find_first_not_of("0123456789") == std::string::npos && key.size() < 6;
       size_t i = index ? std::stoul(key) : 0;
-      by_name[index && i < names.size() ? names[i] : key] = v;
+      out[index && i < names.size() ? names[i] : key] = v;
     }
-    constants = by_name;
-  } else {
-    constants = nlohmann::json::object();
-  }
+    return out;
+  };
+  signature = by_name(signature);
+  constants = by_name(constants);
 
   body_numels(k.standalone, k.name, out.numels);
   hint_numels(meta.value("size_hints", nlohmann::json()), category, names, out.numels);
@@ -423,8 +424,9 @@ std::pair<nlohmann::json, std::string> constexpr_fallback(const std::string& nam
   if (contains(up, "NUM_WARPS")) return {4, "num_warps name"};
   if (contains(up, "STAGES")) return {2, "stages name"};
   if (starts_with(up, "GROUP") || contains(up, "GROUP_SIZE") || contains(up, "GROUP_M")) return {8, "group size name"};
+  bool short_block = up.size() == 2 && up[0] == 'B';  // BM, BN, BK
   bool block = contains(up, "BLOCK") || contains(up, "TILE") || contains(up, "SIZE") || contains(up, "DIM") ||
-               starts_with(up, "BS") || arange_bound;
+               starts_with(up, "BS") || short_block || arange_bound;
   if (block) {
     bool k_step = ends_with(up, "_K") || ends_with(up, "BK") || up == "K_BLOCK" || ends_with(up, "BLOCK_K");
     return {k_step ? 64 : 128, arange_bound ? "tl.arange bound" : "block size name"};
@@ -566,7 +568,8 @@ InferredSignature triton_signature(const KernelSource& k) {
       if (autotune.values.count(pn.name)) {
         p.value = autotune.values[pn.name], p.origin = Origin::Autotune, p.why = "first autotune config";
         known[p.name] = p.value;
-      } else if (d && !heuristic_keys.count(pn.name)) {
+      } else if (d && !heuristic_keys.count(pn.name) && !(d->is_null() && bounds.count(pn.name))) {
+        // A None default is kept (optional features) unless the value bounds a tl.arange.
         p.value = *d, p.origin = Origin::Default, p.why = "default";
         known[p.name] = p.value;
       }
