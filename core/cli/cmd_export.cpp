@@ -1,0 +1,282 @@
+#include <filesystem>
+#include <iostream>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "core/cli/command.h"
+#include "core/cli/options.h"
+#include "core/dedup/representative.h"
+#include "core/dedup/signature_batch.h"
+#include "core/error.h"
+#include "core/export/atomic_file.h"
+#include "core/export/chat_prompt.h"
+#include "core/export/decontamination.h"
+#include "core/export/train_test_split.h"
+#include "corpus/corpus.h"
+#include "corpus/dedup_store.h"
+
+namespace mine::cli {
+namespace {
+
+// SPDX ids of licenses that allow use, modification and redistribution with at most attribution:
+// the permissive set of The Stack's license filter, plus public-domain dedications.
+const std::set<std::string> kPermissive = {
+    "MIT",       "MIT-0",      "Apache-2.0", "BSD-2-Clause", "BSD-3-Clause", "BSD-3-Clause-Clear",
+    "0BSD",      "ISC",        "Unlicense",  "CC0-1.0",      "Zlib",         "BSL-1.0",
+    "Python-2.0", "PSF-2.0",   "NCSA",       "UPL-1.0",      "MIT-CMU",      "X11",
+    "PostgreSQL", "WTFPL",     "CC-BY-4.0",  "AFL-3.0",      "ECL-2.0",      "Artistic-2.0"};
+
+std::string fenced(const std::string& code) {
+  std::string body = code;
+  while (!body.empty() && (body.back() == '\n' || body.back() == ' ')) body.pop_back();
+  return "```python\n" + body + "\n```";
+}
+
+std::string split_path(const std::string& out, const std::string& split) {
+  std::filesystem::path p(out);
+  std::filesystem::path name = p.stem();
+  name += "." + split;
+  name += p.extension();
+  return (p.parent_path() / name).string();
+}
+
+// Fields in a reading order: the code, then where it came from, then what is known about it.
+nlohmann::ordered_json jsonl_record(const ExportKernel& k) {
+  nlohmann::ordered_json r = nlohmann::ordered_json::object();
+  r["kernel_id"] = k.id;
+  r["code"] = k.standalone;
+  r["repo"] = k.repo;
+  r["commit"] = k.commit_id.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(k.commit_id);
+  r["path"] = k.path;
+  r["start_line"] = k.start_line;
+  r["end_line"] = k.end_line;
+  r["license"] = k.license.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(k.license);
+  r["stars"] = k.stars ? nlohmann::ordered_json(*k.stars) : nlohmann::ordered_json(nullptr);
+  r["plugin"] = k.plugin;
+  r["kernel_name"] = k.name;
+  r["qualname"] = k.qualname;
+  r["self_contained"] = k.self_contained;
+  r["dependencies"] = nlohmann::ordered_json::parse(k.dependencies.dump());
+  r["check_status"] = k.check_status ? nlohmann::ordered_json(*k.check_status) : nlohmann::ordered_json(nullptr);
+  r["cluster_id"] = k.near_cluster ? nlohmann::ordered_json(*k.near_cluster) : nlohmann::ordered_json(nullptr);
+  return r;
+}
+
+nlohmann::ordered_json chat_record(const ExportKernel& k) {
+  PromptFacts facts;
+  facts.plugin = k.plugin;
+  facts.name = k.name;
+  facts.source = k.source;
+  facts.meta = k.meta;
+  for (const auto& d : k.dependencies) {
+    std::string kind = d.value("kind", std::string());
+    if (kind == "function" || kind == "jit_function") facts.helpers.push_back(d.value("name", std::string()));
+  }
+  nlohmann::ordered_json user{{"role", "user"}, {"content", chat_prompt(facts)}};
+  nlohmann::ordered_json assistant{{"role", "assistant"}, {"content", fenced(k.standalone)}};
+  return nlohmann::ordered_json{{"messages", nlohmann::ordered_json::array({user, assistant})}};
+}
+
+// Keeps one kernel per group of `cluster_of` among `kept`: the cluster's representative when it
+// is among them, else the best remaining copy by the same rule (the representative may have been
+// filtered out by --where or --license). Returns how many were dropped.
+size_t keep_one_per_cluster(std::vector<const ExportKernel*>& kept,
+                            std::optional<int64_t> ExportKernel::*cluster_of) {
+  std::map<int64_t, const ExportKernel*> best;
+  auto provenance = [](const ExportKernel* k) {
+    return dedup::CopyProvenance{k->id, k->stars.value_or(-1), ""};
+  };
+  for (const ExportKernel* k : kept) {
+    int64_t c = (k->*cluster_of).value_or(k->id);
+    auto [it, fresh] = best.try_emplace(c, k);
+    if (fresh) continue;
+    bool is_rep = k->id == c, was_rep = it->second->id == c;
+    if (is_rep || (!was_rep && dedup::better_representative(provenance(k), provenance(it->second)))) it->second = k;
+  }
+  std::vector<const ExportKernel*> out;
+  for (const ExportKernel* k : kept)
+    if (best[(k->*cluster_of).value_or(k->id)] == k) out.push_back(k);
+  size_t dropped = kept.size() - out.size();
+  kept = std::move(out);
+  return dropped;
+}
+
+int run_export(const std::vector<std::string>& args) {
+  po::options_description options("mine export options");
+  std::string db, out, format, where, dedup_mode, license, split_by, column;
+  std::vector<std::string> splits, benchmarks;
+  int jobs = 0;
+  options.add_options()
+      ("db", po::value(&db)->default_value(default_db_path()), "corpus file")
+      ("out,o", po::value(&out), "output file (with --split, other splits go beside it as NAME.SPLIT.EXT)")
+      ("format,f", po::value(&format)->default_value("jsonl"), "torchtune | jsonl | chat")
+      ("where", po::value(&where), "SQL condition on kernels (alias k), e.g. \"k.plugin = 'triton'\"")
+      ("dedup", po::value(&dedup_mode)->default_value("near"),
+       "none | exact (identical after normalization, including renamed locals) | near (MinHash clusters too)")
+      ("license", po::value(&license)->default_value("any"), "permissive | any")
+      ("split", po::value(&splits)->composing(), "NAME=FRACTION, e.g. test=0.05 (repeatable); the rest is train")
+      ("split-by", po::value(&split_by)->default_value("repo"), "repo (near-duplicate clusters never straddle splits either)")
+      ("column", po::value(&column)->default_value("text"), "torchtune: the field that holds the code")
+      ("decontaminate", po::value(&benchmarks)->multitoken()->composing(),
+       "benchmark files (.py, .json, .jsonl): drop kernels that are near duplicates of their code")
+      ("jobs,j", po::value(&jobs)->default_value(0), "threads for decontamination (0 = all cores)")
+      ("quiet,q", "print nothing but errors");
+  po::variables_map vm;
+  if (!parse_options(args, options, {}, vm,
+                     "mine export --out FILE --format torchtune|jsonl|chat [--where SQL] [--dedup none|exact|near] "
+                     "[--license permissive|any] [--split test=0.05 --split-by repo] [--column text] "
+                     "[--decontaminate FILE...]",
+                     "mine dedup && mine export --out triton.json --format torchtune --license permissive "
+                     "--split test=0.05 --decontaminate kernelbench.jsonl"))
+    return kExitOk;
+  if (out.empty()) throw UsageError{"give --out FILE"};
+  if (format != "torchtune" && format != "jsonl" && format != "chat")
+    throw UsageError{"unknown --format '" + format + "' (use torchtune, jsonl or chat)"};
+  if (dedup_mode != "none" && dedup_mode != "exact" && dedup_mode != "near")
+    throw UsageError{"unknown --dedup '" + dedup_mode + "' (use none, exact or near)"};
+  if (license != "permissive" && license != "any") throw UsageError{"unknown --license '" + license + "' (use permissive or any)"};
+  if (split_by != "repo") throw UsageError{"--split-by: only 'repo' is supported"};
+  if (column.empty()) throw UsageError{"--column must name a field"};
+  std::vector<SplitSpec> specs;
+  std::set<std::string> split_names;
+  for (const auto& s : splits) {
+    try {
+      specs.push_back(parse_split(s));
+    } catch (const Error& e) {
+      throw UsageError{e.what()};
+    }
+    if (!split_names.insert(specs.back().name).second) throw UsageError{"--split: '" + specs.back().name + "' twice"};
+  }
+  bool quiet = vm.count("quiet") > 0;
+  int threads = jobs > 0 ? jobs : dedup::default_threads();
+
+  auto corpus = Corpus::open(db, Corpus::Access::ReadOnly);
+  std::vector<ExportKernel> all = export_kernels(*corpus, where);
+
+  // 1. License.
+  std::map<std::string, size_t> by_license;
+  std::vector<const ExportKernel*> kept;
+  size_t license_removed = 0;
+  for (const auto& k : all) {
+    by_license[k.license.empty() ? "unknown" : k.license]++;
+    if (license == "permissive" && !kPermissive.count(k.license)) {
+      ++license_removed;
+      continue;
+    }
+    kept.push_back(&k);
+  }
+
+  // 2. Duplicates.
+  size_t not_deduped = 0;
+  for (const ExportKernel* k : kept) not_deduped += !k->near_cluster.has_value();
+  if ((dedup_mode != "none" || !benchmarks.empty()) && not_deduped > 0)
+    throw Error(std::to_string(not_deduped) + " of the selected kernels have not been through `mine dedup` yet; run `mine dedup --db " +
+                db + "` first (it only hashes what is new)");
+  size_t exact_removed = 0, renamed_removed = 0, near_removed = 0;
+  if (dedup_mode != "none") {
+    std::vector<const ExportKernel*> probe = kept;
+    exact_removed = keep_one_per_cluster(probe, &ExportKernel::exact_cluster);
+    renamed_removed = keep_one_per_cluster(kept, &ExportKernel::alpha_cluster) - exact_removed;
+    if (dedup_mode == "near") near_removed = keep_one_per_cluster(kept, &ExportKernel::near_cluster);
+  }
+
+  // 3. Decontamination: a kernel goes if its standalone or its own definition is near any item.
+  size_t contaminated = 0;
+  std::map<std::string, size_t> contaminated_by_file;
+  if (!benchmarks.empty()) {
+    std::vector<BenchmarkItem> items;
+    for (const auto& f : benchmarks) {
+      auto more = read_benchmark_file(f);
+      items.insert(items.end(), more.begin(), more.end());
+    }
+    dedup::MinHasher hasher;  // the parameters `mine dedup` stores signatures with by default
+    size_t perms = static_cast<size_t>(hasher.params().perms);
+    Decontaminator decon(std::move(items), hasher, 0.85, threads);
+    dedup::SignedBatch sources = dedup::sign_documents(
+        kept.size(), [&](size_t i) { return std::string_view(kept[i]->source); }, hasher, threads, false);
+    std::vector<const ExportKernel*> clean;
+    for (size_t i = 0; i < kept.size(); ++i) {
+      std::optional<size_t> hit;
+      if (kept[i]->minhash.size() == perms) hit = decon.match(kept[i]->minhash.data());
+      if (!hit) hit = decon.match(sources.signatures.row(i));
+      if (hit) {
+        ++contaminated;
+        contaminated_by_file[decon.items()[*hit].file]++;
+      } else {
+        clean.push_back(kept[i]);
+      }
+    }
+    kept = std::move(clean);
+  }
+
+  // 4. Splits.
+  std::vector<std::string> repos;
+  std::vector<int64_t> clusters;
+  for (const ExportKernel* k : kept) {
+    repos.push_back(k->repo);
+    clusters.push_back(k->near_cluster.value_or(-1));
+  }
+  std::vector<int> split_of = specs.empty() ? std::vector<int>(kept.size(), 0) : assign_splits(repos, clusters, specs);
+
+  // 5. Write every split to its temporary file; rename them all only when all are complete.
+  std::vector<std::string> names{"train"};
+  for (const auto& s : specs) names.push_back(s.name);
+  std::vector<std::unique_ptr<AtomicFile>> files;
+  std::vector<size_t> written(names.size(), 0);
+  for (size_t s = 0; s < names.size(); ++s)
+    files.push_back(std::make_unique<AtomicFile>(s == 0 ? out : split_path(out, names[s])));
+  std::vector<bool> first(names.size(), true);
+  if (format == "torchtune")
+    for (auto& f : files) f->write("[");
+  for (size_t i = 0; i < kept.size(); ++i) {
+    const ExportKernel& k = *kept[i];
+    size_t s = static_cast<size_t>(split_of[i]);
+    nlohmann::ordered_json record;
+    if (format == "torchtune") {
+      record = nlohmann::ordered_json{{column, fenced(k.standalone)}};
+    } else if (format == "jsonl") {
+      record = jsonl_record(k);
+    } else {
+      record = chat_record(k);
+    }
+    std::string line = record.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    if (format == "torchtune") {
+      files[s]->write(first[s] ? "\n" : ",\n");
+      files[s]->write(line);
+    } else {
+      files[s]->write(line + "\n");
+    }
+    first[s] = false;
+    ++written[s];
+  }
+  if (format == "torchtune")
+    for (auto& f : files) f->write("\n]\n");
+  for (auto& f : files) f->commit();
+
+  if (!quiet) {
+    std::cout << "export: " << all.size() << " kernels selected" << (where.empty() ? "" : " by --where") << "\n";
+    std::cout << "  by license:";
+    for (const auto& [l, n] : by_license) std::cout << " " << l << " " << n << ";";
+    std::cout << "\n";
+    if (license == "permissive") std::cout << "  removed, license not permissive or unknown: " << license_removed << "\n";
+    if (dedup_mode != "none") {
+      std::cout << "  removed as exact duplicates: " << (exact_removed + renamed_removed) << " (" << renamed_removed
+                << " of them only after renaming locals)\n";
+      if (dedup_mode == "near") std::cout << "  removed as near duplicates: " << near_removed << "\n";
+    }
+    if (!benchmarks.empty()) {
+      std::cout << "  removed as near duplicates of benchmark items: " << contaminated << "\n";
+      for (const auto& [f, n] : contaminated_by_file) std::cout << "    " << f << ": " << n << "\n";
+    }
+    for (size_t s = 0; s < names.size(); ++s)
+      std::cout << "  written " << names[s] << ": " << written[s] << " -> " << files[s]->path()
+                << (written[s] == 0 && !kept.empty() ? "  (empty: splits take whole repositories)" : "") << "\n";
+  }
+  return kExitOk;
+}
+
+RegisterCommand reg({"export", "write deduplicated training data (torchtune, jsonl, chat)", run_export, 60});
+
+}  // namespace
+}  // namespace mine::cli
