@@ -24,6 +24,7 @@ def main(argv=None):
     ap.add_argument("--naive", type=int, default=24)
     ap.add_argument("--arch", default="sm_90")
     ap.add_argument("--report", default=None)
+    ap.add_argument("--keep", default=None, help="copy the result rows of both runs here")
     a = ap.parse_args(argv)
     with open(os.path.join(a.bundle, "bundle.json")) as f:
         ids = [k["id"] for k in json.load(f)["kernels"]]
@@ -40,16 +41,22 @@ def main(argv=None):
         rows = [json.loads(line) for line in f]
     pool_ok = sum(r["status"] == "ok" for r in rows)
 
-    env = dict(os.environ, TRITON_CACHE_DIR=os.path.join(tmp, "cache-naive"),
-               CUDA_VISIBLE_DEVICES="")
+    env = dict(os.environ, TRITON_CACHE_DIR=os.path.join(tmp, "cache-naive"))
     sample = ids[:a.naive]
-    naive_ok = 0
+    naive_ok, naive_rows = 0, []
     t0 = time.monotonic()
     for kid in sample:
         r = subprocess.run([sys.executable, os.path.join(HERE, "compile_one.py"), a.bundle,
                             str(kid), "compile", a.arch], env=env, capture_output=True, text=True)
         naive_ok += r.returncode == 0
+        naive_rows.append(r.stdout.strip() or json.dumps({"id": kid, "stderr": r.stderr[-800:]}))
     naive_s = time.monotonic() - t0
+    if a.keep:
+        os.makedirs(a.keep, exist_ok=True)
+        with open(os.path.join(a.keep, "bench_pool.jsonl"), "w") as f:
+            f.write("".join(json.dumps(r) + "\n" for r in rows))
+        with open(os.path.join(a.keep, "bench_naive.jsonl"), "w") as f:
+            f.write("\n".join(naive_rows) + "\n")
 
     pool_rate = len(rows) / pool_s * 60
     naive_rate = len(sample) / naive_s * 60

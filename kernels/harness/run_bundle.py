@@ -110,9 +110,10 @@ def main(argv=None):
         # Bundles are read-only input; no __pycache__ should appear beside their modules.
         "PYTHONDONTWRITEBYTECODE": "1",
     }
-    if a.stage == "compile" or a.stage == "import":
-        # Compilation needs no device; hiding it keeps compile-only runs off the GPU entirely.
-        worker_env["CUDA_VISIBLE_DEVICES"] = ""
+    # Sixteen workers each starting a BLAS thread per core would oversubscribe the machine
+    # and, under RLIMIT_DATA, fail allocating the per-thread buffers.
+    for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+        worker_env.setdefault(var, os.environ.get(var, "1"))
 
     tasks = []
     for k in kernels:

@@ -104,9 +104,10 @@ class Worker:
                 torch.cuda.init()
                 self.versions["gpu_name"] = torch.cuda.get_device_name(0)
         else:
+            # Importing torch only for its version would cost start-up time and memory.
             try:
-                import torch  # noqa: F401 -- only for the version string
-                self.versions["torch_version"] = torch.__version__
+                from importlib.metadata import version
+                self.versions["torch_version"] = version("torch")
             except Exception:
                 pass
 
@@ -116,7 +117,6 @@ class Worker:
                "stage_reached": "import", "status": "fail", "error_class": None,
                "message": "", "compile_ms": None, "n_regs": None, "n_spills": None,
                "shared_bytes": None, "run_ms": None, "arch": task["arch"]}
-        current = "import"
         scratch = task["scratch"]
         os.makedirs(scratch, exist_ok=True)
         self.marker = os.path.join(scratch, ".stage")
@@ -138,23 +138,22 @@ class Worker:
                 fn = unwrap_jit(getattr(mod, spec["entry"]), self.jit_type)
             finally:
                 sys.modules.pop(modname, None)
-            current = "compile"
-            row["stage_reached"] = current
-            self.mark(current)
-            p = launch.plan(spec, kernel_params(fn), source)
-            row.update(grid=p["grid"], constexprs=_jsonable(p["constexprs"]), guessed=p["guessed"])
-            configs = task.get("configs") or [None]
-            results = []
-            for cfg in configs:
-                results.append(self.compile_load_run(fn, spec, p, task, stage, row, cfg))
-                current = row["stage_reached"]
-            if task.get("configs"):
-                row["configs"] = results
+            if stage != "import":
+                row["stage_reached"] = "compile"
+                self.mark("compile")
+                p = launch.plan(spec, kernel_params(fn), source)
+                row.update(grid=p["grid"], constexprs=_jsonable(p["constexprs"]),
+                           guessed=p["guessed"])
+                if task.get("configs"):
+                    row["configs"] = self.autotune(fn, spec, p, task, stage, row)
+                else:
+                    self.compile_load_run(fn, spec, p, task, stage, row, None)
             row["status"] = "ok"
         except BaseException as e:  # noqa: B902 -- SystemExit from kernel code is a failure too
             if isinstance(e, KeyboardInterrupt):
                 raise
-            row["stage_reached"] = current
+            # compile_load_run advances row["stage_reached"] as it goes: it names the failure.
+            current = row["stage_reached"]
             row["message"] = trim(exc_message(e) + "\n" + _tail_tb(e))
             row["error_class"] = classify(current, exc_chain(e), exc_message(e))
             poisoned = current in ("load", "run") or isinstance(e, SystemExit)
@@ -164,6 +163,25 @@ class Worker:
                 shutil.rmtree(scratch, ignore_errors=True)
         row["recycle"] = poisoned
         return row
+
+    def autotune(self, fn, spec, p, task, stage, row):
+        """Every candidate config gets its own result; one that does not fit (shared memory,
+        registers) fails alone. A CUDA error poisons the context, so it ends the sweep."""
+        results, failures = [], 0
+        for cfg in task["configs"]:
+            try:
+                results.append(self.compile_load_run(fn, spec, p, task, stage, row, cfg))
+            except Exception as e:
+                failures += 1
+                msg = exc_message(e)
+                cls = classify(row["stage_reached"], exc_chain(e), msg)
+                results.append({"constexprs": _jsonable(cfg.get("constexprs") or {}),
+                                "num_warps": cfg.get("num_warps"),
+                                "num_stages": cfg.get("num_stages"),
+                                "status": "fail", "error_class": cls, "message": trim(msg, 400)})
+                if cls == "illegal_address" or failures == len(task["configs"]):
+                    raise
+        return results
 
     def mark(self, stage):
         # The pool reads this when the worker dies, to tell which stage killed it.
@@ -194,7 +212,7 @@ class Worker:
         t0 = time.perf_counter()
         ck = self.triton.compile(src, target=target, options=options)
         compile_ms = (time.perf_counter() - t0) * 1000.0
-        res = {"constexprs": _jsonable(constexprs), "options": options,
+        res = {"constexprs": _jsonable(constexprs), "options": options, "status": "ok",
                "compile_ms": round(compile_ms, 2)}
         row["compile_ms"] = res["compile_ms"]
         meta = ck.metadata

@@ -136,6 +136,24 @@ class Watchdog(unittest.TestCase):
         self.assertEqual(rows[2]["status"], "ok")
 
 
+class Stages(unittest.TestCase):
+    def test_import_only_and_load_failure_stage(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            write_bundle(tmp, [(1, "k", OK, SIG), (2, "k", OK, SIG)])
+            _, imp = run_standin(tmp, os.path.join(tmp, "i.jsonl"), "--stage", "import")
+            # The stand-in cannot load a binary: the failure must be pinned on "load", and the
+            # worker replaced, since a real load failure can leave the CUDA context broken.
+            _, load = run_standin(tmp, os.path.join(tmp, "l.jsonl"), "--stage", "load",
+                                  "--devices", "0", "--jobs", "1")
+        self.assertEqual([(r["status"], r["stage_reached"]) for r in imp.values()],
+                         [("ok", "import")] * 2)
+        self.assertEqual([(r["status"], r["stage_reached"]) for r in load.values()],
+                         [("fail", "load")] * 2)
+        self.assertIn("cannot load", load[1]["message"])
+        self.assertNotEqual(load[1]["worker_pid"], load[2]["worker_pid"])
+        self.assertEqual(load[1]["device"], 0)
+
+
 class BadInvocations(unittest.TestCase):
     def test_bad_bundle_exits_2(self):
         with tempfile.TemporaryDirectory() as tmp:

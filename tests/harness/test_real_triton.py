@@ -1,0 +1,118 @@
+"""The harness against real Triton (and a GPU where there is one). Skipped on CI, which has
+neither; run on the GPU machine by kernels/harness/gpu_check.sh."""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+from util import HARNESS, ROOT, RUN_BUNDLE, write_bundle
+
+try:
+    import triton  # noqa: F401
+    HAVE_TRITON = True
+except ImportError:
+    HAVE_TRITON = False
+HAVE_GPU = HAVE_TRITON and shutil.which("nvidia-smi") is not None and subprocess.run(
+    ["nvidia-smi", "-L"], capture_output=True).returncode == 0
+SHARED = os.environ.get("MINE_SHARED_DIR", os.path.join(ROOT, "..", "shared"))
+INDUCTOR = os.path.join(SHARED, "fixtures", "inductor")
+
+HDR = "import triton\nimport triton.language as tl\n"
+STORE_FAR = HDR + """
+@triton.jit
+def far(x_ptr, n, BLOCK: tl.constexpr):
+    # 4 TiB past the buffer: no mapping there, so the store faults on the device.
+    offs = tl.arange(0, BLOCK).to(tl.int64) + (tl.full([BLOCK], 1, tl.int64) << 40)
+    tl.store(x_ptr + offs, tl.zeros([BLOCK], dtype=tl.float32))
+"""
+HOG = HDR + """
+hog = bytearray(64 << 30)
+
+@triton.jit
+def k(x_ptr, n, BLOCK: tl.constexpr):
+    pass
+"""
+FINE = HDR + """
+@triton.jit
+def k(x_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(x_ptr + offs, tl.load(x_ptr + offs, mask=offs < n) + 1.0, mask=offs < n)
+"""
+SIG = {"signature": {"x_ptr": "*fp32", "n": "i32"}, "constexprs": {"BLOCK": 256}}
+
+
+def run(bundle, *args):
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "out.jsonl")
+        proc = subprocess.run([sys.executable, RUN_BUNDLE, bundle, "--out", out] + list(args),
+                              capture_output=True, text=True, timeout=580)
+        with open(out) as f:
+            rows = [json.loads(line) for line in f]
+    return proc, {r["id"]: r for r in rows}
+
+
+def reference_bundle(tmp):
+    subprocess.run([sys.executable, os.path.join(ROOT, "kernels", "reference", "make_bundle.py"),
+                    tmp], check=True, capture_output=True)
+    return tmp
+
+
+def inductor_bundle(tmp):
+    if os.environ.get("MINE_INDUCTOR_BUNDLE"):
+        return os.environ["MINE_INDUCTOR_BUNDLE"]
+    subprocess.run([sys.executable, os.path.join(HARNESS, "bundle_from_inductor.py"),
+                    INDUCTOR, tmp], check=True, capture_output=True)
+    return tmp
+
+
+@unittest.skipUnless(HAVE_TRITON, "triton is not installed: real-Triton harness tests skipped")
+class RealTritonCompile(unittest.TestCase):
+    def test_reference_bundle_compiles_for_sm90(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            proc, rows = run(reference_bundle(tmp), "--stage", "compile", "--arch", "sm_90",
+                             "--jobs", "4")
+        self.assertEqual(len(rows), 7, proc.stderr[-2000:])
+        for r in rows.values():
+            self.assertEqual(r["status"], "ok", r["message"])
+            self.assertGreater(r["compile_ms"], 0)
+
+
+@unittest.skipUnless(HAVE_GPU, "no GPU (nvidia-smi) or no triton: GPU harness tests skipped")
+class RealGpu(unittest.TestCase):
+    def test_reference_bundle_runs(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            proc, rows = run(reference_bundle(tmp), "--stage", "run", "--jobs", "7")
+        self.assertEqual(len(rows), 7, proc.stderr[-2000:])
+        for r in rows.values():
+            self.assertEqual((r["status"], r["stage_reached"]), ("ok", "run"), r["message"])
+            self.assertIsNotNone(r["n_regs"])
+            self.assertIsNotNone(r["gpu_name"])
+
+    @unittest.skipUnless(os.path.isdir(INDUCTOR) or os.environ.get("MINE_INDUCTOR_BUNDLE"),
+                         "shared Inductor fixture absent")
+    def test_inductor_fixture_runs(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            proc, rows = run(inductor_bundle(tmp), "--stage", "run", "--jobs", "16")
+        self.assertEqual(len(rows), 40, proc.stderr[-2000:])
+        bad = {k: r["message"][:300] for k, r in rows.items() if r["status"] != "ok"}
+        self.assertEqual(bad, {})
+
+    def test_cuda_errors_and_memory_are_contained(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            write_bundle(tmp, [(1, "far", STORE_FAR, SIG), (2, "k", FINE, SIG),
+                               (3, "k", HOG, SIG), (4, "k", FINE, SIG)])
+            proc, rows = run(tmp, "--stage", "run", "--jobs", "1", "--mem-limit-mb", "8192")
+        self.assertEqual(rows[1]["error_class"], "illegal_address", rows[1]["message"])
+        # The same slot goes on with a fresh worker: the poisoned CUDA context is gone.
+        self.assertEqual(rows[2]["status"], "ok", rows[2]["message"])
+        self.assertNotEqual(rows[1]["worker_pid"], rows[2]["worker_pid"])
+        # RLIMIT_DATA stops a 64 GiB allocation yet leaves CUDA's address space reservations be.
+        self.assertEqual(rows[3]["error_class"], "resource_limit", rows[3]["message"])
+        self.assertEqual(rows[4]["status"], "ok", rows[4]["message"])
+
+
+if __name__ == "__main__":
+    unittest.main()
