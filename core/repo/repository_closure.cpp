@@ -4,6 +4,7 @@
 #include <deque>
 #include <map>
 #include <memory>
+#include <tuple>
 
 #include "core/repo/global_references.h"
 #include "core/repo/standard_library.h"
@@ -27,10 +28,16 @@ struct Entity {
   const ImportBinding* binding = nullptr;          // External/KeptImport
   ModuleLocation location;                         // Module
   std::string why;                                 // Unresolved
-  std::string emitted;                             // name in the standalone; empty until named
 };
 
 std::string first_component(const std::string& dotted) { return dotted.substr(0, dotted.find('.')); }
+
+// The same external import written in two files is one import in the standalone.
+std::string signature(const Entity& e) {
+  const ImportBinding& b = *e.binding;
+  std::string where = e.kind == EntityKind::KeptImport ? e.module->path() + "\n" : "";  // relative: per file
+  return where + std::to_string(b.level) + b.module + "\n" + b.imported + "\n" + b.target + "\n" + b.local;
+}
 
 const ImportBinding* binding_named(const ModuleStatement& s, const std::string& local) {
   const ImportBinding* found = nullptr;
@@ -85,11 +92,30 @@ struct Edit {
   std::string text;
 };
 
+}  // namespace
+
+// Resolutions and per-statement work shared by every kernel one worker closes over: they depend
+// only on the (immutable, scan-long) modules, never on the kernel. Names in the standalone do,
+// and stay with the kernel's ClosureBuilder.
+struct ResolutionCache {
+  std::vector<std::unique_ptr<Entity>> entities;
+  std::map<std::string, Entity*> by_key;
+  std::map<std::pair<const PythonModule*, std::string>, Entity*> resolved;
+  std::map<std::pair<std::string, std::string>, Entity*> members;
+  std::map<const PythonModule*, std::set<std::string>> public_names;
+  std::map<const ModuleStatement*, std::vector<GlobalReference>> references;
+  std::map<const ModuleStatement*, std::string> plain_text;
+};
+
+std::shared_ptr<ResolutionCache> make_resolution_cache() { return std::make_shared<ResolutionCache>(); }
+
+namespace {
+
 class ClosureBuilder {
  public:
   ClosureBuilder(const Repository& repo, const PythonModule& root_module, const DependencyLabeler& labeler,
-                 const ClosureRoot& root)
-      : repo_(repo), m0_(&root_module), labeler_(labeler), root_(root) {}
+                 const ClosureRoot& root, ResolutionCache& cache)
+      : repo_(repo), m0_(&root_module), labeler_(labeler), root_(root), c_(cache) {}
 
   ClosureResult run() {
     uses_.push_back({m0_, nullptr, &root_.reads});
@@ -112,10 +138,10 @@ class ClosureBuilder {
   // ---- resolution ---------------------------------------------------------------------------
 
   Entity* make(const std::string& key, Entity e) {
-    auto found = by_key_.find(key);
-    if (found != by_key_.end()) return found->second;
-    entities_.push_back(std::make_unique<Entity>(std::move(e)));
-    return by_key_[key] = entities_.back().get();
+    auto found = c_.by_key.find(key);
+    if (found != c_.by_key.end()) return found->second;
+    c_.entities.push_back(std::make_unique<Entity>(std::move(e)));
+    return c_.by_key[key] = c_.entities.back().get();
   }
 
   Entity* unresolved(const std::string& where, const std::string& name, const std::string& why) {
@@ -140,11 +166,7 @@ class ClosureBuilder {
     e.name = b.local;
     e.statements = {&s};
     e.binding = &b;
-    // The same external import written in two files is one import in the standalone.
-    std::string key = kind == EntityKind::External
-                          ? "E\n" + b.module + "\n" + b.imported + "\n" + b.target + "\n" + b.local
-                          : "K\n" + m->path() + "\n" + b.local;
-    return make(key, std::move(e));
+    return make((kind == EntityKind::External ? "E\n" : "K\n") + m->path() + "\n" + b.local, std::move(e));
   }
 
   const PythonModule* load(const std::string& path) {
@@ -165,21 +187,26 @@ class ClosureBuilder {
 
   // What `name` means at module level in `m`; nullptr for builtins and the kernel's own names.
   Entity* resolve(const PythonModule* m, const std::string& name) {
+    // The kernel's own statement is never its dependency: names it binds resolve without it.
+    bool own = m == m0_ && root_.statement && root_.statement->binds.count(name);
     auto key = std::make_pair(m, name);
-    auto memo = resolved_.find(key);
-    if (memo != resolved_.end()) return memo->second;
+    auto memo = c_.resolved.find(key);
+    if (!own && memo != c_.resolved.end()) return memo->second;
     if (!resolving_.insert(key).second) return unresolved(m->path(), name, "import cycle through " + m->path());
-    Entity* e = resolve_uncached(m, name);
+    // Whatever went through the kernel's own names depends on the kernel: not cached.
+    size_t taint = taint_;
+    Entity* e = resolve_uncached(m, name, own ? root_.statement : nullptr);
+    if (own) ++taint_;
     resolving_.erase(key);
-    resolved_[key] = e;
+    if (taint_ == taint) c_.resolved[key] = e;
     return e;
   }
 
-  Entity* resolve_uncached(const PythonModule* m, const std::string& name) {
+  Entity* resolve_uncached(const PythonModule* m, const std::string& name, const ModuleStatement* without) {
     auto binders = m->bindings_of(name);
-    if (m == m0_) binders.erase(std::remove(binders.begin(), binders.end(), root_.statement), binders.end());
+    if (without) binders.erase(std::remove(binders.begin(), binders.end(), without), binders.end());
     if (binders.empty()) {
-      if (m == m0_ && root_.statement && root_.statement->binds.count(name)) return nullptr;
+      if (without) return nullptr;
       std::string external_star;
       auto stars = m->star_imports();
       for (auto it = stars.rbegin(); it != stars.rend(); ++it) {
@@ -209,7 +236,9 @@ class ClosureBuilder {
     e.module = m;
     e.name = name;
     e.statements = std::move(binders);
-    return make("D\n" + m->path() + "\n" + name, std::move(e));
+    std::string key = "D\n" + m->path() + "\n" + name;
+    if (without) key += "\nwithout " + std::to_string(without->order);
+    return make(key, std::move(e));
   }
 
   Entity* resolve_import(const PythonModule* m, const ModuleStatement& s, const ImportBinding& b) {
@@ -230,10 +259,11 @@ class ClosureBuilder {
   // `from package import name` / `package.name`: what the package binds, else its submodule.
   Entity* member(const ModuleLocation& loc, const std::string& name) {
     auto key = std::make_pair(loc.file + "\n" + loc.dir, name);
-    auto memo = members_.find(key);
-    if (memo != members_.end()) return memo->second;
+    auto memo = c_.members.find(key);
+    if (memo != c_.members.end()) return memo->second;
+    size_t taint = taint_;
     Entity* e = member_uncached(loc, name);
-    members_[key] = e;
+    if (taint_ == taint) c_.members[key] = e;
     return e;
   }
 
@@ -256,9 +286,9 @@ class ClosureBuilder {
 
   // Names `from m import *` brings in, following the module's own star imports.
   const std::set<std::string>& public_names(const PythonModule* m) {
-    auto found = public_.find(m);
-    if (found != public_.end()) return found->second;
-    std::set<std::string>& names = public_[m];  // empty while computing: star cycles end here
+    auto found = c_.public_names.find(m);
+    if (found != c_.public_names.end()) return found->second;
+    std::set<std::string>& names = c_.public_names[m];  // empty while computing: star cycles end here
     std::vector<std::string> direct = m->public_names();
     names.insert(direct.begin(), direct.end());
     if (m->bindings_of("__all__").empty()) {
@@ -321,15 +351,25 @@ class ClosureBuilder {
   }
 
   const std::vector<GlobalReference>& references(const PythonModule* m, const ModuleStatement* s) {
-    auto key = s ? static_cast<const void*>(s) : static_cast<const void*>(&root_);
-    auto found = references_.find(key);
-    if (found != references_.end()) return found->second;
-    if (s) return references_[key] = global_references(m->tree(), s->node);
-    if (!root_tree_) root_tree_ = SyntaxTree::parse(root_.text);
-    return references_[key] = global_references(*root_tree_, root_tree_->root());
+    if (!s) {
+      if (!root_tree_) {
+        root_tree_ = SyntaxTree::parse(root_.text);
+        root_references_ = global_references(*root_tree_, root_tree_->root());
+      }
+      return root_references_;
+    }
+    auto found = c_.references.find(s);
+    if (found != c_.references.end()) return found->second;
+    return c_.references[s] = global_references(m->tree(), s->node);
   }
 
   void need(Entity* e, const PythonModule* from) {
+    // Reached back through another file (a cached resolution): the kernel itself is no dependency.
+    if (e->kind == EntityKind::Definition && e->module == m0_ && root_.statement &&
+        std::count(e->statements.begin(), e->statements.end(), root_.statement)) {
+      e = resolve(m0_, e->name);
+      if (!e) return;
+    }
     if (e->kind == EntityKind::Definition && e->module != from) module_edges_[from].push_back(e->module);
     if (!needed_set_.insert(e).second) return;
     needed_.push_back(e);
@@ -356,6 +396,7 @@ class ClosureBuilder {
         break;
       case EntityKind::External:
       case EntityKind::KeptImport:
+        if (e->kind == EntityKind::External && !external_signatures_.insert(signature(*e)).second) break;
         deps_.push_back({e->name, "import", e->module->path(), e->statements.front()->start_line,
                          e->kind == EntityKind::KeptImport ? "relative import of a module the repository lacks" : ""});
         break;
@@ -375,21 +416,29 @@ class ClosureBuilder {
       std::string name = wanted;
       if (taken.count(name) && !suffix.empty()) name = wanted + "__" + suffix;
       for (int k = 2; taken.count(name); ++k) name = wanted + (suffix.empty() ? "_" : "__" + suffix + "_") + std::to_string(k);
-      e->emitted = name;
+      emitted_[e] = name;
       taken.insert(name);
     };
     // The kernel's own file keeps its names, so its text changes least; then the kept imports;
     // names left unresolved stay as written; inlined definitions from other files come last.
     for (Entity* e : needed_)
       if (e->kind == EntityKind::Definition && e->module == m0_) claim(e, e->name, "");
+    std::map<std::string, std::string> by_signature;
     for (Entity* e : needed_)
       if (e->kind == EntityKind::External || e->kind == EntityKind::KeptImport) {
+        auto same = by_signature.find(signature(*e));
+        if (same != by_signature.end()) {
+          emitted_[e] = same->second;
+          continue;
+        }
+        by_signature[signature(*e)] = e->name;
         bool renamable = !(e->binding->imported.empty() && e->binding->target != e->binding->module);
         if (!renamable) {
-          e->emitted = e->name;
+          emitted_[e] = e->name;
           taken.insert(e->name);
         } else {
           claim(e, e->name, "");
+          by_signature[signature(*e)] = emitted(e);
         }
       }
     for (Entity* e : needed_)
@@ -399,9 +448,9 @@ class ClosureBuilder {
         // A builtin's name would shadow the builtin for the kernel's own file.
         if (is_python_builtin(e->name)) taken.insert(e->name);
         claim(e, e->name, module_tag(e->module->path()));
-        if (e->emitted != e->name)
+        if (emitted(e) != e->name)
           for (auto& d : deps_)
-            if (d.path == e->module->path() && d.name == e->name && d.kind != "unresolved") d.note = "renamed to " + e->emitted;
+            if (d.path == e->module->path() && d.name == e->name && d.kind != "unresolved") d.note = "renamed to " + emitted(e);
       }
   }
 
@@ -413,7 +462,7 @@ class ClosureBuilder {
   }
 
   bool differs(Entity* e, const std::string& name) const {
-    return e && (e->kind == EntityKind::Module || (!e->emitted.empty() && e->emitted != name));
+    return e && (e->kind == EntityKind::Module || (!emitted(e).empty() && emitted(e) != name));
   }
 
   bool needs_rewrite(const PythonModule* m, const FreeNames& reads, const std::set<std::string>& binds) {
@@ -438,14 +487,15 @@ class ClosureBuilder {
             at = next;
             continue;
           }
-          if (!next->emitted.empty()) edits.push_back({ref.start, end, next->emitted});
+          if (!emitted(next).empty()) edits.push_back({ref.start, end, emitted(next)});
           break;
         }
         continue;
       }
-      if (e->emitted.empty() || e->emitted == ref.name || ref.dotted_import) continue;
-      std::string replacement = e->emitted;
-      if (ref.imported) replacement = text.substr(ref.start, ref.end - ref.start) + " as " + e->emitted;
+      const std::string& name = emitted(e);
+      if (name.empty() || name == ref.name || ref.dotted_import) continue;
+      std::string replacement = name;
+      if (ref.imported) replacement = text.substr(ref.start, ref.end - ref.start) + " as " + name;
       edits.push_back({ref.start, ref.end, replacement});
     }
     return edits;
@@ -464,8 +514,18 @@ class ClosureBuilder {
     return out;
   }
 
+  const std::string& emitted(const Entity* e) const {
+    static const std::string none;
+    auto found = emitted_.find(e);
+    return found == emitted_.end() ? none : found->second;
+  }
+
   std::string statement_text(const PythonModule* m, const ModuleStatement& s) {
-    if (!needs_rewrite(m, s.reads, s.binds)) return m->dedented_text(s.node, s.indent);
+    if (!needs_rewrite(m, s.reads, s.binds)) {
+      auto found = c_.plain_text.find(&s);
+      if (found != c_.plain_text.end()) return found->second;
+      return c_.plain_text[&s] = m->dedented_text(s.node, s.indent);
+    }
     const std::string& text = m->tree().text();
     auto edits = edits_for(m, references(m, &s), text);
     return dedent(apply(text, ts_node_start_byte(s.node), ts_node_end_byte(s.node), edits), s.indent);
@@ -479,7 +539,7 @@ class ClosureBuilder {
   }
 
   std::string render_external(const ModuleStatement& s, const std::vector<Entity*>& group, const PythonModule* m) {
-    bool renamed = std::any_of(group.begin(), group.end(), [](Entity* e) { return e->emitted != e->name; });
+    bool renamed = std::any_of(group.begin(), group.end(), [&](Entity* e) { return emitted(e) != e->name; });
     if (!renamed) {
       std::set<std::string> names;
       for (Entity* e : group) names.insert(e->name);
@@ -491,10 +551,10 @@ class ClosureBuilder {
       if (!out.empty()) out += "\n";
       if (b.imported.empty()) {
         out += "import " + b.module;
-        if (b.target == b.module && e->emitted != b.module) out += " as " + e->emitted;
+        if (b.target == b.module && emitted(e) != b.module) out += " as " + emitted(e);
       } else {
         out += "from " + std::string(static_cast<size_t>(b.level), '.') + b.module + " import " + b.imported;
-        if (e->emitted != b.imported) out += " as " + e->emitted;
+        if (emitted(e) != b.imported) out += " as " + emitted(e);
       }
     }
     return out;
@@ -526,7 +586,13 @@ class ClosureBuilder {
     std::map<const PythonModule*, size_t> rank;
     for (size_t i = 0; i < modules.size(); ++i) rank[modules[i]] = i;
 
-    using Position = std::pair<size_t, size_t>;  // (module rank, statement order)
+    // (module rank, module path, statement order); modules that only contribute imports go last.
+    using Position = std::tuple<size_t, std::string, size_t>;
+    auto position = [&](const PythonModule* m, const ModuleStatement* s) {
+      auto r = rank.find(m);
+      return Position{r == rank.end() ? modules.size() : r->second, m->path(), s->order};
+    };
+    std::set<std::string> rendered_signatures;
     std::map<Position, std::pair<const PythonModule*, std::vector<Entity*>>> imports;
     std::map<Position, std::pair<const PythonModule*, const ModuleStatement*>> definitions;
     for (Entity* e : needed_) {
@@ -534,7 +600,8 @@ class ClosureBuilder {
         case EntityKind::External:
         case EntityKind::KeptImport: {
           const ModuleStatement* s = e->statements.front();
-          auto& slot = imports[{rank.count(e->module) ? rank[e->module] : 0, s->order}];
+          if (!rendered_signatures.insert(signature(*e)).second) break;
+          auto& slot = imports[position(e->module, s)];
           slot.first = e->module;
           slot.second.push_back(e);
           if (e->kind == EntityKind::KeptImport) {
@@ -546,7 +613,7 @@ class ClosureBuilder {
         }
         case EntityKind::Definition:
           for (const ModuleStatement* s : e->statements)
-            definitions[{rank.count(e->module) ? rank[e->module] : 0, s->order}] = {e->module, s};
+            definitions[position(e->module, s)] = {e->module, s};
           break;
         case EntityKind::Unresolved:
           result.self_contained = false;
@@ -587,8 +654,8 @@ class ClosureBuilder {
         auto alias = aliases_.find(s);
         if (alias == aliases_.end()) continue;
         auto [group, target] = alias->second;
-        if (target->kind == EntityKind::Definition && group->emitted != target->emitted)
-          definition_text += "\n\n" + group->emitted + " = " + target->emitted + "\n";
+        if (target->kind == EntityKind::Definition && emitted(group) != emitted(target))
+          definition_text += "\n\n" + emitted(group) + " = " + emitted(target) + "\n";
         continue;
       }
       definition_text += "\n\n" + statement_text(m, *s) + "\n";
@@ -609,19 +676,18 @@ class ClosureBuilder {
   const DependencyLabeler& labeler_;
   const ClosureRoot& root_;
 
-  std::vector<std::unique_ptr<Entity>> entities_;
-  std::map<std::string, Entity*> by_key_;
-  std::map<std::pair<const PythonModule*, std::string>, Entity*> resolved_;
+  ResolutionCache& c_;
   std::set<std::pair<const PythonModule*, std::string>> resolving_;
-  std::map<std::pair<std::string, std::string>, Entity*> members_;
-  std::map<const PythonModule*, std::set<std::string>> public_;
-  std::map<const void*, std::vector<GlobalReference>> references_;
+  size_t taint_ = 0;  // counts resolutions that went through the kernel's own names
   std::unique_ptr<SyntaxTree> root_tree_;
+  std::vector<GlobalReference> root_references_;
+  std::map<const Entity*, std::string> emitted_;
 
   std::deque<Use> uses_;
   std::vector<Entity*> needed_;
   std::set<Entity*> needed_set_;
   std::vector<Dependency> deps_;
+  std::set<std::string> external_signatures_;
   std::map<const PythonModule*, std::vector<const PythonModule*>> module_edges_;
   std::map<const ModuleStatement*, std::pair<Entity*, Entity*>> aliases_;
 };
@@ -629,7 +695,13 @@ class ClosureBuilder {
 }  // namespace
 
 ClosureResult RepositoryClosure::compute(const ClosureRoot& root) const {
-  return ClosureBuilder(repo_, module_, labeler_, root).run();
+  // Only modules that outlive this call (the repository's, parsed once per scan) may be cached;
+  // a notebook's module lives as long as its file is being extracted.
+  bool lasting = repo_.cache && repo_.module && repo_.index && repo_.index->has_file(module_.path()) &&
+                 repo_.module(module_.path()) == &module_;
+  if (lasting) return ClosureBuilder(repo_, module_, labeler_, root, *repo_.cache).run();
+  ResolutionCache local;
+  return ClosureBuilder(repo_, module_, labeler_, root, local).run();
 }
 
 }  // namespace mine

@@ -1,5 +1,6 @@
 #pragma once
 #include <functional>
+#include <memory>
 #include <set>
 #include <string>
 
@@ -7,6 +8,10 @@
 #include "core/repo/module_index.h"
 
 namespace mine {
+
+struct ResolutionCache;
+// A cache for one thread's closures over one scan (not thread-safe: one per worker).
+std::shared_ptr<ResolutionCache> make_resolution_cache();
 
 // What the cross-file closure can see of the repository being scanned.
 struct Repository {
@@ -16,6 +21,8 @@ struct Repository {
   // Top-level packages kept as imports even when the tree holds them: scanning triton's or
   // torch's own repository must not inline the kernel language into every kernel.
   std::set<std::string> never_inline;
+  // Resolutions reused across the kernels of a scan; optional.
+  std::shared_ptr<ResolutionCache> cache;
 };
 
 // Transitive closure of a kernel across the files of a repository, and its standalone module:

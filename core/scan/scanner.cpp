@@ -223,6 +223,7 @@ RepoSnapshot Scanner::extract(const SourceTree& tree, const std::string& repo_na
     Repository repo;
     repo.index = options_.cross_file ? &index : &no_other_files;
     repo.never_inline = options_.never_inline;
+    repo.cache = make_resolution_cache();
     repo.module = [&](const std::string& path) -> const PythonModule* {
       auto found = entry_of.find(path);
       if (found == entry_of.end()) return nullptr;

@@ -159,3 +159,25 @@ TEST_CASE("same-file mode keeps imports into the repository and says so", "[cros
   CHECK_FALSE(k.self_contained);
   CHECK(k.standalone.find("from ...utils.math import exp_fast") != std::string::npos);
 }
+
+TEST_CASE("cross-file standalones do not depend on threads or the order files are met", "[crossfile]") {
+  // Resolutions are cached per worker across kernels; what one kernel's own names do to a
+  // resolution must never leak into another kernel's standalone.
+  for (const auto& dir : case_dirs()) {
+    INFO("case " << dir.filename().string());
+    std::map<std::string, std::string> first;
+    for (int jobs : {1, 3}) {
+      ScanOptions options;
+      options.jobs = jobs;
+      Scanner scanner(all_plugins(), options);
+      RepoSnapshot snap = scanner.extract(*open_source_tree(dir.string()), dir.string());
+      std::map<std::string, std::string> got;
+      for (const auto& rec : snap.kernels) got[rec.path + "::" + rec.kernel.qualname] = rec.kernel.standalone;
+      if (first.empty()) {
+        first = got;
+      } else {
+        CHECK(got == first);
+      }
+    }
+  }
+}
