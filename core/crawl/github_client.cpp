@@ -168,6 +168,7 @@ void GithubClient::wait(milliseconds duration, const std::string& reason) {
   ++waits_;
   auto deadline = clock_.now() + duration;
   for (;;) {
+    if (options_.cancel && options_.cancel->load()) throw Error("GitHub API: cancelled while waiting (" + reason + ")");
     auto left = std::chrono::duration_cast<milliseconds>(deadline - clock_.now());
     if (left <= milliseconds(0)) break;
     if (wait_listener_) wait_listener_({reason, left, duration});
@@ -215,6 +216,7 @@ GithubResponse GithubClient::get(const std::string& path_or_url) {
   int primary_hits = 0;
   std::string last_problem;
   while (failures < options_.max_attempts) {
+    if (options_.cancel && options_.cancel->load()) throw Error("GET " + url + ": cancelled");
     wait_for_budget(resource);
     std::string curl_error;
     GithubResponse r = perform(url, &curl_error);

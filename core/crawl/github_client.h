@@ -1,4 +1,5 @@
 #pragma once
+#include <atomic>
 #include <chrono>
 #include <functional>
 #include <map>
@@ -25,6 +26,9 @@ struct GithubClientOptions {
   std::chrono::milliseconds reset_margin{1000};
   long connect_timeout_s = 30;
   long timeout_s = 120;
+  // Set (e.g. from SIGINT) -> a wait ends early and get() throws mine::Error("... cancelled"),
+  // so a crawl stopped during an hour-long rate-limit wait stops now.
+  const std::atomic<bool>* cancel = nullptr;
 };
 
 // A wait the client imposes on itself, reported about once a second so a terminal can count down.

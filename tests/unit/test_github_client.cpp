@@ -202,3 +202,18 @@ TEST_CASE("GithubClient sends nothing while the rate limit is exhausted", "[gith
   for (const auto& e : log) CHECK(e["status"] == 200);
   CHECK(countdown_reports >= 2);
 }
+
+TEST_CASE("GithubClient stops waiting when the crawl is cancelled", "[github]") {
+  auto server = loopback::start_fake_github({"--rate-limit", "1", "--rate-window", "60"});
+  RecordingClock clock;
+  std::atomic<bool> cancel{false};
+  auto o = fast_options(server->port());
+  o.cancel = &cancel;
+  GithubClient client(o, clock);
+  client.set_wait_listener([&](const ApiWait&) { cancel = true; });  // Ctrl-C during the countdown
+  CHECK(client.get(kSearch).status == 200);
+  auto t0 = std::chrono::steady_clock::now();
+  CHECK_THROWS_WITH(client.get(kSearch), Catch::Contains("cancelled"));
+  CHECK(std::chrono::steady_clock::now() - t0 < std::chrono::seconds(5));
+  CHECK(violations(server_log(server->port())).empty());
+}
