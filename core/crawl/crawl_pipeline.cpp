@@ -18,7 +18,7 @@ struct Stopped {};
 // Runs tasks one at a time on its own thread: the only thread that touches the state store.
 class WriterThread {
  public:
-  WriterThread() : thread_([this] { loop(); }) {}
+  explicit WriterThread(std::mutex& store_mutex) : store_mutex_(store_mutex), thread_([this] { loop(); }) {}
   ~WriterThread() { close(); }
 
   template <typename F>
@@ -54,10 +54,12 @@ class WriterThread {
         task = std::move(tasks_.front());
         tasks_.pop_front();
       }
+      std::lock_guard store_lock(store_mutex_);
       task();  // exceptions land in the task's future
     }
   }
 
+  std::mutex& store_mutex_;
   std::mutex mutex_;
   std::condition_variable cv_;
   std::deque<std::function<void()>> tasks_;
@@ -112,7 +114,7 @@ CrawlSummary CrawlPipeline::run(const DiscoverFunction& discover) {
   std::exception_ptr fatal_error;
   auto stopping = [&] { return fatal.load() || (options_.cancel && options_.cancel->load()); };
 
-  WriterThread writer;
+  WriterThread writer(store_mutex_);
   RepoQueue queue;
 
   // A failing store means the corpus is broken: stop everything and report that, not a repo.

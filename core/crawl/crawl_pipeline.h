@@ -2,6 +2,8 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <mutex>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -57,12 +59,35 @@ class CrawlPipeline {
   // Throws mine::Error only when the state store itself fails (the corpus is unusable).
   CrawlSummary run(const DiscoverFunction& discover);
 
+  // The store's ETag half, for the GithubClient of discovery: calls are serialised with the
+  // writer thread's, so the store never sees two calls at once.
+  EtagCache& etags() { return etags_; }
+
  private:
+  class SerialisedEtags : public EtagCache {
+   public:
+    SerialisedEtags(CrawlStateStore& store, std::mutex& mutex) : store_(store), mutex_(mutex) {}
+    std::optional<CachedResponse> etag_lookup(const std::string& url) override {
+      std::lock_guard lock(mutex_);
+      return store_.etag_lookup(url);
+    }
+    void etag_store(const std::string& url, const CachedResponse& response) override {
+      std::lock_guard lock(mutex_);
+      store_.etag_store(url, response);
+    }
+
+   private:
+    CrawlStateStore& store_;
+    std::mutex& mutex_;
+  };
+
   CrawlStateStore& store_;
   RepoCloner& cloner_;
   MineFunction mine_;
   CrawlPipelineOptions options_;
   CrawlProgress& progress_;
+  std::mutex store_mutex_;  // held by the writer thread's tasks and by etags()
+  SerialisedEtags etags_{store_, store_mutex_};
 };
 
 }  // namespace mine

@@ -16,8 +16,9 @@ struct MinedRecord {
 };
 
 // Per-repository crawl state, persisted by the corpus (SQL lives in corpus/). The pipeline
-// never calls it from two threads at once, and makes every call from its one writer thread,
-// together with MineResult::store, so an SQLite implementation has a single writer.
+// never makes two calls at once: repository calls and MineResult::store run on its one writer
+// thread; ETag calls come from the discovery thread through CrawlPipeline::etags(), under the
+// same lock. So one SQLite connection serves it all.
 // Crawl states: discovered -> cloned -> mined, or failed (with the error) at any step.
 class CrawlStateStore : public EtagCache {
  public:

@@ -57,22 +57,30 @@ class MemoryStateStore : public CrawlStateStore {
     auto it = rows.find(name);
     return it == rows.end() ? std::nullopt : it->second.mined;
   }
-  std::optional<CachedResponse> etag_lookup(const std::string& url) override { return etags.etag_lookup(url); }
-  void etag_store(const std::string& url, const CachedResponse& r) override { etags.etag_store(url, r); }
+  std::optional<CachedResponse> etag_lookup(const std::string& url) override {
+    Call c(*this, false);
+    ++etag_calls;
+    return etags.etag_lookup(url);
+  }
+  void etag_store(const std::string& url, const CachedResponse& r) override {
+    Call c(*this, false);
+    etags.etag_store(url, r);
+  }
 
   std::map<std::string, Row> rows;
   std::map<std::string, std::string> corpus;  // repository -> content of the mined kernel files
   MemoryEtagCache etags;
   std::atomic<int> in_flight{0};
   std::atomic<bool> overlapped{false};
-  std::set<std::thread::id> threads;
+  std::set<std::thread::id> threads;  // of the repository calls
+  int etag_calls = 0;
 
  private:
   struct Call {
     MemoryStateStore& s;
-    explicit Call(MemoryStateStore& store) : s(store) {
+    explicit Call(MemoryStateStore& store, bool repository_call = true) : s(store) {
       if (s.in_flight.fetch_add(1) != 0) s.overlapped = true;
-      s.threads.insert(std::this_thread::get_id());
+      if (repository_call) s.threads.insert(std::this_thread::get_id());
     }
     ~Call() { s.in_flight.fetch_sub(1); }
   };
@@ -167,13 +175,13 @@ TEST_CASE("CrawlPipeline discovers, clones, mines, and on re-crawl touches only 
     SystemCrawlClock clock;
     GithubClientOptions go;
     go.api_url = "http://127.0.0.1:" + std::to_string(api->port());
-    GithubClient client(go, clock, &store);
     RepoSearchOptions so;
     so.query = "triton";
     RepoCloner cloner({cache});
     std::ostringstream log;
     CrawlProgress progress(log, false);
     CrawlPipeline pipeline(store, cloner, std::ref(miner), options, progress);
+    GithubClient client(go, clock, &pipeline.etags());
     auto summary = pipeline.run([&](const auto& emit) { RepoSearch(client, so).run(emit); });
     INFO(log.str());
     INFO(summary.discovery_error);
@@ -200,6 +208,7 @@ TEST_CASE("CrawlPipeline discovers, clones, mines, and on re-crawl touches only 
   }
   CHECK_FALSE(store.overlapped);
   CHECK(store.threads.size() == 1);
+  CHECK(store.etag_calls > 0);
 
   SECTION("nothing pushed: nothing fetched, nothing mined") {
     auto second = crawl(tmp / "pop1.json", options);
