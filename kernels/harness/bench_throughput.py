@@ -4,7 +4,7 @@
   python3 bench_throughput.py BUNDLE_DIR --jobs 16 --naive N --report OUT.md
 
 Both sides compile the same kernels with an empty Triton cache of their own; the naive loop
-takes the first N kernels (it is slow), its rate is extrapolated per minute, as is the pool's
+takes N kernels spread evenly over the bundle (it is slow), its rate is extrapolated per minute, as is the pool's
 over the whole bundle including worker start-up."""
 import argparse
 import json
@@ -42,7 +42,8 @@ def main(argv=None):
     pool_ok = sum(r["status"] == "ok" for r in rows)
 
     env = dict(os.environ, TRITON_CACHE_DIR=os.path.join(tmp, "cache-naive"))
-    sample = ids[:a.naive]
+    # Spread over the bundle so the sample has the same mix of kernels as the pool's run.
+    sample = ids[::max(1, len(ids) // a.naive)][:a.naive]
     naive_ok, naive_rows = 0, []
     t0 = time.monotonic()
     for kid in sample:

@@ -41,6 +41,9 @@ autotune)
 bench)
   make_ind "$T/bench" --variants 8
   python3 $H/bench_throughput.py "$T/bench" --jobs 16 --naive ${NAIVE:-24} --report "$OUT/throughput.md" --keep "$OUT" > "$OUT/throughput.log" 2>&1 ;;
+bench-plain)
+  python3 kernels/reference/make_bundle.py "$T/refbench" --variants 12
+  python3 $H/bench_throughput.py "$T/refbench" --jobs 16 --naive ${NAIVE:-24} --report "$OUT/throughput_plain.md" > "$OUT/throughput_plain.log" 2>&1 ;;
 tests)
   make_ind "$T/ind-tests"
   MINE_INDUCTOR_BUNDLE="$T/ind-tests" python3 -m unittest discover -s tests/harness -v > "$OUT/unittest.log" 2>&1

@@ -38,23 +38,33 @@ def _inline(node, names):
     return Sub().visit(node)
 
 
-def main(out):
+# Distinct compiles of the same kernels, for throughput runs on plain Triton modules.
+VARIANTS = [(w, s) for s in (2, 3, 4, 1) for w in (4, 2, 8)]
+
+
+def main(out, variants=1):
     os.makedirs(out, exist_ok=True)
     kernels, kid = [], 0
     for name in MODULES:
         src = os.path.join(HERE, name + ".py")
+        module = name + ".py"
+        shutil.copyfile(src, os.path.join(out, module))
         for spec in bundle_spec(src):
-            kid += 1
-            module = "k%d.py" % kid
-            shutil.copyfile(src, os.path.join(out, module))
-            kernels.append(dict(spec, id=kid, module=module, language="triton",
-                                guessed=[], source=name))
+            for v in range(variants):
+                kid += 1
+                k = dict(spec, id=kid, module=module, language="triton", guessed=[],
+                         source=name)
+                if variants > 1:
+                    w, s = VARIANTS[v % len(VARIANTS)]
+                    k["options"] = {"num_warps": w, "num_stages": s}
+                kernels.append(k)
     with open(os.path.join(out, "bundle.json"), "w") as f:
         json.dump({"version": 1, "kernels": kernels}, f, indent=1)
     return len(kernels)
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 2:
-        sys.exit("usage: make_bundle.py OUT_DIR")
-    print("%d kernels -> %s" % (main(sys.argv[1]), sys.argv[1]))
+    if len(sys.argv) not in (2, 4) or (len(sys.argv) == 4 and sys.argv[2] != "--variants"):
+        sys.exit("usage: make_bundle.py OUT_DIR [--variants N]")
+    n = main(sys.argv[1], int(sys.argv[3]) if len(sys.argv) == 4 else 1)
+    print("%d kernels -> %s" % (n, sys.argv[1]))
