@@ -57,6 +57,15 @@ def autotune_configs(spec):
     return [{"num_warps": w, "num_stages": s} for w in AUTOTUNE_WARPS for s in AUTOTUNE_STAGES]
 
 
+def _drop_partial_line(path):
+    """A run killed mid-write leaves a line without its newline; appending after it would
+    glue two rows together."""
+    with open(path, "rb+") as f:
+        data = f.read()
+        if data and not data.endswith(b"\n"):
+            f.truncate(data.rfind(b"\n") + 1)
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("bundle")
@@ -77,6 +86,8 @@ def main(argv=None):
     ap.add_argument("--max-tasks-per-worker", type=int, default=500)
     ap.add_argument("--work-dir", default=None, help="scratch dirs, worker logs, Triton cache")
     ap.add_argument("--cache-dir", default=None, help="TRITON_CACHE_DIR (default: fresh)")
+    ap.add_argument("--resume", action="store_true",
+                    help="keep the rows already in --out and check only the kernels missing there")
     ap.add_argument("--quiet", action="store_true")
     a = ap.parse_args(argv)
 
@@ -90,6 +101,15 @@ def main(argv=None):
         kernels = [k for k in kernels if k["id"] in wanted]
     if a.limit is not None:
         kernels = kernels[:a.limit]
+    if a.resume and os.path.exists(a.out):
+        done = set()
+        with open(a.out) as f:
+            for line in f:
+                try:
+                    done.add(json.loads(line)["id"])
+                except (ValueError, KeyError, TypeError):
+                    continue  # a row cut short by a kill is checked again
+        kernels = [k for k in kernels if k["id"] not in done]
 
     gpus = query_gpus() if a.stage in ("load", "run") or a.arch is None else []
     devices = parse_devices(a.devices, gpus)
@@ -127,7 +147,9 @@ def main(argv=None):
     lock = threading.Lock()
     total = len(tasks)
     t0 = time.monotonic()
-    out = open(a.out, "w")
+    if a.resume and os.path.exists(a.out):
+        _drop_partial_line(a.out)
+    out = open(a.out, "a" if a.resume else "w")
 
     def on_row(row):
         dev = row.get("device")

@@ -154,6 +154,23 @@ class Stages(unittest.TestCase):
         self.assertEqual(load[1]["device"], 0)
 
 
+class Resume(unittest.TestCase):
+    def test_resume_checks_only_missing_kernels(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            write_bundle(tmp, [(1, "k", OK, SIG), (2, "k", OK, SIG), (3, "k", OK, SIG)])
+            out = os.path.join(tmp, "out.jsonl")
+            with open(out, "w") as f:
+                f.write('{"id": 2, "status": "ok", "marker": true}\n{"id": 3, "sta')
+            proc, rows = run_standin(tmp, out, "--stage", "compile", "--resume")
+            with open(out) as f:
+                lines = f.read().splitlines()
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertEqual(len(lines), 3)
+        self.assertTrue(rows[2].get("marker"))  # kept, not re-run
+        self.assertEqual(rows[1]["status"], "ok")
+        self.assertEqual(rows[3]["status"], "ok")  # its cut-off row was checked again
+
+
 class BadInvocations(unittest.TestCase):
     def test_bad_bundle_exits_2(self):
         with tempfile.TemporaryDirectory() as tmp:

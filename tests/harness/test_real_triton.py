@@ -44,6 +44,44 @@ def k(x_ptr, n, BLOCK: tl.constexpr):
 SIG = {"signature": {"x_ptr": "*fp32", "n": "i32"}, "constexprs": {"BLOCK": 256}}
 
 
+# One kernel per error class, each failing the way kernels from the wild do; the messages are
+# Triton 3.x's own, so this pins classify.py to the real wording, not to our guesses.
+BAD = {
+    "syntax": ("k", HDR + "@triton.jit\ndef k(x_ptr, n, BLOCK: tl.constexpr):\n    x = (1,\n", {}),
+    "missing_name": ("k", HDR + """
+@triton.jit
+def k(x_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    tl.store(x_ptr + offs, undefined_helper(offs))
+""", {}),
+    "type_error": ("k", HDR + """
+@triton.jit
+def k(x_ptr, n, BLOCK: tl.constexpr):
+    a = tl.arange(0, BLOCK)
+    b = tl.arange(0, 2 * BLOCK)
+    tl.store(x_ptr + a, a + b)
+""", {}),
+    "unsupported_op": ("k", HDR + """
+@triton.jit
+def k(x_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    try:
+        tl.store(x_ptr + offs, offs)
+    except Exception:
+        pass
+""", {}),
+    "illegal_address": ("far", STORE_FAR, {}),
+    "timeout": ("k", HDR + """
+@triton.jit
+def k(x_ptr, n, BLOCK: tl.constexpr):
+    i = n
+    while i > 0:
+        i = i * 1 + tl.load(x_ptr).to(tl.int32)
+    tl.store(x_ptr, i.to(tl.float32))
+""", {}),
+}
+
+
 def run(bundle, *args):
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "out.jsonl")
@@ -99,6 +137,28 @@ class RealGpu(unittest.TestCase):
         self.assertEqual(len(rows), 40, proc.stderr[-2000:])
         bad = {k: r["message"][:300] for k, r in rows.items() if r["status"] != "ok"}
         self.assertEqual(bad, {})
+
+    def test_error_classes_on_real_triton(self):
+        with open(os.path.join(ROOT, "kernels", "reference", "matmul_naive.py")) as f:
+            mm = f.read()
+        kernels = [(i + 1, entry, src, SIG) for i, (entry, src, _) in enumerate(BAD.values())]
+        # 256x256x128 fp32 tiles over 4 stages need far more than 228 KiB of shared memory.
+        big = {"signature": {"a_ptr": "*fp32", "b_ptr": "*fp32", "c_ptr": "*fp32"},
+               "constexprs": {"BLOCK_M": 256, "BLOCK_N": 256, "BLOCK_K": 128},
+               "options": {"num_stages": 4}, "grid": [1, 1, 1]}
+        sig = dict(big["signature"], **{n: "i32" for n in (
+            "M", "N", "K", "stride_am", "stride_ak", "stride_bk", "stride_bn", "stride_cm",
+            "stride_cn")})
+        kernels.append((len(kernels) + 1, "matmul_kernel", mm, dict(big, signature=sig)))
+        want = list(BAD) + ["resource_limit"]
+        with tempfile.TemporaryDirectory() as tmp:
+            write_bundle(tmp, kernels)
+            proc, rows = run(tmp, "--stage", "run", "--jobs", "4", "--timeout", "20")
+        got = {want[i - 1]: (rows[i]["error_class"], rows[i]["stage_reached"],
+                             rows[i]["message"][:500]) for i in rows}
+        for cls in want:
+            with self.subTest(cls=cls):
+                self.assertEqual(got[cls][0], cls, got[cls])
 
     def test_cuda_errors_and_memory_are_contained(self):
         with tempfile.TemporaryDirectory() as tmp:
