@@ -40,9 +40,10 @@ const nlohmann::json& meta_or(const nlohmann::json& meta, const char* key, const
 // The fx graph locations of the nodes a kernel implements, in graph order.
 nlohmann::json pytorch_code_of(const nlohmann::json& meta, const nlohmann::json* graph) {
   nlohmann::json out = nlohmann::json::array();
-  if (!graph) return out;
-  const auto& nodes = (*graph)["nodes"];
-  const auto& locations = (*graph)["locations"];
+  if (!graph || !graph->contains("nodes") || !graph->contains("locations")) return out;
+  const auto& nodes = graph->at("nodes");
+  const auto& locations = graph->at("locations");
+  if (!nodes.is_object() || !locations.is_array()) return out;
   std::set<int64_t> picked;
   auto mapping = meta.find("node_mapping");
   if (mapping == meta.end() || !mapping->is_object()) return out;

@@ -23,7 +23,7 @@ nlohmann::json location_of(std::string_view comment) {
     head = head.substr(0, in);
   }
   size_t colon = head.rfind(':');
-  bool numbered = colon != std::string_view::npos && colon + 1 < head.size();
+  bool numbered = colon != std::string_view::npos && colon + 1 < head.size() && head.size() - colon <= 10;
   for (size_t i = colon + 1; numbered && i < head.size(); ++i) numbered = std::isdigit(static_cast<unsigned char>(head[i]));
   if (numbered) {
     loc["file"] = std::string(trim(head.substr(0, colon)));
