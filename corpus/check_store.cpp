@@ -84,14 +84,14 @@ void store_signatures(Corpus& corpus, const std::vector<std::pair<CheckKernel, c
   SqliteTransaction tx(db);
   SqliteStatement put(db,
                       "INSERT OR REPLACE INTO kernel_signatures(kernel_id, signature, constexprs, guessed, origins, grid, "
-                      "numels, options, notes, standalone_sha256, inferred_at) VALUES (?,?,?,?,?,?,?,?,?,?,?)");
+                      "numels, options, autotune, notes, standalone_sha256, inferred_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)");
   std::string now = utc_now();
   for (const auto& [k, sig] : inferred) {
     put.bind(1, k.id).bind(2, sig.signature().dump()).bind(3, sig.constexprs().dump()).bind(4, sig.guessed().dump());
     put.bind(5, sig.origins().dump());
     bind_json(put, 6, sig.grid);
-    put.bind(7, sig.numels.dump()).bind(8, sig.options.dump()).bind(9, nlohmann::json(sig.notes).dump());
-    put.bind(10, k.standalone_sha256).bind(11, now);
+    put.bind(7, sig.numels.dump()).bind(8, sig.options.dump()).bind(9, sig.autotune.dump());
+    put.bind(10, nlohmann::json(sig.notes).dump()).bind(11, k.standalone_sha256).bind(12, now);
     put.run();
   }
   tx.commit();

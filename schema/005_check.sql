@@ -15,6 +15,7 @@ CREATE TABLE kernel_signatures (
   grid        TEXT,
   numels      TEXT NOT NULL DEFAULT '{}',
   options     TEXT NOT NULL DEFAULT '{}',  -- num_warps / num_stages of the first autotune config
+  autotune    TEXT NOT NULL DEFAULT '[]',  -- the kernel's own autotune configs: [{num_warps, num_stages, constexprs}]
   notes       TEXT NOT NULL DEFAULT '[]',  -- why parts could not be inferred
   standalone_sha256 TEXT NOT NULL,         -- of the module the signature was inferred from
   inferred_at TEXT NOT NULL

@@ -145,7 +145,13 @@ std::optional<nlohmann::json> ConstantEvaluator::eval(TSNode n, int depth) const
   if (type == "binary_operator") {
     auto a = eval(field(n, "left"), depth + 1), b = eval(field(n, "right"), depth + 1);
     if (!a || !b) return std::nullopt;
-    return arithmetic(*a, m_.text_of(field(n, "operator")), *b);
+    std::string op = m_.text_of(field(n, "operator"));
+    if (op == "+" && a->is_array() && b->is_array()) {  // SIZES + [256]
+      nlohmann::json joined = *a;
+      for (const auto& v : *b) joined.push_back(v);
+      return joined;
+    }
+    return arithmetic(*a, op, *b);
   }
   if (type == "boolean_operator") {
     auto a = eval(field(n, "left"), depth + 1);

@@ -29,6 +29,7 @@ namespace mine::check {
 namespace {
 
 constexpr int64_t kNominalInt = 1024;  // stands in for integer arguments when evaluating heuristics
+constexpr size_t kMaxAutotuneConfigs = 64;  // a generated grid can be huge; --autotune times each one
 
 std::string upper(std::string s) {
   for (char& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
@@ -247,9 +248,9 @@ TSNode single_return(const PythonModule& m, const std::string& function) {
 
 using Env = std::map<std::string, nlohmann::json>;
 
-struct FirstConfig {
+struct AutotuneConfig {
   std::map<std::string, nlohmann::json> values;
-  std::set<std::string> keys;  // every key named, even those whose value could not be evaluated
+  std::set<std::string> keys;  // every key named, even those whose value could not be evaluated (all configs, for the first)
   nlohmann::ordered_json options = nlohmann::ordered_json::object();
   bool found = false;
 };
@@ -258,59 +259,70 @@ class DecoratorReader {
  public:
   explicit DecoratorReader(const PythonModule& m) : m_(m) {}
 
-  // The first config of an autotune `configs=` expression: a list, a comprehension, a module
-  // constant, a helper's return value, or a concatenation of those.
-  FirstConfig first_config(TSNode n, Env env, int depth = 0) const {
-    FirstConfig none;
-    if (ts_node_is_null(n) || depth > 16) return none;
+  // The configs of an autotune `configs=` expression, in order, up to `limit`: a list, a
+  // comprehension (every combination its loops and conditions give), a module constant, a
+  // helper's return value, or a concatenation of those.
+  void configs(TSNode n, const Env& env, std::vector<AutotuneConfig>& out, size_t limit, int depth = 0) const {
+    if (ts_node_is_null(n) || depth > 16 || out.size() >= limit) return;
     std::string_view t = node_type(n);
     if (t == "list" || t == "tuple" || t == "parenthesized_expression") {
-      FirstConfig out;
       for_each_named_child(n, [&](TSNode c) {
-        if (!out.found && !is_type(c, "comment")) out = first_config(c, env, depth + 1);
+        if (!is_type(c, "comment")) configs(c, env, out, limit, depth + 1);
       });
-      return out;
-    }
-    if (t == "binary_operator") return first_config(field(n, "left"), env, depth + 1);
-    if (t == "identifier") {
-      ConstantEvaluator ev(m_, nullptr);
-      return first_config(ev.module_constant(m_.text_of(n)), env, depth + 1);
-    }
-    if (t == "list_comprehension" || t == "generator_expression") {
-      TSNode body = field(n, "body");
-      bool ok = true;
-      for_each_named_child(n, [&](TSNode clause) {
-        if (!ok || !is_type(clause, "for_in_clause")) return;
-        auto items = evaluator(env).eval(field(clause, "right"), 0);
-        TSNode left = field(clause, "left");
-        if (!items || !items->is_array() || items->empty()) {
-          ok = false;
-          return;
-        }
-        const nlohmann::json& first = (*items)[0];
-        if (is_type(left, "identifier")) {
-          env[m_.text_of(left)] = first;
-        } else if ((is_type(left, "pattern_list") || is_type(left, "tuple_pattern")) && first.is_array()) {
-          size_t i = 0;
-          for_each_named_child(left, [&](TSNode v) {
-            if (is_type(v, "identifier") && i < first.size()) env[m_.text_of(v)] = first[i];
-            ++i;
-          });
-        }
+    } else if (t == "binary_operator" && m_.text_of(field(n, "operator")) == "+") {
+      configs(field(n, "left"), env, out, limit, depth + 1);
+      configs(field(n, "right"), env, out, limit, depth + 1);
+    } else if (t == "identifier") {
+      configs(ConstantEvaluator(m_, nullptr).module_constant(m_.text_of(n)), env, out, limit, depth + 1);
+    } else if (t == "list_comprehension" || t == "generator_expression") {
+      std::vector<TSNode> clauses;
+      for_each_named_child(n, [&](TSNode c) {
+        if (is_type(c, "for_in_clause") || is_type(c, "if_clause")) clauses.push_back(c);
       });
-      if (!ok) return none;
-      return first_config(body, env, depth + 1);
-    }
-    if (t == "call") {
+      comprehension(field(n, "body"), clauses, 0, env, out, limit, depth + 1);
+    } else if (t == "call") {
       TSNode fn = field(n, "function");
       auto q = m_.qualified_name(fn);
       std::string callee = q ? *q : m_.text_of(fn);
-      if (ends_with(callee, "Config")) return config(n, env);
-      if (is_type(fn, "identifier")) return first_config(single_return(m_, callee), env, depth + 1);
+      if (ends_with(callee, "Config")) out.push_back(config(n, env));
+      else if (is_type(fn, "identifier")) configs(single_return(m_, callee), env, out, limit, depth + 1);
     }
-    return none;
   }
 
+ private:
+  void comprehension(TSNode body, const std::vector<TSNode>& clauses, size_t i, Env env, std::vector<AutotuneConfig>& out,
+                     size_t limit, int depth) const {
+    if (out.size() >= limit) return;
+    if (i == clauses.size()) {
+      configs(body, env, out, limit, depth);
+      return;
+    }
+    if (is_type(clauses[i], "if_clause")) {
+      auto keep = evaluator(env).eval(ts_node_named_child(clauses[i], 0), 0);
+      if (!keep || truthy(*keep)) comprehension(body, clauses, i + 1, env, out, limit, depth);
+      return;
+    }
+    auto items = evaluator(env).eval(field(clauses[i], "right"), 0);
+    if (!items || !items->is_array()) return;
+    TSNode left = field(clauses[i], "left");
+    for (const auto& item : *items) {
+      if (is_type(left, "identifier")) {
+        env[m_.text_of(left)] = item;
+      } else if ((is_type(left, "pattern_list") || is_type(left, "tuple_pattern")) && item.is_array()) {
+        size_t k = 0;
+        for_each_named_child(left, [&](TSNode v) {
+          if (is_type(v, "identifier") && k < item.size()) env[m_.text_of(v)] = item[k];
+          ++k;
+        });
+      } else {
+        return;
+      }
+      comprehension(body, clauses, i + 1, env, out, limit, depth);
+      if (out.size() >= limit) return;
+    }
+  }
+
+ public:
   // {name: value} of a heuristics dict; values whose inputs are unknown are left out.
   // `nominal` collects the names whose value depended on a stand-in for a runtime argument.
   std::map<std::string, nlohmann::json> heuristics(TSNode dict, const Env& known, const std::set<std::string>& ints,
@@ -369,8 +381,8 @@ class DecoratorReader {
     });
   }
 
-  FirstConfig config(TSNode call, const Env& env) const {
-    FirstConfig out;
+  AutotuneConfig config(TSNode call, const Env& env) const {
+    AutotuneConfig out;
     out.found = true;
     ConstantEvaluator ev = evaluator(env);
     TSNode dict{};
@@ -519,7 +531,7 @@ InferredSignature triton_signature(const KernelSource& k) {
 
   std::vector<ParamNodes> params = parameter_nodes(*m, site->definition);
   DecoratorReader reader(*m);
-  FirstConfig autotune;
+  AutotuneConfig autotune;
   std::vector<TSNode> heuristic_dicts;
   for (TSNode d : site->decorators) {
     if (!is_type(d, "call")) continue;
@@ -537,8 +549,18 @@ InferredSignature triton_signature(const KernelSource& k) {
       }
     });
     if (ends_with(callee, "autotune") && !autotune.found) {
-      autotune = reader.first_config(ts_node_is_null(configs) ? first_positional : configs, {});
-      if (!autotune.found) out.notes.push_back("autotune configs not readable without running code");
+      std::vector<AutotuneConfig> all;
+      reader.configs(ts_node_is_null(configs) ? first_positional : configs, {}, all, kMaxAutotuneConfigs);
+      if (all.empty()) out.notes.push_back("autotune configs not readable without running code");
+      else autotune = all.front();
+      for (const auto& c : all) {
+        autotune.keys.insert(c.keys.begin(), c.keys.end());
+        nlohmann::ordered_json entry = c.options;
+        nlohmann::ordered_json values = nlohmann::ordered_json::object();
+        for (const auto& [k, v] : c.values) values[k] = v;
+        entry["constexprs"] = values;
+        out.autotune.push_back(entry);
+      }
     }
     if (ends_with(callee, "heuristics")) heuristic_dicts.push_back(ts_node_is_null(values) ? first_positional : values);
   }

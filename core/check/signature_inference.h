@@ -26,6 +26,9 @@ struct InferredSignature {
   nlohmann::json grid = nullptr;         // [g0, g1, g2] when it follows from the kernel, else null
   nlohmann::ordered_json numels = nlohmann::ordered_json::object();  // Inductor: xnumel, ynumel, r0_numel ... when known
   nlohmann::ordered_json options = nlohmann::ordered_json::object(); // num_warps / num_stages of the chosen config
+  // The kernel's own autotune configs as run_bundle.py --autotune takes them:
+  // [{num_warps, num_stages, constexprs: {...}}], at most 64.
+  nlohmann::ordered_json autotune = nlohmann::ordered_json::array();
   std::vector<std::string> notes;        // why parts could not be inferred
 
   nlohmann::ordered_json signature() const;   // {param: type}, parameter order

@@ -3,6 +3,7 @@
 //   # expect: kernel NAME constexprs P=json, ...  every constexpr value
 //   # expect: kernel NAME guessed p, ...          exactly the guessed parameters
 //   # expect: kernel NAME options k=json, ...     num_warps / num_stages taken from autotune
+//   # expect: kernel NAME autotune [json]         every autotune config, as the bundle lists them
 // Kernels come from the real scanner, so inference reads the stored standalone and meta.
 #include <catch2/catch.hpp>
 
@@ -78,7 +79,7 @@ TEST_CASE("signature inference meets the expectations written in the check fixtu
   std::sort(files.begin(), files.end());
   REQUIRE(files.size() >= 4);
 
-  static const std::regex kExpect(R"(^# expect: kernel (\S+) (signature|constexprs|guessed|options) ?(.*)$)");
+  static const std::regex kExpect(R"(^# expect: kernel (\S+) (signature|constexprs|guessed|options|autotune) ?(.*)$)");
   Scanner scanner(all_plugins(), ScanOptions{});
   int checked = 0;
   for (const auto& file : files) {
@@ -103,6 +104,8 @@ TEST_CASE("signature inference meets the expectations written in the check fixtu
         CHECK(rendered(sig.signature(), false) == normalized_pairs(expected));
       } else if (what == "constexprs") {
         CHECK(rendered(sig.constexprs(), true) == normalized_pairs(expected));
+      } else if (what == "autotune") {
+        CHECK(sig.autotune.dump() == nlohmann::ordered_json::parse(expected).dump());
       } else if (what == "options") {
         CHECK(rendered(sig.options, true) == normalized_pairs(expected));
       } else {

@@ -22,6 +22,9 @@ TEST_CASE("--where selects kernels and can do nothing else", "[check][where]") {
     CHECK(some[0].id < some[1].id);
     CHECK(select_check_kernels(*ro, "path LIKE '%scalars.py'", 1).size() == 1);
     CHECK(select_check_kernels(*ro, "id IN (SELECT kernel_id FROM kernel_deps)", 0).size() > 0);
+    auto tuned = select_check_kernels(
+        *ro, "EXISTS (SELECT 1 FROM json_each(meta, '$.decorators') WHERE value LIKE '%autotune')", 0);
+    CHECK(tuned.size() == 4);
   }
 
   SECTION("injected statements are refused and nothing changes") {
