@@ -3,6 +3,7 @@
 # normalizer + MinHash + LSH (bench/dedup_bench.cpp), and the same MinHash in plain Python
 # (bench/dedup_minhash.py) on a sample of the same token streams, side by side.
 # usage: bench/dedup.sh [DOCS] [THREADS]     (defaults 200000 and every core)
+#        CPUS=0,1 bench/dedup.sh 200000 2      (pinned to two cores)
 # Needs a build of mine_core: cmake --build ${BUILD:-build-dedup}
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -11,18 +12,28 @@ build=${BUILD:-$root/build-dedup}
 docs=${1:-200000}
 threads=${2:-$(nproc)}
 sample=${SAMPLE:-300}
-[ -f "$build/libmine_core.a" ] || { echo "build mine_core first: cmake --build $build"; exit 1; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-# Same flags as the CMake Release build of mine_core.
-g++ -std=c++20 -O3 -DNDEBUG -I"$root" "$here/dedup_bench.cpp" -o "$work/dedup_bench" \
-  "$build/libmine_core.a" "$build/libts_python.a" $(pkg-config --libs tree-sitter) -pthread
+# DEDUP_BENCH_BIN: a driver built earlier (e.g. to run on another machine); else build it now with
+# the flags of the CMake Release build of mine_core, tree-sitter and the C++ runtime linked in.
+if [ -n "${DEDUP_BENCH_BIN:-}" ]; then
+  cp "$DEDUP_BENCH_BIN" "$work/dedup_bench"
+else
+  [ -f "$build/libmine_core.a" ] || { echo "build mine_core first: cmake --build $build"; exit 1; }
+  g++ -std=c++20 -O3 -DNDEBUG -I"$root" "$here/dedup_bench.cpp" -o "$work/dedup_bench" \
+    "$build/libmine_core.a" "$build/libts_python.a" -Wl,-Bstatic -ltree-sitter -Wl,-Bdynamic \
+    -static-libstdc++ -static-libgcc -pthread
+fi
+[ -n "${BUILD_ONLY:-}" ] && { cp "$work/dedup_bench" "$BUILD_ONLY"; echo "built $BUILD_ONLY"; exit 0; }
 
+# CPUS=0,1 pins the run to those cores (the 2-core target on a bigger machine).
+pin=()
+[ -n "${CPUS:-}" ] && pin=(taskset -c "$CPUS")
 /usr/bin/time -f "%e %M" -o "$work/time" \
-  "$work/dedup_bench" --docs "$docs" --threads "$threads" --sample "$sample" --sample-out "$work/sample.jsonl" \
+  "${pin[@]}" "$work/dedup_bench" --docs "$docs" --threads "$threads" --sample "$sample" --sample-out "$work/sample.jsonl" \
   > "$work/cpp.json"
-python3 "$here/dedup_minhash.py" "$work/sample.jsonl" > "$work/py.json"
+"${pin[@]}" python3 "$here/dedup_minhash.py" "$work/sample.jsonl" > "$work/py.json"
 
 python3 - "$work/cpp.json" "$work/py.json" "$work/time" <<'PY'
 import json, sys

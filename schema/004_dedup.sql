@@ -9,7 +9,9 @@
 -- A cluster's id is its representative's kernel id. The representative is the copy in the
 -- repository with the most stars, then the oldest commit, then the lowest kernel id
 -- (core/dedup/representative.h). A kernel without duplicates is its own one-member cluster.
-CREATE TABLE kernel_dedup (
+-- IF NOT EXISTS: this file may run a second time on a corpus migrated before 003 existed, when
+-- the migration counter took it for the third file.
+CREATE TABLE IF NOT EXISTS kernel_dedup (
   kernel_id         INTEGER PRIMARY KEY REFERENCES kernels(id) ON DELETE CASCADE,
   standalone_sha256 TEXT NOT NULL,    -- of the text that was hashed; a changed kernel is rehashed
   params            TEXT NOT NULL,    -- normalizer + MinHash parameters the row was made with
@@ -22,11 +24,11 @@ CREATE TABLE kernel_dedup (
   near_cluster      INTEGER,
   is_representative INTEGER NOT NULL DEFAULT 1  -- 1 when near_cluster = kernel_id
 );
-CREATE INDEX kernel_dedup_by_exact ON kernel_dedup(exact_hash);
-CREATE INDEX kernel_dedup_by_near ON kernel_dedup(near_cluster);
+CREATE INDEX IF NOT EXISTS kernel_dedup_by_exact ON kernel_dedup(exact_hash);
+CREATE INDEX IF NOT EXISTS kernel_dedup_by_near ON kernel_dedup(near_cluster);
 
 -- One row per cluster with more than one member, per level ('exact' | 'alpha' | 'near').
-CREATE TABLE dup_clusters (
+CREATE TABLE IF NOT EXISTS dup_clusters (
   level      TEXT NOT NULL,
   cluster_id INTEGER NOT NULL,  -- the representative's kernel id
   size       INTEGER NOT NULL,
@@ -35,7 +37,7 @@ CREATE TABLE dup_clusters (
 );
 
 -- Each `mine dedup` run and the parameters it clustered with.
-CREATE TABLE dedup_runs (
+CREATE TABLE IF NOT EXISTS dedup_runs (
   id             INTEGER PRIMARY KEY,
   ran_at         TEXT NOT NULL,
   params         TEXT NOT NULL,

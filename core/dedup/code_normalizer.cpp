@@ -13,7 +13,21 @@ extern "C" const TSLanguage* tree_sitter_python();
 namespace mine::dedup {
 namespace {
 
-std::string_view type_of(TSNode n) { return ts_node_type(n); }
+// ts_node_type(n) as a string_view, from a table built once: the hot loops compare types of every
+// node, and ts_node_type would make each comparison a symbol-name lookup plus a strlen.
+std::string_view type_of(TSNode n) {
+  static const std::vector<std::string_view> names = [] {
+    const TSLanguage* lang = tree_sitter_python();
+    std::vector<std::string_view> out(ts_language_symbol_count(lang));
+    for (TSSymbol i = 0; i < out.size(); ++i) {
+      const char* name = ts_language_symbol_name(lang, i);
+      out[i] = name ? name : "";
+    }
+    return out;
+  }();
+  TSSymbol sym = ts_node_symbol(n);
+  return sym < names.size() ? names[sym] : std::string_view(ts_node_type(n));
+}
 
 std::string_view text_of(std::string_view src, TSNode n) {
   uint32_t b = ts_node_start_byte(n), e = ts_node_end_byte(n);
@@ -217,14 +231,17 @@ class Walker {
   bool enter(const TSTreeCursor& c) {
     TSNode n = ts_tree_cursor_current_node(&c);
     std::string_view t = type_of(n);
-    const char* field = ts_tree_cursor_current_field_name(&c);
     TSNode par = parent();
     bool skip = false;
     bool pushed = false;
+    // Field names cost a lookup in the language's field map: fetched only where they matter.
+    const char* field = nullptr;
+    bool leaf_node = ts_node_child_count(n) == 0;
+    bool under_scope_owner = !scopes_.empty() && !scopes_.back().active && !ts_node_is_null(par) &&
+                             ts_node_eq(par, scopes_.back().owner);
+    if (under_scope_owner || (leaf_node && t == "identifier")) field = ts_tree_cursor_current_field_name(&c);
 
-    if (!scopes_.empty() && !scopes_.back().active && !ts_node_is_null(par) && ts_node_eq(par, scopes_.back().owner) &&
-        field && std::string_view(field) != "name")
-      scopes_.back().active = true;
+    if (under_scope_owner && field && std::string_view(field) != "name") scopes_.back().active = true;
 
     if (is_trivia(t)) {
       skip = true;
@@ -239,7 +256,7 @@ class Walker {
     } else if (t == "function_definition" || t == "lambda") {
       scopes_.push_back(Scope{n, local_names(n, src_), false, {}});
       pushed = true;
-    } else if (ts_node_child_count(n) == 0) {
+    } else if (leaf_node) {
       leaf(n, t, field, par);
     }
     if (t == "ERROR" || ts_node_is_missing(n)) out_.had_syntax_errors = true;

@@ -1,5 +1,6 @@
 #include "core/export/chat_prompt.h"
 
+#include <algorithm>
 #include <sstream>
 
 #include "core/python/syntax_tree.h"
@@ -75,8 +76,27 @@ KernelHeader read_kernel_header(const std::string& source, const std::string& na
   TSNode body = field(fn, "body");
   uint32_t start = ts_node_start_byte(fn);
   uint32_t end = ts_node_is_null(body) ? ts_node_end_byte(fn) : ts_node_start_byte(body);
-  std::string header = collapse_whitespace(std::string_view(tree->text()).substr(start, end - start));
-  // Comments between the header and the body would end up inside the one-line signature.
+  // Comments inside a multi-line header would end up inside the one-line signature: cut them out.
+  std::string raw;
+  uint32_t at = start;
+  std::vector<TSNode> stack{fn};
+  std::vector<std::pair<uint32_t, uint32_t>> comments;
+  while (!stack.empty()) {
+    TSNode n = stack.back();
+    stack.pop_back();
+    if (ts_node_start_byte(n) >= end) continue;
+    if (is_type(n, "comment")) comments.emplace_back(ts_node_start_byte(n), ts_node_end_byte(n));
+    uint32_t k = ts_node_child_count(n);
+    for (uint32_t i = 0; i < k; ++i) stack.push_back(ts_node_child(n, i));
+  }
+  std::sort(comments.begin(), comments.end());
+  for (const auto& [b, e] : comments) {
+    if (b < at) continue;
+    raw += tree->text().substr(at, b - at);
+    at = e;
+  }
+  if (at < end) raw += tree->text().substr(at, end - at);
+  std::string header = collapse_whitespace(raw);
   size_t colon = header.rfind(':');
   if (colon != std::string::npos) header = header.substr(0, colon + 1);
   h.signature = header;
