@@ -388,7 +388,10 @@ class ClosureBuilder {
             }
             continue;
           }
-          if (dynamic_import(s->reads))
+          // A function that imports dynamically when called still has every name resolved; a
+          // module-level name bound to a dynamically imported module does not.
+          bool binds_value = s->kind == StatementKind::Assignment || s->kind == StatementKind::Guarded;
+          if (binds_value && dynamic_import(s->reads))
             deps_.push_back({e->name, "unresolved", "", 0,
                              "bound by a dynamic import in " + e->module->path() + " line " + std::to_string(s->start_line)});
           uses_.push_back({e->module, s, &s->reads});

@@ -3,6 +3,7 @@
 #include <re2/re2.h>
 
 #include <atomic>
+#include <cstdlib>
 #include <optional>
 #include <unordered_map>
 #include <thread>
@@ -69,10 +70,10 @@ class RepositoryFileView : public FileView {
 void annotate(ExtractedKernel& k, const NotebookModule* notebook) {
   nlohmann::json unresolved = nlohmann::json::array(), renamed = nlohmann::json::object();
   for (const auto& d : k.dependencies) {
-    if (d.kind == "unresolved" || (d.kind == "import" && !d.note.empty()))
-      unresolved.push_back({{"name", d.name}, {"why", d.note}});
-    else if (d.note.rfind("renamed to ", 0) == 0)
+    if (d.note.rfind("renamed to ", 0) == 0)
       renamed[d.path + ":" + d.name] = d.note.substr(11);
+    else if (d.kind == "unresolved" || (d.kind == "import" && !d.note.empty()))
+      unresolved.push_back({{"name", d.name}, {"why", d.note}});
   }
   if (!unresolved.empty()) k.meta["unresolved"] = unresolved;
   if (!renamed.empty()) k.meta["renamed"] = renamed;
@@ -125,6 +126,8 @@ Scanner::Scanner(std::vector<const ExtractorPlugin*> plugins, ScanOptions option
     if (!f->re.ok()) throw Error("plugin " + p->name() + ": bad prefilter pattern: " + f->re.error());
     prefilters_.push_back(std::move(f));
   }
+  // Lets a benchmark compare against same-file closures with the very same binary.
+  if (const char* same = std::getenv("MINE_SAME_FILE_ONLY"); same && std::string(same) == "1") options_.cross_file = false;
   if (options_.jobs <= 0) options_.jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
 }
 
