@@ -108,7 +108,8 @@ IngestOutcome store_check_results(Corpus& corpus, const std::vector<check::Check
                       "error_class, message, compile_ms, n_regs, n_spills, shared_bytes, run_ms, arch, triton_version, "
                       "torch_version, driver_version, gpu, grid, constexprs, guessed, extra, results_file, checked_at) "
                       "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
-  SqliteStatement add_config(db, "INSERT INTO check_configs(result_id, kernel_id, config, time_ms, is_best) VALUES (?,?,?,?,?)");
+  SqliteStatement add_config(db, "INSERT INTO check_configs(result_id, kernel_id, config, time_ms, is_best, status, error_class, details) "
+                             "VALUES (?,?,?,?,?,?,?,?)");
   std::string now = utc_now();
   for (const auto& r : rows) {
     kernel.bind(1, r.kernel_id);
@@ -140,7 +141,8 @@ IngestOutcome store_check_results(Corpus& corpus, const std::vector<check::Check
       add_config.bind(1, result_id).bind(2, r.kernel_id);
       bind_json(add_config, 3, c.config);
       bind_real(add_config, 4, c.time_ms);
-      add_config.bind(5, c.is_best ? 1 : 0);
+      add_config.bind(5, c.is_best ? 1 : 0).bind_optional(6, c.status).bind_optional(7, c.error_class);
+      add_config.bind(8, c.details.is_null() ? std::string("{}") : c.details.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
       add_config.run();
       ++outcome.configs;
     }

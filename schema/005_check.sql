@@ -22,7 +22,8 @@ CREATE TABLE kernel_signatures (
 );
 
 -- One row per kernel per ingested check; earlier checks are kept (other GPUs, other versions).
--- stage_reached: import | compile | load | run; status: ok | fail.
+-- stage_reached: import | compile | load | run, or worker_start when no worker could start for
+-- the kernel; status: ok | fail.
 -- error_class (NULL when ok): syntax | missing_name | type_error | unsupported_op |
 --   resource_limit | illegal_address | timeout | crash | other.
 CREATE TABLE check_results (
@@ -66,6 +67,9 @@ CREATE TABLE check_configs (
   kernel_id INTEGER NOT NULL REFERENCES kernels(id) ON DELETE CASCADE,
   config    TEXT NOT NULL,   -- JSON: {constexprs, options} as the harness ran it
   time_ms   REAL,
-  is_best   INTEGER NOT NULL DEFAULT 0
+  is_best   INTEGER NOT NULL DEFAULT 0,
+  status      TEXT,          -- ok | fail, as the harness reported the config
+  error_class TEXT,          -- why a config failed (e.g. resource_limit for too much shared memory)
+  details     TEXT NOT NULL DEFAULT '{}'  -- JSON: compile_ms, n_regs, n_spills, run_ms, message
 );
 CREATE INDEX check_configs_by_kernel ON check_configs(kernel_id);

@@ -8,7 +8,8 @@
 namespace mine::check {
 namespace {
 
-const std::set<std::string> kStages = {"import", "compile", "load", "run"};
+// worker_start: the harness could not start a worker for the kernel at all.
+const std::set<std::string> kStages = {"worker_start", "import", "compile", "load", "run"};
 const std::set<std::string> kKnown = {"id",          "stage_requested", "stage_reached", "status",   "error_class",
                                       "message",     "compile_ms",      "run_ms",        "n_regs",   "n_spills",
                                       "shared_bytes", "arch",           "triton_version", "torch_version",
@@ -53,8 +54,17 @@ std::vector<ConfigTiming> configs_of(const LineReader& r) {
   for (const auto& c : r.row["configs"]) {
     if (!c.is_object()) r.fail("every entry of \"configs\" must be an object");
     ConfigTiming t;
-    t.config = {{"constexprs", c.value("constexprs", nlohmann::json::object())},
-                {"options", c.value("options", nlohmann::json::object())}};
+    // Configs that failed carry num_warps/num_stages beside constexprs instead of in options.
+    nlohmann::json options = c.contains("options") && c["options"].is_object() ? c["options"] : nlohmann::json::object();
+    for (const char* key : {"num_warps", "num_stages", "num_ctas", "maxnreg"})
+      if (c.contains(key) && !c[key].is_null() && !options.contains(key)) options[key] = c[key];
+    t.config = {{"constexprs", c.value("constexprs", nlohmann::json::object())}, {"options", options}};
+    if (c.contains("status") && c["status"].is_string()) t.status = c["status"].get<std::string>();
+    if (c.contains("error_class") && c["error_class"].is_string()) t.error_class = c["error_class"].get<std::string>();
+    t.details = nlohmann::json::object();
+    for (const auto& [key, value] : c.items())
+      if (key != "constexprs" && key != "options" && key != "status" && key != "error_class" && !options.contains(key))
+        t.details[key] = value;
     for (const char* key : {"bench_ms", "time_ms"})
       if (c.contains(key) && !c[key].is_null()) {
         if (!c[key].is_number()) r.fail(std::string("configs: \"") + key + "\" must be a number or null");
@@ -67,7 +77,7 @@ std::vector<ConfigTiming> configs_of(const LineReader& r) {
   if (best) {
     for (size_t i = 0; i < out.size(); ++i)
       if (out[i].config["constexprs"] == best->value("constexprs", nlohmann::json::object()) &&
-          out[i].config["options"] == best->value("options", nlohmann::json::object()))
+          out[i].config["options"] == best->value("options", nlohmann::json::object()) && out[i].time_ms)
         chosen = i;
   }
   if (chosen) out[*chosen].is_best = true;
@@ -97,7 +107,7 @@ std::vector<CheckResultRow> read_check_results(std::istream& in, const std::stri
     out.kernel_id = row["id"].get<int64_t>();
     out.stage_reached = r.text("stage_reached", true);
     if (!kStages.count(out.stage_reached))
-      r.fail("unknown stage_reached \"" + out.stage_reached + "\" (import, compile, load or run)");
+      r.fail("unknown stage_reached \"" + out.stage_reached + "\" (worker_start, import, compile, load or run)");
     out.stage_requested = r.text("stage_requested");
     out.status = r.text("status", true);
     if (out.status != "ok" && out.status != "fail") r.fail("status must be \"ok\" or \"fail\", not \"" + out.status + "\"");

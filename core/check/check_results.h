@@ -13,6 +13,8 @@ struct ConfigTiming {
   nlohmann::json config;          // {constexprs, options}
   std::optional<double> time_ms;  // median of do_bench; nullopt when the config failed
   bool is_best = false;
+  std::string status, error_class;  // empty when the harness did not say
+  nlohmann::json details;           // the rest: compile_ms, n_regs, n_spills, run_ms, message, ...
 };
 
 // One line of run_bundle.py's results file, validated.

@@ -3,6 +3,8 @@
 // classes match the harness's vocabulary.
 #include <catch2/catch.hpp>
 
+#include <filesystem>
+#include <fstream>
 #include <sstream>
 
 #include "core/check/check_results.h"
@@ -125,4 +127,50 @@ TEST_CASE("failures are classified from their messages", "[check][results][class
   CHECK(classify_error("something else entirely") == "other");
   for (const char* c : check::kErrorClasses) CHECK(check::is_error_class(c));
   CHECK_FALSE(check::is_error_class("segfault"));
+}
+
+TEST_CASE("result files the harness wrote on the GPU machine are read whole", "[check][results]") {
+  // bench/results holds run_bundle.py's own output (reference kernels, Inductor fixture,
+  // autotune); whatever it writes must ingest.
+  namespace fs = std::filesystem;
+  fs::path dir = fs::path(MINE_SOURCE_DIR) / "bench" / "results";
+  int files = 0;
+  if (fs::is_directory(dir))
+    for (const auto& e : fs::directory_iterator(dir)) {
+      std::string name = e.path().filename().string();
+      if (name.rfind("check_", 0) != 0 || e.path().extension() != ".jsonl") continue;
+      INFO(name);
+      std::ifstream in(e.path());
+      auto rows = check::read_check_results(in, name);
+      CHECK_FALSE(rows.empty());
+      for (const auto& r : rows) {
+        if (r.configs.empty()) continue;
+        int best = 0;
+        for (const auto& c : r.configs) best += c.is_best ? 1 : 0;
+        CHECK(best == 1);
+        CHECK(r.configs.front().config["options"].contains("num_warps"));
+      }
+      ++files;
+    }
+  if (files == 0) WARN("no harness result files under " << dir.string() << "; nothing to read");
+}
+
+TEST_CASE("workers that never started and configs that failed are kept as the harness says", "[check][results]") {
+  nlohmann::json row = {{"id", 5}, {"stage_reached", "worker_start"}, {"status", "fail"}, {"error_class", "other"},
+                        {"message", "cannot start python3"}};
+  nlohmann::json tuned = {{"id", 6}, {"stage_reached", "run"}, {"status", "ok"},
+                          {"configs", {{{"constexprs", {{"BLOCK", 64}}}, {"options", {{"num_warps", 4}}}, {"status", "ok"},
+                                        {"n_regs", 40}, {"bench_ms", 0.5}},
+                                       {{"constexprs", {{"BLOCK", 4096}}}, {"num_warps", 8}, {"num_stages", 4},
+                                        {"status", "fail"}, {"error_class", "resource_limit"},
+                                        {"message", "out of resource: shared memory"}}}}};
+  auto rows = parse(row.dump() + "\n" + tuned.dump() + "\n");
+  REQUIRE(rows.size() == 2);
+  CHECK(rows[0].stage_reached == "worker_start");
+  REQUIRE(rows[1].configs.size() == 2);
+  CHECK(rows[1].configs[0].is_best);
+  CHECK(rows[1].configs[0].details["n_regs"] == 40);
+  CHECK(rows[1].configs[1].config.dump() == R"({"constexprs":{"BLOCK":4096},"options":{"num_stages":4,"num_warps":8}})");
+  CHECK(rows[1].configs[1].error_class == "resource_limit");
+  CHECK_FALSE(rows[1].configs[1].time_ms.has_value());
 }
