@@ -194,6 +194,52 @@ class CheckEmit(unittest.TestCase):
         self.assertIn("cannot import triton", r.stderr)
 
 
+STANDIN = os.path.join(SOURCE, "tests", "harness", "standin")
+STANDIN_KERNELS = """
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def quiet_kernel(x_ptr, n, BLOCK: tl.constexpr):
+    y = BLOCK * 2
+
+
+@triton.jit
+def broken_kernel(x_ptr, BLOCK: tl.constexpr):
+    helper_that_is_nowhere(x_ptr)
+"""
+
+
+@unittest.skipUnless(os.path.isdir(STANDIN), "harness Triton stand-in not present")
+class CheckRun(unittest.TestCase):
+    """--run end to end: emit to a temporary folder, run_bundle.py found beside the binary,
+    ingest. The harness's Triton stand-in plays Triton, so this runs without it or a GPU."""
+
+    def test_run_compiles_and_records(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            src = os.path.join(tmp, "src")
+            os.makedirs(src)
+            with open(os.path.join(src, "kernels.py"), "w") as f:
+                f.write(STANDIN_KERNELS)
+            db = os.path.join(tmp, "c.db")
+            mine("scan", src, "--db", db, "--quiet")
+            env = dict(os.environ, PYTHONPATH=STANDIN, MINE_PYTHON=sys.executable, TMPDIR=tmp)
+            r = mine("check", "--run", "--stage", "compile", "--jobs", "1", "--db", db, env=env, check=False)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertIn("stored 2 results", r.stdout)
+            rows = query(db, "SELECT k.name, r.stage_reached, r.status, r.error_class, r.triton_version "
+                             "FROM check_results r JOIN kernels k ON k.id = r.kernel_id ORDER BY k.name")
+            got = {row["name"]: row for row in rows}
+            self.assertEqual(got["quiet_kernel"]["status"], "ok")
+            self.assertEqual(got["quiet_kernel"]["stage_reached"], "compile")
+            self.assertEqual(got["quiet_kernel"]["triton_version"], "0.0+standin")
+            self.assertEqual(got["broken_kernel"]["status"], "fail")
+            self.assertEqual(got["broken_kernel"]["error_class"], "missing_name")
+            # The temporary bundle is gone once its results are in.
+            self.assertEqual([n for n in os.listdir(tmp) if n.startswith("mine-check-")], [])
+
+
 @unittest.skipUnless(os.path.isdir(SHARED_INDUCTOR), "shared Inductor fixture not present")
 class CheckEmitInductor(unittest.TestCase):
     def test_signatures_follow_triton_meta(self):
