@@ -60,13 +60,30 @@ std::string html_escape(std::string_view text) {
   return out;
 }
 
-std::string truncate_utf8(std::string_view text, size_t max_chars) {
-  std::vector<size_t> starts;  // byte offset of each code point
+namespace {
+
+// Byte offset of each code point (an invalid byte counts as one).
+std::vector<size_t> code_point_starts(std::string_view text) {
+  std::vector<size_t> starts;
   for (size_t i = 0; i < text.size();) {
     starts.push_back(i);
     size_t n = utf8_length(text, i);
     i += n ? n : 1;
   }
+  return starts;
+}
+
+}  // namespace
+
+std::string truncate_utf8_front(std::string_view text, size_t max_chars) {
+  std::vector<size_t> starts = code_point_starts(text);
+  if (starts.size() <= max_chars) return std::string(text);
+  if (max_chars == 0) return "\u2026";
+  return "\u2026" + std::string(text.substr(starts[starts.size() - (max_chars - 1)]));
+}
+
+std::string truncate_utf8(std::string_view text, size_t max_chars) {
+  std::vector<size_t> starts = code_point_starts(text);
   if (starts.size() <= max_chars) return std::string(text);
   size_t keep = max_chars == 0 ? 0 : max_chars - 1;
   return std::string(text.substr(0, starts[keep])) + "\u2026";

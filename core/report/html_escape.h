@@ -13,4 +13,7 @@ std::string html_escape(std::string_view text);
 // At most `max_chars` code points of `text` (UTF-8), with "…" when cut.
 std::string truncate_utf8(std::string_view text, size_t max_chars);
 
+// The same, keeping the end: "…/fixtures/triton" (paths say most in their last parts).
+std::string truncate_utf8_front(std::string_view text, size_t max_chars);
+
 }  // namespace mine::report

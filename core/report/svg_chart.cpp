@@ -44,7 +44,7 @@ std::string format_number(double value) {
 }
 
 std::string horizontal_bars_svg(const std::vector<ChartBar>& bars, const ChartOptions& options) {
-  const int label_w = 260, bar_x = label_w + 8, bar_w = kWidth - bar_x - 110, row_h = 24, top = 6;
+  const int label_w = 270, bar_x = label_w + 8, bar_w = kWidth - bar_x - 110, row_h = 24, top = 6;
   const int height = top * 2 + row_h * static_cast<int>(bars.size());
   const double max = axis_max(bars, options);
   std::string svg = svg_open(height, options);
@@ -55,7 +55,7 @@ std::string horizontal_bars_svg(const std::vector<ChartBar>& bars, const ChartOp
     svg += "<g class=\"bar\">";
     svg += "<title>" + html_escape(b.label) + ": " + html_escape(shown_value(b)) + "</title>";
     svg += "<text x=\"" + std::to_string(label_w) + "\" y=\"" + std::to_string(y + 16) +
-           "\" text-anchor=\"end\" fill=\"#222\">" + html_escape(truncate_utf8(b.label, 40)) + "</text>";
+           "\" text-anchor=\"end\" fill=\"#222\">" + html_escape(truncate_utf8_front(b.label, 38)) + "</text>";
     svg += "<rect x=\"" + std::to_string(bar_x) + "\" y=\"" + std::to_string(y + 3) + "\" width=\"" + num(w) +
            "\" height=\"" + std::to_string(row_h - 6) + "\" rx=\"2\" fill=\"" + html_escape(options.color) + "\"/>";
     svg += "<text x=\"" + num(bar_x + w + 6) + "\" y=\"" + std::to_string(y + 16) + "\" fill=\"#444\">" +
