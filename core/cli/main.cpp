@@ -39,7 +39,7 @@ void print_usage(std::ostream& out) {
     name.resize(std::max<size_t>(name.size(), 10), ' ');
     out << "  " << name << "  " << c.summary << "\n";
   }
-  out << "\nRun `mine <command> --help` for a command's options and an example.\n"
+  out << "\nRun `mine <command> --help` (or `mine help <command>`) for a command's options and an example.\n"
          "The corpus is ./corpus.db unless --db or $MINE_DB says otherwise.\n"
          "Exit status: 0 ok, 1 failure, 2 usage error.\n";
 }
@@ -49,6 +49,7 @@ void print_usage(std::ostream& out) {
 int main(int argc, char** argv) {
   using namespace mine::cli;
   std::vector<std::string> args(argv + 1, argv + argc);
+  if (args.size() == 2 && args[0] == "help") args = {args[1], "--help"};  // `mine help scan`, as in git
   if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
     print_usage(std::cout);
     return args.empty() ? kExitUsage : kExitOk;

@@ -14,6 +14,13 @@ bool plain(const std::string& s) {
   return true;
 }
 
+bool numeric(const std::string& s) {
+  if (s.empty()) return false;
+  for (char c : s)
+    if (!(std::isdigit(static_cast<unsigned char>(c)) || c == '.' || c == '-')) return false;
+  return true;
+}
+
 std::string join(const std::vector<std::string>& words) {
   std::string out;
   for (const auto& w : words)
@@ -41,8 +48,12 @@ std::string command_case(const CommandDoc& c) {
     }
     if (!o.takes_value) continue;
     value_cases += "        " + pattern + ") ";
-    value_cases += choices.empty() ? "COMPREPLY=($(compgen -f -- \"$cur\"))"
-                                   : "COMPREPLY=($(compgen -W \"" + join(choices) + "\" -- \"$cur\"))";
+    if (!choices.empty())
+      value_cases += "COMPREPLY=($(compgen -W \"" + join(choices) + "\" -- \"$cur\"))";
+    else if (numeric(o.default_value))
+      value_cases += "COMPREPLY=()";  // a number: nothing sensible to offer
+    else
+      value_cases += "COMPREPLY=($(compgen -f -- \"$cur\"))";
     value_cases += "; return ;;\n";
   }
   if (!value_cases.empty()) out += "      case \"$prev\" in\n" + value_cases + "      esac\n";
