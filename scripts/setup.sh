@@ -9,6 +9,15 @@ SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
 pkgs=(build-essential cmake ninja-build pkg-config git python3 ca-certificates openssl
       libtree-sitter-dev libgit2-dev libcurl4-openssl-dev libre2-dev
       libboost-program-options-dev libsqlite3-dev sqlite3 catch2 nlohmann-json3-dev)
+# Debian's chromium renders `mine report` in tests/e2e/test_report_browser.py; only machines
+# that run the tests need it: ./scripts/setup.sh --with-browser (or MINE_SETUP_BROWSER=1).
+for arg in "$@"; do
+  case "$arg" in
+    --with-browser) MINE_SETUP_BROWSER=1 ;;
+    *) echo "usage: $0 [--with-browser]" >&2; exit 2 ;;
+  esac
+done
+if [ "${MINE_SETUP_BROWSER:-0}" = 1 ]; then pkgs+=(chromium); fi
 missing=()
 for p in "${pkgs[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
 # npm fetches the grammars; the image may already ship node+npm outside dpkg.
