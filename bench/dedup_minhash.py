@@ -43,9 +43,10 @@ def signature(tokens, ab, shingle=5):
         return sig
     k = min(shingle, len(th))
     for start in range(len(th) - k + 1):
-        x = 0x9E3779B97F4A7C15
+        x = 0
         for i in range(k):
-            x = mix(x ^ th[start + i])
+            x = (x * 0x9E3779B97F4A7C15 + th[start + i]) & M64
+        x = mix(x)
         sig = list(map(min, sig, [(((a * x + b) & M64) >> 32) for a, b in ab]))
     return sig
 

@@ -15,7 +15,7 @@ CREATE TABLE IF NOT EXISTS kernel_dedup (
   kernel_id         INTEGER PRIMARY KEY REFERENCES kernels(id) ON DELETE CASCADE,
   standalone_sha256 TEXT NOT NULL,    -- of the text that was hashed; a changed kernel is rehashed
   params            TEXT NOT NULL,    -- normalizer + MinHash parameters the row was made with
-  tokens            INTEGER NOT NULL, -- length of the exact token stream
+  tokens            INTEGER NOT NULL, -- lexical tokens the MinHash signature was made from
   exact_hash        TEXT NOT NULL,    -- hex SHA-256 of the exact token stream
   alpha_hash        TEXT NOT NULL,    -- hex SHA-256 of the alpha-renamed token stream
   minhash           BLOB NOT NULL,    -- signature: perms x uint32, little-endian

@@ -7,7 +7,7 @@
 namespace mine::dedup {
 
 std::string MinHashParams::fingerprint() const {
-  return "minhash-v1 shingle=" + std::to_string(shingle) + " perms=" + std::to_string(perms) +
+  return "minhash-v3 lexer shingle=" + std::to_string(shingle) + " perms=" + std::to_string(perms) +
          " seed=" + std::to_string(seed);
 }
 
@@ -96,9 +96,11 @@ void MinHasher::sign_hashes(const std::vector<uint64_t>& th, uint32_t* out) cons
   std::vector<uint64_t> xs;
   xs.reserve(th.size() - k + 1);
   for (size_t start = 0; start + k <= th.size(); ++start) {
-    uint64_t x = 0x9e3779b97f4a7c15ULL;
-    for (size_t i = 0; i < k; ++i) x = mix(x ^ th[start + i]);
-    xs.push_back(x);
+    // Polynomial in the token hashes, then one finalizer: order-sensitive and well mixed at one
+    // mix per shingle rather than one per token.
+    uint64_t x = 0;
+    for (size_t i = 0; i < k; ++i) x = x * 0x9e3779b97f4a7c15ULL + th[start + i];
+    xs.push_back(mix(x));
   }
   min_over_shingles(xs.data(), xs.size(), a_.data(), b_.data(), P, out);
 }

@@ -19,14 +19,14 @@ struct MinHashParams {
 
 // MinHash over the set of k-token shingles of a token stream.
 //
-// Each token is hashed once (FNV-1a 64), a shingle's hash folds its k token hashes through the
-// splitmix64 finalizer (so shingles cost O(k) integer ops, no string building), and the P
+// Each token is hashed once (FNV-1a 64), a shingle's hash is the splitmix64 finalizer of a
+// polynomial in its k token hashes (O(k) integer ops, no string building), and the P
 // "permutations" are multiply-shift hashes h_p(x) = (a_p * x + b_p) mod 2^64 >> 32 with random odd
 // a_p. Multiply-shift is 2-universal (Dietzfelbinger et al. 1997) and costs one multiply and one
 // add per (shingle, permutation), against a 128-bit modular product for the classic
 // (a*x+b) mod (2^61-1) that datasketch uses; 2-universal families are close enough to min-wise
 // independent when the input hashes already carry entropy (Mitzenmacher & Vadhan 2008), which
-// the splitmix64-mixed shingle hashes do. tests/unit/test_dedup_minhash.cpp checks the estimates
+// the finalized shingle hashes do. tests/unit/test_dedup_minhash.cpp checks the estimates
 // against exact Jaccard. Signature entries are 32-bit: 256 of them are 1 KiB per document, and a
 // chance collision (2^-32) is far below the estimator's own noise.
 class MinHasher {

@@ -4,6 +4,7 @@
 #include <thread>
 
 #include "core/dedup/code_normalizer.h"
+#include "core/dedup/python_lexer.h"
 
 namespace mine::dedup {
 
@@ -23,19 +24,22 @@ SignedBatch sign_documents(size_t count, const std::function<std::string_view(si
   const size_t chunk = 64;
   auto worker = [&] {
     CodeNormalizer normalizer;
+    std::vector<uint64_t> token_hashes;
     while (true) {
       size_t from = next.fetch_add(chunk);
       if (from >= count) break;
       size_t to = std::min(count, from + chunk);
       for (size_t i = from; i < to; ++i) {
-        NormalizedCode code = normalizer.normalize(source(i));
+        std::string_view text = source(i);
         DocumentHashes& d = out.docs[i];
-        d.tokens = code.exact.size();
         if (with_hashes) {
+          NormalizedCode code = normalizer.normalize(text);
           d.exact_hash = token_stream_hash(code.exact);
           d.alpha_hash = token_stream_hash(code.alpha);
         }
-        hasher.sign(code.exact, out.signatures.values.data() + i * static_cast<size_t>(hasher.params().perms));
+        lex_python_hashes(text, token_hashes);
+        d.tokens = token_hashes.size();
+        hasher.sign_hashes(token_hashes, out.signatures.values.data() + i * static_cast<size_t>(hasher.params().perms));
       }
     }
   };

@@ -13,17 +13,18 @@ namespace mine::dedup {
 struct DocumentHashes {
   std::string exact_hash;  // hex SHA-256 of the exact token stream
   std::string alpha_hash;  // hex SHA-256 of the alpha-renamed token stream
-  size_t tokens = 0;
+  size_t tokens = 0;       // lexical tokens the signature was made from
 };
 
 struct SignedBatch {
   std::vector<DocumentHashes> docs;
-  SignatureMatrix signatures;  // of the exact token streams
+  SignatureMatrix signatures;  // MinHash of python_lexer's token streams
 };
 
-// Normalizes and signs `count` documents on `threads` threads (each with its own parser).
-// `source(i)` must be safe to call from several threads at once. When `with_hashes` is false the
-// SHA-256 of the streams is skipped (the benchmark's signatures-only figure).
+// Signs `count` documents on `threads` threads and, when `with_hashes`, parses each (one parser
+// per thread) for its exact and alpha hashes; without, only the near-dedup signature is made.
+// `source(i)` is called from several threads at once; the view it returns must stay valid until
+// the same thread calls it again.
 SignedBatch sign_documents(size_t count, const std::function<std::string_view(size_t)>& source,
                            const MinHasher& hasher, int threads, bool with_hashes = true);
 
