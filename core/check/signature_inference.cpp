@@ -11,8 +11,9 @@
 //     type from a cast of the stored value, from use as an index (i32), from an integer cast of
 //     the loaded value, from a float or bool `other=`, from the name (idx, indices, offsets,
 //     ids, lens -> i32), else fp32.
-//   the rest: `int`/`float`/`bool` annotations, the default's type, float names (eps, scale,
-//     alpha, beta, momentum, ...) -> fp32, else i32.
+//   the rest: `int`/`float`/`bool` annotations, the default's type, operands of float-only
+//     math (tl.exp, tl.log, tl.sqrt, ...) -> fp32, float names (eps, scale, alpha, beta,
+//     momentum, ...) -> fp32, else i32.
 #include "core/check/signature_inference.h"
 
 #include <algorithm>
@@ -468,6 +469,35 @@ std::set<std::string> arange_bounds(const PythonModule& m, TSNode body) {
   return out;
 }
 
+// Identifiers inside the arguments of float-only math (tl.exp(-x), tl.sqrt(var + eps)): a
+// scalar there must be a float, since Triton refuses integer operands for these.
+std::set<std::string> float_math_operands(const PythonModule& m, TSNode body) {
+  static const std::set<std::string> kFloatOnly = {"exp", "exp2", "log", "log2", "log1p", "sqrt", "rsqrt", "sqrt_rn",
+                                                   "sin", "cos", "tanh", "sigmoid", "erf", "fdiv", "div_rn"};
+  std::set<std::string> out;
+  std::vector<TSNode> stack{body};
+  while (!stack.empty()) {
+    TSNode n = stack.back();
+    stack.pop_back();
+    if (is_type(n, "call")) {
+      auto q = m.qualified_name(field(n, "function"));
+      std::string op = q ? q->substr(q->rfind('.') + 1) : "";
+      if (q && q->rfind("triton.language", 0) == 0 && kFloatOnly.count(op)) {
+        std::vector<TSNode> inner{field(n, "arguments")};
+        while (!inner.empty()) {
+          TSNode e = inner.back();
+          inner.pop_back();
+          if (is_type(e, "identifier")) out.insert(m.text_of(e));
+          if (is_type(e, "call") || is_type(e, "keyword_argument")) continue;  // other calls type their own operands
+          for_each_named_child(e, [&](TSNode c) { inner.push_back(c); });
+        }
+      }
+    }
+    for_each_named_child(n, [&](TSNode c) { stack.push_back(c); });
+  }
+  return out;
+}
+
 bool float_name(const std::string& name) {
   std::string up = upper(name);
   for (const char* p : {"EPS", "SCALE", "ALPHA", "BETA", "GAMMA", "MOMENTUM", "LR", "TEMPERATURE", "SOFTCAP",
@@ -574,6 +604,7 @@ InferredSignature triton_signature(const KernelSource& k) {
   std::set<std::string> bounds = arange_bounds(*m, field(site->definition, "body"));
   PointerUsage usage(*m);
   const PointerFacts& facts = usage.facts(*site);
+  std::set<std::string> float_operands = float_math_operands(*m, field(site->definition, "body"));
 
   std::map<std::string, InferredParam> by_name;
   Env known;
@@ -612,6 +643,8 @@ InferredSignature triton_signature(const KernelSource& k) {
       } else if (d && (d->is_number() || d->is_boolean())) {
         p.type = d->is_boolean() ? "i1" : d->is_number_integer() ? "i32" : "fp32";
         p.origin = Origin::Default, p.why = "default's type";
+      } else if (float_operands.count(pn.name)) {
+        p.type = "fp32", p.origin = Origin::Code, p.why = "operand of float math";
       } else if (float_name(pn.name)) {
         p.type = "fp32", p.origin = Origin::Name, p.why = "float name";
       } else {
