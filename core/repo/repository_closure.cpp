@@ -5,6 +5,7 @@
 #include <map>
 #include <memory>
 #include <tuple>
+#include <unordered_map>
 
 #include "core/repo/global_references.h"
 #include "core/repo/standard_library.h"
@@ -105,6 +106,8 @@ struct ResolutionCache {
   std::map<const PythonModule*, std::set<std::string>> public_names;
   std::map<const ModuleStatement*, std::vector<GlobalReference>> references;
   std::map<const ModuleStatement*, std::string> plain_text;
+  // What each name a statement reads or binds resolves to (entity or nullptr).
+  std::unordered_map<const ModuleStatement*, std::vector<std::pair<const std::string*, Entity*>>> statement_names;
 };
 
 std::shared_ptr<ResolutionCache> make_resolution_cache() { return std::make_shared<ResolutionCache>(); }
@@ -476,6 +479,24 @@ class ClosureBuilder {
     return false;
   }
 
+  // The same for a module statement, from the resolutions of its names kept across kernels.
+  bool needs_rewrite(const PythonModule* m, const ModuleStatement& s) {
+    auto found = c_.statement_names.find(&s);
+    if (found == c_.statement_names.end()) {
+      size_t taint = taint_;
+      std::vector<std::pair<const std::string*, Entity*>> names;
+      for (const auto& n : s.reads.names) names.emplace_back(&n, lookup(m, n));
+      for (const auto& n : s.binds) names.emplace_back(&n, lookup(m, n));
+      if (taint_ != taint) return needs_rewrite(m, s.reads, s.binds);
+      found = c_.statement_names.emplace(&s, std::move(names)).first;
+    }
+    for (const auto& [name, e] : found->second) {
+      if (m == m0_ && root_.binds.count(*name)) continue;
+      if (differs(e, *name)) return true;
+    }
+    return false;
+  }
+
   std::vector<Edit> edits_for(const PythonModule* m, const std::vector<GlobalReference>& refs, const std::string& text) {
     std::vector<Edit> edits;
     for (const GlobalReference& ref : refs) {
@@ -523,15 +544,17 @@ class ClosureBuilder {
     return found == emitted_.end() ? none : found->second;
   }
 
-  std::string statement_text(const PythonModule* m, const ModuleStatement& s) {
-    if (!needs_rewrite(m, s.reads, s.binds)) {
+  // Valid until the next call.
+  const std::string& statement_text(const PythonModule* m, const ModuleStatement& s) {
+    if (!needs_rewrite(m, s)) {
       auto found = c_.plain_text.find(&s);
       if (found != c_.plain_text.end()) return found->second;
       return c_.plain_text[&s] = m->dedented_text(s.node, s.indent);
     }
     const std::string& text = m->tree().text();
     auto edits = edits_for(m, references(m, &s), text);
-    return dedent(apply(text, ts_node_start_byte(s.node), ts_node_end_byte(s.node), edits), s.indent);
+    rewritten_ = dedent(apply(text, ts_node_start_byte(s.node), ts_node_end_byte(s.node), edits), s.indent);
+    return rewritten_;
   }
 
   std::string root_text() {
@@ -586,15 +609,14 @@ class ClosureBuilder {
   ClosureResult render() {
     ClosureResult result;
     std::vector<const PythonModule*> modules = module_order();
-    std::map<const PythonModule*, size_t> rank;
+    std::unordered_map<const PythonModule*, size_t> rank;
     for (size_t i = 0; i < modules.size(); ++i) rank[modules[i]] = i;
+    // Modules that only contribute imports go last, in the order they were reached.
+    for (Entity* e : needed_)
+      if (e->module && !rank.count(e->module)) rank.emplace(e->module, rank.size());
 
-    // (module rank, module path, statement order); modules that only contribute imports go last.
-    using Position = std::tuple<size_t, std::string, size_t>;
-    auto position = [&](const PythonModule* m, const ModuleStatement* s) {
-      auto r = rank.find(m);
-      return Position{r == rank.end() ? modules.size() : r->second, m->path(), s->order};
-    };
+    using Position = std::pair<size_t, size_t>;  // (module rank, statement order)
+    auto position = [&](const PythonModule* m, const ModuleStatement* s) { return Position{rank.at(m), s->order}; };
     std::set<std::string> rendered_signatures;
     std::map<Position, std::pair<const PythonModule*, std::vector<Entity*>>> imports;
     std::map<Position, std::pair<const PythonModule*, const ModuleStatement*>> definitions;
@@ -661,7 +683,9 @@ class ClosureBuilder {
           definition_text += "\n\n" + emitted(group) + " = " + emitted(target) + "\n";
         continue;
       }
-      definition_text += "\n\n" + statement_text(m, *s) + "\n";
+      definition_text += "\n\n";
+      definition_text += statement_text(m, *s);
+      definition_text += "\n";
     }
     for (auto& [pos, text] : top) import_text += text + "\n";
 
@@ -684,7 +708,8 @@ class ClosureBuilder {
   size_t taint_ = 0;  // counts resolutions that went through the kernel's own names
   std::unique_ptr<SyntaxTree> root_tree_;
   std::vector<GlobalReference> root_references_;
-  std::map<const Entity*, std::string> emitted_;
+  std::unordered_map<const Entity*, std::string> emitted_;
+  std::string rewritten_;
 
   std::deque<Use> uses_;
   std::vector<Entity*> needed_;
