@@ -27,11 +27,18 @@ pre { background: #f6f6f6; padding: 0.6em; overflow-x: auto; white-space: pre; }
 svg.chart { max-width: 100%; height: auto; }
 )";
 
+// Counts and percentages are right-aligned; ranges such as "1-10" are labels.
 bool numeric(const std::string& s) {
-  if (s.empty()) return false;
-  for (char c : s)
-    if (!((c >= '0' && c <= '9') || c == '.' || c == '-')) return false;
-  return true;
+  size_t i = s.size() > 1 && s[0] == '-' ? 1 : 0, digits = 0, dots = 0;
+  for (; i < s.size(); ++i) {
+    if (s[i] >= '0' && s[i] <= '9')
+      ++digits;
+    else if (s[i] == '.' && ++dots == 1)
+      continue;
+    else
+      return false;
+  }
+  return digits > 0;
 }
 
 }  // namespace
