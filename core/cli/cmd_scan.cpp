@@ -5,6 +5,7 @@
 #include "core/cli/command.h"
 #include "core/cli/options.h"
 #include "core/error.h"
+#include "core/plugin_loader/plugin_set.h"
 #include "core/scan/scanner.h"
 #include "corpus/corpus.h"
 
@@ -17,11 +18,13 @@ int run_scan(const std::vector<std::string>& args) {
   std::string db;
   int jobs = 0;
   int64_t max_file_mb = 20;
+  std::vector<std::string> plugin_dirs;
   options.add_options()
       ("path", po::value(&paths)->multitoken(), "folders, files or git repositories to scan (positional)")
       ("db", po::value(&db)->default_value(default_db_path()), "corpus file (created if missing)")
       ("jobs,j", po::value(&jobs)->default_value(0), "parser threads (0 = all cores)")
       ("max-file-size", po::value(&max_file_mb)->default_value(20), "skip files larger than this many MB")
+      ("plugin-dir", po::value(&plugin_dirs)->composing(), "also load plugins from this folder (repeatable; see also $MINE_PLUGIN_PATH)")
       ("verbose,v", "print every per-file problem as it is found")
       ("quiet,q", "print nothing but errors");
   po::positional_options_description positional;
@@ -37,7 +40,8 @@ int run_scan(const std::vector<std::string>& args) {
   scan_options.jobs = jobs;
   scan_options.max_file_bytes = max_file_mb << 20;
   if (verbose) scan_options.log = [](const std::string& line) { std::cerr << "  " << line << "\n"; };
-  Scanner scanner(all_plugins(), scan_options);
+  PluginSet plugin_set = PluginSet::load(plugin_dirs);
+  Scanner scanner(plugin_set.plugins(), scan_options);
 
   auto corpus = Corpus::open(db, Corpus::Access::ReadWrite);
   int64_t scan_id = corpus->begin_scan("scan", paths);

@@ -10,12 +10,14 @@ namespace {
 
 void report(const CudaSource& unit, const CudaKernelSite& site, const FileView& file, KernelSink& sink,
             int line_offset, const nlohmann::json& extra) {
-  if (ts_node_has_error(site.node)) {
-    sink.problem(static_cast<int>(ts_node_start_point(site.node).row) + 1 + line_offset, "syntax",
-                 "kernel " + site.qualname + " does not parse as CUDA C++; skipped");
-    return;
-  }
   ExtractedKernel k = unit.extract(site, file.path(), line_offset);
+  // The grammar misses some C++ that nvcc accepts (macro-built statements, newer syntax); the
+  // kernel's text is still the kernel, so it is kept and flagged rather than dropped.
+  if (ts_node_has_error(site.node)) {
+    sink.problem(k.start_line, "syntax",
+                 "kernel " + site.qualname + " only partly parses as CUDA C++; extracted as written");
+    k.meta["parse_error"] = true;
+  }
   for (auto it = extra.begin(); it != extra.end(); ++it) k.meta[it.key()] = it.value();
   sink.kernel(std::move(k));
 }

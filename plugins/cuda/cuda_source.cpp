@@ -53,6 +53,20 @@ bool is_container(TSNode n) {
          t == "preproc_ifdef" || t == "preproc_else" || t == "preproc_elif" || t == "declaration_list";
 }
 
+// Headers nvcc finds on its own: the CUDA toolkit's and the C/C++ standard library's. Anything
+// else lives in the repository or a third-party tree the standalone cannot see.
+bool toolkit_header(const std::string& header) {
+  static const std::regex toolkit(
+      R"(^(cuda|cu[a-z]+|nv[a-z_]*|cooperative_groups|cub|thrust|mma|sm_\d+|device_|vector_|math_|crt/|texture_|surface_|)"
+      R"(driver_|host_|channel_descriptor|common_functions|library_types|builtin_types)[\w/.]*$)");
+  static const std::set<std::string> standard = {
+      "assert.h", "ctype.h", "errno.h", "float.h", "limits.h", "math.h", "stddef.h", "stdint.h", "stdio.h",
+      "stdlib.h", "string.h", "time.h", "stdbool.h", "inttypes.h", "memory.h"};
+  if (standard.count(header)) return true;
+  if (header.find('.') == std::string::npos && header.find('/') == std::string::npos) return true;  // <vector>, <cstdio>
+  return std::regex_match(header, toolkit);
+}
+
 }  // namespace
 
 CudaSource::CudaSource(std::string text) : text_(std::move(text)) {
@@ -297,6 +311,7 @@ ExtractedKernel CudaSource::extract(const CudaKernelSite& site, const std::strin
   }
 
   std::string out;
+  nlohmann::json left_out = nlohmann::json::array();
   for (size_t i = 0; i < items_.size(); ++i) {
     const CudaItem& item = items_[i];
     bool include = item.kind == "include" || item.kind == "using";
@@ -312,19 +327,23 @@ ExtractedKernel CudaSource::extract(const CudaKernelSite& site, const std::strin
         }
         out += open + text_of(site.node) + "\n" + close;
       }
+    } else if (item.kind == "include") {
+      // Only headers nvcc can find go into the standalone; the others are named, and make the
+      // kernel not self-contained, since whether it needs them cannot be told without them.
+      std::string header = *item.defines.begin();
+      std::string bare = header.size() > 2 ? header.substr(1, header.size() - 2) : header;
+      k.dependencies.push_back({header, "include", path, line_of(item.node) + line_offset, ""});
+      if (!item.local_include && toolkit_header(bare)) {
+        out += text_of(item.node) + "\n";
+        k.external_modules.insert(bare);
+      } else {
+        left_out.push_back(header);
+        k.self_contained = false;
+      }
     } else if (include || needed[i]) {
       // `struct S {...};` parses as the specifier followed by a lone `;` token.
       TSNode next = ts_node_next_sibling(item.node);
       out += text_of(item.node) + (is(next, ";") ? ";" : "") + "\n";
-      if (item.kind == "include") {
-        std::string header = *item.defines.begin();
-        k.dependencies.push_back({header, "include", path, line_of(item.node) + line_offset, ""});
-        if (item.local_include) {
-          k.self_contained = false;
-        } else if (header.size() > 2) {
-          k.external_modules.insert(header.substr(1, header.size() - 2));
-        }
-      }
     }
   }
   k.name = site.name;
@@ -334,6 +353,7 @@ ExtractedKernel CudaSource::extract(const CudaKernelSite& site, const std::strin
   k.source = text_of(site.node);
   k.standalone = std::move(out);
   k.meta["template"] = is(site.node, "template_declaration");
+  if (!left_out.empty()) k.meta["includes_left_out"] = left_out;
   TSNode fn = site.node;
   if (is(fn, "template_declaration"))
     for (uint32_t j = 0; j < ts_node_named_child_count(fn); ++j)
