@@ -33,9 +33,15 @@ PluginSet PluginSet::load(const std::vector<std::string>& dirs) {
     set.available_.push_back({p.get(), "built-in"});
     names.insert(p->name());
   }
-  for (const auto& dir : plugin_directories(dirs)) {
+  std::vector<std::string> all = plugin_directories(dirs);
+  for (size_t d = 0; d < all.size(); ++d) {
+    const std::string& dir = all[d];
     std::error_code ec;
-    if (!fs::is_directory(dir, ec)) throw Error("plugin folder " + dir + " does not exist");
+    if (!fs::is_directory(dir, ec)) {
+      // Like $PATH, $MINE_PLUGIN_PATH may name folders that do not exist (yet); --plugin-dir may not.
+      if (d >= dirs.size()) continue;
+      throw Error("plugin folder " + dir + " does not exist");
+    }
     std::vector<fs::path> files;
     for (const auto& e : fs::directory_iterator(dir, ec))
       if (e.is_regular_file()) files.push_back(e.path());

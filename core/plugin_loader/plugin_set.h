@@ -17,7 +17,8 @@ struct AvailablePlugin {
 // include/mine/plugin.h, and declarative plugins (*.json manifests naming a tree-sitter query).
 class PluginSet {
  public:
-  // Folders from `dirs` (--plugin-dir), then from $MINE_PLUGIN_PATH (':'-separated). Throws
+  // Folders from `dirs` (--plugin-dir), then from $MINE_PLUGIN_PATH (':'-separated; folders
+  // that do not exist are skipped there, as in $PATH). Throws
   // mine::Error when a plugin cannot be loaded (an ABI mismatch names both versions) or when
   // two plugins share a name: scanning with a plugin silently missing would mislead.
   static PluginSet load(const std::vector<std::string>& dirs);
