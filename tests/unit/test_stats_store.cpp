@@ -141,3 +141,15 @@ TEST_CASE("a corpus from an older mine lacks sections instead of failing", "[sta
   ro.reset();
   std::filesystem::remove(path);
 }
+
+TEST_CASE("Inductor kernels are counted by the category in their meta", "[stats][inductor]") {
+  testing::CheckCorpus corpus(std::string(MINE_FIXTURES_DIR) + "/inductor_old");
+  auto ro = corpus.read_only();
+  const auto plugins = run_stats_query(*ro, stats_query("kernels_by_plugin"));
+  int64_t pointwise = 0;
+  for (const auto& row : plugins.result.rows)
+    if (row[0] == "inductor" && row[1] == "pointwise") pointwise = row[2].get<int64_t>();
+  CHECK(pointwise > 0);
+  CHECK(pointwise == corpus.count("SELECT count(*) FROM kernels WHERE plugin = 'inductor' AND "
+                                  "json_extract(meta, '$.category') = 'pointwise'"));
+}
