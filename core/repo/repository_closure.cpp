@@ -310,8 +310,11 @@ class ClosureBuilder {
   // ---- discovery ----------------------------------------------------------------------------
 
   void process(const Use& use) {
+    // `k = triton.jit(k)`: the kernel statement reads the binding it replaces.
+    bool rebinds = !use.statement && use.module == m0_ && root_.statement &&
+                   root_.statement->kind == StatementKind::Assignment;
     for (const auto& name : use.reads->names) {
-      if (use.module == m0_ && root_.binds.count(name)) continue;
+      if (use.module == m0_ && root_.binds.count(name) && !rebinds) continue;
       Entity* e = resolve(use.module, name);
       if (!e) continue;
       if (e->kind == EntityKind::Module) {
@@ -428,7 +431,13 @@ class ClosureBuilder {
     // The kernel's own file keeps its names, so its text changes least; then the kept imports;
     // names left unresolved stay as written; inlined definitions from other files come last.
     for (Entity* e : needed_)
-      if (e->kind == EntityKind::Definition && e->module == m0_) claim(e, e->name, "");
+      if (e->kind == EntityKind::Definition && e->module == m0_) {
+        if (root_.binds.count(e->name)) {
+          emitted_[e] = e->name;  // the binding the kernel statement replaces
+        } else {
+          claim(e, e->name, "");
+        }
+      }
     std::map<std::string, std::string> by_signature;
     for (Entity* e : needed_)
       if (e->kind == EntityKind::External || e->kind == EntityKind::KeptImport) {
@@ -658,7 +667,19 @@ class ClosureBuilder {
     for (auto& [pos, slot] : definitions) {
       auto [m, s] = slot;
       if (s->kind == StatementKind::Guarded) {
-        top[pos] = statement_text(m, *s);
+        // Hoisted with the imports unless its condition needs an inlined definition
+        // (`if compare_version("triton", ...): from ... import rsqrt`): then it keeps its place.
+        bool reads_definition = std::any_of(s->reads.names.begin(), s->reads.names.end(), [&](const std::string& n) {
+          Entity* e = lookup(m, n);
+          return e && e->kind == EntityKind::Definition && needed_set_.count(e);
+        });
+        if (reads_definition) {
+          definition_text += "\n\n";
+          definition_text += statement_text(m, *s);
+          definition_text += "\n";
+        } else {
+          top[pos] = statement_text(m, *s);
+        }
         for (const auto& b : s->imports) {
           if (b.star) continue;
           bool into_repo = b.level > 0 || (!never_inline(b) && repo_.index->absolute(b.module, m->path()).found());
