@@ -176,15 +176,13 @@ std::vector<ExportKernel> export_kernels(const Corpus& corpus, const std::string
   auto repo_cols = columns_of(db, "repos");
   std::string stars = optional_column(repo_cols, "r", {"stars", "stargazers_count"});
   std::string license = optional_column(repo_cols, "r", {"license_spdx", "license"});
-  // `mine check` (issue 7) records results per kernel; use the latest when such a table exists.
+  // `mine check` (schema/005_check.sql) keeps every result; the newest one says where the kernel
+  // got to: "ok:run", "fail:compile", ... Without that table the status is unknown (null).
   std::string check = "NULL";
-  for (const char* t : {"kernel_checks", "checks"}) {
-    auto cols = columns_of(db, t);
-    if (cols.count("kernel_id") && cols.count("status")) {
-      check = std::string("(SELECT status FROM ") + t + " c WHERE c.kernel_id = k.id ORDER BY c.rowid DESC LIMIT 1)";
-      break;
-    }
-  }
+  auto check_cols = columns_of(db, "check_results");
+  if (check_cols.count("kernel_id") && check_cols.count("status") && check_cols.count("stage_reached"))
+    check = "(SELECT c.status || ':' || c.stage_reached FROM check_results c WHERE c.kernel_id = k.id "
+            "ORDER BY c.id DESC LIMIT 1)";
   std::string sql =
       "SELECT k.id, k.plugin, k.name, k.qualname, k.repo, k.path, k.commit_id, k.start_line, k.end_line, k.source, "
       "k.standalone, " + stars + ", " + license + ", k.self_contained, k.meta, " + check +

@@ -6,6 +6,7 @@ import json
 import os
 import re
 import shutil
+import sqlite3
 import subprocess
 import tempfile
 import unittest
@@ -255,6 +256,43 @@ class Export(unittest.TestCase):
         for args in (["--format", "parquet"], ["--dedup", "fuzzy"], ["--split", "test=2"], ["--license", "gpl"]):
             r = mine("export", "--db", self.db, "--out", self.out("x"), *args, check=False)
             self.assertEqual(r.returncode, 2, args)
+
+
+class StarsAndLicenses(unittest.TestCase):
+    """Representatives follow stars; a permissive export whose representative is filtered out
+    still keeps one copy of the cluster."""
+
+    def test_most_stars_wins_and_license_filter_falls_back(self):
+        with tempfile.TemporaryDirectory() as t:
+            db = os.path.join(t, "c.db")
+            a, b = os.path.join(t, "a"), os.path.join(t, "b")
+            shutil.copytree(DEDUP, a)
+            os.makedirs(b)
+            shutil.copy(os.path.join(DEDUP, "original.py"), os.path.join(b, "vendored.py"))
+            mine("scan", a, b, "--db", db, "--quiet")
+            con = sqlite3.connect(db)
+            con.execute("UPDATE repos SET stars = 10, license = 'MIT' WHERE name = ?", (a,))
+            con.execute("UPDATE repos SET stars = 5000, license = 'GPL-3.0' WHERE name = ?", (b,))
+            con.commit()
+            mine("dedup", "--db", db, "--quiet")
+            reps = con.execute("SELECT k.repo, k.path FROM kernels k JOIN kernel_dedup d ON d.kernel_id = k.id "
+                               "WHERE k.name = 'fused_add_rms_norm_kernel' AND d.is_representative = 1").fetchall()
+            con.close()
+            self.assertEqual(reps, [(b, "vendored.py")])
+
+            out = os.path.join(t, "any.jsonl")
+            mine("export", "--db", db, "--out", out)
+            fused = [r for r in read_jsonl(out) if r["kernel_name"] == "fused_add_rms_norm_kernel"]
+            self.assertEqual([(r["repo"], r["stars"], r["license"]) for r in fused], [(b, 5000, "GPL-3.0")])
+
+            out = os.path.join(t, "permissive.jsonl")
+            summary = mine("export", "--db", db, "--out", out, "--license", "permissive").stdout
+            records = read_jsonl(out)
+            self.assertTrue(all(r["license"] == "MIT" for r in records))
+            fused = [r for r in records if r["kernel_name"] == "fused_add_rms_norm_kernel"]
+            self.assertEqual(len(fused), 1)
+            self.assertEqual(fused[0]["repo"], a)
+            self.assertIn("removed, license not permissive or unknown: 2", summary)
 
 
 if __name__ == "__main__":
