@@ -97,7 +97,8 @@ CudaSource::CudaSource(std::string text) : text_(std::move(text)) {
     };
     auto t = type_of(n);
     if (t == "preproc_def" || t == "preproc_function_def" || t == "struct_specifier" || t == "class_specifier" ||
-        t == "union_specifier" || t == "alias_declaration" || t == "namespace_definition") {
+        t == "union_specifier" || t == "alias_declaration" || t == "namespace_definition" ||
+        t == "namespace_alias_definition") {
       TSNode name = field_of(n, "name");
       if (!ts_node_is_null(name)) out.insert(text_of(name));
     }
@@ -216,6 +217,8 @@ CudaSource::CudaSource(std::string text) : text_(std::move(text)) {
     } else if (t == "type_definition" || t == "alias_declaration" || t == "struct_specifier" ||
                t == "class_specifier" || t == "enum_specifier" || t == "union_specifier") {
       item.kind = "type";
+    } else if (t == "namespace_alias_definition") {
+      item.kind = "namespace_alias";
     } else if (t == "using_declaration") {
       item.kind = "using";
     } else if (is_container(n)) {
