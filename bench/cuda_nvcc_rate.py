@@ -1,6 +1,6 @@
 """Compile rate of the CUDA kernels in a corpus: `nvcc -cubin -arch=sm_90` of each standalone.
 
-usage: python3 bench/cuda_nvcc_rate.py corpus.db [--jobs N] [--show-failures N]
+usage: python3 bench/cuda_nvcc_rate.py corpus.db [--jobs N] [--show-failures N] [--self-contained-only]
 Prints kernels found (all, self-contained) and how many standalones compile, overall and among
 self-contained ones, plus the most common first error lines."""
 import argparse
@@ -32,9 +32,11 @@ def main():
     ap.add_argument("db")
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--show-failures", type=int, default=8)
+    ap.add_argument("--self-contained-only", action="store_true", help="compile only kernels marked self-contained")
     a = ap.parse_args()
     rows = sqlite3.connect(a.db).execute(
-        "SELECT qualname, path, standalone, self_contained, meta FROM kernels WHERE plugin = 'cuda'").fetchall()
+        "SELECT qualname, path, standalone, self_contained, meta FROM kernels WHERE plugin = 'cuda'"
+        + (" AND self_contained" if a.self_contained_only else "")).fetchall()
     with tempfile.TemporaryDirectory() as tmp, concurrent.futures.ThreadPoolExecutor(a.jobs) as pool:
         results = list(pool.map(compile_one, [(i, r[2], tmp) for i, r in enumerate(rows)]))
     ok = sum(1 for r in results if r[0])
