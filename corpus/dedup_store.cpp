@@ -72,7 +72,8 @@ DedupStore::DedupStore(const Corpus& corpus) : db_(corpus.handle()) {
 std::vector<DedupCandidate> DedupStore::candidates(const std::string& params) const {
   std::vector<DedupCandidate> out;
   SqliteStatement s(db_, "SELECT k.id, k.repo, " + stars_expr_ + ", " + commit_time_expr_ +
-                             ", d.kernel_id IS NOT NULL AND d.standalone_sha256 = k.standalone_sha256 AND d.params = ? "
+                             ", d.kernel_id IS NOT NULL AND d.standalone_sha256 = k.standalone_sha256 AND d.params = ?, "
+                             "k.standalone_sha256 "
                              "FROM kernels k JOIN repos r ON r.id = k.repo_id "
                              "LEFT JOIN kernel_dedup d ON d.kernel_id = k.id ORDER BY k.id");
   s.bind(1, params);
@@ -84,6 +85,7 @@ std::vector<DedupCandidate> DedupStore::candidates(const std::string& params) co
     c.provenance.stars = s.column_is_null(2) ? -1 : s.column_int(2);
     c.provenance.commit_time = s.column_is_null(3) ? "" : s.column_text(3);
     c.needs_hashing = s.column_int(4) == 0;
+    c.standalone_sha256 = s.column_text(5);
     out.push_back(std::move(c));
   }
   return out;

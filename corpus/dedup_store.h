@@ -15,6 +15,7 @@ namespace mine {
 struct DedupCandidate {
   int64_t kernel_id = 0;
   std::string repo;
+  std::string standalone_sha256;
   dedup::CopyProvenance provenance;
   bool needs_hashing = true;  // no row yet, or one made from another text or with other params
 };

@@ -1,5 +1,7 @@
 #include <chrono>
 #include <iostream>
+#include <map>
+#include <set>
 
 #include "core/cli/command.h"
 #include "core/cli/options.h"
@@ -50,9 +52,23 @@ int run_dedup(const std::vector<std::string>& args) {
 
   // 1. Hash only what has no current row: new kernels, changed standalones, other parameters.
   std::vector<DedupCandidate> all = store.candidates(params);
+  // Forks and vendored copies repeat standalones byte for byte: each distinct text is parsed and
+  // signed once, and its hashes are copied to the other kernels with the same text.
   std::vector<int64_t> todo;
-  for (const auto& c : all)
-    if (c.needs_hashing) todo.push_back(c.kernel_id);
+  std::map<std::string, size_t> first_with_text;        // standalone sha -> index in todo
+  std::vector<std::pair<int64_t, size_t>> same_text;    // (kernel, index in todo of its twin)
+  for (const auto& c : all) {
+    if (!c.needs_hashing) continue;
+    auto [it, fresh] = first_with_text.try_emplace(c.standalone_sha256, todo.size());
+    if (fresh) {
+      todo.push_back(c.kernel_id);
+    } else {
+      same_text.emplace_back(c.kernel_id, it->second);
+    }
+  }
+  std::map<size_t, DedupHashes> hashed_twins;
+  std::set<size_t> wanted;
+  for (const auto& [k, t] : same_text) wanted.insert(t);
   const size_t batch = 2000;  // bounds memory: texts of one batch at a time
   for (size_t from = 0; from < todo.size(); from += batch) {
     size_t to = std::min(todo.size(), from + batch);
@@ -70,10 +86,21 @@ int run_dedup(const std::vector<std::string>& args) {
       h.alpha_hash = std::move(signed_batch.docs[i].alpha_hash);
       const uint32_t* row = signed_batch.signatures.row(i);
       h.minhash.assign(row, row + perms);
+      if (wanted.count(from + i)) hashed_twins[from + i] = h;
       rows_out.push_back(std::move(h));
     }
     store.put_hashes(rows_out, params);
   }
+  if (!same_text.empty()) {
+    std::vector<DedupHashes> copies;
+    for (const auto& [kernel, t] : same_text) {
+      DedupHashes h = hashed_twins.at(t);
+      h.kernel_id = kernel;
+      copies.push_back(std::move(h));
+    }
+    store.put_hashes(copies, params);
+  }
+  const size_t hashed_now = todo.size() + same_text.size();
   double hash_s = seconds_since(start);
 
   // 2. Cluster everything again: cheap next to hashing, and a new kernel can join two old clusters.
@@ -104,7 +131,7 @@ int run_dedup(const std::vector<std::string>& args) {
   run.threshold = threshold;
   run.bands = config.bands;
   run.kernels = static_cast<int64_t>(ids.size());
-  run.hashed = static_cast<int64_t>(todo.size());
+  run.hashed = static_cast<int64_t>(hashed_now);
   for (size_t i = 0; i < ids.size(); ++i) {
     run.exact_removed += clusters.exact[i] != i;
     run.alpha_removed += clusters.alpha[i] != i;
@@ -114,7 +141,8 @@ int run_dedup(const std::vector<std::string>& args) {
 
   if (!quiet) {
     std::cout << "dedup: " << run.kernels << " kernels, " << run.hashed << " hashed now ("
-              << (run.kernels - run.hashed) << " kept from earlier runs) in " << hash_s << " s\n"
+              << todo.size() << " distinct texts; " << (run.kernels - run.hashed) << " kept from earlier runs) in "
+              << hash_s << " s\n"
               << "  exact duplicates: " << run.exact_removed << "\n"
               << "  + after renaming locals (alpha): " << (run.alpha_removed - run.exact_removed) << "\n"
               << "  + near duplicates (MinHash " << shingle << "-shingles, " << perms << " perms, " << config.bands.bands
