@@ -28,7 +28,7 @@ int run_dedup(const std::vector<std::string>& args) {
       ("db", po::value(&db)->default_value(default_db_path()), "corpus file")
       ("shingle", po::value(&shingle)->default_value(5), "tokens per MinHash shingle")
       ("perms", po::value(&perms)->default_value(256), "MinHash permutations")
-      ("threshold", po::value(&threshold)->default_value(0.85), "estimated Jaccard at which two kernels are near duplicates")
+      ("threshold", po::value(&threshold)->default_value(0.85, "0.85"), "estimated Jaccard at which two kernels are near duplicates")
       ("bands", po::value(&bands)->default_value(0), "LSH bands (0: chosen from --threshold and --perms)")
       ("rows", po::value(&rows)->default_value(0), "LSH rows per band (with --bands)")
       ("jobs,j", po::value(&jobs)->default_value(0), "threads (0 = all cores)")
