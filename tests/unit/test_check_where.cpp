@@ -8,7 +8,7 @@
 
 using namespace mine;
 
-TEST_CASE("--where selects kernels and can do nothing else", "[check][where]") {
+TEST_CASE("check --where selects kernels and can do nothing else", "[check][where]") {
   testing::CheckCorpus corpus(std::string(MINE_FIXTURES_DIR) + "/check");
   int64_t kernels = corpus.count("SELECT count(*) FROM kernels");
   REQUIRE(kernels >= 10);
