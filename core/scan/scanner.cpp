@@ -3,6 +3,7 @@
 #include <re2/re2.h>
 
 #include <atomic>
+#include <functional>
 #include <cstdlib>
 #include <optional>
 #include <unordered_map>
@@ -45,23 +46,33 @@ std::string unusable(const std::string& content) {
   return "";
 }
 
-// What a plugin sees of a file: the closure reaches into every file of the tree.
+// What a plugin sees of a file: the closure reaches into every file of the tree. The file is
+// parsed only when a plugin asks for it, so plugins that read text (Inductor's FX graphs) never
+// pay for a parse.
 class RepositoryFileView : public FileView {
  public:
-  RepositoryFileView(const std::string& path, const std::string& text, const PythonModule* module,
-                     const Repository& repo)
-      : path_(path), text_(text), module_(module), repo_(repo) {}
+  using Parse = std::function<const PythonModule*()>;
+  RepositoryFileView(const std::string& path, const std::string& text, Parse parse, const Repository& repo)
+      : path_(path), text_(text), parse_(std::move(parse)), repo_(repo) {}
   const std::string& path() const override { return path_; }
   const std::string& text() const override { return text_; }
-  const PythonModule* python() const override { return module_; }
+  const PythonModule* python() const override {
+    if (!parsed_) {
+      module_ = parse_ ? parse_() : nullptr;
+      parsed_ = true;
+    }
+    return module_;
+  }
   ClosureResult close_over(const ClosureRoot& root, const DependencyLabeler& labeler) const override {
-    return RepositoryClosure(repo_, *module_, labeler).compute(root);
+    return RepositoryClosure(repo_, *python(), labeler).compute(root);
   }
 
  private:
   const std::string& path_;
   const std::string& text_;
-  const PythonModule* module_;
+  Parse parse_;
+  mutable const PythonModule* module_ = nullptr;
+  mutable bool parsed_ = false;
   const Repository& repo_;
 };
 
@@ -180,23 +191,36 @@ RepoSnapshot Scanner::extract(const SourceTree& tree, const std::string& repo_na
     if (chosen.empty()) return;
     out.file.parsed = true;
 
-    const PythonModule* module = nullptr;
     std::unique_ptr<PythonModule> own;  // notebooks are no importable module: not cached
     std::unique_ptr<NotebookModule> notebook;
     std::string build_error;
-    if (has_suffix(entry.path, ".py")) {
-      module = modules.get(entry.path, [&] { return std::optional<std::string>(content); }, &build_error);
-    } else if (has_suffix(entry.path, kNotebook)) {
+    bool failed = false;
+    if (has_suffix(entry.path, kNotebook)) {
       try {
         notebook = std::make_unique<NotebookModule>(read_notebook(content));
-        own = PythonModule::build(entry.path, notebook->text);
-        module = own.get();
       } catch (const Error& e) {
-        build_error = e.what();
+        return problem(0, "syntax", e.what());
       }
     }
-    if (!build_error.empty()) return problem(0, "syntax", build_error);
-    if (module) {
+    // Parses on first use; reports an unusable parse once, and syntax errors where they are.
+    auto parse = [&]() -> const PythonModule* {
+      const PythonModule* module = nullptr;
+      if (notebook) {
+        try {
+          own = PythonModule::build(entry.path, notebook->text);
+          module = own.get();
+        } catch (const Error& e) {
+          build_error = e.what();
+        }
+      } else if (has_suffix(entry.path, ".py")) {
+        module = modules.get(entry.path, [&] { return std::optional<std::string>(content); }, &build_error);
+      }
+      if (!build_error.empty()) {
+        failed = true;
+        problem(0, "syntax", build_error);
+        return nullptr;
+      }
+      if (!module) return nullptr;
       TSNode err = first_syntax_error(module->tree().root());
       if (!ts_node_is_null(err)) {
         int line = first_line(err);
@@ -207,10 +231,12 @@ RepoSnapshot Scanner::extract(const SourceTree& tree, const std::string& repo_na
         }
         problem(line, "syntax", "syntax error at " + where + "; kernels outside it are still extracted");
       }
-    }
+      return module;
+    };
     const std::string& text = notebook ? notebook->text : content;
-    RepositoryFileView view(entry.path, text, module, repo);
+    RepositoryFileView view(entry.path, text, parse, repo);
     for (size_t i : chosen) {
+      if (failed) break;
       CollectingSink sink(plugins_[i]->name(), entry.path, out.kernels, out.problems, notebook.get());
       try {
         plugins_[i]->extract(view, sink);

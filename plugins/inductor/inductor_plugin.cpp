@@ -234,11 +234,15 @@ std::vector<std::string> cache_dirs_from_env() {
 InductorPlugin::InductorPlugin() : cache_dirs_(cache_dirs_from_env()) {}
 
 void InductorPlugin::extract(const FileView& file, KernelSink& sink) const {
-  if (!file.python()) return;
   const std::string& text = file.text();
+  // FX graphs are read as text, never parsed: they are not valid Python (`class <lambda>`), and
+  // tree-sitter's error recovery on them costs more than everything else of a debug folder.
   if (base_name(file.path()) == "fx_graph_readable.py") return read_fx_graph_file(file, sink);
-  if (text.find("async_compile.triton(") != std::string::npos) return OutputCodeReader(file, sink, cache_dirs_, modules_).read();
-  if (text.find("triton_meta=") != std::string::npos) read_cache_kernel(file, sink);
+  bool output_code = text.find("async_compile.triton(") != std::string::npos;
+  bool cache_kernel = !output_code && text.find("triton_meta=") != std::string::npos;
+  if ((!output_code && !cache_kernel) || !file.python()) return;
+  if (output_code) return OutputCodeReader(file, sink, cache_dirs_, modules_).read();
+  read_cache_kernel(file, sink);
 }
 
 }  // namespace mine
