@@ -57,8 +57,9 @@ bool is_container(TSNode n) {
 // else lives in the repository or a third-party tree the standalone cannot see.
 bool toolkit_header(const std::string& header) {
   static const std::regex toolkit(
-      R"(^(cuda|cu[a-z]+|nv[a-z_]*|cooperative_groups|cub|thrust|mma|sm_\d+|device_|vector_|math_|crt/|texture_|surface_|)"
-      R"(driver_|host_|channel_descriptor|common_functions|library_types|builtin_types)[\w/.]*$)");
+      R"(^(cuda|cuComplex|cublas|cufft|curand|cusparse|cusolver|cudnn|nvrtc|nvtx3|nvToolsExt|nvml|nvfunctional|)"
+      R"(cooperative_groups|cub/|thrust/|mma\.h|sm_\d+|device_|vector_|math_|crt/|texture_|surface_|driver_|host_|)"
+      R"(channel_descriptor|common_functions|library_types|builtin_types)[\w/.]*$)");
   static const std::set<std::string> standard = {
       "assert.h", "ctype.h", "errno.h", "float.h", "limits.h", "math.h", "stddef.h", "stdint.h", "stdio.h",
       "stdlib.h", "string.h", "time.h", "stdbool.h", "inttypes.h", "memory.h"};

@@ -65,3 +65,13 @@ TEST_CASE("Python string literals read as Python would", "[cuda]") {
   CHECK_FALSE(python_string_value("f'{x}'", v));
   CHECK_FALSE(python_string_value("b'abc'", v));
 }
+
+TEST_CASE("headers of libraries that ship outside the toolkit are not taken for toolkit ones", "[cuda]") {
+  CudaSource unit(
+      "#include <cupy/complex.cuh>\n#include <cub/block/block_reduce.cuh>\n#include <curand_kernel.h>\n"
+      "__global__ void k(float* x) { x[0] = 1; }\n");
+  ExtractedKernel k = unit.extract(only_kernel(unit), "a.cu", 0);
+  CHECK(k.meta["includes_left_out"] == nlohmann::json::array({"<cupy/complex.cuh>"}));
+  CHECK(k.standalone.find("cub/block/block_reduce.cuh") != std::string::npos);
+  CHECK(k.standalone.find("curand_kernel.h") != std::string::npos);
+}
