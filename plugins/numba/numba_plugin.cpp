@@ -1,5 +1,9 @@
 #include "plugins/numba/numba_plugin.h"
 
+#include <re2/re2.h>
+
+#include <optional>
+
 #include "plugins/python_definitions/python_definition.h"
 
 namespace mine {
@@ -133,8 +137,27 @@ class KernelBuilder {
 
 }  // namespace
 
+// `cuda.jit` where `cuda` comes from an import inside an enclosing function (usual in numba's
+// docs and tests): the module model resolves module-level imports only. The nearest enclosing
+// function that imports a `cuda` decides; nothing at module level may bind it.
+std::optional<std::string> locally_imported_jit(const PythonModule& m, TSNode decorator) {
+  TSNode callee = is_type(decorator, "call") ? field(decorator, "function") : decorator;
+  if (m.text_of(callee) != "cuda.jit" || !m.bindings_of("cuda").empty()) return std::nullopt;
+  static const RE2 local_import(
+      R"((?m)^[ \t]*(?:from[ \t]+([\w.]+)[ \t]+import[ \t][^\n]*\bcuda\b|import[ \t]+([\w.]+)[ \t]+as[ \t]+cuda\b))");
+  for (TSNode n = ts_node_parent(decorator); !ts_node_is_null(n); n = ts_node_parent(n)) {
+    if (!is_type(n, "function_definition")) continue;
+    std::string body = m.text_of(field(n, "body")), from, module;
+    if (!RE2::PartialMatch(body, local_import, &from, &module)) continue;
+    if (from == "numba" || module == "numba.cuda") return std::string("numba.cuda.jit");
+    return std::nullopt;
+  }
+  return std::nullopt;
+}
+
 std::string numba_cuda_role(const PythonModule& m, TSNode decorator) {
   auto q = m.qualified_name(decorator);
+  if (!q) q = locally_imported_jit(m, decorator);
   if (!q) return "";
   if (is_cuda_jit(*q)) {
     TSNode device = keyword_argument(m, decorator, "device");
