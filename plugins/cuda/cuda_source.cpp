@@ -68,6 +68,14 @@ bool toolkit_header(const std::string& header) {
   return std::regex_match(header, toolkit);
 }
 
+// Types nvcc knows without any #include (it includes cuda_runtime.h on its own).
+bool implicit_type(const std::string& name) {
+  static const std::regex builtin(
+      R"(^((u?(char|short|int|long|longlong)|float|double)[1-4]|dim3|size_t|ptrdiff_t|u?int(8|16|32|64)_t|)"
+      R"(cuda\w*_t|cuda\w+|CU\w+|__\w+|wchar_t|bool|nullptr_t)$)");
+  return std::regex_match(name, builtin);
+}
+
 }  // namespace
 
 CudaSource::CudaSource(std::string text) : text_(std::move(text)) {
@@ -349,6 +357,32 @@ ExtractedKernel CudaSource::extract(const CudaKernelSite& site, const std::strin
       TSNode next = ts_node_next_sibling(item.node);
       out += text_of(item.node) + (is(next, ";") ? ";" : "") + "\n";
     }
+  }
+  // A unit with no #include at all is often a fragment another .cu includes after defining its
+  // types; a type it names that nothing defines marks it as such.
+  bool has_includes = false;
+  for (const auto& item : items_) has_includes = has_includes || item.kind == "include";
+  if (!has_includes) {
+    std::set<std::string> defined, reported;
+    for (const auto& item : items_) defined.insert(item.defines.begin(), item.defines.end());
+    walk(root(), [&](TSNode c) {  // template parameters are types in scope, not unresolved ones
+      if (is(c, "type_parameter_declaration") || is(c, "variadic_type_parameter_declaration") ||
+          is(c, "optional_type_parameter_declaration"))
+        for (uint32_t j = 0; j < ts_node_named_child_count(c); ++j)
+          if (is(ts_node_named_child(c, j), "type_identifier")) defined.insert(text_of(ts_node_named_child(c, j)));
+    });
+    auto check = [&](TSNode n) {
+      walk(n, [&](TSNode c) {
+        if (!is(c, "type_identifier") || is(ts_node_parent(c), "qualified_identifier")) return;
+        std::string t = text_of(c);
+        if (defined.count(t) || implicit_type(t) || !reported.insert(t).second) return;
+        k.dependencies.push_back({t, "unresolved", "", 0, "type defined outside this file"});
+        k.self_contained = false;
+      });
+    };
+    check(site.node);
+    for (size_t i = 0; i < items_.size(); ++i)
+      if (needed[i] && i != site.item) check(items_[i].node);
   }
   k.name = site.name;
   k.qualname = site.qualname;
