@@ -193,6 +193,7 @@ RepoSyncResult RepoCloner::sync(const RepoInfo& info) {
     callbacks.payload = &guard;
     git_remote_connect_options connect = GIT_REMOTE_CONNECT_OPTIONS_INIT;
     connect.callbacks = callbacks;
+    connect.proxy_opts.type = GIT_PROXY_AUTO;  // honour http(s)_proxy like git and libcurl do
     if (git_remote_connect_ext(remote.p, GIT_DIRECTION_FETCH, &connect) != 0)
       throw Error::in(name, "cannot reach " + info.clone_url + ": " + git_error_text());
 
@@ -233,6 +234,7 @@ RepoSyncResult RepoCloner::sync(const RepoInfo& info) {
     git_strarray refspecs = {specs, 1};
     git_fetch_options fetch = GIT_FETCH_OPTIONS_INIT;
     fetch.callbacks = callbacks;
+    fetch.proxy_opts.type = GIT_PROXY_AUTO;
     fetch.download_tags = GIT_REMOTE_DOWNLOAD_TAGS_NONE;
     fetch.update_fetchhead = 0;
     fetch.prune = GIT_FETCH_NO_PRUNE;

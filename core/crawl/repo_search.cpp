@@ -72,6 +72,7 @@ bool RepoSearch::consume(const nlohmann::json& page) {
   auto items = page.find("items");
   if (items == page.end() || !items->is_array()) throw Error("GitHub search: answer has no items array");
   for (const auto& item : *items) {
+    ++items_in_slice_;
     RepoInfo repo = repo_info_from_json(item);
     if (!seen_.insert(lower(repo.full_name)).second) {
       ++stats_.duplicates;
@@ -169,13 +170,15 @@ void RepoSearch::search(const Slice& slice) {
   }
 
   ++stats_.slices;
+  items_in_slice_ = 0;
   for (;;) {
     if (!consume(page)) return;
     auto links = parse_link_header(first.header("link"));
     auto next = links.find("next");
-    if (next == links.end()) return;
+    if (next == links.end()) break;
     fetch(next->second);
   }
+  if (items_in_slice_ < std::min(total, kSearchCap)) ++stats_.short_slices;
 }
 
 RepoSearchStats RepoSearch::run(const std::function<void(const RepoInfo&)>& on_repo) {

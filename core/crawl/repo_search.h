@@ -33,6 +33,9 @@ struct RepoSearchStats {
   int64_t skipped_too_large = 0;
   int64_t capped_slices = 0;  // one creation second still over 1000: only 1000 of it were readable
   int64_t incomplete_pages = 0;  // GitHub said incomplete_results even after retries
+  // Slices whose pages held fewer items than total_count promised: repositories deleted or
+  // reordered (ties in stars) while paging. A second crawl picks up what moved.
+  int64_t short_slices = 0;
 };
 
 // Finds every repository matching the query with at least min_stars. The search API answers at
@@ -53,6 +56,7 @@ class RepoSearch {
   void search(const Slice& slice);
   std::string query_for(const Slice& slice) const;
   bool consume(const nlohmann::json& page);  // false once max_repos is reached
+  int64_t items_in_slice_ = 0;
 
   GithubClient& client_;
   RepoSearchOptions options_;

@@ -77,6 +77,7 @@ TEST_CASE("RepoSearch splits star and date ranges until it has every repository"
   CHECK(stats.star_splits > 0);
   CHECK(stats.date_splits > 0);
   CHECK(stats.capped_slices == 0);
+  CHECK(stats.short_slices == 0);
   for (const auto& r : infos) {
     CHECK(r.stars >= 100);
     CHECK_FALSE(r.fork);
