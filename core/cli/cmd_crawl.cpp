@@ -1,6 +1,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cctype>
 #include <csignal>
 #include <cstdlib>
 #include <filesystem>
@@ -18,6 +19,7 @@
 #include "core/crawl/repo_search.h"
 #include "core/error.h"
 #include "core/scan/scanner.h"
+#include "core/shard/shard_spec.h"
 #include "corpus/corpus.h"
 #include "corpus/crawl_state.h"
 
@@ -56,7 +58,7 @@ std::string read_token(const std::string& token_file) {
 
 int run_crawl(const std::vector<std::string>& args) {
   po::options_description options("mine crawl options");
-  std::string db, query, repos_file, cache_dir, api_url, token_file;
+  std::string db, query, repos_file, cache_dir, api_url, token_file, shard_text;
   int64_t min_stars = 100, max_repos = 0, max_repo_size_mb = 2048;
   int jobs = 0;
   options.add_options()
@@ -74,6 +76,8 @@ int run_crawl(const std::vector<std::string>& args) {
       ("token-file", po::value(&token_file), "read the API token from this file (else $GITHUB_TOKEN; optional)")
       ("max-repo-size", po::value(&max_repo_size_mb)->default_value(2048),
        "skip repositories larger than this many MB by the API's size field (0 = no limit)")
+      ("shard", po::value(&shard_text), "crawl only shard K/N of the repositories (by a stable hash of the lowercase "
+                                       "owner/name; default $MINE_SHARD); N runs with K=0..N-1 cover each once")
       ("include-forks", "also crawl forks")
       ("include-archived", "also crawl archived repositories")
       ("always-ask-remote", "compare the remote head even when pushed_at has not changed")
@@ -86,6 +90,12 @@ int run_crawl(const std::vector<std::string>& args) {
     return kExitOk;
   if (jobs <= 0) jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   if (min_stars < 0) throw UsageError{"--min-stars must be 0 or more"};
+  ShardSpec shard = ShardSpec::resolve(vm.count("shard") ? &shard_text : nullptr);
+  auto owned = [shard](const std::string& full_name) {
+    std::string key = full_name;
+    for (auto& c : key) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));  // GitHub names ignore case
+    return shard.owns(key);
+  };
 
   auto corpus = Corpus::open(db, Corpus::Access::ReadWrite);
   CorpusCrawlState state(*corpus);
@@ -93,7 +103,7 @@ int run_crawl(const std::vector<std::string>& args) {
   GithubClientOptions client_options;
   client_options.api_url = api_url;
   client_options.token = read_token(token_file);
-  GithubClient client(client_options, clock, &state);
+  client_options.cancel = &g_cancel;  // Ctrl-C also ends a rate-limit wait
 
   std::error_code ec;
   std::filesystem::create_directories(cache_dir, ec);
@@ -110,6 +120,7 @@ int run_crawl(const std::vector<std::string>& args) {
   Scanner scanner(all_plugins(), scan_options);
   nlohmann::json inputs = {{"query", query}, {"min_stars", min_stars}, {"api_url", api_url}};
   if (!repos_file.empty()) inputs["repos_file"] = repos_file;
+  if (!shard.whole()) inputs["shard"] = shard.text();
   int64_t scan_id = corpus->begin_scan("crawl", nlohmann::json::array({inputs}));
 
   MineFunction mine = [&](const RepoInfo& repo, const std::string& path, const std::string& commit) {
@@ -125,6 +136,14 @@ int run_crawl(const std::vector<std::string>& args) {
   bool live = !vm.count("quiet") && CrawlProgress::is_terminal(STDERR_FILENO);
   std::ofstream devnull;
   CrawlProgress progress(vm.count("quiet") ? devnull : std::cerr, live);
+  CrawlPipelineOptions pipeline_options;
+  pipeline_options.jobs = jobs;
+  pipeline_options.trust_pushed_at = !vm.count("always-ask-remote");
+  pipeline_options.cancel = &g_cancel;
+  CrawlPipeline pipeline(state, cloner, mine, pipeline_options, progress);
+  // ETags go through the pipeline, which serialises them with its writer thread: the corpus
+  // has one connection.
+  GithubClient client(client_options, clock, &pipeline.etags());
   client.set_wait_listener([&](const ApiWait& w) { progress.api_wait(w.reason, w.remaining); });
 
   DiscoverFunction discover;
@@ -133,6 +152,7 @@ int run_crawl(const std::vector<std::string>& args) {
     discover = [&, names](const std::function<void(const RepoInfo&)>& emit) {
       for (const auto& name : names) {
         if (g_cancel) return;
+        if (!owned(name)) continue;  // before the lookup: other shards spend their own API calls
         RepoInfo info;
         try {
           info = lookup_repo(client, name);
@@ -156,18 +176,13 @@ int run_crawl(const std::vector<std::string>& args) {
       RepoSearch search(client, search_options);
       search.run([&](const RepoInfo& r) {
         if (g_cancel) throw Error("crawl interrupted");
-        emit(r);
+        if (owned(r.full_name)) emit(r);
       });
     };
   }
 
-  CrawlPipelineOptions pipeline_options;
-  pipeline_options.jobs = jobs;
-  pipeline_options.trust_pushed_at = !vm.count("always-ask-remote");
-  pipeline_options.cancel = &g_cancel;
   std::signal(SIGINT, on_interrupt);
   std::signal(SIGTERM, on_interrupt);
-  CrawlPipeline pipeline(state, cloner, mine, pipeline_options, progress);
   CrawlSummary summary = pipeline.run(discover);
   progress.finish();
 
