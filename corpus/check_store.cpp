@@ -39,7 +39,7 @@ std::vector<CheckKernel> select_check_kernels(const Corpus& read_only, const std
     throw Error("internal: kernel selection must run on a read-only corpus connection");
   std::string condition = where.empty() ? "1" : where;
   std::string sql =
-      "SELECT id, plugin, name, standalone, standalone_sha256, meta FROM kernels "
+      "SELECT id, plugin, name, standalone, standalone_sha256, meta, repo, path, qualname, source_sha256 FROM kernels "
       "WHERE plugin IN ('triton', 'inductor') AND standalone <> '' AND (" + condition + ") ORDER BY id LIMIT ?";
   sqlite3_stmt* raw = nullptr;
   const char* tail = nullptr;
@@ -74,6 +74,10 @@ std::vector<CheckKernel> select_check_kernels(const Corpus& read_only, const std
     k.standalone_sha256 = text(4);
     k.meta = nlohmann::json::parse(text(5), nullptr, false);
     if (k.meta.is_discarded()) k.meta = nlohmann::json::object();
+    k.repo = text(6);
+    k.path = text(7);
+    k.qualname = text(8);
+    k.source_sha256 = text(9);
     out.push_back(std::move(k));
   }
   return out;

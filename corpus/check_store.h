@@ -15,6 +15,7 @@ struct CheckKernel {
   int64_t id = 0;
   std::string plugin, name, standalone, standalone_sha256;
   nlohmann::json meta;
+  std::string repo, path, qualname, source_sha256;  // the identity `--shard` hashes
 };
 
 // Kernels `mine check` can check (Triton and Inductor kernels with a source), matching the

@@ -11,6 +11,7 @@
 #include "core/cli/command.h"
 #include "core/cli/options.h"
 #include "core/error.h"
+#include "core/shard/shard_spec.h"
 #include "corpus/check_store.h"
 #include "corpus/corpus.h"
 
@@ -22,6 +23,7 @@ namespace {
 struct Selection {
   std::string where;
   int64_t limit = 0;
+  ShardSpec shard;
 };
 
 // Infers and stores the signatures of the selected kernels and writes their bundle.
@@ -30,7 +32,15 @@ size_t emit(const std::string& db, const Selection& selection, const std::string
   std::vector<CheckKernel> kernels;
   {
     auto read_only = Corpus::open(db, Corpus::Access::ReadOnly);
-    kernels = select_check_kernels(*read_only, selection.where, selection.limit);
+    // Sharded, --limit counts this shard's kernels, so the shard filter comes first.
+    kernels = select_check_kernels(*read_only, selection.where, selection.shard.whole() ? selection.limit : 0);
+  }
+  if (!selection.shard.whole()) {
+    std::erase_if(kernels, [&](const CheckKernel& k) {
+      return !selection.shard.owns(kernel_shard_key(k.repo, k.path, k.qualname, k.source_sha256));
+    });
+    if (selection.limit > 0 && kernels.size() > static_cast<size_t>(selection.limit))
+      kernels.resize(static_cast<size_t>(selection.limit));
   }
   std::vector<std::pair<CheckKernel, check::InferredSignature>> inferred;
   std::vector<check::BundleKernel> bundle;
@@ -102,7 +112,7 @@ int ingest(const std::string& db, const std::string& file, bool quiet) {
 
 int run_check(const std::vector<std::string>& args) {
   po::options_description options("mine check options");
-  std::string db, emit_dir, ingest_file, where, arch, stage, devices, harness, keep_dir;
+  std::string db, emit_dir, ingest_file, where, arch, stage, devices, harness, keep_dir, shard_text;
   int64_t limit = 0;
   int jobs = 0;
   double timeout = 60;
@@ -113,6 +123,8 @@ int run_check(const std::vector<std::string>& args) {
       ("run", "emit, run kernels/harness/run_bundle.py here, and ingest (needs python3 with triton)")
       ("where", po::value(&where), "SQL condition on the kernels table choosing what to check (read-only)")
       ("limit", po::value(&limit)->default_value(0), "check at most this many kernels (0 = all)")
+      ("shard", po::value(&shard_text), "emit or run only shard K/N of the selected kernels (by a stable hash of "
+                                       "repo|path|qualname|source_sha256; default $MINE_SHARD)")
       ("jobs,j", po::value(&jobs)->default_value(0), "--run: parallel workers (0 = the harness's default, all cores)")
       ("stage", po::value(&stage)->default_value("run"), "--run: stop after import | compile | load | run")
       ("arch", po::value(&arch), "--run: target, e.g. sm_90 (default: the local GPU, else sm_90)")
@@ -140,7 +152,10 @@ int run_check(const std::vector<std::string>& args) {
                vm.count("autotune") || !vm["jobs"].defaulted() || !vm["stage"].defaulted() ||
                !vm["timeout"].defaulted()))
     throw UsageError{"--jobs, --stage, --arch, --devices, --timeout, --autotune, --harness and --keep go with --run"};
-  Selection selection{where, limit};
+  if (!ingest_file.empty() && vm.count("shard"))
+    throw UsageError{"--shard chooses kernels to emit or run; --ingest takes every row of its file"};
+  Selection selection{where, limit, ingest_file.empty() ? ShardSpec::resolve(vm.count("shard") ? &shard_text : nullptr)
+                                                        : ShardSpec{}};
 
   if (!ingest_file.empty()) return ingest(db, ingest_file, quiet);
   if (!emit_dir.empty()) {

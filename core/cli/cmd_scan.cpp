@@ -7,6 +7,7 @@
 #include "core/error.h"
 #include "core/plugin_loader/plugin_set.h"
 #include "core/scan/scanner.h"
+#include "core/shard/shard_spec.h"
 #include "corpus/corpus.h"
 
 namespace mine::cli {
@@ -19,12 +20,15 @@ int run_scan(const std::vector<std::string>& args) {
   int jobs = 0;
   int64_t max_file_mb = 20;
   std::vector<std::string> plugin_dirs;
+  std::string shard_text;
   options.add_options()
       ("path", po::value(&paths)->multitoken(), "folders, files or git repositories to scan (positional)")
       ("db", po::value(&db)->default_value(default_db_path()), "corpus file (created if missing)")
       ("jobs,j", po::value(&jobs)->default_value(0), "parser threads (0 = all cores)")
       ("max-file-size", po::value(&max_file_mb)->default_value(20), "skip files larger than this many MB")
       ("plugin-dir", po::value(&plugin_dirs)->composing(), "also load plugins from this folder (repeatable; see also $MINE_PLUGIN_PATH)")
+      ("shard", po::value(&shard_text), "scan only the PATHs of shard K/N (by a stable hash of each PATH as written; "
+                                       "default $MINE_SHARD); N runs with K=0..N-1 cover every PATH once")
       ("verbose,v", "print every per-file problem as it is found")
       ("quiet,q", "print nothing but errors");
   po::positional_options_description positional;
@@ -34,6 +38,19 @@ int run_scan(const std::vector<std::string>& args) {
                      "mine scan ~/src/Liger-Kernel ~/src/unsloth.git --db corpus.db"))
     return kExitOk;
   if (paths.empty()) throw UsageError{"give at least one PATH to scan"};
+  ShardSpec shard = ShardSpec::resolve(vm.count("shard") ? &shard_text : nullptr);
+  if (!shard.whole()) {
+    // Inputs are the unit of work: one large input is not split (run it unsharded).
+    std::vector<std::string> mine_paths;
+    for (const auto& p : paths) {
+      std::string_view key = p;
+      while (key.size() > 1 && key.back() == '/') key.remove_suffix(1);  // "repo/" and "repo" are one input
+      if (shard.owns(key)) mine_paths.push_back(p);
+    }
+    if (!vm.count("quiet"))
+      std::cout << "shard " << shard.text() << ": " << mine_paths.size() << " of " << paths.size() << " inputs\n";
+    paths = std::move(mine_paths);
+  }
   bool verbose = vm.count("verbose") > 0, quiet = vm.count("quiet") > 0;
 
   ScanOptions scan_options;
