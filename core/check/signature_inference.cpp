@@ -469,6 +469,36 @@ std::set<std::string> arange_bounds(const PythonModule& m, TSNode body) {
   return out;
 }
 
+// Identifiers used as loop bounds (`range(0, n_cols, BLOCK)`, `tl.range`, `tl.static_range`):
+// Triton requires them to be integers, which outweighs any use in float math elsewhere
+// (`tl.sqrt(total / n_cols + eps)`).
+std::set<std::string> loop_bound_operands(const PythonModule& m, TSNode body) {
+  std::set<std::string> out;
+  std::vector<TSNode> stack{body};
+  while (!stack.empty()) {
+    TSNode n = stack.back();
+    stack.pop_back();
+    if (is_type(n, "call")) {
+      TSNode fn = field(n, "function");
+      auto q = m.qualified_name(fn);
+      bool loop = (is_type(fn, "identifier") && m.text_of(fn) == "range") ||
+                  (q && (ends_with(*q, "language.range") || ends_with(*q, "language.static_range")));
+      if (loop) {
+        std::vector<TSNode> inner{field(n, "arguments")};
+        while (!inner.empty()) {
+          TSNode e = inner.back();
+          inner.pop_back();
+          if (is_type(e, "identifier")) out.insert(m.text_of(e));
+          if (is_type(e, "call") || is_type(e, "keyword_argument")) continue;
+          for_each_named_child(e, [&](TSNode c) { inner.push_back(c); });
+        }
+      }
+    }
+    for_each_named_child(n, [&](TSNode c) { stack.push_back(c); });
+  }
+  return out;
+}
+
 // Identifiers inside the arguments of float-only math (tl.exp(-x), tl.sqrt(var + eps)): a
 // scalar there must be a float, since Triton refuses integer operands for these.
 std::set<std::string> float_math_operands(const PythonModule& m, TSNode body) {
@@ -605,6 +635,7 @@ InferredSignature triton_signature(const KernelSource& k) {
   PointerUsage usage(*m);
   const PointerFacts& facts = usage.facts(*site);
   std::set<std::string> float_operands = float_math_operands(*m, field(site->definition, "body"));
+  std::set<std::string> loop_bounds = loop_bound_operands(*m, field(site->definition, "body"));
 
   std::map<std::string, InferredParam> by_name;
   Env known;
@@ -643,6 +674,8 @@ InferredSignature triton_signature(const KernelSource& k) {
       } else if (d && (d->is_number() || d->is_boolean())) {
         p.type = d->is_boolean() ? "i1" : d->is_number_integer() ? "i32" : "fp32";
         p.origin = Origin::Default, p.why = "default's type";
+      } else if (loop_bounds.count(pn.name)) {
+        p.type = "i32", p.origin = Origin::Code, p.why = "loop bound";
       } else if (float_operands.count(pn.name)) {
         p.type = "fp32", p.origin = Origin::Code, p.why = "operand of float math";
       } else if (float_name(pn.name)) {
