@@ -32,10 +32,11 @@ int run_merge(const std::vector<std::string>& args) {
       MergeOutcome o = merge_corpus(*out, paths[i]);
       if (quiet) continue;
       std::cout << paths[i] << ": " << o.repos_in_input << " repositories (" << o.repos_already_present
-                << " already in " << out_path << ", kept as they were); added";
+                << " already in " << out_path << ", kept as they were); ";
       bool first = true;
-      for (const auto& [table, n] : o.added) std::cout << (first ? " " : ", ") << n << " " << table, first = false;
-      std::cout << "\n";
+      for (const auto& [table, n] : o.added)
+        if (n > 0) std::cout << (first ? "added " : ", ") << n << " " << table, first = false;
+      std::cout << (first ? "nothing new" : "") << "\n";
     } catch (const Error& e) {
       ++failed;  // each input is its own transaction: the others still merge
       std::cerr << "mine merge: " << e.what() << "\n";
