@@ -20,4 +20,5 @@ run scan "$here/scan.sh"
 run inductor "$here/inductor.sh"
 run dedup "$here/dedup.sh"
 run crawl "$here/crawl.sh"
+run crawl_overlap "$here/crawl_overlap.sh"
 exit $status
