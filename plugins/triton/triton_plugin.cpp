@@ -1,5 +1,7 @@
 #include "plugins/triton/triton_plugin.h"
 
+#include "plugins/python_definitions/python_definition.h"
+
 namespace mine {
 namespace {
 
@@ -13,40 +15,6 @@ bool decorated_with_jit(const PythonModule& m, const std::vector<TSNode>& decora
     if (q && is_triton_jit(*q)) return true;
   }
   return false;
-}
-
-std::vector<TSNode> decorators_of(TSNode node) {
-  std::vector<TSNode> out;
-  if (!is_type(node, "decorated_definition")) return out;
-  for_each_named_child(node, [&](TSNode d) {
-    if (is_type(d, "decorator")) out.push_back(ts_node_named_child(d, 0));
-  });
-  return out;
-}
-
-// Parameters with their annotations and defaults, for signature inference by `mine check`.
-nlohmann::json parameters_of(const PythonModule& m, TSNode definition) {
-  nlohmann::json params = nlohmann::json::array();
-  TSNode list = field(definition, "parameters");
-  if (ts_node_is_null(list)) return params;
-  for_each_named_child(list, [&](TSNode p) {
-    nlohmann::json entry;
-    std::string_view t = node_type(p);
-    if (t == "identifier") {
-      entry["name"] = m.text_of(p);
-    } else if (t == "default_parameter" || t == "typed_default_parameter") {
-      entry["name"] = m.text_of(field(p, "name"));
-      entry["default"] = m.text_of(field(p, "value"));
-      if (t == "typed_default_parameter") entry["annotation"] = m.text_of(field(p, "type"));
-    } else if (t == "typed_parameter") {
-      entry["name"] = m.text_of(ts_node_named_child(p, 0));
-      entry["annotation"] = m.text_of(field(p, "type"));
-    } else {
-      entry["name"] = m.text_of(p);
-    }
-    params.push_back(entry);
-  });
-  return params;
 }
 
 class KernelBuilder {
@@ -63,19 +31,12 @@ class KernelBuilder {
                     "kernel " + site.qualname + " contains a syntax error; skipped");
       return;
     }
-    // Rebuild the definition at column 0: decorators (minus staticmethod/classmethod, which only
-    // make sense inside a class) and then the def itself.
-    std::string text;
     nlohmann::json decorator_names = nlohmann::json::array();
     for (TSNode d : site.decorators) {
-      std::string raw = m_.text_of(d);
       auto q = m_.qualified_name(d);
-      decorator_names.push_back(q ? *q : raw);
-      if (raw == "staticmethod" || raw == "classmethod") continue;
-      text += "@" + m_.dedented_text(d, site.indent) + "\n";
+      decorator_names.push_back(q ? *q : m_.text_of(d));
     }
-    text += m_.dedented_text(site.definition, site.indent);
-
+    std::string text = definition_at_top_level(m_, site);
     ClosureRoot root;
     root.text = text;
     root.reads = free_names(m_.tree(), site.node);
