@@ -1,5 +1,6 @@
 #pragma once
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -13,6 +14,9 @@ struct BundleKernel {
   std::string entry;       // attribute of the module the harness compiles
   std::string standalone;  // written verbatim as k<id>.py
   InferredSignature signature;
+  // The kernel without its launch decorators (kernel_only_module.h), written as
+  // k<id>_kernel.py; the harness compiles it when the standalone itself cannot be imported.
+  std::optional<std::string> kernel_only;
 };
 
 // Writes BUNDLE_DIR/k<id>.py for each kernel and then BUNDLE_DIR/bundle.json (format in

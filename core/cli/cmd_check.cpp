@@ -7,10 +7,12 @@
 #include "core/check/bundle_writer.h"
 #include "core/check/check_results.h"
 #include "core/check/harness_process.h"
+#include "core/check/kernel_only_module.h"
 #include "core/check/signature_inference.h"
 #include "core/cli/command.h"
 #include "core/cli/options.h"
 #include "core/error.h"
+#include "core/python/module_model.h"
 #include "core/shard/shard_spec.h"
 #include "corpus/check_store.h"
 #include "corpus/corpus.h"
@@ -24,6 +26,7 @@ struct Selection {
   std::string where;
   int64_t limit = 0;
   ShardSpec shard;
+  bool include_helpers = false;
 };
 
 // Infers and stores the signatures of the selected kernels and writes their bundle.
@@ -33,7 +36,20 @@ size_t emit(const std::string& db, const Selection& selection, const std::string
   {
     auto read_only = Corpus::open(db, Corpus::Access::ReadOnly);
     // Sharded, --limit counts this shard's kernels, so the shard filter comes first.
-    kernels = select_check_kernels(*read_only, selection.where, selection.shard.whole() ? selection.limit : 0);
+    std::set<int64_t> helpers;
+    if (!selection.include_helpers) helpers = jitted_helper_kernels(*read_only);
+    // At most helpers.size() of the rows read are dropped, so that many more are read.
+    int64_t sql_limit = selection.shard.whole() && selection.limit > 0 ? selection.limit + static_cast<int64_t>(helpers.size()) : 0;
+    kernels = select_check_kernels(*read_only, selection.where, sql_limit);
+    if (!helpers.empty()) {
+      size_t before = kernels.size();
+      std::erase_if(kernels, [&](const CheckKernel& k) { return helpers.count(k.id) > 0; });
+      if (!quiet && before != kernels.size())
+        std::cout << "skipping " << before - kernels.size() << " jitted helper" << (before - kernels.size() == 1 ? "" : "s")
+                  << " that other kernels call (compiled inside their callers; --include-helpers checks them alone)\n";
+    }
+    if (selection.shard.whole() && selection.limit > 0 && kernels.size() > static_cast<size_t>(selection.limit))
+      kernels.resize(static_cast<size_t>(selection.limit));
   }
   if (!selection.shard.whole()) {
     std::erase_if(kernels, [&](const CheckKernel& k) {
@@ -44,13 +60,31 @@ size_t emit(const std::string& db, const Selection& selection, const std::string
   }
   std::vector<std::pair<CheckKernel, check::InferredSignature>> inferred;
   std::vector<check::BundleKernel> bundle;
-  size_t with_guesses = 0;
+  size_t with_guesses = 0, device_functions = 0;
   for (auto& k : kernels) {
+    std::optional<std::string> kernel_only;
+    if (k.plugin == "triton") {
+      std::unique_ptr<PythonModule> module;
+      try {
+        module = PythonModule::build(k.path, k.standalone);
+      } catch (const Error&) {
+        // Unreadable standalones still go to the harness, which reports why they fail.
+      }
+      const FunctionSite* entry = module ? check::entry_function(*module, k.name) : nullptr;
+      if (entry && !selection.include_helpers && check::returns_value(*module, *entry)) {
+        ++device_functions;
+        continue;
+      }
+      if (module) kernel_only = check::kernel_only_module(*module, k.name);
+    }
     check::InferredSignature sig = check::infer_signature({k.plugin, k.name, k.standalone, k.meta});
     with_guesses += sig.guessed().empty() ? 0 : 1;
-    bundle.push_back({k.id, k.plugin, k.name, k.standalone, sig});
+    bundle.push_back({k.id, k.plugin, k.name, k.standalone, sig, kernel_only});
     inferred.emplace_back(std::move(k), std::move(sig));
   }
+  if (!quiet && device_functions)
+    std::cout << "skipping " << device_functions << " jitted function" << (device_functions == 1 ? "" : "s")
+              << " that return a value (device functions, never launched; --include-helpers checks them alone)\n";
   check::write_bundle(dir, bundle);
   store_signatures(*corpus, inferred);
   if (!quiet)
@@ -123,6 +157,8 @@ int run_check(const std::vector<std::string>& args) {
       ("run", "emit, run kernels/harness/run_bundle.py here, and ingest (needs python3 with triton)")
       ("where", po::value(&where), "SQL condition on the kernels table choosing what to check (read-only)")
       ("limit", po::value(&limit)->default_value(0), "check at most this many kernels (0 = all)")
+      ("include-helpers", "also check alone the @triton.jit functions other kernels call (by default they are "
+                          "checked only inside their callers: alone they take blocks no launch can pass)")
       ("shard", po::value(&shard_text), "emit or run only shard K/N of the selected kernels (by a stable hash of "
                                        "repo|path|qualname|source_sha256; default $MINE_SHARD)")
       ("jobs,j", po::value(&jobs)->default_value(0), "--run: parallel workers (0 = the harness's default, all cores)")
@@ -154,8 +190,11 @@ int run_check(const std::vector<std::string>& args) {
     throw UsageError{"--jobs, --stage, --arch, --devices, --timeout, --autotune, --harness and --keep go with --run"};
   if (!ingest_file.empty() && vm.count("shard"))
     throw UsageError{"--shard chooses kernels to emit or run; --ingest takes every row of its file"};
+  if (!ingest_file.empty() && vm.count("include-helpers"))
+    throw UsageError{"--include-helpers chooses kernels to emit or run; --ingest takes every row of its file"};
   Selection selection{where, limit, ingest_file.empty() ? ShardSpec::resolve(vm.count("shard") ? &shard_text : nullptr)
-                                                        : ShardSpec{}};
+                                                        : ShardSpec{},
+                      vm.count("include-helpers") > 0};
 
   if (!ingest_file.empty()) return ingest(db, ingest_file, quiet);
   if (!emit_dir.empty()) {

@@ -8,6 +8,7 @@ print must not corrupt it.
 import importlib.util
 import json
 import os
+import re
 import resource
 import shutil
 import sys
@@ -124,20 +125,18 @@ class Worker:
         os.chdir(scratch)
         poisoned = False
         try:
-            path = os.path.join(task["bundle_dir"], spec["module"])
-            with open(path) as f:
-                source = f.read()
-            modname = "mine_k%d" % spec["id"]
-            mspec = importlib.util.spec_from_file_location(modname, path)
-            mod = importlib.util.module_from_spec(mspec)
-            sys.modules[modname] = mod
             try:
-                mspec.loader.exec_module(mod)
-                if not hasattr(mod, spec["entry"]):
-                    raise MissingEntry("entry %s not found in module" % spec["entry"])
-                fn = unwrap_jit(getattr(mod, spec["entry"]), self.jit_type)
-            finally:
-                sys.modules.pop(modname, None)
+                fn, source = self.import_entry(task, spec, spec["module"])
+            except Exception as e:
+                # A standalone whose import fails (a runtime probing hardware, vendor modules,
+                # data files) may still hold a kernel that compiles: check the kernel-only
+                # module instead, and keep the import failure in the row.
+                if stage == "import" or not spec.get("kernel_only_module") or isinstance(e, SyntaxError):
+                    raise
+                row["standalone_import"] = {"error_class": classify("import", exc_chain(e), exc_message(e)),
+                                            "message": trim(exc_message(e), 400)}
+                fn, source = self.import_entry(task, spec, spec["kernel_only_module"])
+                row["module_checked"] = "kernel_only"
             if stage != "import":
                 row["stage_reached"] = "compile"
                 self.mark("compile")
@@ -147,7 +146,7 @@ class Worker:
                 if task.get("configs"):
                     row["configs"] = self.autotune(fn, spec, p, task, stage, row)
                 else:
-                    self.compile_load_run(fn, spec, p, task, stage, row, None)
+                    self.compile_shrinking(fn, spec, p, task, stage, row)
             row["status"] = "ok"
         except BaseException as e:  # noqa: B902 -- SystemExit from kernel code is a failure too
             if isinstance(e, KeyboardInterrupt):
@@ -183,6 +182,38 @@ class Worker:
                     raise
         return results
 
+    def import_entry(self, task, spec, module):
+        path = os.path.join(task["bundle_dir"], module)
+        with open(path) as f:
+            source = f.read()
+        modname = "mine_k%d" % spec["id"]
+        mspec = importlib.util.spec_from_file_location(modname, path)
+        mod = importlib.util.module_from_spec(mspec)
+        sys.modules[modname] = mod
+        try:
+            mspec.loader.exec_module(mod)
+            if not hasattr(mod, spec["entry"]):
+                raise MissingEntry("entry %s not found in module" % spec["entry"])
+            return unwrap_jit(getattr(mod, spec["entry"]), self.jit_type), source
+        finally:
+            sys.modules.pop(modname, None)
+
+    def compile_shrinking(self, fn, spec, p, task, stage, row):
+        """Guessed block sizes can make a block bigger than Triton allows (three 128-wide
+        dimensions exceed its 2**20 elements); the guess is at fault, not the kernel, so the
+        guessed power-of-two constexprs are halved and the compile retried a few times."""
+        for attempt in range(MAX_SHRINKS + 1):
+            try:
+                return self.compile_load_run(fn, spec, p, task, stage, row, None)
+            except Exception as e:
+                shrinkable = [n for n in p["guessed"] if _halvable(p["constexprs"].get(n))]
+                if attempt == MAX_SHRINKS or not shrinkable or not _too_big(exc_message(e)):
+                    raise
+                for n in shrinkable:
+                    p["constexprs"][n] //= 2
+                row["constexprs"] = _jsonable(p["constexprs"])
+                row["shrunk"] = attempt + 1
+
     def mark(self, stage):
         # The pool reads this when the worker dies, to tell which stage killed it.
         try:
@@ -191,13 +222,23 @@ class Worker:
         except OSError:
             pass
 
+    def as_constexpr(self, value):
+        """Bundles are JSON, so a dtype constexpr travels as "tl.float16"; Triton wants the
+        dtype object itself (a string has no .scalar and breaks `x.to(DTYPE)`)."""
+        name = _dtype_name(value)
+        if name is not None:
+            dtype = getattr(self.triton.language, name, None)
+            if isinstance(dtype, self.triton.language.dtype):
+                return dtype
+        return value
+
     def compile_load_run(self, fn, spec, p, task, stage, row, cfg):
         """One compile (+load, +run) of fn; cfg overrides constexprs/options for --autotune."""
-        constexprs = dict(p["constexprs"])
+        constexprs = {k: self.as_constexpr(v) for k, v in p["constexprs"].items()}
         options = {k: v for k, v in (spec.get("options") or {}).items()
                    if k in ("num_warps", "num_stages", "num_ctas", "maxnreg")}
         if cfg:
-            constexprs.update(cfg.get("constexprs") or {})
+            constexprs.update({k: self.as_constexpr(v) for k, v in (cfg.get("constexprs") or {}).items()})
             options.update({k: cfg[k] for k in ("num_warps", "num_stages") if k in cfg})
         names = list(p["signature"])
         ckeys = {(names.index(k),): v for k, v in constexprs.items()}
@@ -254,6 +295,23 @@ class Worker:
             res["bench_ms"] = do_bench(lambda: ck[grid](*args), return_mode="median")
         del args
         return res
+
+
+MAX_SHRINKS = 3
+_DTYPE_TEXT = re.compile(r"^(?:tl|triton\.language)\.([A-Za-z0-9_]+)$")
+
+
+def _dtype_name(value):
+    m = _DTYPE_TEXT.match(value) if isinstance(value, str) else None
+    return m.group(1) if m else None
+
+
+def _halvable(v):
+    return isinstance(v, int) and not isinstance(v, bool) and v >= 32 and (v & (v - 1)) == 0
+
+
+def _too_big(message):
+    return "exceeds triton maximum tensor numel" in message or "out of resource: shared memory" in message
 
 
 def _jsonable(d):
