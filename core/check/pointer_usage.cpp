@@ -321,6 +321,13 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
           collect(field(n, "left"));
           collect(field(n, "right"));
         }
+      } else if (is_type(n, "augmented_assignment")) {
+        // `cos_ptr += pos_id * stride`: an offset added to a pointer is an integer.
+        std::string op = m_.text_of(field(n, "operator"));
+        TSNode left = field(n, "left");
+        if ((op == "+=" || op == "-=") && is_type(left, "identifier") && param_set.count(m_.text_of(left)) &&
+            out.pointers.count(m_.text_of(left)))
+          collect(field(n, "right"));
       } else if (is_type(n, "call")) {
         TSNode fn = field(n, "function");
         std::string name = op_name(n);

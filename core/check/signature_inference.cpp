@@ -437,6 +437,8 @@ std::pair<nlohmann::json, std::string> constexpr_fallback(const std::string& nam
   std::string up = upper(name);
   if (dtype_use) return {"tl.float32", "used as a dtype"};
   if (bool_flag_name(up)) return {false, "flag name"};
+  // `dtype_min_value`: a value of the dtype (a load's `other=`), not the dtype itself.
+  if (ends_with(up, "VALUE") || ends_with(up, "_VAL")) return {0, "value name"};
   if (contains(up, "DTYPE")) return {"tl.float32", "dtype name"};
   if (contains(up, "NUM_WARPS")) return {4, "num_warps name"};
   if (contains(up, "STAGES")) return {2, "stages name"};
@@ -573,6 +575,9 @@ std::set<std::string> float_math_operands(const PythonModule& m, TSNode body) {
 
 bool float_name(const std::string& name) {
   std::string up = upper(name);
+  // `Scale_row_stride`, `beta_stride_b`: strides and sizes of float tensors are integers.
+  for (const char* p : {"STRIDE", "NUMEL", "OFFSET", "_LEN", "SIZE", "_DIM", "NUM_"})
+    if (contains(up, p)) return false;
   for (const char* p : {"EPS", "SCALE", "ALPHA", "BETA", "GAMMA", "MOMENTUM", "LR", "TEMPERATURE", "SOFTCAP",
                         "SLOPE", "THETA", "DECAY", "DROPOUT", "LOGIT_CAP", "CLAMP", "MIN_VAL", "MAX_VAL"})
     if (up == p || starts_with(up, std::string(p) + "_") || ends_with(up, std::string("_") + p)) return true;
