@@ -60,7 +60,8 @@ std::unique_ptr<Corpus> Corpus::open(const std::string& path, Access access) {
     throw Error::in(path, "cannot open corpus: " + message);
   }
   std::unique_ptr<Corpus> corpus(new Corpus(path, db, access));
-  sqlite3_busy_timeout(db, 30000);  // a second writer waits for the first instead of failing at once
+  // A second writer waits for the first instead of failing at once.
+  sqlite3_busy_timeout(db, corpus_busy_timeout_ms());
   sqlite3_db_config(db, SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION, 0, nullptr);
   try {
     if (access == Access::ReadWrite) {

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <random>
 
+#include "core/crawl/secret_redaction.h"
 #include "core/error.h"
 
 namespace mine {
@@ -156,7 +157,9 @@ GithubResponse GithubClient::perform(const std::string& url, std::string* curl_e
     response.status = 200;
     response.body = cached->body;
     response.from_cache = true;
-  } else if (response.status == 200 && etags_) {
+  } else if (response.status == 200 && etags_ &&
+             (options_.token.empty() || response.body.find(options_.token) == std::string::npos)) {
+    // An answer that echoes the token is never kept: the ETag cache lives in the corpus.
     std::string etag = response.header("etag");
     if (!etag.empty()) etags_->etag_store(url, {etag, response.body});
   }
@@ -216,7 +219,7 @@ GithubResponse GithubClient::get(const std::string& path_or_url) {
   int primary_hits = 0;
   std::string last_problem;
   while (failures < options_.max_attempts) {
-    if (options_.cancel && options_.cancel->load()) throw Error("GET " + url + ": cancelled");
+    if (options_.cancel && options_.cancel->load()) throw Error("GET " + redact(url, options_.token) + ": cancelled");
     wait_for_budget(resource);
     std::string curl_error;
     GithubResponse r = perform(url, &curl_error);
@@ -244,7 +247,7 @@ GithubResponse GithubClient::get(const std::string& path_or_url) {
       }
       if (r.header("x-ratelimit-remaining") == "0") {
         // Spent budget we did not know of (another client shares the token): wait for the reset.
-        if (++primary_hits > 3) throw Error("GET " + url + ": rate limit still exhausted after 3 resets");
+        if (++primary_hits > 3) throw Error("GET " + redact(url, options_.token) + ": rate limit still exhausted after 3 resets");
         last_problem = "rate limit exhausted";
         continue;
       }
@@ -257,17 +260,18 @@ GithubResponse GithubClient::get(const std::string& path_or_url) {
     }
     return r;
   }
-  throw Error("GET " + url + ": giving up after " + std::to_string(options_.max_attempts) + " attempts (" + last_problem + ")");
+  throw Error("GET " + redact(url, options_.token) + ": giving up after " + std::to_string(options_.max_attempts) + " attempts (" + last_problem + ")");
 }
 
 nlohmann::json GithubClient::get_json(const std::string& path_or_url) {
   GithubResponse r = get(path_or_url);
   if (r.status < 200 || r.status >= 300) {
-    std::string message = api_message(r.body);
-    throw Error("GET " + r.url + ": HTTP " + std::to_string(r.status) + (message.empty() ? "" : ": " + message));
+    // The server's own words go into errors, the corpus and logs: never with the token in them.
+    std::string message = redact(api_message(r.body), options_.token);
+    throw Error("GET " + redact(r.url, options_.token) + ": HTTP " + std::to_string(r.status) + (message.empty() ? "" : ": " + message));
   }
   auto j = nlohmann::json::parse(r.body, nullptr, false);
-  if (j.is_discarded()) throw Error("GET " + r.url + ": answer is not JSON");
+  if (j.is_discarded()) throw Error("GET " + redact(r.url, options_.token) + ": answer is not JSON");
   return j;
 }
 

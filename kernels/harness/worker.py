@@ -18,6 +18,7 @@ import traceback
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import launch  # noqa: E402
+import sandbox  # noqa: E402
 from classify import classify, trim  # noqa: E402
 
 STAGE_ORDER = ("import", "compile", "load", "run")
@@ -35,6 +36,36 @@ def apply_limits():
         lim = mb << 20
         resource.setrlimit(resource.RLIMIT_DATA, (lim, lim))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    return sandbox.limit_processes(int(os.environ.get("MINE_MAX_PROCS", "0") or 0))
+
+
+def confine_writes():
+    """After triton/torch (and CUDA) are up: from here on files change only in the folders the
+    pool named (scratch, Triton cache, /dev), for the kernel and whatever it starts."""
+    writable = [p for p in os.environ.get("MINE_SANDBOX_WRITABLE", "").split(os.pathsep) if p]
+    if not writable:
+        return "none (disabled)"
+    return sandbox.restrict_writes(writable)
+
+
+def kill_children():
+    """Processes a kernel started and left running die with its task; ones that slipped out of
+    the process group (setsid) reparent to the pool, which sweeps them."""
+    me = str(os.getpid())
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            with open("/proc/%s/stat" % pid) as f:
+                ppid = f.read().rsplit(")", 1)[1].split()[1]
+        except (OSError, IndexError):
+            continue
+        if ppid == me:
+            try:
+                os.kill(int(pid), 9)
+                os.waitpid(int(pid), 0)
+            except OSError:
+                pass
 
 
 def exc_chain(e):
@@ -158,6 +189,7 @@ class Worker:
             poisoned = current in ("load", "run") or isinstance(e, SystemExit)
         finally:
             os.chdir(HERE)
+            kill_children()
             if row["status"] == "ok":
                 shutil.rmtree(scratch, ignore_errors=True)
         row["recycle"] = poisoned
@@ -330,14 +362,16 @@ def main():
     proto = os.fdopen(os.dup(1), "w", buffering=1)
     os.dup2(2, 1)
     sys.stdout = sys.stderr
-    apply_limits()
+    procs = apply_limits()
     want_gpu = os.environ.get("MINE_WANT_GPU") == "1"
     try:
         w = Worker(want_gpu)
+        confined = confine_writes()
     except BaseException as e:
         proto.write(json.dumps({"ready": False, "message": trim(exc_message(e))}) + "\n")
         return 3
-    proto.write(json.dumps({"ready": True, "versions": w.versions, "pid": os.getpid()}) + "\n")
+    proto.write(json.dumps({"ready": True, "versions": w.versions, "pid": os.getpid(),
+                            "sandbox": {"writes": confined, "processes": procs}}) + "\n")
     for line in sys.stdin:
         if not line.strip():
             continue
