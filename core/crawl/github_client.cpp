@@ -145,6 +145,12 @@ GithubResponse GithubClient::perform(const std::string& url, std::string* curl_e
     return response;
   }
   curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &response.status);
+  if (!options_.token.empty()) {
+    // A server that echoes the token (in a message, a URL, a header) must not pass it on to
+    // error messages, the ETag cache in the corpus or anything parsed from the answer.
+    response.body = redact(std::move(response.body), options_.token);
+    for (auto& [name, value] : response.headers) value = redact(std::move(value), options_.token);
+  }
   std::string date = response.header("date");
   if (!date.empty()) {
     time_t server = curl_getdate(date.c_str(), nullptr);
@@ -157,9 +163,7 @@ GithubResponse GithubClient::perform(const std::string& url, std::string* curl_e
     response.status = 200;
     response.body = cached->body;
     response.from_cache = true;
-  } else if (response.status == 200 && etags_ &&
-             (options_.token.empty() || response.body.find(options_.token) == std::string::npos)) {
-    // An answer that echoes the token is never kept: the ETag cache lives in the corpus.
+  } else if (response.status == 200 && etags_) {
     std::string etag = response.header("etag");
     if (!etag.empty()) etags_->etag_store(url, {etag, response.body});
   }
@@ -266,8 +270,7 @@ GithubResponse GithubClient::get(const std::string& path_or_url) {
 nlohmann::json GithubClient::get_json(const std::string& path_or_url) {
   GithubResponse r = get(path_or_url);
   if (r.status < 200 || r.status >= 300) {
-    // The server's own words go into errors, the corpus and logs: never with the token in them.
-    std::string message = redact(api_message(r.body), options_.token);
+    std::string message = api_message(r.body);
     throw Error("GET " + redact(r.url, options_.token) + ": HTTP " + std::to_string(r.status) + (message.empty() ? "" : ": " + message));
   }
   auto j = nlohmann::json::parse(r.body, nullptr, false);

@@ -184,6 +184,11 @@ class HostileRepos(unittest.TestCase):
         # Listed by the API, gone from the server by the time it is cloned.
         cls.expect["gone"] = "failed"
 
+        # Mined by the first crawl, deleted before the second (which asks the remote again).
+        r = bare(served, "vanish")
+        commit(r, tree(r, [kernel_entry(r)]))
+        cls.expect["vanish"] = "failed"
+
         cls.port = free_port()
         population = []
         for i, name in enumerate(sorted(cls.expect)):
@@ -207,23 +212,39 @@ class HostileRepos(unittest.TestCase):
         wait_for_port(cls.port)
 
         skip = {cls.cache, cls.db, cls.db + "-wal", cls.db + "-shm"}
+        skip.add(os.path.join(served, "owner", "vanish.git"))
         cls.before = snapshot(t, skip)
-        cls.runs = [cls.crawl(), cls.crawl()]  # the second run re-crawls over the cache
+        cls.runs = [cls.crawl()]
+        cls.first_states = dict(cls.rows_of(cls.db, "SELECT name, crawl_state FROM repos"))
+        subprocess.run(["rm", "-rf", os.path.join(served, "owner", "vanish.git")], check=True)
+        cls.runs.append(cls.crawl("--always-ask-remote"))  # over the cache, asking every remote
         cls.after = snapshot(t, skip)
+        # `mine scan` of the same bare repositories, straight from their object databases.
+        cls.scan_db = os.path.join(t, "scan.db")
+        cls.scanned = sorted(os.path.join(served, "owner", n) for n in os.listdir(os.path.join(served, "owner")))
+        cls.scan = subprocess.run([MINE, "scan", *cls.scanned, "--db", cls.scan_db, "--max-file-size",
+                                   str(MAX_FILE_MB), "--quiet"], cwd=cls.jail, capture_output=True, text=True,
+                                  timeout=300)
+        cls.after_scan = snapshot(t, skip | {cls.scan_db, cls.scan_db + "-wal", cls.scan_db + "-shm"})
         cls.out = os.path.join(cls.jail, "export.jsonl")
         cls.export = subprocess.run([MINE, "export", "--db", cls.db, "--out", cls.out, "--format", "jsonl",
                                      "--dedup", "none"], cwd=cls.jail, capture_output=True, text=True, timeout=120)
         cls.emit = subprocess.run([MINE, "check", "--db", cls.db, "--emit", os.path.join(cls.jail, "bundle")],
                                   cwd=cls.jail, capture_output=True, text=True, timeout=120)
 
+    @staticmethod
+    def rows_of(db, sql):
+        with sqlite3.connect("file:%s?mode=ro" % db, uri=True) as c:
+            return c.execute(sql).fetchall()
+
     @classmethod
-    def crawl(cls):
+    def crawl(cls, *extra):
         env = {k: v for k, v in os.environ.items() if k != "GITHUB_TOKEN"}
         env.update(HOME=cls.jail, TMPDIR=cls.jail, XDG_CACHE_HOME=cls.jail)
         t0 = time.monotonic()
         p = subprocess.run([MINE, "crawl", "--api-url", cls.api, "--min-stars", "1", "--query", "hostile",
                             "--db", cls.db, "--cache-dir", cls.cache, "--jobs", "2", "--max-file-size",
-                            str(MAX_FILE_MB), "--quiet"], cwd=cls.jail, env=env, capture_output=True, text=True,
+                            str(MAX_FILE_MB), "--quiet", *extra], cwd=cls.jail, env=env, capture_output=True, text=True,
                            timeout=300)
         p.seconds = time.monotonic() - t0
         return p
@@ -256,6 +277,8 @@ class HostileRepos(unittest.TestCase):
                     self.assertEqual(state, want, err)
                 if state == "failed":
                     self.assertTrue(err, "a failure without a recorded reason")
+        self.assertEqual(self.first_states["owner/vanish"], "mined")
+        self.assertIn("vanish", states["owner/vanish"][1])
         print("\nhostile repos: " + "; ".join("%s=%s" % (n, s[0]) for n, s in sorted(states.items())) +
               "; crawl %.1fs, re-crawl %.1fs" % (self.runs[0].seconds, self.runs[1].seconds))
 
@@ -264,6 +287,7 @@ class HostileRepos(unittest.TestCase):
         changed = sorted(p for p in self.before if self.after.get(p) != self.before[p])
         self.assertEqual(added, [])
         self.assertEqual(changed, [])
+        self.assertEqual(self.after_scan, self.after)
         self.assertEqual(planted_files(self.tmp.name, "/tmp", self.cache), [])
         self.assertFalse(os.path.exists("/" + MARKER))
 
@@ -315,6 +339,22 @@ class HostileRepos(unittest.TestCase):
         refused = self.rows("SELECT path FROM scan_errors WHERE repo='owner/dotdot' AND message LIKE 'unsafe path%'")
         self.assertEqual(sorted(p for (p,) in refused), sorted([".git", "..", "../../%s.py" % MARKER]))
         self.assertEqual(self.rows("SELECT DISTINCT path FROM kernels WHERE repo='owner/dotdot'"), [("kernels.py",)])
+
+    def test_scan_of_the_same_repositories(self):
+        # A HEAD naming no valid ref stops only its own repository: the scan goes on, says which
+        # failed and exits 1; the corrupt pack's unreadable blob is a recorded per-file error.
+        self.assertEqual(self.scan.returncode, 1, self.scan.stderr)
+        self.assertIn("evilhead.git", self.scan.stderr)
+        self.assertEqual(self.rows_of(self.scan_db, "SELECT path, kind FROM scan_errors WHERE repo LIKE "
+                                                    "'%corrupt.git' AND message LIKE '%cannot read blob%'"),
+                         [("more.py", "unreadable")])
+        names = {n for (n,) in self.rows_of(self.scan_db, "SELECT name FROM repos")}
+        for n in ("symlinks", "dotdot", "names", "submodule", "hugeblob", "tiny"):
+            self.assertTrue(any(x.endswith(n + ".git") for x in names), (n, names))
+        self.assertEqual(self.rows_of(self.scan_db, "SELECT count(*) FROM kernels WHERE path LIKE '%..%' "
+                                                    "OR path LIKE '.git/%' OR path LIKE '/%'"), [(0,)])
+        self.assertGreater(self.rows_of(self.scan_db, "SELECT count(*) FROM scan_errors WHERE message LIKE "
+                                                      "'unsafe path%'")[0][0], 2)
 
     def test_export_and_bundle_stay_where_they_are_told(self):
         self.assertEqual(self.export.returncode, 0, self.export.stderr)

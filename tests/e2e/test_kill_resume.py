@@ -128,7 +128,6 @@ class ScanAndDedupAndExport(unittest.TestCase):
     @classmethod
     def tearDownClass(cls):
         cls.tmp.cleanup()
-        print("\n" + "\n".join(Summary.lines))
 
     def per_repo(self, d):
         out = {}
@@ -327,7 +326,6 @@ class Crawl(unittest.TestCase):
             p.kill()
             p.wait()
         cls.tmp.cleanup()
-        print("\n" + "\n".join(Summary.lines[-1:]))
 
     def argv(self, name):
         return [MINE, "crawl", "--api-url", self.api, "--min-stars", "1", "--query", "triton",
@@ -374,6 +372,10 @@ class Crawl(unittest.TestCase):
         Summary.lines.append("crawl: %d kills (%d mid-run) over %.2fs runs; resumed corpus equals the reference"
                              % (KILLS, hit, crawl_s))
         self.assertGreaterEqual(hit, KILLS // 2)
+
+
+def tearDownModule():
+    print("\n" + "\n".join(Summary.lines))
 
 
 if __name__ == "__main__":
