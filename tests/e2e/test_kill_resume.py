@@ -28,6 +28,7 @@ SOURCE = os.environ["MINE_SOURCE_DIR"]
 KILLS = 20
 SEED = 20261123
 N_REPOS = 30  # scanned folders, one transaction each
+ROUNDS = 8  # of concurrent writers
 
 CANON = {
     "kernels": "SELECT repo, path, qualname, name, plugin, start_line, end_line, source_sha256, standalone_sha256, "
@@ -154,7 +155,7 @@ class ScanAndDedupAndExport(unittest.TestCase):
         self.assertEqual(dump(db, CANON), self.ref_dump)
         Summary.lines.append("scan: %d kills (%d mid-run) over %.2fs runs; resumed corpus equals the reference"
                              % (KILLS, hit, self.scan_s))
-        self.assertGreaterEqual(hit, KILLS // 2)
+        self.assertGreaterEqual(hit, KILLS // 4)  # a fair share must land while it runs
 
     def test_dedup_then_export(self):
         ref = os.path.join(self.t, "dedup-ref.db")
@@ -179,7 +180,7 @@ class ScanAndDedupAndExport(unittest.TestCase):
         self.assertEqual(dump(db, CANON), self.ref_dump)
         Summary.lines.append("dedup: %d kills (%d mid-run) over %.2fs runs; resumed dedup tables equal the reference"
                              % (KILLS, hit, dedup_s))
-        self.assertGreaterEqual(hit, KILLS // 2)
+        self.assertGreaterEqual(hit, KILLS // 4)  # a fair share must land while it runs
 
         out_dir = os.path.join(self.t, "export")
         os.makedirs(out_dir)
@@ -208,20 +209,22 @@ class ScanAndDedupAndExport(unittest.TestCase):
         self.assertEqual(dump(db, dict(CANON, **DEDUP_CANON)), before)
         Summary.lines.append("export: %d kills (%d mid-run) over %.2fs runs; output equals the reference, "
                              "no temporary files left" % (KILLS, hit, export_s))
-        self.assertGreaterEqual(hit, KILLS // 2)
+        self.assertGreaterEqual(hit, KILLS // 4)  # a fair share must land while it runs
 
     def test_two_writers(self):
-        half = N_REPOS // 2
+        third = N_REPOS // 3
+        parts = [self.repos[:third], self.repos[third:2 * third], self.repos[2 * third:]]
         seq = os.path.join(self.t, "seq.db")
-        for part in (self.repos[:half], self.repos[half:]):
+        for part in parts:
             self.assertEqual(mine("scan", *part, "--db", seq, "--jobs", "1", "--quiet").returncode, 0)
         want = dump(seq, CANON)
-        for attempt in range(3):
+        # Three scans and a dedup start together on a corpus that does not exist yet: all create
+        # and migrate it at once, then interleave their transactions.
+        for attempt in range(ROUNDS):
             db = os.path.join(self.t, "both%d.db" % attempt)
             procs = [subprocess.Popen([MINE, "scan", *part, "--db", db, "--jobs", "1", "--quiet"],
                                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-                     for part in (self.repos[:half], self.repos[half:])]
-            time.sleep(0.05)
+                     for part in parts]
             procs.append(subprocess.Popen([MINE, "dedup", "--db", db], stdout=subprocess.PIPE,
                                           stderr=subprocess.PIPE, text=True))
             for p in procs:
@@ -266,9 +269,10 @@ class ScanAndDedupAndExport(unittest.TestCase):
         self.assertLess(gave_up, 2.5)
         self.assertEqual(integrity(db), "ok")
         self.assertEqual(dump(db, CANON), before)
-        Summary.lines.append("two writers: 3 x (2 scans + dedup at once) equal the sequential corpus; a held lock "
+        Summary.lines.append("writers at once: %d x (3 scans + dedup on a new corpus) equal the sequential corpus; "
+                             "a held lock "
                              "is waited for %.1fs; with MINE_BUSY_TIMEOUT_MS=200 the writer fails in %.1fs: %s"
-                             % (waited, gave_up, r.stderr.strip().splitlines()[-1][:160]))
+                             % (ROUNDS, waited, gave_up, r.stderr.strip().splitlines()[-1][:200]))
 
 
 class Crawl(unittest.TestCase):
@@ -363,7 +367,7 @@ class Crawl(unittest.TestCase):
                     os.remove(p)
             shutil.rmtree(os.path.join(self.t, "k-cache"), ignore_errors=True)
 
-        hit = kill_runs(self, self.argv("k"), crawl_s, check, env=env, reset_every=4, reset=reset)
+        hit = kill_runs(self, self.argv("k"), crawl_s, check, env=env, reset_every=2, reset=reset)
         r = subprocess.run(self.argv("k"), capture_output=True, text=True, env=env, timeout=300)
         self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
         self.assertEqual(integrity(db), "ok")
@@ -371,7 +375,7 @@ class Crawl(unittest.TestCase):
         self.assertEqual(os.listdir(os.path.join(self.t, "k-cache", ".partial")), [])
         Summary.lines.append("crawl: %d kills (%d mid-run) over %.2fs runs; resumed corpus equals the reference"
                              % (KILLS, hit, crawl_s))
-        self.assertGreaterEqual(hit, KILLS // 2)
+        self.assertGreaterEqual(hit, KILLS // 4)  # a fair share must land while it runs
 
 
 def tearDownModule():
