@@ -13,8 +13,10 @@ import os
 import signal
 import subprocess
 import tempfile
+import threading
 import time
 import unittest
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 MINE = os.environ["MINE"]
 FIXTURES = os.environ["MINE_FIXTURES_DIR"]
@@ -36,6 +38,22 @@ def repo_json(i, name, clone_url):
             "description": "secret triton", "stargazers_count": 50 + i, "fork": False, "archived": False,
             "size": 10, "default_branch": "main", "created_at": "2021-01-0%dT00:00:00Z" % (i + 1),
             "pushed_at": "2024-01-01T00:00:00Z", "license": {"spdx_id": "MIT"}, "clone_url": clone_url}
+
+
+class Recorder(BaseHTTPRequestHandler):
+    """Another server a redirect leads to: keeps every request's headers, answers a repository."""
+
+    def log_message(self, *args):
+        pass
+
+    def do_GET(self):
+        self.server.seen.append(dict(self.headers.items()))
+        body = json.dumps(self.server.answer).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
 
 
 def files_under(*roots):
@@ -138,6 +156,25 @@ class Secrets(unittest.TestCase):
             cls.refused[" ".join(spelling)] = run("argv " + spelling[0], [MINE, "crawl", *spelling, "--api-url",
                                                                          cls.api, "--db", os.path.join(t, "argv.db"),
                                                                          "--cache-dir", os.path.join(t, "ac")])
+        # A renamed repository: the API answers 301 to another server (another port), which must
+        # never see the token that the API itself was sent.
+        recorder = ThreadingHTTPServer(("127.0.0.1", 0), Recorder)
+        recorder.seen, recorder.answer = [], population[0]
+        threading.Thread(target=recorder.serve_forever, daemon=True).start()
+        cls.recorder = recorder
+        redirecting, redirect_port = start(["python3", "-u", os.path.join(SOURCE, "tests", "fake_github", "server.py"),
+                                            "--population-file", pop, "--redirect-repos-to",
+                                            "http://127.0.0.1:%d" % recorder.server_address[1]],
+                                           env=dict(os.environ, FAKE_GITHUB_REQUIRE_TOKEN=TOKEN))
+        cls.procs.append(redirecting)
+        repos_file = os.path.join(t, "repos.txt")
+        with open(repos_file, "w") as f:
+            f.write("owner/renamed\n")
+        cls.redirected = run("redirect", [MINE, "crawl", "--api-url", "http://127.0.0.1:%d" % redirect_port,
+                                          "--repos-file", repos_file, "--db", os.path.join(t, "redirect.db"),
+                                          "--cache-dir", os.path.join(t, "rc")], env=dict(env, GITHUB_TOKEN=TOKEN))
+        recorder.shutdown()
+
         # A crawl that aborts (SIGABRT) part-way: whatever it printed.
         p = subprocess.Popen(crawl[:-4] + ["--db", os.path.join(t, "abort.db"), "--cache-dir", os.path.join(t, "abc")],
                              env=dict(env, GITHUB_TOKEN=TOKEN), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
@@ -204,6 +241,14 @@ class Secrets(unittest.TestCase):
                 self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
                 self.assertIn("GITHUB_TOKEN", r.stderr)
                 self.assert_clean(r.stdout + r.stderr, spelling)
+
+    def test_a_redirect_to_another_server_does_not_carry_the_token(self):
+        self.assertEqual(self.redirected.returncode, 0, self.outputs["redirect"])
+        self.assertIn("1 mined", self.outputs["redirect"])  # the answer behind the redirect was used
+        self.assertGreater(len(self.recorder.seen), 0)
+        for headers in self.recorder.seen:
+            self.assert_clean(json.dumps(headers), "headers sent after a redirect")
+            self.assertNotIn("authorization", {k.lower() for k in headers})
 
     def test_an_aborted_crawl_says_nothing_of_it(self):
         self.assertNotEqual(self.abort_rc, 0)

@@ -218,6 +218,15 @@ class Handler(BaseHTTPRequestHandler):
                 st.used = 0
             st.log.append(entry)
 
+        if st.args.redirect_repos_to and url.path.startswith("/repos/"):
+            # A renamed repository answers 301; here the new place is another server.
+            self.send_response(301)
+            self.send_header("Location", st.args.redirect_repos_to.rstrip("/") + self.path)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            entry["status"] = 301
+            return
+
         token = st.args.require_token
         if token:
             auth = self.headers.get("Authorization", "")
@@ -351,6 +360,7 @@ def main():
     ap.add_argument("--incomplete-every", type=int, default=0)
     # From the environment too, so a test can keep the token off every command line it checks.
     ap.add_argument("--require-token", default=os.environ.get("FAKE_GITHUB_REQUIRE_TOKEN", ""))
+    ap.add_argument("--redirect-repos-to", default="", help="answer repos/<owner>/<name> with a 301 to this base URL")
     ap.add_argument("--echo-auth", action="store_true", help="401 answers quote the Authorization header")
     ap.add_argument("--echo-auth-in-body", action="store_true",
                     help="every answer carries the Authorization header it was sent (field 'seen_auth')")
