@@ -72,7 +72,8 @@ def parents():
 
 def sweep_strays(keep, rounds=100):
     """SIGKILL every child of ours not in `keep` (live workers) and everything below it, until
-    none is left; reaps them. Returns how many were killed."""
+    none is left; reaps them. Returns how many were killed. The pool must therefore be the only
+    thing in its process that starts children (run_bundle.py is)."""
     me, killed = os.getpid(), set()
     for _ in range(rounds):
         tree = parents()
