@@ -136,7 +136,7 @@ int run_crawl(const std::vector<std::string>& args) {
   scan_options.jobs = 1;
   scan_options.max_file_bytes = max_file_mb << 20;
   Scanner scanner(all_plugins(), scan_options);
-  nlohmann::json inputs = {{"query", query}, {"min_stars", min_stars}, {"api_url", api_url}};
+  nlohmann::json inputs = {{"query", query}, {"min_stars", min_stars}, {"api_url", url_without_credentials(api_url)}};
   if (!repos_file.empty()) inputs["repos_file"] = repos_file;
   if (!shard.whole()) inputs["shard"] = shard.text();
   int64_t scan_id = corpus->begin_scan("crawl", nlohmann::json::array({inputs}));

@@ -19,7 +19,8 @@ import unittest
 MINE = os.environ["MINE"]
 FIXTURES = os.environ["MINE_FIXTURES_DIR"]
 SOURCE = os.environ["MINE_SOURCE_DIR"]
-KERNEL = open(os.path.join(FIXTURES, "triton", "basic_helpers.py"), "rb").read()
+with open(os.path.join(FIXTURES, "triton", "basic_helpers.py"), "rb") as _f:
+    KERNEL = _f.read()
 MARKER = "pwned-%d" % os.getpid()  # the name every planted file carries
 TINY_FILES = 3000
 MAX_FILE_MB = 1
@@ -254,6 +255,8 @@ class HostileRepos(unittest.TestCase):
         for p in cls.procs:
             p.kill()
             p.wait()
+            if p.stdout:
+                p.stdout.close()
         cls.tmp.cleanup()
 
     def rows(self, sql, *args):

@@ -259,6 +259,7 @@ class ScanAndDedupAndExport(unittest.TestCase):
         extra = make_repos(os.path.join(self.t, "extra"), 1, offset=90)
         r, waited = timed([MINE, "scan", *extra, "--db", db, "--jobs", "1", "--quiet"])
         holder.wait()
+        holder.stdout.close()
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertGreaterEqual(waited, 1.0)
         self.assertEqual(integrity(db), "ok")
@@ -275,6 +276,7 @@ class ScanAndDedupAndExport(unittest.TestCase):
         r, gave_up = timed([MINE, "scan", *more, "--db", db, "--jobs", "1", "--quiet"],
                            env=dict(os.environ, MINE_BUSY_TIMEOUT_MS="200"))
         holder.wait()
+        holder.stdout.close()
         self.assertEqual(r.returncode, 1, r.stderr)
         self.assertIn("another process is writing this corpus", r.stderr)
         self.assertLess(gave_up, 2.5)
@@ -340,6 +342,8 @@ class Crawl(unittest.TestCase):
         for p in cls.procs:
             p.kill()
             p.wait()
+            if p.stdout:
+                p.stdout.close()
         cls.tmp.cleanup()
 
     def argv(self, name):

@@ -124,6 +124,7 @@ class Secrets(unittest.TestCase):
             cls.samples.append(subprocess.run(["ps", "-eo", "pid,args"], capture_output=True, text=True).stdout)
             time.sleep(0.1)
         cls.outputs["crawl"] = p.stdout.read()
+        p.stdout.close()
         cls.crawl_rc = p.returncode
 
         # Every later command, on the corpus the crawl wrote.
@@ -174,6 +175,7 @@ class Secrets(unittest.TestCase):
                                           "--repos-file", repos_file, "--db", os.path.join(t, "redirect.db"),
                                           "--cache-dir", os.path.join(t, "rc")], env=dict(env, GITHUB_TOKEN=TOKEN))
         recorder.shutdown()
+        recorder.server_close()
 
         # A crawl that aborts (SIGABRT) part-way: whatever it printed.
         p = subprocess.Popen(crawl[:-4] + ["--db", os.path.join(t, "abort.db"), "--cache-dir", os.path.join(t, "abc")],
@@ -182,6 +184,7 @@ class Secrets(unittest.TestCase):
         time.sleep(0.5)
         p.send_signal(signal.SIGABRT)
         cls.outputs["abort"] = p.communicate(timeout=60)[0]
+        p.stdout.close()
         cls.abort_rc = p.returncode
 
     @classmethod
@@ -189,6 +192,7 @@ class Secrets(unittest.TestCase):
         for p in cls.procs:
             p.kill()
             p.wait()
+            p.stdout.close()
         cls.tmp.cleanup()
 
     def assert_clean(self, text, where):
