@@ -85,8 +85,9 @@ def main(argv=None):
     ap.add_argument("--writable", action="append", default=[],
                     help="another folder kernels may write in (besides their scratch, the Triton "
                          "cache and /dev); repeatable")
-    ap.add_argument("--no-sandbox", action="store_true",
-                    help="do not confine the workers' file writes with Landlock")
+    ap.add_argument("--no-sandbox", action="store_true", default=os.environ.get("MINE_NO_SANDBOX") == "1",
+                    help="do not confine the workers' file writes with Landlock (also MINE_NO_SANDBOX=1, "
+                         "which reaches the harness through `mine check --run`)")
     ap.add_argument("--only", default=None, help="comma-separated kernel ids")
     ap.add_argument("--limit", type=int, default=None)
     ap.add_argument("--autotune", action="store_true",
