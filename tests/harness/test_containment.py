@@ -200,5 +200,22 @@ class Containment(unittest.TestCase):
         self.assertEqual(self.rows[8]["status"], "ok")  # the shell failed; the kernel went on
 
 
+class WithoutSandbox(unittest.TestCase):
+    def test_no_sandbox_really_lets_writes_through(self):
+        # The other side of test_writes_outside_the_scratch_folder_are_refused: the same write
+        # lands when the sandbox is off, so that test measures the sandbox, not the kernel.
+        with tempfile.TemporaryDirectory(prefix="mine-nosandbox-") as t:
+            target = os.path.join(t, "direct.txt")
+            bundle = os.path.join(t, "bundle")
+            os.makedirs(bundle)
+            write_bundle(bundle, [(1, "k", kern("pass", pre="open(%r, 'w').write('x')\n" % target), SIG)])
+            proc, rows = run_standin(bundle, os.path.join(t, "out.jsonl"), "--stage", "compile", "--jobs", "1",
+                                     "--no-sandbox", "--work-dir", os.path.join(t, "work"))
+            summary = json.loads(proc.stderr.strip().splitlines()[-1])
+            self.assertEqual(summary["sandbox"]["writes"], "none (disabled)")
+            self.assertEqual(rows[1]["status"], "ok", rows[1]["message"])
+            self.assertTrue(os.path.exists(target))
+
+
 if __name__ == "__main__":
     unittest.main()
