@@ -190,6 +190,17 @@ class HostileRepos(unittest.TestCase):
         commit(r, tree(r, [kernel_entry(r)]))
         cls.expect["vanish"] = "failed"
 
+        # The same symlinks in a plain folder (a checked-out tree), for `mine scan`.
+        cls.folder = os.path.join(t, "folder")
+        os.makedirs(os.path.join(cls.folder, "pkg"))
+        with open(os.path.join(cls.folder, "pkg", "kernels.py"), "wb") as f:
+            f.write(KERNEL)
+        os.symlink(".", os.path.join(cls.folder, "pkg", "loop"))
+        os.symlink("../..", os.path.join(cls.folder, "pkg", "up"))
+        os.symlink(cls.outside, os.path.join(cls.folder, "outside"))
+        os.symlink(os.path.join(cls.outside, "secret.txt"), os.path.join(cls.folder, "secret.py"))
+        os.symlink("/etc", os.path.join(cls.folder, "etc"))
+
         cls.port = free_port()
         population = []
         for i, name in enumerate(sorted(cls.expect)):
@@ -223,7 +234,7 @@ class HostileRepos(unittest.TestCase):
         # `mine scan` of the same bare repositories, straight from their object databases.
         cls.scan_db = os.path.join(t, "scan.db")
         cls.scanned = sorted(os.path.join(served, "owner", n) for n in os.listdir(os.path.join(served, "owner")))
-        cls.scan = subprocess.run([MINE, "scan", *cls.scanned, "--db", cls.scan_db, "--max-file-size",
+        cls.scan = subprocess.run([MINE, "scan", *cls.scanned, cls.folder, "--db", cls.scan_db, "--max-file-size",
                                    str(MAX_FILE_MB), "--quiet"], cwd=cls.jail, capture_output=True, text=True,
                                   timeout=300)
         cls.after_scan = snapshot(t, skip | {cls.scan_db, cls.scan_db + "-wal", cls.scan_db + "-shm"})
@@ -234,9 +245,9 @@ class HostileRepos(unittest.TestCase):
                                   cwd=cls.jail, capture_output=True, text=True, timeout=120)
 
     @staticmethod
-    def rows_of(db, sql):
+    def rows_of(db, sql, *args):
         with sqlite3.connect("file:%s?mode=ro" % db, uri=True) as c:
-            return c.execute(sql).fetchall()
+            return c.execute(sql, args).fetchall()
 
     @classmethod
     def crawl(cls, *extra):
@@ -358,6 +369,11 @@ class HostileRepos(unittest.TestCase):
                                                     "OR path LIKE '.git/%' OR path LIKE '/%'"), [(0,)])
         self.assertGreater(self.rows_of(self.scan_db, "SELECT count(*) FROM scan_errors WHERE message LIKE "
                                                       "'unsafe path%'")[0][0], 2)
+        # The folder: only its one real file, however the links loop or leave.
+        self.assertEqual(self.rows_of(self.scan_db, "SELECT f.path FROM files f JOIN repos r ON r.id = f.repo_id "
+                                                    "WHERE r.name = ?", os.path.realpath(self.folder)), [("pkg/kernels.py",)])
+        self.assertEqual(self.rows_of(self.scan_db, "SELECT count(*) FROM kernels WHERE source LIKE "
+                                                    "'%not for the corpus%'"), [(0,)])
 
     def test_export_and_bundle_stay_where_they_are_told(self):
         self.assertEqual(self.export.returncode, 0, self.export.stderr)
