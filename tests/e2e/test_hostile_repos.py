@@ -9,6 +9,7 @@ around them before and after, and looks for the files the hostile trees try to p
 import hashlib
 import json
 import os
+import signal
 import socket
 import sqlite3
 import subprocess
@@ -216,9 +217,11 @@ class HostileRepos(unittest.TestCase):
 
         cls.procs = [subprocess.Popen(["git", "daemon", "--reuseaddr", "--export-all", "--listen=127.0.0.1",
                                        "--port=%d" % cls.port, "--base-path=" + served, served],
-                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)]
+                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                      start_new_session=True)]
         api = subprocess.Popen(["python3", "-u", os.path.join(SOURCE, "tests", "fake_github", "server.py"),
-                                "--population-file", pop_file], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+                                "--population-file", pop_file], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                               start_new_session=True)
         cls.procs.append(api)
         cls.api = "http://127.0.0.1:%s" % api.stdout.readline().decode().split()[1]
         wait_for_port(cls.port)
@@ -264,7 +267,8 @@ class HostileRepos(unittest.TestCase):
     @classmethod
     def tearDownClass(cls):
         for p in cls.procs:
-            p.kill()
+            # The whole session: `git daemon` runs git-daemon as a child of its own.
+            os.killpg(p.pid, signal.SIGKILL)
             p.wait()
             if p.stdout:
                 p.stdout.close()

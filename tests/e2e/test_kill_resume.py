@@ -15,6 +15,7 @@ import json
 import os
 import random
 import shutil
+import signal
 import socket
 import sqlite3
 import subprocess
@@ -324,9 +325,11 @@ class Crawl(unittest.TestCase):
             json.dump(population, f)
         cls.procs = [subprocess.Popen(["git", "daemon", "--reuseaddr", "--export-all", "--listen=127.0.0.1",
                                        "--port=%d" % cls.port, "--base-path=" + served, served],
-                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)]
+                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                      start_new_session=True)]
         api = subprocess.Popen(["python3", "-u", os.path.join(SOURCE, "tests", "fake_github", "server.py"),
-                                "--population-file", pop], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+                                "--population-file", pop], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                               start_new_session=True)
         cls.procs.append(api)
         cls.api = "http://127.0.0.1:%s" % api.stdout.readline().decode().split()[1]
         for _ in range(200):
@@ -340,7 +343,8 @@ class Crawl(unittest.TestCase):
     @classmethod
     def tearDownClass(cls):
         for p in cls.procs:
-            p.kill()
+            # The whole session: `git daemon` runs git-daemon as a child of its own.
+            os.killpg(p.pid, signal.SIGKILL)
             p.wait()
             if p.stdout:
                 p.stdout.close()

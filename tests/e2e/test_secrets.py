@@ -26,7 +26,7 @@ WRONG = "ghp_WRONGtoken%dABC" % os.getpid()
 
 
 def start(argv, env=None):
-    p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
+    p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, start_new_session=True)
     line = p.stdout.readline().decode()
     if not line.startswith("PORT "):
         raise RuntimeError("%s did not start: %r" % (argv[1], line))
@@ -190,7 +190,8 @@ class Secrets(unittest.TestCase):
     @classmethod
     def tearDownClass(cls):
         for p in cls.procs:
-            p.kill()
+            # The whole session: `git daemon` runs git-daemon as a child of its own.
+            os.killpg(p.pid, signal.SIGKILL)
             p.wait()
             p.stdout.close()
         cls.tmp.cleanup()
