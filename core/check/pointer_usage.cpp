@@ -299,7 +299,7 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
   // or bitwise operators, or tl.cdiv. Triton rejects all of these on floats, so the guess of
   // fp32 elements would fail to compile a kernel that is fine.
   {
-    std::set<std::string> int_used;
+    std::set<std::string> int_used(offset_names);  // inside another address: an index
     auto collect = [&](TSNode e) {
       std::vector<TSNode> inner{e};
       while (!inner.empty()) {
@@ -336,12 +336,37 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
       }
       for_each_named_child(n, [&](TSNode c) { walk.push_back(c); });
     }
+    // The loads (and atomics, which return the old element) whose values flow into `e` through
+    // arithmetic: `tl.load(c + pid) - repeats`, `tl.atomic_add(loc + e, 1)`.
+    auto reads_in = [&](TSNode e) {
+      std::vector<TSNode> found, work{e};
+      while (!work.empty()) {
+        TSNode x = work.back();
+        work.pop_back();
+        std::string_view t = node_type(x);
+        if (t == "call") {
+          std::string name = op_name(x);
+          if (name == "load" || name.rfind("atomic_", 0) == 0) {
+            found.push_back(x);
+          } else if (is_type(field(x, "function"), "attribute") &&
+                     m_.text_of(field(field(x, "function"), "attribute")) == "to") {
+            work.push_back(field(field(x, "function"), "object"));
+          }
+        } else if (t == "binary_operator" || t == "parenthesized_expression" || t == "unary_operator") {
+          for_each_named_child(x, [&](TSNode c) { work.push_back(c); });
+        }
+      }
+      return found;
+    };
     for (const auto& [local, rhss] : assigned) {
       if (!int_used.count(local)) continue;
       for (TSNode rhs : rhss) {
-        TSNode load = load_in(rhs);
-        if (ts_node_is_null(load) || !cast_type(rhs).empty()) continue;
-        for (const auto& p : bases_of(argument(load, 0))) set_dtype(p, "i32", "loaded values used as integers");
+        if (!cast_type(rhs).empty()) continue;
+        for (TSNode read : reads_in(rhs)) {
+          TSNode address = argument(read, 0);
+          if (ts_node_is_null(address)) address = keyword(read, "pointer", m_);
+          for (const auto& p : bases_of(address)) set_dtype(p, "i32", "loaded values used as integers");
+        }
       }
     }
   }
