@@ -9,6 +9,7 @@
 #include "plugins/inductor/inductor_records.h"
 #include "plugins/inductor/kernel_module.h"
 #include "plugins/inductor/output_code.h"
+#include "plugins/inductor/output_code_chunks.h"
 
 namespace fs = std::filesystem;
 
@@ -64,27 +65,24 @@ ExtractedKernel kernel_from(const KernelModule& km, std::string source) {
 class OutputCodeReader {
  public:
   OutputCodeReader(const FileView& file, KernelSink& sink, const std::vector<std::string>& cache_dirs,
-                   KernelModuleCache& modules)
-      : file_(file), sink_(sink), cache_dirs_(cache_dirs), modules_(modules), graph_(graph_of(file.path())) {}
+                   KernelModuleCache& modules, ChunkReadings& chunks)
+      : file_(file), sink_(sink), cache_dirs_(cache_dirs), modules_(modules), chunks_(chunks), graph_(graph_of(file.path())) {}
 
   void read() {
-    // Only the kernels' region is parsed, and without the module model (free names of every
-    // statement) that other plugins need: the kernels are string literals, and the rest of the
-    // file is the code that runs the graph. Where the region is not clean Python (truncated or
-    // hand-edited output), the whole file is parsed as usual, with its syntax errors reported.
-    std::unique_ptr<SyntaxTree> region;
-    const SyntaxTree* tree = nullptr;
+    // Only the kernels' region is parsed, piece by piece (identical kernel statements of other
+    // graphs are read once), and without the module model (free names of every statement) that
+    // other plugins need: the kernels are string literals, and the rest of the file is the code
+    // that runs the graph. Where that does not give clean Python (truncated or hand-edited
+    // output), the whole file is parsed as usual, with its syntax errors reported.
+    std::optional<std::vector<KernelCall>> region;
     size_t end = kernel_region_end(file_.text());
-    if (end != std::string::npos) {
-      region = SyntaxTree::parse(file_.text().substr(0, end));
-      if (ts_node_is_null(first_syntax_error(region->root()))) tree = region.get();
-    }
-    if (!tree) {
+    if (end != std::string::npos) region = read_kernel_region(file_.text(), end, chunks_);
+    if (!region) {
       const PythonModule* module = file_.python();
       if (!module) return;
-      tree = &module->tree();
+      region = find_kernel_calls(module->tree());
     }
-    std::vector<KernelCall> calls = find_kernel_calls(*tree);
+    const std::vector<KernelCall>& calls = *region;
     std::set<int> seen;
     for (const auto& c : calls) {
       seen.insert(c.start_line);
@@ -197,6 +195,7 @@ class OutputCodeReader {
   KernelSink& sink_;
   const std::vector<std::string>& cache_dirs_;
   KernelModuleCache& modules_;
+  ChunkReadings& chunks_;
   std::string graph_;
 };
 
@@ -269,7 +268,7 @@ void InductorPlugin::extract(const FileView& file, KernelSink& sink) const {
   // FX graphs are read as text, never parsed: they are not valid Python (`class <lambda>`), and
   // tree-sitter's error recovery on them costs more than everything else of a debug folder.
   if (is_fx_graph(file)) return read_fx_graph_file(file, sink);
-  if (is_output_code(file.text())) return OutputCodeReader(file, sink, cache_dirs_, modules_).read();
+  if (is_output_code(file.text())) return OutputCodeReader(file, sink, cache_dirs_, modules_, chunks_).read();
   if (auto reading = cache_kernel(file)) read_cache_kernel(file, *reading, sink);
 }
 

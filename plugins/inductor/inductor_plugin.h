@@ -4,6 +4,7 @@
 
 #include "core/plugin.h"
 #include "plugins/inductor/kernel_module_cache.h"
+#include "plugins/inductor/output_code_chunks.h"
 
 namespace mine {
 
@@ -42,6 +43,7 @@ class InductorPlugin : public ExtractorPlugin {
 
   std::vector<std::string> cache_dirs_;
   mutable inductor::KernelModuleCache modules_;
+  mutable inductor::ChunkReadings chunks_;
 };
 
 }  // namespace mine

@@ -183,14 +183,20 @@ bool at_line_start(std::string_view text, std::string_view line) {
 
 }  // namespace
 
-bool is_output_code(std::string_view text) {
-  if (!at_line_start(text, "async_compile = AsyncCompile()")) return false;
-  for (size_t at = text.find(kKernelCall); at != std::string_view::npos; at = text.find(kKernelCall, at + 1)) {
-    std::string_view head = text.substr(line_start(text, at), at - line_start(text, at));
-    if (head.size() > 3 && head.substr(head.size() - 3) == " = " && is_identifier(head.substr(0, head.size() - 3)))
-      return true;
+std::vector<size_t> kernel_binding_lines(std::string_view text, size_t end) {
+  std::vector<size_t> out;
+  for (size_t at = text.find(kKernelCall); at < end && at != std::string_view::npos; at = text.find(kKernelCall, at + 1)) {
+    size_t ls = line_start(text, at);
+    std::string_view head = text.substr(ls, at - ls);
+    if (head.size() > 3 && head.substr(head.size() - 3) == " = " && is_identifier(head.substr(0, head.size() - 3)) &&
+        (out.empty() || out.back() != ls))
+      out.push_back(ls);
   }
-  return false;
+  return out;
+}
+
+bool is_output_code(std::string_view text) {
+  return at_line_start(text, "async_compile = AsyncCompile()") && !kernel_binding_lines(text).empty();
 }
 
 size_t kernel_region_end(std::string_view text) {

@@ -39,6 +39,9 @@ std::vector<KernelCall> find_kernel_calls(const SyntaxTree& tree);
 // reader should find, to report those the syntax tree lost.
 std::vector<int> kernel_call_lines_by_text(std::string_view text);
 
+// Starts of the lines that bind a kernel at column 0 (`name = async_compile.triton(`) before `end`.
+std::vector<size_t> kernel_binding_lines(std::string_view text, size_t end = std::string_view::npos);
+
 // True when `text` is an output-code module as Inductor writes it: `async_compile = AsyncCompile()`
 // and at least one `name = async_compile.triton(` at the start of a line. Inductor's own sources
 // and user code mention the call only indented or quoted.

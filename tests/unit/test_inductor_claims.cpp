@@ -1,8 +1,8 @@
 // Inductor's files are the inductor plugin's alone, scanned with every built-in plugin: a
 // torchinductor cache kernel is stored once (not again by the triton plugin), while user code
 // that merely uses Inductor's heuristics or quotes its calls stays the triton plugin's. Also the
-// fast path of output-code reading: parsing only the kernels' region finds what a whole-file
-// parse finds.
+// fast path of output-code reading: parsing only the kernels' region, piece by piece, finds what
+// a whole-file parse finds.
 #include <catch2/catch.hpp>
 
 #include <filesystem>
@@ -11,6 +11,7 @@
 
 #include "core/python/syntax_tree.h"
 #include "plugins/inductor/output_code.h"
+#include "plugins/inductor/output_code_chunks.h"
 #include "test_inductor_corpus.h"
 
 namespace fs = std::filesystem;
@@ -134,9 +135,17 @@ TEST_CASE("reading only the kernels' region finds what a whole-file parse finds"
   CHECK(inductor::kernel_region_end("k0 = async_compile.triton('k0', '''x''')\n") == std::string::npos);  // no wait()
 
   // A kernel string with the wait() line in it cuts the region inside the string: the reader sees
-  // the region is not clean Python and parses the whole file instead. Either way, one kernel.
+  // a piece that is not clean Python and parses the whole file instead. Either way, one kernel.
   std::string hostile = output_code("async_compile.wait(globals())\n");
   REQUIRE(inductor::kernel_region_end(hostile) < hostile.find("@triton.jit"));
+  // A line in a kernel string that looks like a kernel binding splits the string: not clean, so
+  // the region reading gives up rather than guess.
+  std::string lookalike = "async_compile = AsyncCompile()\nk0 = async_compile.triton('k0', '''\n# c\n"
+                          "k1 = async_compile.triton('k1')\n''')\nasync_compile.wait(globals())\n";
+  inductor::ChunkReadings readings;
+  CHECK_FALSE(inductor::read_kernel_region(lookalike, inductor::kernel_region_end(lookalike), readings).has_value());
+  CHECK(inductor::read_kernel_region(plain, end, readings)->size() == 1);
+
   TempFolder tree;
   tree.write("plain/output_code.py", plain);
   tree.write("hostile/output_code.py", hostile);
@@ -161,16 +170,27 @@ TEST_CASE("reading only the kernels' region finds what a whole-file parse finds"
     REQUIRE(cut != std::string::npos);
     CHECK(cut < code.size() * 9 / 10);  // the graph-running code after it is not parsed
     auto whole = SyntaxTree::parse(code);
-    auto region = SyntaxTree::parse(code.substr(0, cut));
-    CHECK(ts_node_is_null(first_syntax_error(region->root())));
-    auto a = inductor::find_kernel_calls(*whole), b = inductor::find_kernel_calls(*region);
+    auto a = inductor::find_kernel_calls(*whole);
+    auto chunks = inductor::split_kernel_region(code, cut);
+    CHECK(chunks.size() == a.size() + 1);  // the header, then one piece per kernel statement
+    inductor::ChunkReadings readings;
+    auto region = inductor::read_kernel_region(code, cut, readings);
+    REQUIRE(region.has_value());
+    const auto& b = *region;
     REQUIRE(a.size() == b.size());
+    // A second file with the same kernel statements reads them from the first one's pieces.
+    auto piece = std::string_view(code).substr(chunks[1].begin, chunks[1].end - chunks[1].begin);
+    CHECK(readings.read(piece) == readings.read(std::string(piece)));
     CHECK(a.size() == inductor::kernel_call_lines_by_text(code).size());
     for (size_t i = 0; i < a.size(); ++i) {
       CHECK(a[i].variable == b[i].variable);
       CHECK(a[i].start_line == b[i].start_line);
       CHECK(a[i].end_line == b[i].end_line);
       CHECK(a[i].source == b[i].source);
+      CHECK(a[i].source_line == b[i].source_line);
+      CHECK(a[i].registered_name == b[i].registered_name);
+      CHECK(a[i].comments.kernel_path == b[i].comments.kernel_path);
+      CHECK(a[i].comments.source_nodes == b[i].comments.source_nodes);
       CHECK(a[i].comments.aten_ops == b[i].comments.aten_ops);
       CHECK(a[i].comments.node_mapping == b[i].comments.node_mapping);
     }
