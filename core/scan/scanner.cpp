@@ -237,18 +237,16 @@ RepoSnapshot Scanner::extract(const SourceTree& tree, const std::string& repo_na
     RepositoryFileView view(entry.path, text, parse, repo);
     // Generated code that one plugin claims (Inductor's cache files hold @triton.jit kernels too)
     // is read by that plugin alone: one kernel, one row.
+    std::optional<size_t> claimant;
     for (size_t i : chosen) {
-      bool claimed = false;
       try {
-        claimed = plugins_[i]->claims(view);
+        if (plugins_[i]->claims(view)) claimant = i;
       } catch (const std::exception& e) {
         problem(0, "plugin", plugins_[i]->name() + " failed: " + e.what());
       }
-      if (claimed) {
-        chosen = {i};
-        break;
-      }
+      if (claimant) break;
     }
+    if (claimant) chosen = {*claimant};
     for (size_t i : chosen) {
       if (failed) break;
       CollectingSink sink(plugins_[i]->name(), entry.path, out.kernels, out.problems, notebook.get());
