@@ -9,6 +9,7 @@
 #include "plugins/inductor/inductor_records.h"
 #include "plugins/inductor/kernel_module.h"
 #include "plugins/inductor/output_code.h"
+#include "plugins/inductor/output_code_chunks.h"
 
 namespace fs = std::filesystem;
 
@@ -64,12 +65,24 @@ ExtractedKernel kernel_from(const KernelModule& km, std::string source) {
 class OutputCodeReader {
  public:
   OutputCodeReader(const FileView& file, KernelSink& sink, const std::vector<std::string>& cache_dirs,
-                   KernelModuleCache& modules)
-      : file_(file), sink_(sink), cache_dirs_(cache_dirs), modules_(modules), graph_(graph_of(file.path())) {}
+                   KernelModuleCache& modules, ChunkReadings& chunks)
+      : file_(file), sink_(sink), cache_dirs_(cache_dirs), modules_(modules), chunks_(chunks), graph_(graph_of(file.path())) {}
 
   void read() {
-    const SyntaxTree& tree = file_.python()->tree();
-    std::vector<KernelCall> calls = find_kernel_calls(tree);
+    // Only the kernels' region is parsed, piece by piece (identical kernel statements of other
+    // graphs are read once), and without the module model (free names of every statement) that
+    // other plugins need: the kernels are string literals, and the rest of the file is the code
+    // that runs the graph. Where that does not give clean Python (truncated or hand-edited
+    // output), the whole file is parsed as usual, with its syntax errors reported.
+    std::optional<std::vector<KernelCall>> region;
+    size_t end = kernel_region_end(file_.text());
+    if (end != std::string::npos) region = read_kernel_region(file_.text(), end, chunks_);
+    if (!region) {
+      const PythonModule* module = file_.python();
+      if (!module) return;
+      region = find_kernel_calls(module->tree());
+    }
+    const std::vector<KernelCall>& calls = *region;
     std::set<int> seen;
     for (const auto& c : calls) {
       seen.insert(c.start_line);
@@ -182,16 +195,13 @@ class OutputCodeReader {
   KernelSink& sink_;
   const std::vector<std::string>& cache_dirs_;
   KernelModuleCache& modules_;
+  ChunkReadings& chunks_;
   std::string graph_;
 };
 
-// A torchinductor cache file holding one kernel module. Files that merely mention triton_meta
-// (Inductor's own sources, user code) are not kernels of ours: they must read as a kernel module
-// with an Inductor heuristics decorator.
-void read_cache_kernel(const FileView& file, KernelSink& sink) {
-  if (file.text().find("torch._inductor") == std::string::npos) return;
-  KernelModuleReading r = read_kernel_module(file.text(), "");
-  if (!r.ok || r.kernel.decorator.empty()) return;
+// A torchinductor cache file holding one kernel module, read from its text (the cache is shared
+// with `claims`, so the file is parsed once).
+void read_cache_kernel(const FileView& file, const KernelModuleReading& r, KernelSink& sink) {
   for (const auto& p : r.problems) sink.problem(p.line, p.kind, p.message);
   ExtractedKernel k = kernel_from(r.kernel, normalized_module(file.text()));
   k.start_line = r.kernel.start_line;
@@ -216,7 +226,11 @@ void read_fx_graph_file(const FileView& file, KernelSink& sink) {
   sink.kernel(std::move(k));
 }
 
-std::vector<std::string> cache_dirs_from_env() {
+}  // namespace
+
+InductorPlugin::InductorPlugin() : cache_dirs_(cache_dirs_from_env()) {}
+
+std::vector<std::string> InductorPlugin::cache_dirs_from_env() {
   std::vector<std::string> dirs;
   const char* env = std::getenv("MINE_INDUCTOR_CACHE");
   std::string_view s = env ? env : "";
@@ -229,20 +243,33 @@ std::vector<std::string> cache_dirs_from_env() {
   return dirs;
 }
 
-}  // namespace
+bool InductorPlugin::is_fx_graph(const FileView& file) { return base_name(file.path()) == "fx_graph_readable.py"; }
 
-InductorPlugin::InductorPlugin() : cache_dirs_(cache_dirs_from_env()) {}
-
-void InductorPlugin::extract(const FileView& file, KernelSink& sink) const {
+// A file of the torchinductor cache: one kernel module with an Inductor heuristics decorator.
+// Files that merely mention triton_meta (Inductor's own sources, user code using its heuristics
+// beside kernels of their own) are not: they stay the triton plugin's.
+std::shared_ptr<const KernelModuleReading> InductorPlugin::cache_kernel(const FileView& file) const {
   const std::string& text = file.text();
+  if (text.find("async_compile.triton(") != std::string::npos || text.find("triton_meta=") == std::string::npos ||
+      text.find("torch._inductor") == std::string::npos)
+    return nullptr;
+  auto reading = modules_.read(text, "");
+  if (!reading->ok || reading->kernel.decorator.empty() || reading->jit_functions != 1) return nullptr;
+  return reading;
+}
+
+bool InductorPlugin::claims(const FileView& file) const {
+  return is_fx_graph(file) || is_output_code(file.text()) || cache_kernel(file) != nullptr;
+}
+
+// Reads exactly the files it claims: Inductor's own sources, which quote its calls in strings,
+// and user code using its heuristics are left to the other plugins.
+void InductorPlugin::extract(const FileView& file, KernelSink& sink) const {
   // FX graphs are read as text, never parsed: they are not valid Python (`class <lambda>`), and
   // tree-sitter's error recovery on them costs more than everything else of a debug folder.
-  if (base_name(file.path()) == "fx_graph_readable.py") return read_fx_graph_file(file, sink);
-  bool output_code = text.find("async_compile.triton(") != std::string::npos;
-  bool cache_kernel = !output_code && text.find("triton_meta=") != std::string::npos;
-  if ((!output_code && !cache_kernel) || !file.python()) return;
-  if (output_code) return OutputCodeReader(file, sink, cache_dirs_, modules_).read();
-  read_cache_kernel(file, sink);
+  if (is_fx_graph(file)) return read_fx_graph_file(file, sink);
+  if (is_output_code(file.text())) return OutputCodeReader(file, sink, cache_dirs_, modules_, chunks_).read();
+  if (auto reading = cache_kernel(file)) read_cache_kernel(file, *reading, sink);
 }
 
 }  // namespace mine

@@ -4,6 +4,7 @@
 
 #include "core/plugin.h"
 #include "plugins/inductor/kernel_module_cache.h"
+#include "plugins/inductor/output_code_chunks.h"
 
 namespace mine {
 
@@ -15,7 +16,7 @@ namespace mine {
 class InductorPlugin : public ExtractorPlugin {
  public:
   // `cache_dirs`: torchinductor cache folders where a kernel's `# kernel path:` file may be read
-  // when its source is not inline. Default: the ':'-separated $MINE_INDUCTOR_CACHE.
+  // when its source is not inline (`mine scan --inductor-cache`). Default: $MINE_INDUCTOR_CACHE.
   InductorPlugin();
   explicit InductorPlugin(std::vector<std::string> cache_dirs) : cache_dirs_(std::move(cache_dirs)) {}
 
@@ -28,11 +29,21 @@ class InductorPlugin : public ExtractorPlugin {
   std::vector<std::string> prefilter_patterns() const override {
     return {R"(async_compile\.triton\()", R"(triton_meta=)", R"(# File: .*, code: )"};
   }
+  // Inductor's output is Inductor's alone: output-code modules, FX graphs, and one-kernel cache
+  // files (whose kernel the triton plugin would otherwise store a second time).
+  bool claims(const FileView& file) const override;
   void extract(const FileView& file, KernelSink& sink) const override;
 
+  // The ':'-separated folders of $MINE_INDUCTOR_CACHE.
+  static std::vector<std::string> cache_dirs_from_env();
+
  private:
+  static bool is_fx_graph(const FileView& file);
+  std::shared_ptr<const inductor::KernelModuleReading> cache_kernel(const FileView& file) const;
+
   std::vector<std::string> cache_dirs_;
   mutable inductor::KernelModuleCache modules_;
+  mutable inductor::ChunkReadings chunks_;
 };
 
 }  // namespace mine
