@@ -29,7 +29,7 @@ nlohmann::json split_list(std::string_view s) {
   return out;
 }
 
-void collect_calls(const SyntaxTree& tree, TSNode n, std::vector<KernelCall>& out, int depth) {
+void collect_calls(const SourceText& tree, TSNode n, std::vector<KernelCall>& out, int depth) {
   std::string_view type = node_type(n);
   if (depth > 200 || type == "function_definition" || type == "class_definition" || type == "string") return;
   if (type == "assignment") {
@@ -113,9 +113,9 @@ KernelComments read_kernel_comments(const std::vector<std::string_view>& comment
   return c;
 }
 
-std::vector<KernelCall> find_kernel_calls(const SyntaxTree& tree) {
+std::vector<KernelCall> find_kernel_calls(TSNode root, const SourceText& tree) {
   std::vector<KernelCall> out;
-  collect_calls(tree, tree.root(), out, 0);
+  collect_calls(tree, root, out, 0);
   return out;
 }
 

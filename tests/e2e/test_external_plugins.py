@@ -92,7 +92,7 @@ class ExternalPlugins(unittest.TestCase):
         with open(src, "w") as f:
             f.write('#include <mine/plugin.h>\n'
                     'static const char* const s[] = {".py", 0};\n'
-                    'static void ex(const mine_host* h, const mine_file* f, mine_sink* k) {}\n'
+                    'static void ex(const mine_host* h, const mine_file* f, mine_sink* k, void* c) {}\n'
                     'static const mine_plugin_info info = {999, "future", "9", "from the future", s, s, ex};\n'
                     'MINE_PLUGIN_EXPORT const mine_plugin_info* mine_plugin_entry(uint32_t host) { return &info; }\n')
         cc = shutil.which("cc") or shutil.which("gcc")
@@ -100,7 +100,7 @@ class ExternalPlugins(unittest.TestCase):
         r = run(MINE, "plugins", "--plugin-dir", d, check=False)
         self.assertNotEqual(r.returncode, 0)
         self.assertIn("ABI 999", r.stderr)
-        self.assertIn("ABI 1", r.stderr)
+        self.assertIn("ABI 2", r.stderr)
         r = run(MINE, "scan", FIXTURES, "--db", os.path.join(d, "x.db"), "--plugin-dir", d, check=False)
         self.assertNotEqual(r.returncode, 0)
         self.assertIn("ABI 999", r.stderr)
