@@ -104,7 +104,7 @@ class CudaCheck(unittest.TestCase):
         self.assertEqual((spec["language"], spec["entry"], spec["module"][-3:]), ("cuda", "add_one", ".cu"))
         self.assertEqual(spec["params"], ["int* x", "unsigned long long n"])
         with open(os.path.join(out, spec["module"])) as f:
-            self.assertIn('extern "C" __global__ void add_one', f.read())
+            self.assertIn('__global__ void add_one(int* x, unsigned long long n)', f.read())
 
 
 if __name__ == "__main__":

@@ -3,6 +3,7 @@ code run against a stand-in driver (no GPU needed); with nvcc present, real comp
 tests/fixtures/cuda_check through run_bundle.py, and a whole run through the pool with the
 stand-in driver in the workers."""
 import ctypes
+import importlib.util
 import json
 import os
 import subprocess
@@ -12,10 +13,14 @@ import unittest
 
 from util import ROOT, RUN_BUNDLE, STANDIN, run_standin
 
-sys.path.insert(0, STANDIN)
-
 import cuda_kernel as ck
-from fake_cuda_driver import FakeDriver
+
+# Loaded from its file: putting the stand-in folder on sys.path would hide the real Triton (or
+# its absence) from the other harness tests of this process.
+_spec = importlib.util.spec_from_file_location("fake_cuda_driver", os.path.join(STANDIN, "fake_cuda_driver.py"))
+_fake = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_fake)
+FakeDriver = _fake.FakeDriver
 
 FIXTURES = os.path.join(ROOT, "tests", "fixtures", "cuda_check")
 NVCC = ck.find_nvcc()
