@@ -16,7 +16,7 @@
  * syntax tree (tree-sitter's own C API: TSTree and TSNode cross the boundary as they are), Python
  * functions and module statements with their nodes, name resolution through the imports, and
  * closure roots with a plugin's dependency labels: enough for mine's own Triton, Inductor,
- * numba and CUDA plugins, which are built on this header and nothing else.
+ * numba and CUDA plugins, which reach the host through this header only.
  *
  * Nodes handed out live as long as the file's strings (until `extract` returns). A plugin that
  * calls ts_* functions on them uses the tree-sitter library `mine` itself runs with.

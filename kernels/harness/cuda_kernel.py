@@ -159,6 +159,11 @@ _ELEMENT_BYTES = {"double": 8, "long": 8, "int64_t": 8, "uint64_t": 8, "size_t":
                   "unsigned char": 1, "uint8_t": 1, "int8_t": 1, "bool": 1, "short": 2, "int16_t": 2}
 
 
+# Handles that must name a live object; a made-up value would fault or read garbage.
+_HANDLES = {"cudaTextureObject_t", "cudaSurfaceObject_t", "CUtexObject", "CUsurfObject", "cudaStream_t",
+            "CUstream", "cudaEvent_t"}
+
+
 def parse_param(decl):
     """{name, type, pointer} of one C parameter declaration as the extractor wrote it."""
     text = decl.split("=")[0].strip()
@@ -180,7 +185,8 @@ def plan_launch(spec):
     given = spec.get("args") or {}
     args, guessed = [], []
     for p in params:
-        if p["reference"] or (not p["pointer"] and p["type"] not in _SCALARS and p["type"] not in _HALF_BITS):
+        if p["reference"] or p["type"] in _HANDLES or (
+                not p["pointer"] and p["type"] not in _SCALARS and p["type"] not in _HALF_BITS):
             raise UnsupportedArgument("cannot synthesize an argument for parameter %r of type %r"
                                       % (p["name"], p["type"] + (" &" if p["reference"] else "")))
         if p["pointer"]:

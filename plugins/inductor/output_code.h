@@ -34,6 +34,7 @@ struct KernelCall {
 // Every async_compile.triton call bound at module level (also inside error-recovery nodes, so a
 // truncated file still gives the kernels before the damage).
 std::vector<KernelCall> find_kernel_calls(TSNode root, const SourceText& tree);
+inline std::vector<KernelCall> find_kernel_calls(const SyntaxTree& tree) { return find_kernel_calls(tree.root(), tree); }
 
 // Lines where a plain text scan sees `async_compile.triton(` outside comments: the calls a
 // reader should find, to report those the syntax tree lost.
