@@ -180,14 +180,16 @@ std::optional<PtxasUsage> ptxas_usage(const std::string& output, const std::stri
 }
 
 std::string classify_nvcc_error(const std::string& output) {
-  // Same table as kernels/harness/cuda_kernel.py's NVCC_CLASSES; first match wins.
+  // Same table as kernels/harness/cuda_kernel.py's NVCC_CLASSES; first match wins. "must have
+  // internal linkage" is how nvcc first reports a function whose parameter type is unknown (it
+  // reads the declaration as an inline variable), so it files under missing_name.
   static const std::vector<std::pair<std::regex, std::string>> table = [] {
     auto icase = std::regex::icase;
     return std::vector<std::pair<std::regex, std::string>>{
         {std::regex(R"(too much (shared|local) data|too many resources|uses too much|out of memory|bad_alloc|cannot allocate memory)", icase), "resource_limit"},
-        {std::regex(R"(not supported|unsupported|requires? (a )?(newer|higher|\.target|sm_|compute)|is only (supported|available)|not available on)", icase), "unsupported_op"},
-        {std::regex(R"(is undefined|cannot open (source|include) file|has no member|not a class or namespace|is not a template|is not a type name|undefined reference|unresolved extern|no such file)", icase), "missing_name"},
-        {std::regex(R"(no instance of|cannot be used to initialize|incompatible with|no suitable|cannot be assigned|too (few|many) arguments|expression must (have|be)|is not allowed|cannot convert|a value of type|invalid type conversion|declaration is incompatible)", icase), "type_error"},
+        {std::regex(R"(not supported|unsupported|requires? (a )?(newer|higher|\.target|sm_|compute)|is only (supported|available)|not available on|requires separate compilation)", icase), "unsupported_op"},
+        {std::regex(R"(is undefined|cannot open (source|include) file|has no member|not a class or namespace|is not a template|is not a type name|undefined reference|unresolved extern|no such file|must have internal linkage)", icase), "missing_name"},
+        {std::regex(R"(no instance of|cannot be used to initialize|incompatible with|no suitable|cannot be assigned|too (few|many) arguments|expression must (have|be)|is not allowed|cannot convert|a value of type|invalid type conversion|declaration is incompatible|no operator .* matches)", icase), "type_error"},
         {std::regex(R"(expected (a|an)\b|unrecognized token|missing closing|unexpected|syntax error|extra text after|unbalanced|invalid preprocessing|#error)", icase), "syntax"},
     };
   }();

@@ -19,14 +19,14 @@ NVCC_CLASSES = (
     ("resource_limit", r"too much (shared|local) data|too many resources|uses too much|out of memory|"
                        r"bad_alloc|cannot allocate memory"),
     ("unsupported_op", r"not supported|unsupported|requires? (a )?(newer|higher|\.target|sm_|compute)|"
-                       r"is only (supported|available)|not available on"),
+                       r"is only (supported|available)|not available on|requires separate compilation"),
     ("missing_name", r"is undefined|cannot open (source|include) file|has no member|"
                      r"not a class or namespace|is not a template|is not a type name|"
-                     r"undefined reference|unresolved extern|no such file"),
+                     r"undefined reference|unresolved extern|no such file|must have internal linkage"),
     ("type_error", r"no instance of|cannot be used to initialize|incompatible with|no suitable|"
                    r"cannot be assigned|too (few|many) arguments|expression must (have|be)|"
                    r"is not allowed|cannot convert|a value of type|invalid type conversion|"
-                   r"declaration is incompatible"),
+                   r"declaration is incompatible|no operator .* matches"),
     ("syntax", r"expected (a|an)\b|unrecognized token|missing closing|unexpected|syntax error|"
                r"extra text after|unbalanced|invalid preprocessing|#error"),
 )
