@@ -83,6 +83,17 @@ std::vector<CheckKernel> select_check_kernels(const Corpus& read_only, const std
   return out;
 }
 
+std::set<int64_t> jitted_helper_kernels(const Corpus& read_only) {
+  SqliteStatement q(read_only.handle(),
+                    "SELECT DISTINCT h.id FROM kernel_deps d "
+                    "JOIN kernels h ON h.name = d.name AND h.path = d.path AND h.start_line = d.start_line "
+                    "JOIN kernels c ON c.id = d.kernel_id AND c.repo = h.repo AND c.id <> h.id "
+                    "WHERE d.kind = 'jit_function' AND h.plugin = 'triton'");
+  std::set<int64_t> out;
+  while (q.step()) out.insert(q.column_int(0));
+  return out;
+}
+
 void store_signatures(Corpus& corpus, const std::vector<std::pair<CheckKernel, check::InferredSignature>>& inferred) {
   sqlite3* db = corpus.handle();
   SqliteTransaction tx(db);

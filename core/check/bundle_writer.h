@@ -1,5 +1,6 @@
 #pragma once
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -13,6 +14,9 @@ struct BundleKernel {
   std::string entry;       // attribute of the module the harness compiles
   std::string standalone;  // written verbatim as k<id>.py (k<id>.cu for CUDA C)
   InferredSignature signature;  // Triton kernels only
+  // The kernel without its launch decorators (kernel_only_module.h), written as
+  // k<id>_kernel.py; the harness compiles it when the standalone itself cannot be imported.
+  std::optional<std::string> kernel_only;
   std::string language = "triton";  // or "cuda"
   nlohmann::json parameters = nlohmann::json::array();  // CUDA: the C parameter declarations, as written
   std::string launch_bounds;  // CUDA: `__launch_bounds__(...)` when the kernel has one

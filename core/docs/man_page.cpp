@@ -62,6 +62,8 @@ std::string man_page(const std::vector<CommandDoc>& commands, const std::string&
       ".TP\n.B XDG_CACHE_HOME\nWhere \\fBmine crawl\\fR keeps bare clones ($XDG_CACHE_HOME/mine/repos, else "
       "~/.cache/mine/repos).\n"
       ".TP\n.B MINE_INDUCTOR_CACHE\nA TorchInductor cache folder to find kernel sources in.\n"
+      ".TP\n.B MINE_BUSY_TIMEOUT_MS\nHow long a command waits for another process writing the same corpus "
+      "before it fails (default 30000).\n"
       ".SH EXIT STATUS\n"
       ".TP\n.B 0\nSuccess.\n.TP\n.B 1\nFailure: the command ran but something went wrong (the message says what).\n"
       ".TP\n.B 2\nUsage error: a bad command line (see \\fBmine \\fIcommand\\fB \\-\\-help\\fR).\n"

@@ -11,6 +11,14 @@ class BundleError(ValueError):
     pass
 
 
+def _check_module_path(where, bundle_dir, module):
+    # The bundle comes from elsewhere; a module path must not leave the bundle directory.
+    if os.path.isabs(module) or ".." in module.replace("\\", "/").split("/"):
+        raise BundleError("%s: module path %r escapes the bundle" % (where, module))
+    if not os.path.isfile(os.path.join(bundle_dir, module)):
+        raise BundleError("%s: module file %s is missing" % (where, module))
+
+
 def _check_kernel(k, bundle_dir, seen):
     where = "kernel %r" % (k.get("id"),)
     if not isinstance(k.get("id"), int) or isinstance(k.get("id"), bool):
@@ -21,12 +29,11 @@ def _check_kernel(k, bundle_dir, seen):
     for field in ("entry", "module"):
         if not isinstance(k.get(field), str) or not k[field]:
             raise BundleError("%s: %s must be a non-empty string" % (where, field))
-    module = k["module"]
-    # The bundle comes from elsewhere; a module path must not leave the bundle directory.
-    if os.path.isabs(module) or ".." in module.replace("\\", "/").split("/"):
-        raise BundleError("%s: module path %r escapes the bundle" % (where, module))
-    if not os.path.isfile(os.path.join(bundle_dir, module)):
-        raise BundleError("%s: module file %s is missing" % (where, module))
+    _check_module_path(where, bundle_dir, k["module"])
+    if k.get("kernel_only_module") is not None:
+        if not isinstance(k["kernel_only_module"], str) or not k["kernel_only_module"]:
+            raise BundleError("%s: kernel_only_module must be a non-empty string" % where)
+        _check_module_path(where, bundle_dir, k["kernel_only_module"])
     lang = k.setdefault("language", "triton")
     if lang not in LANGUAGES:
         raise BundleError("%s: language %r is not supported" % (where, lang))
