@@ -121,9 +121,11 @@ def compile_cubin(nvcc, source, arch, out_dir, timeout_s, mem_limit_mb=0):
             resource.setrlimit(resource.RLIMIT_AS, (lim, lim))
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
 
+    # nvcc's intermediate files go to $TMPDIR; the worker may write only beneath its scratch folder.
+    env = dict(os.environ, TMPDIR=out_dir)
     t0 = time.perf_counter()
     p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                         cwd=out_dir, start_new_session=True, preexec_fn=limits)
+                         cwd=out_dir, env=env, start_new_session=True, preexec_fn=limits)
     try:
         out, _ = p.communicate(timeout=timeout_s)
         code = p.returncode
