@@ -44,7 +44,10 @@ class KernelSink {
   virtual void problem(int line, const std::string& kind, const std::string& message) = 0;
 };
 
-// An extractor: finds kernels of one language or framework in a file.
+// An extractor as the scanner drives it: finds kernels of one language or framework in a file.
+// Plugins, built-in or loaded, are written against include/mine/plugin.h and reach the scanner
+// through CAbiPlugin (core/plugin_loader/plugin_host.h); declarative plugins through
+// DeclarativePlugin. FileView and KernelSink are the host's side of that boundary.
 class ExtractorPlugin {
  public:
   virtual ~ExtractorPlugin() = default;

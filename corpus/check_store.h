@@ -19,7 +19,7 @@ struct CheckKernel {
   std::string repo, path, qualname, source_sha256;  // the identity `--shard` hashes
 };
 
-// Kernels `mine check` can check (Triton and Inductor kernels with a source), matching the
+// Kernels `mine check` can check (Triton, Inductor and CUDA C kernels with a source), matching the
 // user's SQL condition on the kernels table, by id. `read_only` must be opened with
 // Corpus::Access::ReadOnly: the condition is user text, so it only ever runs where writes are
 // impossible, and must form a single SELECT with the rest of the statement.

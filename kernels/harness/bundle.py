@@ -3,7 +3,7 @@ import json
 import os
 
 VERSION = 1
-LANGUAGES = ("triton",)
+LANGUAGES = ("triton", "cuda")
 STAGES = ("import", "compile", "load", "run")
 
 
@@ -37,6 +37,21 @@ def _check_kernel(k, bundle_dir, seen):
     lang = k.setdefault("language", "triton")
     if lang not in LANGUAGES:
         raise BundleError("%s: language %r is not supported" % (where, lang))
+    if lang == "cuda":
+        params = k.setdefault("params", [])
+        if not isinstance(params, list) or not all(isinstance(p, str) for p in params):
+            raise BundleError("%s: params must be a list of C parameter declarations" % where)
+        if not isinstance(k.setdefault("args", {}), dict):
+            raise BundleError("%s: args must be an object" % where)
+        for field in ("grid", "block"):
+            v = k.setdefault(field, None)
+            if v is not None and (not isinstance(v, list) or not 1 <= len(v) <= 3
+                                  or not all(isinstance(g, int) and g >= 1 for g in v)):
+                raise BundleError("%s: %s must be null or 1-3 positive integers" % (where, field))
+            if v is not None:
+                k[field] = list(v) + [1] * (3 - len(v))
+        k.setdefault("guessed", [])
+        return k
     sig = k.setdefault("signature", {})
     if not isinstance(sig, dict) or not all(isinstance(v, str) for v in sig.values()):
         raise BundleError("%s: signature must map parameter names to type strings" % where)

@@ -148,6 +148,9 @@ def main(argv=None):
         "MINE_RLIMIT_DATA": "0" if a.no_rlimit_data else "1",
         # Bundles are read-only input; no __pycache__ should appear beside their modules.
         "PYTHONDONTWRITEBYTECODE": "1",
+        # CUDA C kernels need nvcc (and libcuda to load), not Triton or torch.
+        "MINE_NEED_TRITON": "1" if any(k.get("language") != "cuda" for k in kernels) else "0",
+        "MINE_TASK_TIMEOUT": str(a.timeout),
     }
     # Sixteen workers each starting a BLAS thread per core would oversubscribe the machine
     # and, under RLIMIT_DATA, fail allocating the per-thread buffers.

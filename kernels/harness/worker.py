@@ -17,6 +17,7 @@ import traceback
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+import cuda_kernel  # noqa: E402
 import launch  # noqa: E402
 import sandbox  # noqa: E402
 from classify import classify, trim  # noqa: E402
@@ -117,8 +118,25 @@ def parse_arch(arch):
     return int(arch)
 
 
+def cuda_driver_factory():
+    """CudaDriver over libcuda, or the stand-in $MINE_CUDA_DRIVER names (module:callable)."""
+    name = os.environ.get("MINE_CUDA_DRIVER")
+    if not name:
+        return cuda_kernel.CudaDriver
+    module, _, attr = name.partition(":")
+    return getattr(importlib.import_module(module), attr)
+
+
 class Worker:
     def __init__(self, want_gpu):
+        self.want_gpu = want_gpu
+        self.driver = None
+        self.versions = {"triton_version": None, "torch_version": None}
+        # A bundle of CUDA C kernels only needs neither Triton nor torch.
+        if os.environ.get("MINE_NEED_TRITON", "1") == "1":
+            self._start_triton(want_gpu)
+
+    def _start_triton(self, want_gpu):
         import triton
         self.triton = triton
         from triton.compiler import ASTSource
@@ -143,8 +161,48 @@ class Worker:
             except Exception:
                 pass
 
+    def cuda_driver(self):
+        if self.driver is None:
+            self.driver = cuda_driver_factory()()
+            self.versions["gpu_name"] = getattr(self.driver, "name", None)
+        return self.driver
+
+    def run_cuda_task(self, task):
+        spec, stage = task["spec"], task["stage"]
+        row = {"id": spec["id"], "entry": spec["entry"], "stage_requested": stage,
+               "stage_reached": "compile", "status": "fail", "error_class": None,
+               "message": "", "compile_ms": None, "n_regs": None, "n_spills": None,
+               "shared_bytes": None, "run_ms": None, "arch": task["arch"], "checker": "nvcc"}
+        scratch = task["scratch"]
+        os.makedirs(scratch, exist_ok=True)
+        self.marker = os.path.join(scratch, ".stage")
+        poisoned = False
+        try:
+            cuda_kernel.run_task(task, row, self.cuda_driver, self.mark)
+            if self.driver is not None and getattr(self.driver, "name", None):
+                row["gpu_name"] = self.driver.name
+            row["status"] = "ok"
+        except BaseException as e:  # noqa: B902
+            if isinstance(e, KeyboardInterrupt):
+                raise
+            current = row["stage_reached"]
+            row["message"] = trim(str(e) if current == "compile" and row["error_class"] else
+                                  exc_message(e) + "\n" + _tail_tb(e))
+            if isinstance(e, cuda_kernel.UnsupportedArgument):
+                row["error_class"] = "other"
+            elif not row["error_class"]:
+                row["error_class"] = classify(current, exc_chain(e), exc_message(e))
+            poisoned = current in ("load", "run")
+        finally:
+            if row["status"] == "ok":
+                shutil.rmtree(scratch, ignore_errors=True)
+        row["recycle"] = poisoned
+        return row
+
     def run_task(self, task):
         spec, stage = task["spec"], task["stage"]
+        if spec.get("language") == "cuda":
+            return self.run_cuda_task(task)
         row = {"id": spec["id"], "entry": spec["entry"], "stage_requested": stage,
                "stage_reached": "import", "status": "fail", "error_class": None,
                "message": "", "compile_ms": None, "n_regs": None, "n_spills": None,

@@ -33,7 +33,7 @@ nlohmann::json split_list(std::string_view s) {
 
 // `assignment` read as a kernel call, when it is one. `statement` is the module statement it
 // is (the assignment or its expression_statement); `comments` are those right above it.
-std::optional<KernelCall> kernel_call(const SyntaxTree& tree, TSNode assignment, TSNode statement,
+std::optional<KernelCall> kernel_call(const SourceText& tree, TSNode assignment, TSNode statement,
                                       const std::vector<TSNode>& comments) {
   if (!is_type(assignment, "assignment")) return std::nullopt;
   TSNode right = field(assignment, "right");
@@ -74,7 +74,7 @@ std::optional<KernelCall> kernel_call(const SyntaxTree& tree, TSNode assignment,
 // comments above each statement collected on the way: ts_node_named_child, ts_node_prev_sibling
 // and ts_node_parent each walk from the first child or the root, quadratic over a module's
 // hundreds of statements.
-void collect_calls(const SyntaxTree& tree, TSNode n, std::vector<KernelCall>& out, int depth) {
+void collect_calls(const SourceText& tree, TSNode n, std::vector<KernelCall>& out, int depth) {
   std::string_view type = node_type(n);
   if (depth > 200 || type == "function_definition" || type == "class_definition" || type == "string") return;
   std::vector<TSNode> comments;  // the comments right above the current child
@@ -136,9 +136,9 @@ KernelComments read_kernel_comments(const std::vector<std::string_view>& comment
   return c;
 }
 
-std::vector<KernelCall> find_kernel_calls(const SyntaxTree& tree) {
+std::vector<KernelCall> find_kernel_calls(TSNode root, const SourceText& tree) {
   std::vector<KernelCall> out;
-  collect_calls(tree, tree.root(), out, 0);
+  collect_calls(tree, root, out, 0);
   return out;
 }
 

@@ -5,7 +5,7 @@
 #include <string_view>
 #include <vector>
 
-#include "core/python/syntax_tree.h"
+#include "plugins/inductor/python_literal.h"
 
 namespace mine::inductor {
 
@@ -33,7 +33,8 @@ struct KernelCall {
 
 // Every async_compile.triton call bound at module level (also inside error-recovery nodes, so a
 // truncated file still gives the kernels before the damage).
-std::vector<KernelCall> find_kernel_calls(const SyntaxTree& tree);
+std::vector<KernelCall> find_kernel_calls(TSNode root, const SourceText& tree);
+inline std::vector<KernelCall> find_kernel_calls(const SyntaxTree& tree) { return find_kernel_calls(tree.root(), tree); }
 
 // Lines where a plain text scan sees `async_compile.triton(` outside comments: the calls a
 // reader should find, to report those the syntax tree lost.
