@@ -135,6 +135,14 @@ class Worker:
         # A bundle of CUDA C kernels only needs neither Triton nor torch.
         if os.environ.get("MINE_NEED_TRITON", "1") == "1":
             self._start_triton(want_gpu)
+        elif want_gpu:
+            # cuInit must run before the write sandbox goes up (as torch's does on the Triton
+            # path): under Landlock it fails with CUDA_ERROR_OPERATING_SYSTEM. Without a usable
+            # GPU the error is reported per kernel at its load stage instead.
+            try:
+                self.cuda_driver()
+            except Exception:
+                self.driver = None
 
     def _start_triton(self, want_gpu):
         import triton
