@@ -456,33 +456,42 @@ std::pair<nlohmann::json, std::string> constexpr_fallback(const std::string& nam
   return {1, "no value found"};
 }
 
-// Names used as the end of a tl.arange: those must be powers of two.
-std::set<std::string> arange_bounds(const PythonModule& m, TSNode body) {
-  std::set<std::string> out;
+// Calls `visit` on every call expression below `body`.
+template <typename Visit>
+void for_each_call(TSNode body, Visit visit) {
   std::vector<TSNode> stack{body};
   while (!stack.empty()) {
     TSNode n = stack.back();
     stack.pop_back();
-    if (is_type(n, "call")) {
-      auto q = m.qualified_name(field(n, "function"));
-      if (q && ends_with(*q, "language.arange")) {
-        TSNode args = field(n, "arguments");
-        if (ts_node_named_child_count(args) >= 2) {
-          // `tl.arange(0, pad_hd // 2)`: every name in the end expression sizes the range, and
-          // a guess of 1 would make it empty.
-          std::vector<TSNode> inner{ts_node_named_child(args, 1)};
-          while (!inner.empty()) {
-            TSNode e = inner.back();
-            inner.pop_back();
-            if (is_type(e, "identifier")) out.insert(m.text_of(e));
-            if (is_type(e, "call") || is_type(e, "attribute")) continue;
-            for_each_named_child(e, [&](TSNode c) { inner.push_back(c); });
-          }
-        }
-      }
-    }
+    if (is_type(n, "call")) visit(n);
     for_each_named_child(n, [&](TSNode c) { stack.push_back(c); });
   }
+}
+
+// Identifiers of expression `e` into `out`, not looking inside nodes of the `opaque` types
+// (other calls type their own operands; an attribute's name is no variable).
+void identifiers_in(const PythonModule& m, TSNode e, std::initializer_list<const char*> opaque, std::set<std::string>& out) {
+  std::vector<TSNode> stack{e};
+  while (!stack.empty()) {
+    TSNode x = stack.back();
+    stack.pop_back();
+    if (is_type(x, "identifier")) out.insert(m.text_of(x));
+    bool stop = false;
+    for (const char* t : opaque) stop = stop || is_type(x, t);
+    if (!stop) for_each_named_child(x, [&](TSNode c) { stack.push_back(c); });
+  }
+}
+
+// Names used as the end of a tl.arange: those must be powers of two. `tl.arange(0, pad_hd // 2)`:
+// every name in the end expression sizes the range, and a guess of 1 would make it empty.
+std::set<std::string> arange_bounds(const PythonModule& m, TSNode body) {
+  std::set<std::string> out;
+  for_each_call(body, [&](TSNode n) {
+    auto q = m.qualified_name(field(n, "function"));
+    TSNode args = field(n, "arguments");
+    if (q && ends_with(*q, "language.arange") && ts_node_named_child_count(args) >= 2)
+      identifiers_in(m, ts_node_named_child(args, 1), {"call", "attribute"}, out);
+  });
   return out;
 }
 
@@ -490,27 +499,21 @@ std::set<std::string> arange_bounds(const PythonModule& m, TSNode body) {
 // A constexpr used so gets a dtype, whatever its name.
 std::set<std::string> dtype_operands(const PythonModule& m, TSNode body) {
   std::set<std::string> out;
-  std::vector<TSNode> stack{body};
-  while (!stack.empty()) {
-    TSNode n = stack.back();
-    stack.pop_back();
-    if (is_type(n, "call")) {
-      TSNode fn = field(n, "function");
-      TSNode args = field(n, "arguments");
-      if (is_type(fn, "attribute") && m.text_of(field(fn, "attribute")) == "to") {
-        TSNode first = ts_node_named_child_count(args) ? ts_node_named_child(args, 0) : TSNode{};
-        if (is_type(first, "identifier")) out.insert(m.text_of(first));
-      }
-      for_each_named_child(args, [&](TSNode a) {
-        if (!is_type(a, "keyword_argument")) return;
-        std::string key = m.text_of(field(a, "name"));
-        TSNode value = field(a, "value");
-        if ((key == "dtype" || key == "out_dtype" || key == "acc_dtype") && is_type(value, "identifier"))
-          out.insert(m.text_of(value));
-      });
+  for_each_call(body, [&](TSNode n) {
+    TSNode fn = field(n, "function");
+    TSNode args = field(n, "arguments");
+    if (is_type(fn, "attribute") && m.text_of(field(fn, "attribute")) == "to") {
+      TSNode first = ts_node_named_child_count(args) ? ts_node_named_child(args, 0) : TSNode{};
+      if (is_type(first, "identifier")) out.insert(m.text_of(first));
     }
-    for_each_named_child(n, [&](TSNode c) { stack.push_back(c); });
-  }
+    for_each_named_child(args, [&](TSNode a) {
+      if (!is_type(a, "keyword_argument")) return;
+      std::string key = m.text_of(field(a, "name"));
+      TSNode value = field(a, "value");
+      if ((key == "dtype" || key == "out_dtype" || key == "acc_dtype") && is_type(value, "identifier"))
+        out.insert(m.text_of(value));
+    });
+  });
   return out;
 }
 
@@ -519,28 +522,13 @@ std::set<std::string> dtype_operands(const PythonModule& m, TSNode body) {
 // (`tl.sqrt(total / n_cols + eps)`).
 std::set<std::string> loop_bound_operands(const PythonModule& m, TSNode body) {
   std::set<std::string> out;
-  std::vector<TSNode> stack{body};
-  while (!stack.empty()) {
-    TSNode n = stack.back();
-    stack.pop_back();
-    if (is_type(n, "call")) {
-      TSNode fn = field(n, "function");
-      auto q = m.qualified_name(fn);
-      bool loop = (is_type(fn, "identifier") && m.text_of(fn) == "range") ||
-                  (q && (ends_with(*q, "language.range") || ends_with(*q, "language.static_range")));
-      if (loop) {
-        std::vector<TSNode> inner{field(n, "arguments")};
-        while (!inner.empty()) {
-          TSNode e = inner.back();
-          inner.pop_back();
-          if (is_type(e, "identifier")) out.insert(m.text_of(e));
-          if (is_type(e, "call") || is_type(e, "keyword_argument")) continue;
-          for_each_named_child(e, [&](TSNode c) { inner.push_back(c); });
-        }
-      }
-    }
-    for_each_named_child(n, [&](TSNode c) { stack.push_back(c); });
-  }
+  for_each_call(body, [&](TSNode n) {
+    TSNode fn = field(n, "function");
+    auto q = m.qualified_name(fn);
+    bool loop = (is_type(fn, "identifier") && m.text_of(fn) == "range") ||
+                (q && (ends_with(*q, "language.range") || ends_with(*q, "language.static_range")));
+    if (loop) identifiers_in(m, field(n, "arguments"), {"call", "keyword_argument"}, out);
+  });
   return out;
 }
 
@@ -550,26 +538,12 @@ std::set<std::string> float_math_operands(const PythonModule& m, TSNode body) {
   static const std::set<std::string> kFloatOnly = {"exp", "exp2", "log", "log2", "log1p", "sqrt", "rsqrt", "sqrt_rn",
                                                    "sin", "cos", "tanh", "sigmoid", "erf", "fdiv", "div_rn"};
   std::set<std::string> out;
-  std::vector<TSNode> stack{body};
-  while (!stack.empty()) {
-    TSNode n = stack.back();
-    stack.pop_back();
-    if (is_type(n, "call")) {
-      auto q = m.qualified_name(field(n, "function"));
-      std::string op = q ? q->substr(q->rfind('.') + 1) : "";
-      if (q && q->rfind("triton.language", 0) == 0 && kFloatOnly.count(op)) {
-        std::vector<TSNode> inner{field(n, "arguments")};
-        while (!inner.empty()) {
-          TSNode e = inner.back();
-          inner.pop_back();
-          if (is_type(e, "identifier")) out.insert(m.text_of(e));
-          if (is_type(e, "call") || is_type(e, "keyword_argument")) continue;  // other calls type their own operands
-          for_each_named_child(e, [&](TSNode c) { inner.push_back(c); });
-        }
-      }
-    }
-    for_each_named_child(n, [&](TSNode c) { stack.push_back(c); });
-  }
+  for_each_call(body, [&](TSNode n) {
+    auto q = m.qualified_name(field(n, "function"));
+    std::string op = q ? q->substr(q->rfind('.') + 1) : "";
+    if (q && q->rfind("triton.language", 0) == 0 && kFloatOnly.count(op))
+      identifiers_in(m, field(n, "arguments"), {"call", "keyword_argument"}, out);
+  });
   return out;
 }
 
