@@ -88,6 +88,8 @@ bool dynamic_import(const FreeNames& reads) {
          (importlib != reads.attributes.end() && importlib->second.count("import_module"));
 }
 
+constexpr int kReferenceDepth = 400;  // global_references' default nesting limit
+
 struct Edit {
   uint32_t start, end;
   std::string text;
@@ -568,6 +570,20 @@ class ClosureBuilder {
 
   std::string root_text() {
     if (!needs_rewrite(m0_, root_.reads, {})) return root_.text;
+    if (!root_.pieces.empty() && spliced_text(*m0_, root_.pieces) == root_.text) {
+      // The kernel's own tree, edited in place: the same references a parse of its text finds,
+      // one level shallower (that parse starts at a module node).
+      const std::string& text = m0_->tree().text();
+      auto refs = global_references(m0_->tree(), root_.node, kReferenceDepth - 1);
+      auto edits = edits_for(m0_, refs, text);
+      std::string out;
+      for (const auto& p : root_.pieces) {
+        out += p.before;
+        out += dedent(apply(text, ts_node_start_byte(p.node), ts_node_end_byte(p.node), edits), p.indent);
+        out += p.after;
+      }
+      return out;
+    }
     const auto& refs = references(m0_, nullptr);
     auto edits = edits_for(m0_, refs, root_tree_->text());
     return apply(root_tree_->text(), 0, static_cast<uint32_t>(root_tree_->text().size()), edits);

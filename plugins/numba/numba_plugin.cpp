@@ -105,6 +105,8 @@ class KernelBuilder {
     root.reads = s.reads;
     root.binds = s.binds;
     root.statement = &s;
+    root.pieces = {{s.node, s.indent, "", ""}};
+    root.node = s.node;
     ClosureResult closure = file_.close_over(root, labeler_);
     ExtractedKernel k;
     k.name = m_.text_of(left);

@@ -36,12 +36,7 @@ class KernelBuilder {
       auto q = m_.qualified_name(d);
       decorator_names.push_back(q ? *q : m_.text_of(d));
     }
-    std::string text = definition_at_top_level(m_, site);
-    ClosureRoot root;
-    root.text = text;
-    root.reads = free_names(m_.tree(), site.node);
-    root.binds = {site.name};
-    root.statement = site.statement;
+    ClosureRoot root = function_root(m_, site, definition_at_top_level(m_, site));
 
     ExtractedKernel k;
     k.name = site.name;
@@ -77,6 +72,8 @@ class KernelBuilder {
     root.reads = s.reads;
     root.binds = s.binds;
     root.statement = &s;
+    root.pieces = {{s.node, s.indent, "", ""}};
+    root.node = s.node;
     ExtractedKernel k;
     k.name = m_.text_of(left);
     k.qualname = k.name;
