@@ -4,6 +4,7 @@
 #include <deque>
 #include <map>
 #include <memory>
+#include <optional>
 #include <tuple>
 #include <unordered_map>
 
@@ -360,11 +361,17 @@ class ClosureBuilder {
 
   const std::vector<GlobalReference>& references(const PythonModule* m, const ModuleStatement* s) {
     if (!s) {
-      if (!root_tree_) {
-        root_tree_ = SyntaxTree::parse(root_.text);
-        root_references_ = global_references(*root_tree_, root_tree_->root());
+      if (!root_references_) {
+        if (root_in_module()) {
+          // The same references a parse of the kernel's text finds, one level shallower (that
+          // parse starts at a module node), at their places in the module's text.
+          root_references_ = global_references(m0_->tree(), root_.node, kReferenceDepth - 1);
+        } else {
+          root_tree_ = SyntaxTree::parse(root_.text);
+          root_references_ = global_references(*root_tree_, root_tree_->root());
+        }
       }
-      return root_references_;
+      return *root_references_;
     }
     auto found = c_.references.find(s);
     if (found != c_.references.end()) return found->second;
@@ -570,11 +577,9 @@ class ClosureBuilder {
 
   std::string root_text() {
     if (!needs_rewrite(m0_, root_.reads, {})) return root_.text;
-    if (!root_.pieces.empty() && spliced_text(*m0_, root_.pieces) == root_.text) {
-      // The kernel's own tree, edited in place: the same references a parse of its text finds,
-      // one level shallower (that parse starts at a module node).
+    const auto& refs = references(m0_, nullptr);
+    if (root_in_module()) {  // edited in the module's tree, piece by piece
       const std::string& text = m0_->tree().text();
-      auto refs = global_references(m0_->tree(), root_.node, kReferenceDepth - 1);
       auto edits = edits_for(m0_, refs, text);
       std::string out;
       for (const auto& p : root_.pieces) {
@@ -584,9 +589,14 @@ class ClosureBuilder {
       }
       return out;
     }
-    const auto& refs = references(m0_, nullptr);
     auto edits = edits_for(m0_, refs, root_tree_->text());
     return apply(root_tree_->text(), 0, static_cast<uint32_t>(root_tree_->text().size()), edits);
+  }
+
+  // Whether the kernel's text is cut from its module's tree (then no parse of it is needed).
+  bool root_in_module() {
+    if (!root_spliced_) root_spliced_ = !root_.pieces.empty() && spliced_text(*m0_, root_.pieces) == root_.text;
+    return *root_spliced_;
   }
 
   std::string render_external(const ModuleStatement& s, const std::vector<Entity*>& group, const PythonModule* m) {
@@ -744,7 +754,8 @@ class ClosureBuilder {
   std::set<std::pair<const PythonModule*, std::string>> resolving_;
   size_t taint_ = 0;  // counts resolutions that went through the kernel's own names
   std::unique_ptr<SyntaxTree> root_tree_;
-  std::vector<GlobalReference> root_references_;
+  std::optional<std::vector<GlobalReference>> root_references_;
+  std::optional<bool> root_spliced_;
   std::unordered_map<const Entity*, std::string> emitted_;
   std::string rewritten_;
 
