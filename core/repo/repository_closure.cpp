@@ -7,6 +7,7 @@
 #include <optional>
 #include <tuple>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "core/repo/global_references.h"
 #include "core/repo/standard_library.h"
@@ -102,13 +103,21 @@ struct Edit {
 // only on the (immutable, scan-long) modules, never on the kernel. Names in the standalone do,
 // and stay with the kernel's ClosureBuilder.
 struct ResolutionCache {
+  // Looked up by every kernel for every name it reaches: hashed, never iterated. Values stay
+  // where they are as the maps grow (callers hold references into them).
+  struct PairHash {
+    template <typename A, typename B>
+    size_t operator()(const std::pair<A, B>& p) const {
+      return std::hash<A>()(p.first) * 31 + std::hash<B>()(p.second);
+    }
+  };
   std::vector<std::unique_ptr<Entity>> entities;
-  std::map<std::string, Entity*> by_key;
-  std::map<std::pair<const PythonModule*, std::string>, Entity*> resolved;
-  std::map<std::pair<std::string, std::string>, Entity*> members;
-  std::map<const PythonModule*, std::set<std::string>> public_names;
-  std::map<const ModuleStatement*, std::vector<GlobalReference>> references;
-  std::map<const ModuleStatement*, std::string> plain_text;
+  std::unordered_map<std::string, Entity*> by_key;
+  std::unordered_map<std::pair<const PythonModule*, std::string>, Entity*, PairHash> resolved;
+  std::unordered_map<std::pair<std::string, std::string>, Entity*, PairHash> members;
+  std::unordered_map<const PythonModule*, std::set<std::string>> public_names;
+  std::unordered_map<const ModuleStatement*, std::vector<GlobalReference>> references;
+  std::unordered_map<const ModuleStatement*, std::string> plain_text;
   // What each name a statement reads or binds resolves to (entity or nullptr).
   std::unordered_map<const ModuleStatement*, std::vector<std::pair<const std::string*, Entity*>>> statement_names;
 };
@@ -737,8 +746,14 @@ class ClosureBuilder {
     for (auto& [pos, text] : top) import_text += text + "\n";
 
     std::string kernel = root_text();
-    result.standalone = import_text + definition_text +
-                        (import_text.empty() && definition_text.empty() ? "" : "\n\n") + kernel + "\n";
+    // Built in place: standalones reaching a whole runtime are tens of KB, one per kernel.
+    std::string& out = result.standalone;
+    out.reserve(import_text.size() + definition_text.size() + kernel.size() + 3);
+    out += import_text;
+    out += definition_text;
+    if (!import_text.empty() || !definition_text.empty()) out += "\n\n";
+    out += kernel;
+    out += "\n";
     result.dependencies = std::move(deps_);
     for (const auto& d : result.dependencies)
       if (d.kind == "unresolved") result.self_contained = false;
@@ -761,7 +776,7 @@ class ClosureBuilder {
 
   std::deque<Use> uses_;
   std::vector<Entity*> needed_;
-  std::set<Entity*> needed_set_;
+  std::unordered_set<Entity*> needed_set_;
   std::vector<Dependency> deps_;
   std::set<std::string> external_signatures_;
   std::map<const PythonModule*, std::vector<const PythonModule*>> module_edges_;
