@@ -31,15 +31,19 @@ struct Entity {
   const ImportBinding* binding = nullptr;          // External/KeptImport
   ModuleLocation location;                         // Module
   std::string why;                                 // Unresolved
+  mutable std::string signature;                   // External/KeptImport, once asked for (see signature())
 };
 
 std::string first_component(const std::string& dotted) { return dotted.substr(0, dotted.find('.')); }
 
 // The same external import written in two files is one import in the standalone.
-std::string signature(const Entity& e) {
-  const ImportBinding& b = *e.binding;
-  std::string where = e.kind == EntityKind::KeptImport ? e.module->path() + "\n" : "";  // relative: per file
-  return where + std::to_string(b.level) + b.module + "\n" + b.imported + "\n" + b.target + "\n" + b.local;
+const std::string& signature(const Entity& e) {
+  if (e.signature.empty()) {  // never empty once made; entities live as long as the scan
+    const ImportBinding& b = *e.binding;
+    std::string where = e.kind == EntityKind::KeptImport ? e.module->path() + "\n" : "";  // relative: per file
+    e.signature = where + std::to_string(b.level) + b.module + "\n" + b.imported + "\n" + b.target + "\n" + b.local;
+  }
+  return e.signature;
 }
 
 const ImportBinding* binding_named(const ModuleStatement& s, const std::string& local) {
@@ -118,6 +122,7 @@ struct ResolutionCache {
   std::unordered_map<const PythonModule*, std::set<std::string>> public_names;
   std::unordered_map<const ModuleStatement*, std::vector<GlobalReference>> references;
   std::unordered_map<const ModuleStatement*, std::string> plain_text;
+  std::unordered_map<const PythonModule*, std::string> module_tags;
   // What each name a statement reads or binds resolves to (entity or nullptr).
   std::unordered_map<const ModuleStatement*, std::vector<std::pair<const std::string*, Entity*>>> statement_names;
 };
@@ -480,7 +485,9 @@ class ClosureBuilder {
       if (e->kind == EntityKind::Definition && e->module != m0_) {
         // A builtin's name would shadow the builtin for the kernel's own file.
         if (is_python_builtin(e->name)) taken.insert(e->name);
-        claim(e, e->name, module_tag(e->module->path()));
+        auto tag = c_.module_tags.find(e->module);
+        if (tag == c_.module_tags.end()) tag = c_.module_tags.emplace(e->module, module_tag(e->module->path())).first;
+        claim(e, e->name, tag->second);
         if (emitted(e) != e->name)
           for (auto& d : deps_)
             if (d.path == e->module->path() && d.name == e->name && d.kind != "unresolved") d.note = "renamed to " + emitted(e);
