@@ -6,6 +6,7 @@
 #include <map>
 #include <set>
 #include <string_view>
+#include <thread>
 
 #include "core/error.h"
 #include "core/sha256.h"
@@ -60,12 +61,27 @@ std::unique_ptr<Corpus> Corpus::open(const std::string& path, Access access) {
     throw Error::in(path, "cannot open corpus: " + message);
   }
   std::unique_ptr<Corpus> corpus(new Corpus(path, db, access));
-  sqlite3_busy_timeout(db, 30000);  // a second writer waits for the first instead of failing at once
+  // A second writer waits for the first instead of failing at once.
+  sqlite3_busy_timeout(db, corpus_busy_timeout_ms());
   sqlite3_db_config(db, SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION, 0, nullptr);
   try {
     if (access == Access::ReadWrite) {
-      sqlite_exec(db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;");
-      corpus->migrate();
+      // SQLite skips the busy handler where waiting could deadlock, as when several processes
+      // create and migrate the same new corpus at once: those conflicts are retried here until
+      // the busy timeout is spent (each migration step re-checks the version in its transaction).
+      auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(corpus_busy_timeout_ms());
+      for (int attempt = 0;; ++attempt) {
+        try {
+          sqlite_exec(db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;");
+          corpus->migrate();
+          break;
+        } catch (const Error& e) {
+          if (std::string(e.what()).find("database is locked") == std::string::npos ||
+              std::chrono::steady_clock::now() >= deadline)
+            throw;
+          std::this_thread::sleep_for(std::chrono::milliseconds(10 + 10 * std::min(attempt, 9)));
+        }
+      }
     } else {
       int version = corpus->schema_version();
       if (version == 0) throw Error::in(path, "not a mine corpus (schema version 0)");
