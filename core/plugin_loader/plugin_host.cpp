@@ -114,6 +114,8 @@ int report_python(mine_sink* sink, const mine_file* f, const mine_python_kernel*
       root.reads = s->reads;
       root.binds = s->binds;
       root.statement = s;
+      root.pieces = {{s->node, s->indent, "", ""}};
+      root.node = s->node;
       ClosureResult closure = f->view->close_over(root, labeler);
       k.name = in->name;
       k.qualname = k.name;
