@@ -63,10 +63,13 @@ def dump(db, queries):
 
 
 def has_schema(db):
-    """A kill during the first migration leaves a valid database without tables: an empty corpus."""
+    """Each migration is its own transaction: a kill during the migrations of a new corpus leaves
+    a valid database at an earlier schema version (no tables at all after the first), which the
+    next run migrates forward. Only a fully migrated corpus has the tables the dump reads."""
+    latest = len([f for f in os.listdir(os.path.join(SOURCE, "schema")) if f.endswith(".sql")])
     c = sqlite3.connect("file:%s?mode=ro" % db, uri=True)
     try:
-        return c.execute("SELECT count(*) FROM sqlite_master WHERE name = 'kernels'").fetchone()[0] == 1
+        return c.execute("PRAGMA user_version").fetchone()[0] == latest
     finally:
         c.close()
 
