@@ -2,8 +2,8 @@
 scan_errors or a clean success, in bounded time and memory, with no stack overflow, and the corpus
 passes PRAGMA integrity_check afterwards. Inputs are generated here (nothing large is committed).
 
-Limits exercised (README, "Limits on hostile input"): --max-file-size (MB, default 20),
---max-nesting (default 400 levels of nested statements or expressions)."""
+Limits exercised (README, "Reliability"): --max-file-size (MB, default 20) and --max-nesting
+(default 400 levels of nested expressions or blocks in a statement, 100 of module-level blocks)."""
 import os
 import shutil
 import sqlite3
@@ -94,6 +94,18 @@ class Pathological(unittest.TestCase):
             self.assertIn((name, "syntax"), self.errors, self.errors)
             self.assertIn("nest", self.messages[name])  # "nesting deeper than 400 levels at line N"
         self.assertIn(("ok.py", "ok_kernel"), self.kernels)
+
+    def test_nesting_limit_is_configurable(self):
+        # 60 levels pass the default limit (400) and are refused under --max-nesting 20.
+        self.write("nested60.py", KERNEL + "y = " + "(" * 60 + "1" + ")" * 60 + "\n")
+        self.run_scan()
+        self.assertIn(("nested60.py", "ok_kernel"), self.kernels)
+        os.remove(self.db)
+        self.run_scan("--max-nesting", "20")
+        self.assertIn(("nested60.py", "syntax"), self.errors)
+        self.assertIn("nesting deeper than 20 levels", self.messages["nested60.py"])
+        bad = subprocess.run([MINE, "scan", self.src, "--db", self.db, "--max-nesting", "100000"], capture_output=True, text=True)
+        self.assertEqual(bad.returncode, 2, bad.stderr)
 
     def test_nested_blocks(self):
         # 2,000 nested blocks with one-space indentation (2 MB); deeper needs more than the size limit.

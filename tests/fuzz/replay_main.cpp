@@ -1,5 +1,6 @@
 // Replays fuzz inputs through a fuzz target without libFuzzer, so that the normal (gcc) build
 // and CI check every seed and every input that once crashed. Arguments: files or folders.
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
