@@ -71,10 +71,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   auto json = nlohmann::json::parse(body, nullptr, false);
   if (json.is_discarded()) return 0;
   read_repo(json);
+  // What RepoSearch reads of a search page besides its items.
+  (void)api_int(json, "total_count", 0);
+  (void)api_bool(json, "incomplete_results", false);
   if (json.is_object()) {
     auto items = json.find("items");
-    if (items != json.end() && items->is_array())
+    if (items != json.end() && items->is_array()) {
+      if (!items->empty()) (void)api_int((*items)[0], "stargazers_count", 0);
       for (const auto& item : *items) read_repo(item);
+    }
   }
   return 0;
 }

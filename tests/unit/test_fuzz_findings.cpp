@@ -51,3 +51,42 @@ TEST_CASE("manifest fields of the wrong type are refused with a message", "[fuzz
   }
   CHECK(DeclarativePlugin(plugin_folder("{" + base + R"(, "version": "7"})")).version() == "7");
 }
+
+TEST_CASE("repository fields of the wrong type or range read as absent", "[fuzz][crawl]") {
+  // "stargazers_count": "many" threw a JSON type_error out of the crawl; 1e300 was cast to int64
+  // (undefined behaviour, reported by UBSan).
+  json item = {{"full_name", "a/b"}, {"clone_url", "http://127.0.0.1/a/b.git"}, {"stargazers_count", "many"},
+               {"size", 1e300}, {"fork", "yes"}, {"archived", 1}, {"license", "MIT"}, {"pushed_at", 5}};
+  RepoInfo r = repo_info_from_json(item);
+  CHECK(r.stars == 0);
+  CHECK(r.size_kb == 0);
+  CHECK_FALSE(r.fork);
+  CHECK_FALSE(r.archived);
+  CHECK(r.license_spdx.empty());
+  CHECK(r.pushed_at.empty());
+  CHECK(api_int(json{{"n", 18446744073709551615ull}}, "n", -1) == -1);
+  CHECK(api_int(json{{"n", 42.0}}, "n", -1) == 42);
+  CHECK(api_int(json{{"n", -7}}, "n", 0) == -7);
+  CHECK(api_int(json::array({1}), "n", 3) == 3);
+  CHECK(api_bool(json{{"b", true}}, "b", false));
+  CHECK_THROWS_AS(repo_info_from_json(json{{"full_name", 1}, {"clone_url", "x"}}), Error);
+}
+
+TEST_CASE("rate-limit header numbers cannot overflow the clock", "[fuzz][crawl]") {
+  CHECK(header_number("60", -1) == 60);
+  CHECK(header_number(" 1700000000 ", 0) == 1700000000);
+  CHECK(header_number("99999999999999999999", -1) == -1);  // strtol gave LONG_MAX: seconds -> ns overflowed
+  CHECK(header_number("9000000000000", -1) == -1);         // past 2100 as an epoch second
+  CHECK(header_number("-5", -1) == -1);
+  CHECK(header_number("12abc", -1) == -1);
+  CHECK(header_number("", 7) == 7);
+  std::map<std::string, std::string> headers;
+  add_header_line(headers, "X-RateLimit-Remaining:  0 \r\n");
+  add_header_line(headers, "no colon here\r\n");
+  CHECK(headers == std::map<std::string, std::string>{{"x-ratelimit-remaining", "0"}});
+  add_header_line(headers, "HTTP/2 200\r\n");
+  CHECK(headers.empty());
+  CHECK(api_message(R"({"message": "Bad credentials"})") == "Bad credentials");
+  CHECK(api_message(R"({"message": 5})").empty());
+  CHECK(api_message("<html>").empty());
+}
