@@ -173,6 +173,20 @@ class Pathological(unittest.TestCase):
         self.assertIn(("decorated.py", "many"), self.kernels)
         self.assertIn(("ok.py", "ok_kernel"), self.kernels)
 
+    def test_surrogate_escape_in_inductor_meta(self):
+        # A lone surrogate in triton_meta once made the kernel's metadata unstorable as JSON and
+        # stopped the whole scan (fuzz finding); it is kept as written now.
+        module = ("import triton\nimport triton.language as tl\nfrom torch._inductor.runtime import triton_heuristics\n\n"
+                  "@triton_heuristics.pointwise(size_hints=[16], filename=__file__, triton_meta={'signature': "
+                  "{'x_ptr': '*fp32'}, 'constants': {'tag': '\\\\ud800\\\\U00110000'}})\n@triton.jit\n"
+                  "def triton_poi_0(x_ptr, XBLOCK: tl.constexpr):\n    tl.store(x_ptr, 1.0)\n")
+        self.write("output_code.py", "async_compile = AsyncCompile()\ntriton_poi_0 = async_compile.triton("
+                   "'triton_poi_0', '''\n" + module + "''', device_str='cuda')\n")
+        self.write("ok.py", KERNEL)
+        self.run_scan()
+        self.assertIn(("output_code.py", "triton_poi_0"), self.kernels, self.errors)
+        self.assertIn(("ok.py", "ok_kernel"), self.kernels)
+
 
 if __name__ == "__main__":
     unittest.main(verbosity=2)
