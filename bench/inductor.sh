@@ -3,7 +3,10 @@
 # (../shared/fixtures/inductor) under different graph names until the folder holds at least
 # TARGET_MB (default 50), then times `mine scan` on it with 2 parser threads pinned to 2 cores.
 # Prints a table: folder MB/s (what the issue's target counts) and .py MB/s (what mine reads).
-# usage: bench/inductor.sh   env: MINE (binary), TARGET_MB, RUNS (best of, default 3), JOBS (default 2)
+# UNIQUE=1 renames every kernel per copy (triton_poi_fused_x -> triton_poi_r7_fused_x), so that no
+# kernel source or kernel statement repeats and nothing is read from mine's per-process caches:
+# the worst case, every kernel new.
+# usage: bench/inductor.sh   env: MINE (binary), TARGET_MB, RUNS (best of, default 3), JOBS (default 2), UNIQUE
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 MINE=${MINE:-$here/../build/mine}
@@ -27,6 +30,9 @@ while [ "$(du -sb "$work/debug" 2>/dev/null | cut -f1 || echo 0)" -lt $((target_
     cp -r "$run" "$dst"
     chmod -R u+w "$dst"
     for g in "$dst"/torchinductor/*/; do mv "$g" "${g%/}_r$copies"; done
+    if [ "${UNIQUE:-0}" = 1 ]; then
+      find "$dst" -name output_code.py -exec sed -i "s/triton_\(poi\|per\|red\|tem\)_/triton_\1_r${copies}_/g" {} +
+    fi
   done
 done
 folder_bytes=$(du -sb "$work/debug" | cut -f1)
@@ -55,5 +61,5 @@ awk -v c="$copies" -v f="$files" -v fb="$folder_bytes" -v pb="$py_bytes" -v g="$
     -v s="$best" -v cpu="$best_cpu" 'BEGIN{
   if (s < 0.001) s = 0.001; if (cpu < 0.001) cpu = 0.001;
   printf "%7d %6d %9.1f %7.1f %7d %11d %9d %7.2f %8.1f %7.2f %9.1f %12.1f\n", c, f, fb/1048576, pb/1048576, g, o, d, s, fb/1048576/s, cpu, pb/1048576/s, fb/1048576/(cpu/2)}'
-echo "(best of $runs runs by wall time, --jobs $jobs${pin:+, pinned to cores 0,1}; $(nproc) cores here, load $(cut -d' ' -f1-3 /proc/loadavg))"
+echo "(best of $runs runs by wall time, --jobs $jobs${pin:+, pinned to cores 0,1}$([ "${UNIQUE:-0}" = 1 ] && echo ", UNIQUE=1: every kernel renamed per copy"); $(nproc) cores here, load $(cut -d' ' -f1-3 /proc/loadavg))"
 echo "MB/s counts the whole debug folder; py MB/s the .py files mine reads; MB/s@2 idle = folder MB / (cpu s / 2)."

@@ -44,7 +44,10 @@ class KernelSink {
   virtual void problem(int line, const std::string& kind, const std::string& message) = 0;
 };
 
-// An extractor: finds kernels of one language or framework in a file.
+// An extractor as the scanner drives it: finds kernels of one language or framework in a file.
+// Plugins, built-in or loaded, are written against include/mine/plugin.h and reach the scanner
+// through CAbiPlugin (core/plugin_loader/plugin_host.h); declarative plugins through
+// DeclarativePlugin. FileView and KernelSink are the host's side of that boundary.
 class ExtractorPlugin {
  public:
   virtual ~ExtractorPlugin() = default;
@@ -55,6 +58,10 @@ class ExtractorPlugin {
   virtual std::vector<std::string> file_suffixes() const = 0;
   // RE2 patterns; a file is parsed and handed to the plugin only if one of them matches its text.
   virtual std::vector<std::string> prefilter_patterns() const = 0;
+  // True when the whole file is output of the tool this plugin reads (e.g. code torch.compile
+  // generated): the scanner then hands it to this plugin alone, so the same kernel is not stored
+  // twice under two plugins. Asked only of plugins whose prefilter matched; should be cheap.
+  virtual bool claims(const FileView& /*file*/) const { return false; }
   virtual void extract(const FileView& file, KernelSink& sink) const = 0;
 };
 

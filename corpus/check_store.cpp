@@ -40,7 +40,7 @@ std::vector<CheckKernel> select_check_kernels(const Corpus& read_only, const std
   std::string condition = where.empty() ? "1" : where;
   std::string sql =
       "SELECT id, plugin, name, standalone, standalone_sha256, meta, repo, path, qualname, source_sha256 FROM kernels "
-      "WHERE plugin IN ('triton', 'inductor') AND standalone <> '' AND (" + condition + ") ORDER BY id LIMIT ?";
+      "WHERE plugin IN ('triton', 'inductor', 'cuda') AND standalone <> '' AND (" + condition + ") ORDER BY id LIMIT ?";
   sqlite3_stmt* raw = nullptr;
   const char* tail = nullptr;
   int rc = sqlite3_prepare_v2(db, sql.c_str(), static_cast<int>(sql.size()), &raw, &tail);
@@ -80,6 +80,17 @@ std::vector<CheckKernel> select_check_kernels(const Corpus& read_only, const std
     k.source_sha256 = text(9);
     out.push_back(std::move(k));
   }
+  return out;
+}
+
+std::set<int64_t> jitted_helper_kernels(const Corpus& read_only) {
+  SqliteStatement q(read_only.handle(),
+                    "SELECT DISTINCT h.id FROM kernel_deps d "
+                    "JOIN kernels h ON h.name = d.name AND h.path = d.path AND h.start_line = d.start_line "
+                    "JOIN kernels c ON c.id = d.kernel_id AND c.repo = h.repo AND c.id <> h.id "
+                    "WHERE d.kind = 'jit_function' AND h.plugin = 'triton'");
+  std::set<int64_t> out;
+  while (q.step()) out.insert(q.column_int(0));
   return out;
 }
 

@@ -1,6 +1,7 @@
 #pragma once
 #include <cstdint>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -18,11 +19,17 @@ struct CheckKernel {
   std::string repo, path, qualname, source_sha256;  // the identity `--shard` hashes
 };
 
-// Kernels `mine check` can check (Triton and Inductor kernels with a source), matching the
+// Kernels `mine check` can check (Triton, Inductor and CUDA C kernels with a source), matching the
 // user's SQL condition on the kernels table, by id. `read_only` must be opened with
 // Corpus::Access::ReadOnly: the condition is user text, so it only ever runs where writes are
 // impossible, and must form a single SELECT with the rest of the statement.
 std::vector<CheckKernel> select_check_kernels(const Corpus& read_only, const std::string& where, int64_t limit);
+
+// Triton kernels that another kernel of the same repository calls as a jitted helper (its
+// kernel_deps row of kind 'jit_function' points at the helper's file and line). A helper takes
+// blocks from its caller, so compiled alone with an inferred launch signature it fails for
+// reasons that are not its own; it is compiled inside every caller instead.
+std::set<int64_t> jitted_helper_kernels(const Corpus& read_only);
 
 // Replaces the stored signature of each kernel, in one transaction.
 void store_signatures(Corpus& corpus, const std::vector<std::pair<CheckKernel, check::InferredSignature>>& inferred);

@@ -6,6 +6,7 @@
 #include <map>
 #include <set>
 #include <string_view>
+#include <thread>
 
 #include "core/error.h"
 #include "core/sha256.h"
@@ -60,12 +61,27 @@ std::unique_ptr<Corpus> Corpus::open(const std::string& path, Access access) {
     throw Error::in(path, "cannot open corpus: " + message);
   }
   std::unique_ptr<Corpus> corpus(new Corpus(path, db, access));
-  sqlite3_busy_timeout(db, 30000);  // a second writer waits for the first instead of failing at once
+  // A second writer waits for the first instead of failing at once.
+  sqlite3_busy_timeout(db, corpus_busy_timeout_ms());
   sqlite3_db_config(db, SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION, 0, nullptr);
   try {
     if (access == Access::ReadWrite) {
-      sqlite_exec(db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;");
-      corpus->migrate();
+      // SQLite skips the busy handler where waiting could deadlock, as when several processes
+      // create and migrate the same new corpus at once: those conflicts are retried here until
+      // the busy timeout is spent (each migration step re-checks the version in its transaction).
+      auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(corpus_busy_timeout_ms());
+      for (int attempt = 0;; ++attempt) {
+        try {
+          sqlite_exec(db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;");
+          corpus->migrate();
+          break;
+        } catch (const Error& e) {
+          if (std::string(e.what()).find("database is locked") == std::string::npos ||
+              std::chrono::steady_clock::now() >= deadline)
+            throw;
+          std::this_thread::sleep_for(std::chrono::milliseconds(10 + 10 * std::min(attempt, 9)));
+        }
+      }
     } else {
       int version = corpus->schema_version();
       if (version == 0) throw Error::in(path, "not a mine corpus (schema version 0)");
@@ -170,7 +186,15 @@ StoreOutcome Corpus::store(int64_t scan_id, const RepoSnapshot& snap) {
                          "UPDATE kernels SET plugin=?, name=?, start_line=?, end_line=?, standalone=?, "
                          "standalone_sha256=?, self_contained=?, external_modules=?, meta=?, commit_id=? WHERE id=?");
   SqliteStatement drop_deps(db_, "DELETE FROM kernel_deps WHERE kernel_id=?");
-  SqliteStatement add_dep(db_, "INSERT INTO kernel_deps(kernel_id, name, kind, path, start_line) VALUES (?,?,?,?,?)");
+  // Dependency rows go in kDepBatch at a time: a kernel reaching a whole runtime has hundreds,
+  // and one statement per row cost more than the rows themselves. Rowids follow the same order.
+  constexpr size_t kDepBatch = 32;
+  auto dep_insert = [&](size_t rows) {
+    std::string sql = "INSERT INTO kernel_deps(kernel_id, name, kind, path, start_line) VALUES (?,?,?,?,?)";
+    for (size_t r = 1; r < rows; ++r) sql += ",(?,?,?,?,?)";
+    return SqliteStatement(db_, sql);
+  };
+  SqliteStatement add_dep = dep_insert(1), add_deps = dep_insert(kDepBatch);
   std::set<int64_t> kept;
   InductorRows inductor(snap.kernels);  // one row per distinct Inductor kernel; see 002_inductor.sql
   for (size_t i = 0; i < snap.kernels.size(); ++i) {
@@ -206,13 +230,21 @@ StoreOutcome Corpus::store(int64_t scan_id, const RepoSnapshot& snap) {
     inductor.set_row_id(i, id);
     drop_deps.bind(1, id);
     drop_deps.run();
-    for (const auto& d : k.dependencies) {
-      add_dep.bind(1, id).bind(2, d.name).bind(3, d.kind).bind_optional(4, d.path);
+    auto bind_dep = [&](SqliteStatement& st, int at, const Dependency& d) {
+      st.bind(at + 1, id).bind(at + 2, d.name).bind(at + 3, d.kind).bind_optional(at + 4, d.path);
       if (d.start_line > 0) {
-        add_dep.bind(5, d.start_line);
+        st.bind(at + 5, d.start_line);
       } else {
-        add_dep.bind_null(5);
+        st.bind_null(at + 5);
       }
+    };
+    size_t next = 0, count = k.dependencies.size();
+    for (; next + kDepBatch <= count; next += kDepBatch) {
+      for (size_t r = 0; r < kDepBatch; ++r) bind_dep(add_deps, static_cast<int>(5 * r), k.dependencies[next + r]);
+      add_deps.run();
+    }
+    for (; next < count; ++next) {
+      bind_dep(add_dep, 0, k.dependencies[next]);
       add_dep.run();
     }
   }

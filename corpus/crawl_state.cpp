@@ -2,6 +2,7 @@
 
 #include <ctime>
 
+#include "core/crawl/secret_redaction.h"
 #include "corpus/sqlite_statement.h"
 
 namespace mine {
@@ -31,7 +32,9 @@ void CorpusCrawlState::upsert_discovered(const RepoInfo& r) {
                     "pushed_at=excluded.pushed_at, size_kb=excluded.size_kb, fork=excluded.fork, "
                     "archived=excluded.archived, crawl_state=coalesce(repos.crawl_state, 'discovered'), "
                     "crawled_at=excluded.crawled_at");
-  s.bind(1, r.full_name).bind(2, r.clone_url).bind(3, r.clone_url).bind(4, r.stars).bind(5, r.default_branch);
+  // Credentials in a clone URL are never stored.
+  const std::string url = url_without_credentials(r.clone_url);
+  s.bind(1, r.full_name).bind(2, url).bind(3, url).bind(4, r.stars).bind(5, r.default_branch);
   s.bind_optional(6, r.license_spdx).bind(7, r.pushed_at).bind(8, r.size_kb).bind(9, r.fork ? 1 : 0);
   s.bind(10, r.archived ? 1 : 0).bind(11, utc_now());
   s.run();

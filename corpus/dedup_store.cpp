@@ -206,7 +206,7 @@ std::vector<ExportKernel> export_kernels(const Corpus& corpus, const std::string
 
   std::vector<ExportKernel> out;
   std::map<int64_t, size_t> index;
-  {
+  try {
     SqliteStatement s(db, sql);
     while (s.step()) {
       ExportKernel k;
@@ -238,6 +238,10 @@ std::vector<ExportKernel> export_kernels(const Corpus& corpus, const std::string
       index[k.id] = out.size();
       out.push_back(std::move(k));
     }
+  } catch (const Error& e) {
+    // Refused while running (e.g. a function the read-only connection denies): the user's condition.
+    if (where.empty()) throw;
+    throw Error(std::string("--where: ") + e.what());
   }
   SqliteStatement deps(db, "SELECT kernel_id, name, kind, path, start_line FROM kernel_deps ORDER BY kernel_id, rowid");
   while (deps.step()) {

@@ -166,7 +166,7 @@ int InductorRows::store(sqlite3* db, int64_t scan_id, int64_t repo_id, const std
       problem.bind(5, "missing_source");
       problem.bind(6, "inductor: kernel " + rec.kernel.qualname + ": no inline source, and its cache file " +
                           meta_text(meta, "kernel_path") +
-                          " is neither in the scanned tree nor under $MINE_INDUCTOR_CACHE; recorded in "
+                          " is neither in the scanned tree nor under --inductor-cache ($MINE_INDUCTOR_CACHE); recorded in "
                           "kernel_occurrences with kernel_id NULL");
       problem.run();
       ++problems;

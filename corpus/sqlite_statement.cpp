@@ -1,5 +1,7 @@
 #include "corpus/sqlite_statement.h"
 
+#include <cstdlib>
+
 #include "core/error.h"
 
 namespace mine {
@@ -10,11 +12,27 @@ std::string db_name(sqlite3* db) {
   return f && *f ? f : "corpus";
 }
 
+// SQLite says only "database is locked"; say who holds it and what to do.
+std::string busy_hint(sqlite3* db) {
+  int code = sqlite3_extended_errcode(db) & 0xff;
+  if (code != SQLITE_BUSY && code != SQLITE_LOCKED) return "";
+  return " (another process is writing this corpus; waited " + std::to_string(corpus_busy_timeout_ms()) +
+         " ms for it: run one writer at a time, or raise MINE_BUSY_TIMEOUT_MS)";
+}
+
 [[noreturn]] void fail(sqlite3* db, const std::string& what) {
-  throw Error::in(db_name(db), what + ": " + sqlite3_errmsg(db));
+  throw Error::in(db_name(db), what + ": " + sqlite3_errmsg(db) + busy_hint(db));
 }
 
 }  // namespace
+
+int corpus_busy_timeout_ms() {
+  const char* text = std::getenv("MINE_BUSY_TIMEOUT_MS");
+  if (!text || !*text) return 30000;
+  char* end = nullptr;
+  long v = std::strtol(text, &end, 10);
+  return (end && *end == '\0' && v >= 0 && v <= 86400000) ? static_cast<int>(v) : 30000;
+}
 
 SqliteStatement::SqliteStatement(sqlite3* db, std::string_view sql) : db_(db) {
   if (sqlite3_prepare_v2(db, sql.data(), static_cast<int>(sql.size()), &stmt_, nullptr) != SQLITE_OK)
@@ -68,7 +86,7 @@ void sqlite_exec(sqlite3* db, const std::string& sql) {
   if (sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &message) != SQLITE_OK) {
     std::string m = message ? message : sqlite3_errmsg(db);
     sqlite3_free(message);
-    throw Error::in(db_name(db), m);
+    throw Error::in(db_name(db), m + busy_hint(db));
   }
 }
 

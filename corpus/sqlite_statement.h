@@ -8,6 +8,10 @@
 
 namespace mine {
 
+// How long a connection waits for another process's write lock before failing:
+// $MINE_BUSY_TIMEOUT_MS, else 30000.
+int corpus_busy_timeout_ms();
+
 // A prepared statement with positional binding; finalized on destruction. Errors become
 // mine::Error naming the database file.
 class SqliteStatement {

@@ -23,7 +23,7 @@ void prepare_folder(const fs::path& dir) {
   if (fs::exists(dir, ec) && !fs::is_directory(dir, ec)) throw Error::in(dir.string(), "exists and is not a folder");
   fs::create_directories(dir, ec);
   if (ec) throw Error::in(dir.string(), "cannot create the bundle folder: " + ec.message());
-  static const std::regex kModule(R"(k\d+\.py)");
+  static const std::regex kModule(R"(k\d+(_kernel)?\.py|k\d+\.cu)");
   bool earlier_bundle = fs::exists(dir / "bundle.json", ec);
   std::vector<fs::path> modules;
   for (const auto& e : fs::directory_iterator(dir, ec)) {
@@ -47,14 +47,24 @@ void write_bundle(const std::string& dir_text, const std::vector<BundleKernel>& 
   prepare_folder(dir);
   nlohmann::ordered_json list = nlohmann::ordered_json::array();
   for (const auto& k : kernels) {
-    std::string module = "k" + std::to_string(k.id) + ".py";
+    bool cuda = k.language == "cuda";
+    std::string module = "k" + std::to_string(k.id) + (cuda ? ".cu" : ".py");
     write_file(dir / module, k.standalone);
+    std::string kernel_only = "k" + std::to_string(k.id) + "_kernel.py";
+    if (k.kernel_only) write_file(dir / kernel_only, *k.kernel_only);
     nlohmann::ordered_json entry;
     entry["id"] = k.id;
     entry["entry"] = k.entry;
     entry["module"] = module;
-    entry["language"] = "triton";
+    if (k.kernel_only) entry["kernel_only_module"] = kernel_only;
+    entry["language"] = k.language;
     entry["plugin"] = k.plugin;
+    if (cuda) {  // the harness compiles it with nvcc and synthesizes arguments from the declarations
+      entry["params"] = k.parameters;
+      if (!k.launch_bounds.empty()) entry["launch_bounds"] = k.launch_bounds;
+      list.push_back(std::move(entry));
+      continue;
+    }
     entry["signature"] = k.signature.signature();
     entry["constexprs"] = k.signature.constexprs();
     entry["grid"] = k.signature.grid;

@@ -1,5 +1,6 @@
 #pragma once
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -11,11 +12,17 @@ struct BundleKernel {
   int64_t id = 0;
   std::string plugin;      // kept in bundle.json for people reading it; the harness ignores it
   std::string entry;       // attribute of the module the harness compiles
-  std::string standalone;  // written verbatim as k<id>.py
-  InferredSignature signature;
+  std::string standalone;  // written verbatim as k<id>.py (k<id>.cu for CUDA C)
+  InferredSignature signature;  // Triton kernels only
+  // The kernel without its launch decorators (kernel_only_module.h), written as
+  // k<id>_kernel.py; the harness compiles it when the standalone itself cannot be imported.
+  std::optional<std::string> kernel_only;
+  std::string language = "triton";  // or "cuda"
+  nlohmann::json parameters = nlohmann::json::array();  // CUDA: the C parameter declarations, as written
+  std::string launch_bounds;  // CUDA: `__launch_bounds__(...)` when the kernel has one
 };
 
-// Writes BUNDLE_DIR/k<id>.py for each kernel and then BUNDLE_DIR/bundle.json (format in
+// Writes BUNDLE_DIR/k<id>.py (or .cu) for each kernel and then BUNDLE_DIR/bundle.json (format in
 // kernels/harness/BUNDLE.md), so a bundle.json on disk always describes complete modules.
 // The folder is created if needed; an existing one must be empty or hold an earlier bundle,
 // whose k<id>.py modules are removed first. Throws mine::Error naming the path on failure.

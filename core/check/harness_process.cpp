@@ -104,6 +104,14 @@ std::string find_python_with_triton() {
   return python;
 }
 
+std::string find_python() {
+  const char* env = std::getenv("MINE_PYTHON");
+  std::string wanted = env && *env ? env : "python3";
+  std::string python = on_path(wanted);
+  if (python.empty()) throw Error(wanted + " not found; `mine check --run` needs Python 3 to run the harness");
+  return python;
+}
+
 int run_child(const std::vector<std::string>& argv) { return spawn(argv, false); }
 
 }  // namespace mine::check

@@ -295,6 +295,81 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
   }
   for (TSNode load : nested_loads)
     for (const auto& p : bases_of(argument(load, 0))) set_dtype(p, "i32", "loaded values index memory");
+  // A loaded value that only integers can be used as: a loop bound, an operand of `//`, shifts
+  // or bitwise operators, or tl.cdiv. Triton rejects all of these on floats, so the guess of
+  // fp32 elements would fail to compile a kernel that is fine.
+  {
+    std::set<std::string> int_used(offset_names);  // inside another address: an index
+    auto collect = [&](TSNode e) {
+      std::vector<TSNode> inner{e};
+      while (!inner.empty()) {
+        TSNode x = inner.back();
+        inner.pop_back();
+        if (is_type(x, "identifier")) int_used.insert(m_.text_of(x));
+        if (is_type(x, "call") && op_name(x) == "load") continue;  // a nested load types its own pointer
+        for_each_named_child(x, [&](TSNode c) { inner.push_back(c); });
+      }
+    };
+    std::vector<TSNode> walk{body};
+    size_t steps = 0;
+    while (!walk.empty() && ++steps < 200000) {
+      TSNode n = walk.back();
+      walk.pop_back();
+      if (is_type(n, "binary_operator")) {
+        std::string op = m_.text_of(field(n, "operator"));
+        if (op == "//" || op == ">>" || op == "<<" || op == "&" || op == "|" || op == "^") {
+          collect(field(n, "left"));
+          collect(field(n, "right"));
+        }
+      } else if (is_type(n, "augmented_assignment")) {
+        // `cos_ptr += pos_id * stride`: an offset added to a pointer is an integer.
+        std::string op = m_.text_of(field(n, "operator"));
+        TSNode left = field(n, "left");
+        if ((op == "+=" || op == "-=") && is_type(left, "identifier") && param_set.count(m_.text_of(left)) &&
+            out.pointers.count(m_.text_of(left)))
+          collect(field(n, "right"));
+      } else if (is_type(n, "call")) {
+        TSNode fn = field(n, "function");
+        std::string name = op_name(n);
+        bool loop = (is_type(fn, "identifier") && m_.text_of(fn) == "range") || name == "range" || name == "static_range";
+        if (loop || name == "cdiv") collect(field(n, "arguments"));
+      }
+      for_each_named_child(n, [&](TSNode c) { walk.push_back(c); });
+    }
+    // The loads (and atomics, which return the old element) whose values flow into `e` through
+    // arithmetic: `tl.load(c + pid) - repeats`, `tl.atomic_add(loc + e, 1)`.
+    auto reads_in = [&](TSNode e) {
+      std::vector<TSNode> found, work{e};
+      while (!work.empty()) {
+        TSNode x = work.back();
+        work.pop_back();
+        std::string_view t = node_type(x);
+        if (t == "call") {
+          std::string name = op_name(x);
+          if (name == "load" || name.rfind("atomic_", 0) == 0) {
+            found.push_back(x);
+          } else if (is_type(field(x, "function"), "attribute") &&
+                     m_.text_of(field(field(x, "function"), "attribute")) == "to") {
+            work.push_back(field(field(x, "function"), "object"));
+          }
+        } else if (t == "binary_operator" || t == "parenthesized_expression" || t == "unary_operator") {
+          for_each_named_child(x, [&](TSNode c) { work.push_back(c); });
+        }
+      }
+      return found;
+    };
+    for (const auto& [local, rhss] : assigned) {
+      if (!int_used.count(local)) continue;
+      for (TSNode rhs : rhss) {
+        if (!cast_type(rhs).empty()) continue;
+        for (TSNode read : reads_in(rhs)) {
+          TSNode address = argument(read, 0);
+          if (ts_node_is_null(address)) address = keyword(read, "pointer", m_);
+          for (const auto& p : bases_of(address)) set_dtype(p, "i32", "loaded values used as integers");
+        }
+      }
+    }
+  }
   // `tl.load(p).to(tl.int64)`: an integer cast of the loaded value suggests integer elements.
   for (const auto& op : ops) {
     if (op.name != "load") continue;

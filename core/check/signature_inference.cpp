@@ -3,13 +3,16 @@
 //     1. the kernel's first @triton.autotune config,
 //     2. the parameter's default,
 //     3. @triton.heuristics, evaluated with the values above and 1024 for integer arguments,
-//     4. fallbacks by name: *BLOCK*/*TILE*/*SIZE*/*DIM* and tl.arange bounds -> 128 (64 when the
-//        name ends in K, a reduction step); GROUP* -> 8; NUM_WARPS -> 4; *STAGES -> 2;
-//        HAS_/IS_/USE_/EVEN_/ENABLE_... -> False; *DTYPE* -> "tl.float32"; anything else -> 1.
+//     4. fallbacks by use and name: used as a dtype (`x.to(P)`, `dtype=P`) -> "tl.float32";
+//        *BLOCK*/*TILE*/*SIZE*/*DIM* and names in a tl.arange end (`tl.arange(0, HD // 2)`) -> 128
+//        (64 when the name ends in K, a reduction step); GROUP* -> 8; NUM_WARPS -> 4;
+//        *STAGES -> 2; HAS_/IS_/USE_/EVEN_/ENABLE_... -> False; *DTYPE* -> "tl.float32";
+//        a single capital letter (M, N, K) -> 1024; anything else -> 1.
 //   pointers: parameters used as a load/store/atomic address base, a make_block_ptr base, read
 //     through `.dtype`, handed to a helper that uses them so, or named *_ptr / *_ptrs. Element
 //     type from a cast of the stored value, from use as an index (i32), from an integer cast of
-//     the loaded value, from a float or bool `other=`, from the name (idx, indices, offsets,
+//     the loaded value, from integer-only use of the loaded value (loop bounds, //, shifts,
+//     bitwise ops, tl.cdiv: i32), from a float or bool `other=`, from the name (idx, indices, offsets,
 //     ids, lens -> i32), else fp32.
 //   the rest: `int`/`float`/`bool` annotations, the default's type, operands of float-only
 //     math (tl.exp, tl.log, tl.sqrt, ...) -> fp32, float names (eps, scale, alpha, beta,
@@ -430,9 +433,12 @@ bool bool_flag_name(const std::string& up) {
   return false;
 }
 
-std::pair<nlohmann::json, std::string> constexpr_fallback(const std::string& name, bool arange_bound) {
+std::pair<nlohmann::json, std::string> constexpr_fallback(const std::string& name, bool arange_bound, bool dtype_use = false) {
   std::string up = upper(name);
+  if (dtype_use) return {"tl.float32", "used as a dtype"};
   if (bool_flag_name(up)) return {false, "flag name"};
+  // `dtype_min_value`: a value of the dtype (a load's `other=`), not the dtype itself.
+  if (ends_with(up, "VALUE") || ends_with(up, "_VAL")) return {0, "value name"};
   if (contains(up, "DTYPE")) return {"tl.float32", "dtype name"};
   if (contains(up, "NUM_WARPS")) return {4, "num_warps name"};
   if (contains(up, "STAGES")) return {2, "stages name"};
@@ -444,28 +450,70 @@ std::pair<nlohmann::json, std::string> constexpr_fallback(const std::string& nam
     bool k_step = ends_with(up, "_K") || ends_with(up, "BK") || up == "K_BLOCK" || ends_with(up, "BLOCK_K");
     return {k_step ? 64 : 128, arange_bound ? "tl.arange bound" : "block size name"};
   }
+  // M, N, K, D ...: problem sizes that kernels check against their blocks
+  // (`tl.static_assert(K % BLOCK_SIZE_K == 0)`); 1024 is a multiple of every block guessed above.
+  if (name.size() == 1 && std::isupper(static_cast<unsigned char>(name[0]))) return {1024, "dimension letter"};
   return {1, "no value found"};
 }
 
-// Names used as the end of a tl.arange: those must be powers of two.
-std::set<std::string> arange_bounds(const PythonModule& m, TSNode body) {
-  std::set<std::string> out;
+// Calls `visit` on every call expression below `body`.
+template <typename Visit>
+void for_each_call(TSNode body, Visit visit) {
   std::vector<TSNode> stack{body};
   while (!stack.empty()) {
     TSNode n = stack.back();
     stack.pop_back();
-    if (is_type(n, "call")) {
-      auto q = m.qualified_name(field(n, "function"));
-      if (q && ends_with(*q, "language.arange")) {
-        TSNode args = field(n, "arguments");
-        if (ts_node_named_child_count(args) >= 2) {
-          TSNode end = ts_node_named_child(args, 1);
-          if (is_type(end, "identifier")) out.insert(m.text_of(end));
-        }
-      }
-    }
+    if (is_type(n, "call")) visit(n);
     for_each_named_child(n, [&](TSNode c) { stack.push_back(c); });
   }
+}
+
+// Identifiers of expression `e` into `out`, not looking inside nodes of the `opaque` types
+// (other calls type their own operands; an attribute's name is no variable).
+void identifiers_in(const PythonModule& m, TSNode e, std::initializer_list<const char*> opaque, std::set<std::string>& out) {
+  std::vector<TSNode> stack{e};
+  while (!stack.empty()) {
+    TSNode x = stack.back();
+    stack.pop_back();
+    if (is_type(x, "identifier")) out.insert(m.text_of(x));
+    bool stop = false;
+    for (const char* t : opaque) stop = stop || is_type(x, t);
+    if (!stop) for_each_named_child(x, [&](TSNode c) { stack.push_back(c); });
+  }
+}
+
+// Names used as the end of a tl.arange: those must be powers of two. `tl.arange(0, pad_hd // 2)`:
+// every name in the end expression sizes the range, and a guess of 1 would make it empty.
+std::set<std::string> arange_bounds(const PythonModule& m, TSNode body) {
+  std::set<std::string> out;
+  for_each_call(body, [&](TSNode n) {
+    auto q = m.qualified_name(field(n, "function"));
+    TSNode args = field(n, "arguments");
+    if (q && ends_with(*q, "language.arange") && ts_node_named_child_count(args) >= 2)
+      identifiers_in(m, ts_node_named_child(args, 1), {"call", "attribute"}, out);
+  });
+  return out;
+}
+
+// Identifiers used where Triton wants a dtype: `x.to(OUT_DTYPE)`, `tl.zeros(..., dtype=ACC)`.
+// A constexpr used so gets a dtype, whatever its name.
+std::set<std::string> dtype_operands(const PythonModule& m, TSNode body) {
+  std::set<std::string> out;
+  for_each_call(body, [&](TSNode n) {
+    TSNode fn = field(n, "function");
+    TSNode args = field(n, "arguments");
+    if (is_type(fn, "attribute") && m.text_of(field(fn, "attribute")) == "to") {
+      TSNode first = ts_node_named_child_count(args) ? ts_node_named_child(args, 0) : TSNode{};
+      if (is_type(first, "identifier")) out.insert(m.text_of(first));
+    }
+    for_each_named_child(args, [&](TSNode a) {
+      if (!is_type(a, "keyword_argument")) return;
+      std::string key = m.text_of(field(a, "name"));
+      TSNode value = field(a, "value");
+      if ((key == "dtype" || key == "out_dtype" || key == "acc_dtype") && is_type(value, "identifier"))
+        out.insert(m.text_of(value));
+    });
+  });
   return out;
 }
 
@@ -474,28 +522,13 @@ std::set<std::string> arange_bounds(const PythonModule& m, TSNode body) {
 // (`tl.sqrt(total / n_cols + eps)`).
 std::set<std::string> loop_bound_operands(const PythonModule& m, TSNode body) {
   std::set<std::string> out;
-  std::vector<TSNode> stack{body};
-  while (!stack.empty()) {
-    TSNode n = stack.back();
-    stack.pop_back();
-    if (is_type(n, "call")) {
-      TSNode fn = field(n, "function");
-      auto q = m.qualified_name(fn);
-      bool loop = (is_type(fn, "identifier") && m.text_of(fn) == "range") ||
-                  (q && (ends_with(*q, "language.range") || ends_with(*q, "language.static_range")));
-      if (loop) {
-        std::vector<TSNode> inner{field(n, "arguments")};
-        while (!inner.empty()) {
-          TSNode e = inner.back();
-          inner.pop_back();
-          if (is_type(e, "identifier")) out.insert(m.text_of(e));
-          if (is_type(e, "call") || is_type(e, "keyword_argument")) continue;
-          for_each_named_child(e, [&](TSNode c) { inner.push_back(c); });
-        }
-      }
-    }
-    for_each_named_child(n, [&](TSNode c) { stack.push_back(c); });
-  }
+  for_each_call(body, [&](TSNode n) {
+    TSNode fn = field(n, "function");
+    auto q = m.qualified_name(fn);
+    bool loop = (is_type(fn, "identifier") && m.text_of(fn) == "range") ||
+                (q && (ends_with(*q, "language.range") || ends_with(*q, "language.static_range")));
+    if (loop) identifiers_in(m, field(n, "arguments"), {"call", "keyword_argument"}, out);
+  });
   return out;
 }
 
@@ -505,31 +538,20 @@ std::set<std::string> float_math_operands(const PythonModule& m, TSNode body) {
   static const std::set<std::string> kFloatOnly = {"exp", "exp2", "log", "log2", "log1p", "sqrt", "rsqrt", "sqrt_rn",
                                                    "sin", "cos", "tanh", "sigmoid", "erf", "fdiv", "div_rn"};
   std::set<std::string> out;
-  std::vector<TSNode> stack{body};
-  while (!stack.empty()) {
-    TSNode n = stack.back();
-    stack.pop_back();
-    if (is_type(n, "call")) {
-      auto q = m.qualified_name(field(n, "function"));
-      std::string op = q ? q->substr(q->rfind('.') + 1) : "";
-      if (q && q->rfind("triton.language", 0) == 0 && kFloatOnly.count(op)) {
-        std::vector<TSNode> inner{field(n, "arguments")};
-        while (!inner.empty()) {
-          TSNode e = inner.back();
-          inner.pop_back();
-          if (is_type(e, "identifier")) out.insert(m.text_of(e));
-          if (is_type(e, "call") || is_type(e, "keyword_argument")) continue;  // other calls type their own operands
-          for_each_named_child(e, [&](TSNode c) { inner.push_back(c); });
-        }
-      }
-    }
-    for_each_named_child(n, [&](TSNode c) { stack.push_back(c); });
-  }
+  for_each_call(body, [&](TSNode n) {
+    auto q = m.qualified_name(field(n, "function"));
+    std::string op = q ? q->substr(q->rfind('.') + 1) : "";
+    if (q && q->rfind("triton.language", 0) == 0 && kFloatOnly.count(op))
+      identifiers_in(m, field(n, "arguments"), {"call", "keyword_argument"}, out);
+  });
   return out;
 }
 
 bool float_name(const std::string& name) {
   std::string up = upper(name);
+  // `Scale_row_stride`, `beta_stride_b`: strides and sizes of float tensors are integers.
+  for (const char* p : {"STRIDE", "NUMEL", "OFFSET", "_LEN", "SIZE", "_DIM", "NUM_"})
+    if (contains(up, p)) return false;
   for (const char* p : {"EPS", "SCALE", "ALPHA", "BETA", "GAMMA", "MOMENTUM", "LR", "TEMPERATURE", "SOFTCAP",
                         "SLOPE", "THETA", "DECAY", "DROPOUT", "LOGIT_CAP", "CLAMP", "MIN_VAL", "MAX_VAL"})
     if (up == p || starts_with(up, std::string(p) + "_") || ends_with(up, std::string("_") + p)) return true;
@@ -636,6 +658,7 @@ InferredSignature triton_signature(const KernelSource& k) {
   const PointerFacts& facts = usage.facts(*site);
   std::set<std::string> float_operands = float_math_operands(*m, field(site->definition, "body"));
   std::set<std::string> loop_bounds = loop_bound_operands(*m, field(site->definition, "body"));
+  std::set<std::string> dtype_uses = dtype_operands(*m, field(site->definition, "body"));
 
   std::map<std::string, InferredParam> by_name;
   Env known;
@@ -690,7 +713,7 @@ InferredSignature triton_signature(const KernelSource& k) {
   // Fallbacks for constexprs nothing set, except those a heuristic will compute.
   for (auto& [name, p] : by_name) {
     if (p.type != "constexpr" || known.count(name) || heuristic_keys.count(name)) continue;
-    auto [v, why] = constexpr_fallback(name, bounds.count(name) > 0);
+    auto [v, why] = constexpr_fallback(name, bounds.count(name) > 0, dtype_uses.count(name) > 0);
     p.value = v, p.origin = Origin::Fallback, p.why = why;
     known[name] = v;
   }
@@ -708,7 +731,7 @@ InferredSignature triton_signature(const KernelSource& k) {
   }
   for (auto& [name, p] : by_name) {
     if (p.type != "constexpr" || known.count(name)) continue;
-    auto [v, why] = constexpr_fallback(name, bounds.count(name) > 0);
+    auto [v, why] = constexpr_fallback(name, bounds.count(name) > 0, dtype_uses.count(name) > 0);
     p.value = v, p.origin = Origin::Fallback, p.why = "heuristic not evaluable; " + why;
   }
   for (const auto& pn : params) {

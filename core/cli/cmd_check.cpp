@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -7,10 +8,14 @@
 #include "core/check/bundle_writer.h"
 #include "core/check/check_results.h"
 #include "core/check/harness_process.h"
+#include "core/check/kernel_only_module.h"
+#include "core/check/nvcc_batch.h"
+#include "core/check/nvcc_check.h"
 #include "core/check/signature_inference.h"
 #include "core/cli/command.h"
 #include "core/cli/options.h"
 #include "core/error.h"
+#include "core/python/module_model.h"
 #include "core/shard/shard_spec.h"
 #include "corpus/check_store.h"
 #include "corpus/corpus.h"
@@ -24,16 +29,30 @@ struct Selection {
   std::string where;
   int64_t limit = 0;
   ShardSpec shard;
+  bool include_helpers = false;
 };
 
-// Infers and stores the signatures of the selected kernels and writes their bundle.
-size_t emit(const std::string& db, const Selection& selection, const std::string& dir, bool quiet) {
-  auto corpus = Corpus::open(db, Corpus::Access::ReadWrite);  // migrates before the read-only look
+// The kernels the user chose, this shard's only.
+std::vector<CheckKernel> select(const std::string& db, const Selection& selection, bool quiet) {
+  Corpus::open(db, Corpus::Access::ReadWrite);  // migrates before the read-only look
   std::vector<CheckKernel> kernels;
   {
     auto read_only = Corpus::open(db, Corpus::Access::ReadOnly);
     // Sharded, --limit counts this shard's kernels, so the shard filter comes first.
-    kernels = select_check_kernels(*read_only, selection.where, selection.shard.whole() ? selection.limit : 0);
+    std::set<int64_t> helpers;
+    if (!selection.include_helpers) helpers = jitted_helper_kernels(*read_only);
+    // At most helpers.size() of the rows read are dropped, so that many more are read.
+    int64_t sql_limit = selection.shard.whole() && selection.limit > 0 ? selection.limit + static_cast<int64_t>(helpers.size()) : 0;
+    kernels = select_check_kernels(*read_only, selection.where, sql_limit);
+    if (!helpers.empty()) {
+      size_t before = kernels.size();
+      std::erase_if(kernels, [&](const CheckKernel& k) { return helpers.count(k.id) > 0; });
+      if (!quiet && before != kernels.size())
+        std::cout << "skipping " << before - kernels.size() << " jitted helper" << (before - kernels.size() == 1 ? "" : "s")
+                  << " that other kernels call (compiled inside their callers; --include-helpers checks them alone)\n";
+    }
+    if (selection.shard.whole() && selection.limit > 0 && kernels.size() > static_cast<size_t>(selection.limit))
+      kernels.resize(static_cast<size_t>(selection.limit));
   }
   if (!selection.shard.whole()) {
     std::erase_if(kernels, [&](const CheckKernel& k) {
@@ -42,20 +61,60 @@ size_t emit(const std::string& db, const Selection& selection, const std::string
     if (selection.limit > 0 && kernels.size() > static_cast<size_t>(selection.limit))
       kernels.resize(static_cast<size_t>(selection.limit));
   }
+  return kernels;
+}
+
+bool is_cuda(const CheckKernel& k) { return k.plugin == "cuda"; }
+
+// Infers and stores the signatures of the Triton kernels and writes the bundle (CUDA C kernels
+// go in as .cu units with their parameter declarations).
+size_t emit(const std::string& db, std::vector<CheckKernel> kernels, const Selection& selection, const std::string& dir,
+            bool quiet) {
   std::vector<std::pair<CheckKernel, check::InferredSignature>> inferred;
   std::vector<check::BundleKernel> bundle;
-  size_t with_guesses = 0;
+  size_t with_guesses = 0, device_functions = 0, cuda = 0;
   for (auto& k : kernels) {
+    if (is_cuda(k)) {
+      check::BundleKernel b{k.id, k.plugin, k.name, k.standalone, {}, std::nullopt};
+      b.language = "cuda";
+      b.parameters = k.meta.value("parameters", nlohmann::json::array());
+      b.launch_bounds = k.meta.value("launch_bounds", "");
+      bundle.push_back(std::move(b));
+      ++cuda;
+      continue;
+    }
+    std::optional<std::string> kernel_only;
+    if (k.plugin == "triton") {
+      std::unique_ptr<PythonModule> module;
+      try {
+        module = PythonModule::build(k.path, k.standalone);
+      } catch (const Error&) {
+        // Unreadable standalones still go to the harness, which reports why they fail.
+      }
+      const FunctionSite* entry = module ? check::entry_function(*module, k.name) : nullptr;
+      if (entry && !selection.include_helpers && check::returns_value(*module, *entry)) {
+        ++device_functions;
+        continue;
+      }
+      if (module) kernel_only = check::kernel_only_module(*module, k.name);
+    }
     check::InferredSignature sig = check::infer_signature({k.plugin, k.name, k.standalone, k.meta});
     with_guesses += sig.guessed().empty() ? 0 : 1;
-    bundle.push_back({k.id, k.plugin, k.name, k.standalone, sig});
+    bundle.push_back({k.id, k.plugin, k.name, k.standalone, sig, kernel_only});
     inferred.emplace_back(std::move(k), std::move(sig));
   }
+  if (!quiet && device_functions)
+    std::cout << "skipping " << device_functions << " jitted function" << (device_functions == 1 ? "" : "s")
+              << " that return a value (device functions, never launched; --include-helpers checks them alone)\n";
   check::write_bundle(dir, bundle);
+  auto corpus = Corpus::open(db, Corpus::Access::ReadWrite);
   store_signatures(*corpus, inferred);
-  if (!quiet)
+  if (!quiet) {
     std::cout << "wrote " << bundle.size() << " kernel" << (bundle.size() == 1 ? "" : "s") << " to " << dir << " ("
-              << with_guesses << " with guessed parameters; see kernel_signatures)\n";
+              << with_guesses << " with guessed parameters; see kernel_signatures";
+    if (cuda) std::cout << "; " << cuda << " CUDA C";
+    std::cout << ")\n";
+  }
   return bundle.size();
 }
 
@@ -120,9 +179,12 @@ int run_check(const std::vector<std::string>& args) {
       ("db", po::value(&db)->default_value(default_db_path()), "corpus file")
       ("emit", po::value(&emit_dir), "write a bundle (modules + bundle.json) for run_bundle.py into this folder")
       ("ingest", po::value(&ingest_file), "record a run_bundle.py results file (JSON Lines) in the corpus")
-      ("run", "emit, run kernels/harness/run_bundle.py here, and ingest (needs python3 with triton)")
+      ("run", "emit, run kernels/harness/run_bundle.py here, and ingest (needs python3 with triton); CUDA C kernels "
+              "with --stage compile are compiled here by nvcc instead ($CUDA_HOME, PATH or /usr/local/cuda)")
       ("where", po::value(&where), "SQL condition on the kernels table choosing what to check (read-only)")
       ("limit", po::value(&limit)->default_value(0), "check at most this many kernels (0 = all)")
+      ("include-helpers", "also check alone the @triton.jit functions other kernels call (by default they are "
+                          "checked only inside their callers: alone they take blocks no launch can pass)")
       ("shard", po::value(&shard_text), "emit or run only shard K/N of the selected kernels (by a stable hash of "
                                        "repo|path|qualname|source_sha256; default $MINE_SHARD)")
       ("jobs,j", po::value(&jobs)->default_value(0), "--run: parallel workers (0 = the harness's default, all cores)")
@@ -154,46 +216,80 @@ int run_check(const std::vector<std::string>& args) {
     throw UsageError{"--jobs, --stage, --arch, --devices, --timeout, --autotune, --harness and --keep go with --run"};
   if (!ingest_file.empty() && vm.count("shard"))
     throw UsageError{"--shard chooses kernels to emit or run; --ingest takes every row of its file"};
+  if (!ingest_file.empty() && vm.count("include-helpers"))
+    throw UsageError{"--include-helpers chooses kernels to emit or run; --ingest takes every row of its file"};
   Selection selection{where, limit, ingest_file.empty() ? ShardSpec::resolve(vm.count("shard") ? &shard_text : nullptr)
-                                                        : ShardSpec{}};
+                                                        : ShardSpec{},
+                      vm.count("include-helpers") > 0};
 
   if (!ingest_file.empty()) return ingest(db, ingest_file, quiet);
   if (!emit_dir.empty()) {
-    emit(db, selection, emit_dir, quiet);
+    emit(db, select(db, selection, quiet), selection, emit_dir, quiet);
     if (!quiet)
       std::cout << "next: python3 kernels/harness/run_bundle.py " << emit_dir << " --out results.jsonl"
                 << "  then: mine check --ingest results.jsonl\n";
     return kExitOk;
   }
 
-  // --run: find everything before writing anything.
-  std::string script = check::find_harness(harness);
-  std::string python = check::find_python_with_triton();
+  // --run. CUDA C kernels are compiled by nvcc right here when no GPU stage is asked for;
+  // loading and launching them is the harness's job, as for every Triton kernel.
+  std::vector<CheckKernel> direct, bundled;
+  bool compile_only = stage == "import" || stage == "compile";
+  for (auto& k : select(db, selection, quiet)) (is_cuda(k) && compile_only ? direct : bundled).push_back(std::move(k));
+
+  // Find everything before writing anything.
+  std::string script, python, nvcc;
+  if (!bundled.empty()) {
+    script = check::find_harness(harness);
+    bool triton = std::any_of(bundled.begin(), bundled.end(), [](const CheckKernel& k) { return !is_cuda(k); });
+    python = triton ? check::find_python_with_triton() : check::find_python();
+  }
+  if (!direct.empty()) {
+    nvcc = check::find_nvcc();
+    if (nvcc.empty()) {
+      std::cerr << "mine check: nvcc not found (looked in " << check::nvcc_search_description() << "); "
+                << direct.size() << " CUDA C kernel" << (direct.size() == 1 ? "" : "s") << " not checked\n";
+      direct.clear();
+    }
+  }
+  if (direct.empty() && bundled.empty()) return kExitOk;
   fs::path work;
   if (!keep_dir.empty()) {
     work = keep_dir;
+    fs::create_directories(work);
   } else {
     std::string pattern = (fs::temp_directory_path() / "mine-check-XXXXXX").string();
     if (!mkdtemp(pattern.data())) throw Error("cannot create a temporary folder in " + fs::temp_directory_path().string());
     work = pattern;
   }
-  fs::path bundle = work / "bundle", results = work / "results.jsonl";
-  if (emit(db, selection, bundle.string(), quiet) == 0) {
-    if (keep_dir.empty()) fs::remove_all(work);
-    return kExitOk;
+  int rc = kExitOk;
+  if (!direct.empty()) {
+    check::NvccLimits limits;
+    limits.arch = arch.empty() ? "sm_90" : arch;
+    limits.timeout_s = timeout;
+    fs::path results = work / "results-nvcc.jsonl";
+    check::check_with_nvcc(nvcc, direct, limits, jobs, work / "nvcc", results.string(), quiet);
+    rc = ingest(db, results.string(), quiet);
   }
-  std::vector<std::string> argv = {python, script, bundle.string(), "--out", results.string(), "--stage", stage,
-                                   "--timeout", std::to_string(timeout)};
-  if (jobs > 0) argv.insert(argv.end(), {"--jobs", std::to_string(jobs)});
-  if (!arch.empty()) argv.insert(argv.end(), {"--arch", arch});
-  if (!devices.empty()) argv.insert(argv.end(), {"--devices", devices});
-  if (vm.count("autotune")) argv.push_back("--autotune");
-  if (quiet) argv.push_back("--quiet");
-  int code = check::run_child(argv);
-  // run_bundle.py exits 1 when some kernel failed: that is a result, not an error.
-  if ((code != 0 && code != 1) || !fs::exists(results))
-    throw Error("run_bundle.py stopped with exit code " + std::to_string(code) + "; bundle kept in " + bundle.string());
-  int rc = ingest(db, results.string(), quiet);
+  if (!bundled.empty()) {
+    fs::path bundle = work / "bundle", results = work / "results.jsonl";
+    if (emit(db, std::move(bundled), selection, bundle.string(), quiet) == 0) {  // all were helpers
+      if (keep_dir.empty()) fs::remove_all(work);
+      return rc;
+    }
+    std::vector<std::string> argv = {python, script, bundle.string(), "--out", results.string(), "--stage", stage,
+                                     "--timeout", std::to_string(timeout)};
+    if (jobs > 0) argv.insert(argv.end(), {"--jobs", std::to_string(jobs)});
+    if (!arch.empty()) argv.insert(argv.end(), {"--arch", arch});
+    if (!devices.empty()) argv.insert(argv.end(), {"--devices", devices});
+    if (vm.count("autotune")) argv.push_back("--autotune");
+    if (quiet) argv.push_back("--quiet");
+    int code = check::run_child(argv);
+    // run_bundle.py exits 1 when some kernel failed: that is a result, not an error.
+    if ((code != 0 && code != 1) || !fs::exists(results))
+      throw Error("run_bundle.py stopped with exit code " + std::to_string(code) + "; bundle kept in " + bundle.string());
+    rc = ingest(db, results.string(), quiet);
+  }
   if (keep_dir.empty()) fs::remove_all(work);
   return rc;
 }

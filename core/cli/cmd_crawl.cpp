@@ -17,6 +17,7 @@
 #include "core/crawl/repo_cloner.h"
 #include "core/crawl/repo_list.h"
 #include "core/crawl/repo_search.h"
+#include "core/crawl/secret_redaction.h"
 #include "core/error.h"
 #include "core/scan/scanner.h"
 #include "core/shard/shard_spec.h"
@@ -45,21 +46,34 @@ std::string default_cache_dir() {
 std::string read_token(const std::string& token_file) {
   if (!token_file.empty()) {
     std::ifstream in(token_file);
-    if (!in) throw Error::in(token_file, "cannot read the token file");
+    // The path is not repeated: a token typed where the path belongs must not reach the terminal.
+    if (!in) throw Error("--token-file: cannot read that file");
     std::string token;
     std::getline(in, token);
     while (!token.empty() && isspace(static_cast<unsigned char>(token.back()))) token.pop_back();
-    if (token.empty()) throw Error::in(token_file, "the token file is empty");
+    if (token.empty()) throw Error("--token-file: the file is empty");
     return token;
   }
   const char* env = std::getenv("GITHUB_TOKEN");
   return env ? env : "";
 }
 
+// `--token VALUE` (or any abbreviation the option parser would take for --token-file) is
+// refused before parsing, without repeating what followed it.
+void refuse_token_argument(const std::vector<std::string>& args) {
+  for (const auto& a : args) {
+    if (a == "--") break;
+    if (a.rfind("--tok", 0) != 0 || a == "--token-file" || a.rfind("--token-file=", 0) == 0) continue;
+    throw UsageError{"the token is never taken on the command line, where `ps` and shell history show it: "
+                     "export GITHUB_TOKEN or give --token-file FILE"};
+  }
+}
+
 int run_crawl(const std::vector<std::string>& args) {
+  refuse_token_argument(args);
   po::options_description options("mine crawl options");
   std::string db, query, repos_file, cache_dir, api_url, token_file, shard_text;
-  int64_t min_stars = 100, max_repos = 0, max_repo_size_mb = 2048;
+  int64_t min_stars = 100, max_repos = 0, max_repo_size_mb = 2048, max_file_mb = 20;
   int jobs = 0;
   options.add_options()
       ("db", po::value(&db)->default_value(default_db_path()), "corpus file (created if missing)")
@@ -76,6 +90,8 @@ int run_crawl(const std::vector<std::string>& args) {
       ("token-file", po::value(&token_file), "read the API token from this file (else $GITHUB_TOKEN; optional)")
       ("max-repo-size", po::value(&max_repo_size_mb)->default_value(2048),
        "skip repositories larger than this many MB by the API's size field (0 = no limit)")
+      ("max-file-size", po::value(&max_file_mb)->default_value(20),
+       "files larger than this many MB are recorded as too_large in scan_errors, not read")
       ("shard", po::value(&shard_text), "crawl only shard K/N of the repositories (by a stable hash of the lowercase "
                                        "owner/name; default $MINE_SHARD); N runs with K=0..N-1 cover each once")
       ("include-forks", "also crawl forks")
@@ -90,6 +106,7 @@ int run_crawl(const std::vector<std::string>& args) {
     return kExitOk;
   if (jobs <= 0) jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   if (min_stars < 0) throw UsageError{"--min-stars must be 0 or more"};
+  if (max_file_mb <= 0) throw UsageError{"--max-file-size must be 1 or more"};
   ShardSpec shard = ShardSpec::resolve(vm.count("shard") ? &shard_text : nullptr);
   auto owned = [shard](const std::string& full_name) {
     std::string key = full_name;
@@ -117,8 +134,9 @@ int run_crawl(const std::vector<std::string>& args) {
   // Workers mine several repositories at once, so each extraction uses one thread.
   ScanOptions scan_options;
   scan_options.jobs = 1;
+  scan_options.max_file_bytes = max_file_mb << 20;
   Scanner scanner(all_plugins(), scan_options);
-  nlohmann::json inputs = {{"query", query}, {"min_stars", min_stars}, {"api_url", api_url}};
+  nlohmann::json inputs = {{"query", query}, {"min_stars", min_stars}, {"api_url", url_without_credentials(api_url)}};
   if (!repos_file.empty()) inputs["repos_file"] = repos_file;
   if (!shard.whole()) inputs["shard"] = shard.text();
   int64_t scan_id = corpus->begin_scan("crawl", nlohmann::json::array({inputs}));
@@ -126,7 +144,7 @@ int run_crawl(const std::vector<std::string>& args) {
   MineFunction mine = [&](const RepoInfo& repo, const std::string& path, const std::string& commit) {
     auto tree = open_git_tree(path, commit);
     auto snap = std::make_shared<RepoSnapshot>(scanner.extract(*tree, repo.full_name));
-    snap->location = repo.clone_url;
+    snap->location = url_without_credentials(repo.clone_url);
     MineResult result;
     result.kernels = static_cast<int64_t>(snap->kernels.size());
     result.store = [&corpus, scan_id, snap] { corpus->store(scan_id, *snap); };

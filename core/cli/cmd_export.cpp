@@ -57,7 +57,9 @@ nlohmann::ordered_json jsonl_record(const ExportKernel& k) {
   r["kernel_name"] = k.name;
   r["qualname"] = k.qualname;
   r["self_contained"] = k.self_contained;
-  r["dependencies"] = nlohmann::ordered_json::parse(k.dependencies.dump());
+  // Paths come from hostile trees and may hold invalid UTF-8: replaced, never an exception.
+  r["dependencies"] = nlohmann::ordered_json::parse(
+      k.dependencies.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
   r["check_status"] = k.check_status ? nlohmann::ordered_json(*k.check_status) : nlohmann::ordered_json(nullptr);
   r["cluster_id"] = k.near_cluster ? nlohmann::ordered_json(*k.near_cluster) : nlohmann::ordered_json(nullptr);
   return r;

@@ -10,6 +10,7 @@
 #include "core/scan/scanner.h"
 #include "core/shard/shard_spec.h"
 #include "corpus/corpus.h"
+#include "plugins/inductor/inductor_plugin.h"
 
 namespace mine::cli {
 namespace {
@@ -23,6 +24,7 @@ int run_scan(const std::vector<std::string>& args) {
   int max_nesting_levels = kDefaultMaxNesting;
   std::vector<std::string> plugin_dirs;
   std::string shard_text;
+  std::vector<std::string> inductor_cache;
   options.add_options()
       ("path", po::value(&paths)->multitoken(), "folders, files or git repositories to scan (positional)")
       ("db", po::value(&db)->default_value(default_db_path()), "corpus file (created if missing)")
@@ -33,6 +35,9 @@ int run_scan(const std::vector<std::string>& args) {
       ("plugin-dir", po::value(&plugin_dirs)->composing(), "also load plugins from this folder (repeatable; see also $MINE_PLUGIN_PATH)")
       ("shard", po::value(&shard_text), "scan only the PATHs of shard K/N (by a stable hash of each PATH as written; "
                                        "default $MINE_SHARD); N runs with K=0..N-1 cover every PATH once")
+      ("inductor-cache", po::value(&inductor_cache)->composing(),
+       "a torchinductor cache folder (/tmp/torchinductor_$USER) where kernels that Inductor output names only "
+       "by a '# kernel path:' comment are read (repeatable; default: the ':'-separated $MINE_INDUCTOR_CACHE)")
       ("verbose,v", "print every per-file problem as it is found")
       ("quiet,q", "print nothing but errors");
   po::positional_options_description positional;
@@ -65,7 +70,19 @@ int run_scan(const std::vector<std::string>& args) {
   scan_options.max_file_bytes = max_file_mb << 20;
   if (verbose) scan_options.log = [](const std::string& line) { std::cerr << "  " << line << "\n"; };
   PluginSet plugin_set = PluginSet::load(plugin_dirs);
-  Scanner scanner(plugin_set.plugins(), scan_options);
+  std::vector<const ExtractorPlugin*> plugins = plugin_set.plugins();
+  // The built-in inductor plugin reads $MINE_INDUCTOR_CACHE; folders given here replace it.
+  std::unique_ptr<InductorPlugin> inductor;
+  if (!inductor_cache.empty()) {
+    for (const auto& dir : inductor_cache) {
+      std::error_code ec;
+      if (!std::filesystem::is_directory(dir, ec)) throw UsageError{"--inductor-cache " + dir + ": no such folder"};
+    }
+    inductor = std::make_unique<InductorPlugin>(inductor_cache);
+    for (auto& p : plugins)
+      if (p->name() == inductor->name()) p = inductor.get();
+  }
+  Scanner scanner(plugins, scan_options);
 
   auto corpus = Corpus::open(db, Corpus::Access::ReadWrite);
   int64_t scan_id = corpus->begin_scan("scan", paths);

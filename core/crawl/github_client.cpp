@@ -11,6 +11,7 @@
 #include <random>
 
 #include "core/crawl/response_headers.h"
+#include "core/crawl/secret_redaction.h"
 #include "core/error.h"
 
 namespace mine {
@@ -118,6 +119,12 @@ GithubResponse GithubClient::perform(const std::string& url, std::string* curl_e
     return response;
   }
   curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &response.status);
+  if (!options_.token.empty()) {
+    // A server that echoes the token (in a message, a URL, a header) must not pass it on to
+    // error messages, the ETag cache in the corpus or anything parsed from the answer.
+    response.body = redact(std::move(response.body), options_.token);
+    for (auto& [name, value] : response.headers) value = redact(std::move(value), options_.token);
+  }
   std::string date = response.header("date");
   if (!date.empty()) {
     time_t server = curl_getdate(date.c_str(), nullptr);
@@ -190,7 +197,7 @@ GithubResponse GithubClient::get(const std::string& path_or_url) {
   int primary_hits = 0;
   std::string last_problem;
   while (failures < options_.max_attempts) {
-    if (options_.cancel && options_.cancel->load()) throw Error("GET " + url + ": cancelled");
+    if (options_.cancel && options_.cancel->load()) throw Error("GET " + redact(url, options_.token) + ": cancelled");
     wait_for_budget(resource);
     std::string curl_error;
     GithubResponse r = perform(url, &curl_error);
@@ -218,7 +225,7 @@ GithubResponse GithubClient::get(const std::string& path_or_url) {
       }
       if (r.header("x-ratelimit-remaining") == "0") {
         // Spent budget we did not know of (another client shares the token): wait for the reset.
-        if (++primary_hits > 3) throw Error("GET " + url + ": rate limit still exhausted after 3 resets");
+        if (++primary_hits > 3) throw Error("GET " + redact(url, options_.token) + ": rate limit still exhausted after 3 resets");
         last_problem = "rate limit exhausted";
         continue;
       }
@@ -231,17 +238,17 @@ GithubResponse GithubClient::get(const std::string& path_or_url) {
     }
     return r;
   }
-  throw Error("GET " + url + ": giving up after " + std::to_string(options_.max_attempts) + " attempts (" + last_problem + ")");
+  throw Error("GET " + redact(url, options_.token) + ": giving up after " + std::to_string(options_.max_attempts) + " attempts (" + last_problem + ")");
 }
 
 nlohmann::json GithubClient::get_json(const std::string& path_or_url) {
   GithubResponse r = get(path_or_url);
   if (r.status < 200 || r.status >= 300) {
     std::string message = api_message(r.body);
-    throw Error("GET " + r.url + ": HTTP " + std::to_string(r.status) + (message.empty() ? "" : ": " + message));
+    throw Error("GET " + redact(r.url, options_.token) + ": HTTP " + std::to_string(r.status) + (message.empty() ? "" : ": " + message));
   }
   auto j = nlohmann::json::parse(r.body, nullptr, false);
-  if (j.is_discarded()) throw Error("GET " + r.url + ": answer is not JSON");
+  if (j.is_discarded()) throw Error("GET " + redact(r.url, options_.token) + ": answer is not JSON");
   return j;
 }
 

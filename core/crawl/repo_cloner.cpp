@@ -10,6 +10,7 @@
 #include <mutex>
 #include <random>
 
+#include "core/crawl/secret_redaction.h"
 #include "core/error.h"
 
 namespace fs = std::filesystem;
@@ -183,10 +184,13 @@ RepoSyncResult RepoCloner::sync(const RepoInfo& info) {
     fs::remove_all(work_path, ec);
   };
 
+  // Messages name the URL without any credentials in it, and libgit2's text is scrubbed too.
+  const std::string shown_url = url_without_credentials(info.clone_url);
+  auto remote_error = [&] { return redact_url_credentials(git_error_text(), info.clone_url); };
   try {
     Remote remote;
     if (git_remote_create_anonymous(&remote.p, repo.p, info.clone_url.c_str()) != 0)
-      throw Error::in(name, "bad clone URL: " + git_error_text());
+      throw Error::in(name, "bad clone URL " + shown_url + ": " + remote_error());
     TransferGuard guard{&options_};
     git_remote_callbacks callbacks = GIT_REMOTE_CALLBACKS_INIT;
     callbacks.transfer_progress = on_transfer;
@@ -195,11 +199,11 @@ RepoSyncResult RepoCloner::sync(const RepoInfo& info) {
     connect.callbacks = callbacks;
     connect.proxy_opts.type = GIT_PROXY_AUTO;  // honour http(s)_proxy like git and libcurl do
     if (git_remote_connect_ext(remote.p, GIT_DIRECTION_FETCH, &connect) != 0)
-      throw Error::in(name, "cannot reach " + info.clone_url + ": " + git_error_text());
+      throw Error::in(name, "cannot reach " + shown_url + ": " + remote_error());
 
     const git_remote_head** heads = nullptr;
     size_t count = 0;
-    if (git_remote_ls(&heads, &count, remote.p) != 0) throw Error::in(name, "cannot list remote refs: " + git_error_text());
+    if (git_remote_ls(&heads, &count, remote.p) != 0) throw Error::in(name, "cannot list remote refs: " + remote_error());
     // The remote's HEAD is the default branch now; the API's default_branch can be older.
     std::string branch;
     for (size_t i = 0; i < count; ++i)
@@ -242,7 +246,7 @@ RepoSyncResult RepoCloner::sync(const RepoInfo& info) {
       if (guard.too_large)
         throw Error::in(name, "transfer exceeds " + std::to_string(options_.max_transfer_bytes / (1024 * 1024)) + " MiB; skipped");
       if (options_.cancel && options_.cancel->load()) throw Error::in(name, "cancelled");
-      throw Error::in(name, "fetch from " + info.clone_url + " failed: " + git_error_text());
+      throw Error::in(name, "fetch from " + shown_url + " failed: " + remote_error());
     }
     result.received_bytes = guard.received;
     if (git_repository_set_head(repo.p, branch.c_str()) != 0)

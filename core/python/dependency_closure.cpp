@@ -119,4 +119,14 @@ ClosureResult DependencyClosure::compute(const ClosureRoot& root) const {
   return result;
 }
 
+std::string spliced_text(const PythonModule& module, const std::vector<ClosureRoot::Piece>& pieces) {
+  std::string out;
+  for (const auto& p : pieces) {
+    out += p.before;
+    out += module.dedented_text(p.node, p.indent);
+    out += p.after;
+  }
+  return out;
+}
+
 }  // namespace mine

@@ -29,7 +29,21 @@ struct ClosureRoot {
   FreeNames reads;                  // names it reads from the module
   std::set<std::string> binds;      // names it defines itself (never looked up)
   const ModuleStatement* statement = nullptr;  // the module statement it is, if any (never emitted twice)
+  // Where `text` was cut from the module's own source, when it was: each piece is a node's text
+  // dedented by `indent` and framed by `before`/`after`, and `node` holds every piece. Lets a
+  // closure that renames the kernel's globals edit the module's tree in place instead of parsing
+  // `text` again (a parse per kernel); when the pieces do not spell `text`, it parses.
+  struct Piece {
+    TSNode node{};
+    int indent = 0;
+    std::string before, after;
+  };
+  std::vector<Piece> pieces;
+  TSNode node{};
 };
+
+// The text `pieces` spell, cut from `module`'s source.
+std::string spliced_text(const PythonModule& module, const std::vector<ClosureRoot::Piece>& pieces);
 
 struct ClosureResult {
   std::string standalone;                  // imports, then helpers in source order, then the kernel

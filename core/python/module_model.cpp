@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "core/error.h"
+#include "core/python/named_children.h"
 
 namespace mine {
 namespace {
@@ -15,7 +16,7 @@ std::vector<ImportBinding> parse_import(const SyntaxTree& tree, TSNode n) {
   auto text = [&](TSNode x) { return std::string(tree.text_of(x)); };
   std::string_view t = node_type(n);
   if (t == "import_statement") {
-    for_each_named_child(n, [&](TSNode c) {
+    visit_named_children(n, [&](TSNode c) {
       ImportBinding b;
       if (is_type(c, "aliased_import")) {
         b.module = text(field(c, "name"));
@@ -35,7 +36,7 @@ std::vector<ImportBinding> parse_import(const SyntaxTree& tree, TSNode n) {
     std::string module_name;
     int level = 0;
     if (is_type(module, "relative_import")) {
-      for_each_named_child(module, [&](TSNode c) {
+      visit_named_children(module, [&](TSNode c) {
         if (is_type(c, "import_prefix")) {
           std::string dots = text(c);
           level = static_cast<int>(std::count(dots.begin(), dots.end(), '.'));
@@ -52,7 +53,7 @@ std::vector<ImportBinding> parse_import(const SyntaxTree& tree, TSNode n) {
       if (prefix.back() == '.') return prefix + name;
       return prefix + "." + name;
     };
-    for_each_named_child(n, [&](TSNode c) {
+    visit_named_children(n, [&](TSNode c) {
       if (ts_node_eq(c, module)) return;
       ImportBinding b;
       b.module = module_name;
@@ -90,7 +91,7 @@ std::vector<TSNode> blocks_of(TSNode n) {
     TSNode x = stack.back();
     stack.pop_back();
     std::vector<TSNode> children;
-    for_each_named_child(x, [&](TSNode c) { children.push_back(c); });
+    visit_named_children(x, [&](TSNode c) { children.push_back(c); });
     for (auto it = children.rbegin(); it != children.rend(); ++it) {
       std::string_view t = node_type(*it);
       if (t == "block") {
@@ -112,7 +113,7 @@ bool only_simple_statements(TSNode n, int depth) {
   if (depth > max_statement_depth()) return false;
   for (TSNode block : blocks_of(n)) {
     bool simple = true;
-    for_each_named_child(block, [&](TSNode c) {
+    visit_named_children(block, [&](TSNode c) {
       std::string_view t = node_type(c);
       if (is_import(c) || t == "expression_statement" || t == "pass_statement" || t == "comment" ||
           t == "raise_statement") {
@@ -140,7 +141,7 @@ void collect_imports_within(const SyntaxTree& tree, TSNode n, std::vector<Import
     return;
   }
   for (TSNode block : blocks_of(n))
-    for_each_named_child(block, [&](TSNode c) { collect_imports_within(tree, c, out, depth + 1); });
+    visit_named_children(block, [&](TSNode c) { collect_imports_within(tree, c, out, depth + 1); });
 }
 
 }  // namespace
@@ -183,7 +184,7 @@ void PythonModule::add_statement(TSNode node, StatementKind kind) {
 void PythonModule::collect_statements(TSNode block, int depth) {
   if (depth > max_statement_depth())
     throw Error("statements nested deeper than " + std::to_string(max_statement_depth()) + " (--max-nesting)");
-  for_each_named_child(block, [&](TSNode c) {
+  visit_named_children(block, [&](TSNode c) {
     std::string_view t = node_type(c);
     if (t == "decorated_definition") {
       TSNode def = field(c, "definition");
@@ -211,13 +212,13 @@ void PythonModule::collect_statements(TSNode block, int depth) {
 void PythonModule::collect_functions(TSNode n, const std::string& prefix, bool in_class, bool in_function,
                                      int depth) {
   if (depth > max_statement_depth()) return;
-  for_each_named_child(n, [&](TSNode c) {
+  visit_named_children(n, [&](TSNode c) {
     std::string_view t = node_type(c);
     TSNode def = c;
     std::vector<TSNode> decorators;
     if (t == "decorated_definition") {
       def = field(c, "definition");
-      for_each_named_child(c, [&](TSNode d) {
+      visit_named_children(c, [&](TSNode d) {
         if (is_type(d, "decorator")) decorators.push_back(ts_node_named_child(d, 0));
       });
     }
@@ -276,7 +277,7 @@ std::vector<std::string> PythonModule::public_names() const {
     TSNode value = field(assign, "right");
     if (!is_type(value, "list") && !is_type(value, "tuple")) break;
     std::vector<std::string> names;
-    for_each_named_child(value, [&](TSNode item) {
+    visit_named_children(value, [&](TSNode item) {
       if (!is_type(item, "string")) return;
       std::string literal = text_of(item);
       if (literal.size() >= 2) names.push_back(literal.substr(1, literal.size() - 2));

@@ -2,30 +2,95 @@
 
 #include <atomic>
 #include <string_view>
+#include <vector>
 
 #include "core/error.h"
+#include "core/python/named_children.h"
 
 namespace mine {
 namespace {
 
 std::atomic<int> nesting_limit{kDefaultMaxNesting};
 
-void add_import_bindings(const SyntaxTree& tree, TSNode n, std::set<std::string>& out);
+using Names = std::set<std::string_view>;  // views into the tree's text, which outlives a walk
+
+void add_import_bindings(const SyntaxTree& tree, TSNode n, Names& out);
+
+// The node types the walker tells apart, looked up once per grammar symbol: comparing type
+// strings for every node of every statement was most of a scan's analysis time.
+enum class Kind : uint8_t {
+  Other, Identifier, Attribute, KeywordArgument, DecoratedDefinition, Decorator, FunctionDefinition, Lambda,
+  ClassDefinition, Comprehension, ForInClause, Assignment, AugmentedAssignment, ForStatement, AsPattern,
+  AsPatternTarget, NamedExpression, Import, FutureImport, Global, Comment, DefaultParameter, TypedParameter,
+  Splat, Subscript,
+};
+
+struct Grammar {
+  std::vector<Kind> kinds;  // by symbol
+  TSFieldId name, definition, parameters, body, superclasses, left, right, type, value, alternative, return_type,
+      object, attribute, alias, module_name;
+  Grammar() {
+    const TSLanguage* lang = tree_sitter_python();
+    const std::pair<const char*, Kind> named[] = {
+        {"identifier", Kind::Identifier}, {"attribute", Kind::Attribute}, {"keyword_argument", Kind::KeywordArgument},
+        {"decorated_definition", Kind::DecoratedDefinition}, {"decorator", Kind::Decorator},
+        {"function_definition", Kind::FunctionDefinition}, {"lambda", Kind::Lambda},
+        {"class_definition", Kind::ClassDefinition}, {"list_comprehension", Kind::Comprehension},
+        {"set_comprehension", Kind::Comprehension}, {"dictionary_comprehension", Kind::Comprehension},
+        {"generator_expression", Kind::Comprehension}, {"for_in_clause", Kind::ForInClause},
+        {"assignment", Kind::Assignment}, {"augmented_assignment", Kind::AugmentedAssignment},
+        {"for_statement", Kind::ForStatement}, {"as_pattern", Kind::AsPattern},
+        {"as_pattern_target", Kind::AsPatternTarget}, {"named_expression", Kind::NamedExpression},
+        {"import_statement", Kind::Import}, {"import_from_statement", Kind::Import},
+        {"future_import_statement", Kind::FutureImport}, {"global_statement", Kind::Global},
+        {"nonlocal_statement", Kind::Global}, {"comment", Kind::Comment},
+        {"default_parameter", Kind::DefaultParameter}, {"typed_default_parameter", Kind::DefaultParameter},
+        {"typed_parameter", Kind::TypedParameter}, {"list_splat_pattern", Kind::Splat},
+        {"dictionary_splat_pattern", Kind::Splat}, {"subscript", Kind::Subscript}};
+    uint32_t count = ts_language_symbol_count(lang);
+    kinds.assign(count, Kind::Other);
+    for (uint32_t sym = 0; sym < count; ++sym) {
+      std::string_view type = ts_language_symbol_name(lang, static_cast<TSSymbol>(sym));
+      for (const auto& [n, k] : named)
+        if (type == n) kinds[sym] = k;
+    }
+    auto id = [&](const char* f) {
+      return ts_language_field_id_for_name(lang, f, static_cast<uint32_t>(std::char_traits<char>::length(f)));
+    };
+    name = id("name"), definition = id("definition"), parameters = id("parameters"), body = id("body");
+    superclasses = id("superclasses"), left = id("left"), right = id("right"), type = id("type");
+    value = id("value"), alternative = id("alternative"), return_type = id("return_type"), object = id("object");
+    attribute = id("attribute"), alias = id("alias"), module_name = id("module_name");
+  }
+  // The type ts_node_type names, as a Kind (Other for a null node).
+  Kind kind(TSNode n) const {
+    if (ts_node_is_null(n)) return Kind::Other;
+    TSSymbol sym = ts_node_symbol(n);
+    return sym < kinds.size() ? kinds[sym] : Kind::Other;
+  }
+};
+
+const Grammar& grammar() {
+  static const Grammar g;
+  return g;
+}
+
+TSNode child(TSNode n, TSFieldId f) { return ts_node_child_by_field_id(n, f); }
 
 struct Scope {
-  std::set<std::string> reads;
-  std::set<std::string> bound;
-  std::set<std::string> declared_global;  // `global x` / `nonlocal x`: x is not local here
-  std::map<std::string, std::set<std::string>> attributes;
+  Names reads;
+  Names bound;
+  Names declared_global;  // `global x` / `nonlocal x`: x is not local here
+  std::map<std::string_view, Names> attributes;
   // Free names of functions nested in a class body skip the class scope, as in Python.
-  std::set<std::string> passthrough;
-  std::map<std::string, std::set<std::string>> passthrough_attributes;
+  Names passthrough;
+  std::map<std::string_view, Names> passthrough_attributes;
   bool is_class = false;
 };
 
 class FreeNameWalker {
  public:
-  FreeNameWalker(const SyntaxTree& tree, int max_depth) : tree_(tree), max_depth_(max_depth) {}
+  FreeNameWalker(const SyntaxTree& tree, int max_depth) : tree_(tree), max_depth_(max_depth), g_(grammar()) {}
 
   void visit(TSNode n, Scope& s, int depth) {
     if (ts_node_is_null(n)) return;
@@ -33,89 +98,109 @@ class FreeNameWalker {
       throw Error("nesting deeper than " + std::to_string(max_depth_) + " levels at line " +
                   std::to_string(first_line(n)) + " (--max-nesting)");
     }
-    std::string_view t = node_type(n);
-    if (t == "identifier") {
-      s.reads.insert(text(n));
-    } else if (t == "attribute") {
-      TSNode object = field(n, "object");
-      TSNode attr = field(n, "attribute");
-      if (is_type(object, "identifier") && !ts_node_is_null(attr)) s.attributes[text(object)].insert(text(attr));
-      visit(object, s, depth + 1);
-    } else if (t == "keyword_argument") {
-      visit(field(n, "value"), s, depth + 1);
-    } else if (t == "decorated_definition") {
-      for_each_named_child(n, [&](TSNode c) {
-        if (is_type(c, "decorator")) visit(c, s, depth + 1);
-      });
-      visit(field(n, "definition"), s, depth + 1);
-    } else if (t == "function_definition") {
-      visit_function(n, s, depth);
-    } else if (t == "lambda") {
-      Scope inner;
-      visit_parameters(field(n, "parameters"), s, inner, depth);
-      visit(field(n, "body"), inner, depth + 1);
-      merge_free(inner, s);
-    } else if (t == "class_definition") {
-      TSNode name = field(n, "name");
-      if (!ts_node_is_null(name)) s.bound.insert(text(name));
-      visit(field(n, "superclasses"), s, depth + 1);
-      Scope inner;
-      inner.is_class = true;
-      visit(field(n, "body"), inner, depth + 1);
-      merge_free(inner, s);
-    } else if (t == "list_comprehension" || t == "set_comprehension" || t == "dictionary_comprehension" ||
-               t == "generator_expression") {
-      Scope inner;
-      for_each_named_child(n, [&](TSNode c) {
-        if (is_type(c, "for_in_clause")) {
-          bind_target(field(c, "left"), inner, depth + 1);
-          visit(field(c, "right"), inner, depth + 1);
-        } else {
-          visit(c, inner, depth + 1);
-        }
-      });
-      merge_free(inner, s);
-    } else if (t == "assignment") {
-      bind_target(field(n, "left"), s, depth + 1);
-      visit(field(n, "type"), s, depth + 1);
-      visit(field(n, "right"), s, depth + 1);
-    } else if (t == "augmented_assignment") {
-      TSNode left = field(n, "left");
-      visit(left, s, depth + 1);
-      if (is_type(left, "identifier")) s.bound.insert(text(left));
-      visit(field(n, "right"), s, depth + 1);
-    } else if (t == "for_statement") {
-      bind_target(field(n, "left"), s, depth + 1);
-      visit(field(n, "right"), s, depth + 1);
-      visit(field(n, "body"), s, depth + 1);
-      visit(field(n, "alternative"), s, depth + 1);
-    } else if (t == "as_pattern") {
-      // `with x as y`, `except E as e`: the first child is read, the alias is bound.
-      uint32_t count = ts_node_named_child_count(n);
-      for (uint32_t i = 0; i < count; ++i) {
-        TSNode c = ts_node_named_child(n, i);
-        if (is_type(c, "as_pattern_target")) {
-          for_each_named_child(c, [&](TSNode g) { bind_target(g, s, depth + 1); });
-        } else {
-          visit(c, s, depth + 1);
-        }
+    switch (g_.kind(n)) {
+      case Kind::Identifier:
+        s.reads.insert(text(n));
+        break;
+      case Kind::Attribute: {
+        TSNode object = child(n, g_.object);
+        TSNode attr = child(n, g_.attribute);
+        if (g_.kind(object) == Kind::Identifier && !ts_node_is_null(attr)) s.attributes[text(object)].insert(text(attr));
+        visit(object, s, depth + 1);
+        break;
       }
-    } else if (t == "named_expression") {
-      TSNode name = field(n, "name");
-      if (!ts_node_is_null(name)) s.bound.insert(text(name));
-      visit(field(n, "value"), s, depth + 1);
-    } else if (t == "import_statement" || t == "import_from_statement") {
-      add_import_bindings(tree_, n, s.bound);
-    } else if (t == "future_import_statement") {
-      // binds no name
-    } else if (t == "global_statement" || t == "nonlocal_statement") {
-      for_each_named_child(n, [&](TSNode c) {
-        if (is_type(c, "identifier")) s.declared_global.insert(text(c));
-      });
-    } else if (t == "comment") {
-      // nothing to read
-    } else {
-      for_each_named_child(n, [&](TSNode c) { visit(c, s, depth + 1); });
+      case Kind::KeywordArgument:
+        visit(child(n, g_.value), s, depth + 1);
+        break;
+      case Kind::DecoratedDefinition:
+        visit_named_children(n, [&](TSNode c) {
+          if (g_.kind(c) == Kind::Decorator) visit(c, s, depth + 1);
+        });
+        visit(child(n, g_.definition), s, depth + 1);
+        break;
+      case Kind::FunctionDefinition:
+        visit_function(n, s, depth);
+        break;
+      case Kind::Lambda: {
+        Scope inner;
+        visit_parameters(child(n, g_.parameters), s, inner, depth);
+        visit(child(n, g_.body), inner, depth + 1);
+        merge_free(inner, s);
+        break;
+      }
+      case Kind::ClassDefinition: {
+        TSNode name = child(n, g_.name);
+        if (!ts_node_is_null(name)) s.bound.insert(text(name));
+        visit(child(n, g_.superclasses), s, depth + 1);
+        Scope inner;
+        inner.is_class = true;
+        visit(child(n, g_.body), inner, depth + 1);
+        merge_free(inner, s);
+        break;
+      }
+      case Kind::Comprehension: {
+        Scope inner;
+        visit_named_children(n, [&](TSNode c) {
+          if (g_.kind(c) == Kind::ForInClause) {
+            bind_target(child(c, g_.left), inner, depth + 1);
+            visit(child(c, g_.right), inner, depth + 1);
+          } else {
+            visit(c, inner, depth + 1);
+          }
+        });
+        merge_free(inner, s);
+        break;
+      }
+      case Kind::Assignment:
+        bind_target(child(n, g_.left), s, depth + 1);
+        visit(child(n, g_.type), s, depth + 1);
+        visit(child(n, g_.right), s, depth + 1);
+        break;
+      case Kind::AugmentedAssignment: {
+        TSNode left = child(n, g_.left);
+        visit(left, s, depth + 1);
+        if (g_.kind(left) == Kind::Identifier) s.bound.insert(text(left));
+        visit(child(n, g_.right), s, depth + 1);
+        break;
+      }
+      case Kind::ForStatement:
+        bind_target(child(n, g_.left), s, depth + 1);
+        visit(child(n, g_.right), s, depth + 1);
+        visit(child(n, g_.body), s, depth + 1);
+        visit(child(n, g_.alternative), s, depth + 1);
+        break;
+      case Kind::AsPattern: {
+        // `with x as y`, `except E as e`: the first child is read, the alias is bound.
+        uint32_t count = ts_node_named_child_count(n);
+        for (uint32_t i = 0; i < count; ++i) {
+          TSNode c = ts_node_named_child(n, i);
+          if (g_.kind(c) == Kind::AsPatternTarget) {
+            visit_named_children(c, [&](TSNode gc) { bind_target(gc, s, depth + 1); });
+          } else {
+            visit(c, s, depth + 1);
+          }
+        }
+        break;
+      }
+      case Kind::NamedExpression: {
+        TSNode name = child(n, g_.name);
+        if (!ts_node_is_null(name)) s.bound.insert(text(name));
+        visit(child(n, g_.value), s, depth + 1);
+        break;
+      }
+      case Kind::Import:
+        add_import_bindings(tree_, n, s.bound);
+        break;
+      case Kind::FutureImport:  // binds no name
+      case Kind::Comment:       // nothing to read
+        break;
+      case Kind::Global:
+        visit_named_children(n, [&](TSNode c) {
+          if (g_.kind(c) == Kind::Identifier) s.declared_global.insert(text(c));
+        });
+        break;
+      default:
+        visit_named_children(n, [&](TSNode c) { visit(c, s, depth + 1); });
     }
   }
 
@@ -123,46 +208,46 @@ class FreeNameWalker {
   void bind_target(TSNode n, Scope& s, int depth) {
     if (ts_node_is_null(n)) return;
     if (depth > max_depth_) throw Error("nesting deeper than " + std::to_string(max_depth_) + " levels");
-    std::string_view t = node_type(n);
-    if (t == "identifier") {
+    Kind k = g_.kind(n);
+    if (k == Kind::Identifier) {
       s.bound.insert(text(n));
-    } else if (t == "attribute" || t == "subscript") {
+    } else if (k == Kind::Attribute || k == Kind::Subscript) {
       visit(n, s, depth + 1);
     } else {
-      for_each_named_child(n, [&](TSNode c) { bind_target(c, s, depth + 1); });
+      visit_named_children(n, [&](TSNode c) { bind_target(c, s, depth + 1); });
     }
   }
 
  private:
-  std::string text(TSNode n) const { return std::string(tree_.text_of(n)); }
+  std::string_view text(TSNode n) const { return tree_.text_of(n); }
 
   void visit_function(TSNode n, Scope& s, int depth) {
-    TSNode name = field(n, "name");
+    TSNode name = child(n, g_.name);
     if (!ts_node_is_null(name)) s.bound.insert(text(name));
     Scope inner;
-    visit_parameters(field(n, "parameters"), s, inner, depth);
-    visit(field(n, "return_type"), s, depth + 1);
-    visit(field(n, "body"), inner, depth + 1);
+    visit_parameters(child(n, g_.parameters), s, inner, depth);
+    visit(child(n, g_.return_type), s, depth + 1);
+    visit(child(n, g_.body), inner, depth + 1);
     merge_free(inner, s);
   }
 
   // Defaults and annotations are evaluated in the defining scope; parameter names bind inside.
   void visit_parameters(TSNode params, Scope& outer, Scope& inner, int depth) {
     if (ts_node_is_null(params)) return;
-    for_each_named_child(params, [&](TSNode p) {
-      std::string_view t = node_type(p);
-      if (t == "identifier") {
+    visit_named_children(params, [&](TSNode p) {
+      Kind k = g_.kind(p);
+      if (k == Kind::Identifier) {
         inner.bound.insert(text(p));
-      } else if (t == "default_parameter" || t == "typed_default_parameter") {
-        bind_target(field(p, "name"), inner, depth + 1);
-        visit(field(p, "type"), outer, depth + 1);
-        visit(field(p, "value"), outer, depth + 1);
-      } else if (t == "typed_parameter") {
-        for_each_named_child(p, [&](TSNode c) {
-          if (is_type(c, "identifier") || is_type(c, "list_splat_pattern") || is_type(c, "dictionary_splat_pattern"))
-            bind_target(c, inner, depth + 1);
+      } else if (k == Kind::DefaultParameter) {
+        bind_target(child(p, g_.name), inner, depth + 1);
+        visit(child(p, g_.type), outer, depth + 1);
+        visit(child(p, g_.value), outer, depth + 1);
+      } else if (k == Kind::TypedParameter) {
+        visit_named_children(p, [&](TSNode c) {
+          Kind ck = g_.kind(c);
+          if (ck == Kind::Identifier || ck == Kind::Splat) bind_target(c, inner, depth + 1);
         });
-        visit(field(p, "type"), outer, depth + 1);
+        visit(child(p, g_.type), outer, depth + 1);
       } else {
         bind_target(p, inner, depth + 1);  // *args, **kwargs, tuple parameters
       }
@@ -170,14 +255,14 @@ class FreeNameWalker {
   }
 
   static void merge_free(Scope& inner, Scope& outer) {
-    auto add = [&](const std::string& name) {
+    auto add = [&](std::string_view name) {
       if (outer.is_class) {
         outer.passthrough.insert(name);
       } else {
         outer.reads.insert(name);
       }
     };
-    auto is_local = [&](const std::string& name) {
+    auto is_local = [&](std::string_view name) {
       return inner.bound.count(name) && !inner.declared_global.count(name);
     };
     for (const auto& name : inner.reads)
@@ -197,44 +282,52 @@ class FreeNameWalker {
 
   const SyntaxTree& tree_;
   int max_depth_;
+  const Grammar& g_;
 };
 
-void add_import_bindings(const SyntaxTree& tree, TSNode n, std::set<std::string>& out) {
+void add_import_bindings(const SyntaxTree& tree, TSNode n, Names& out) {
   std::string_view t = node_type(n);
   if (t == "import_statement") {
-    for_each_named_child(n, [&](TSNode c) {
+    visit_named_children(n, [&](TSNode c) {
       if (is_type(c, "aliased_import")) {
-        out.insert(std::string(tree.text_of(field(c, "alias"))));
+        out.insert(tree.text_of(field(c, "alias")));
       } else if (is_type(c, "dotted_name")) {
         // `import a.b.c` binds `a`.
-        out.insert(std::string(tree.text_of(ts_node_named_child(c, 0))));
+        out.insert(tree.text_of(ts_node_named_child(c, 0)));
       }
     });
   } else if (t == "import_from_statement") {
     TSNode module = field(n, "module_name");
-    for_each_named_child(n, [&](TSNode c) {
+    visit_named_children(n, [&](TSNode c) {
       if (ts_node_eq(c, module)) return;
       if (is_type(c, "aliased_import")) {
-        out.insert(std::string(tree.text_of(field(c, "alias"))));
+        out.insert(tree.text_of(field(c, "alias")));
       } else if (is_type(c, "dotted_name")) {
-        out.insert(std::string(tree.text_of(c)));
+        out.insert(tree.text_of(c));
       }
     });
   }
 }
 
+std::set<std::string> owned(const Names& names) {
+  std::set<std::string> out;
+  for (std::string_view n : names) out.emplace_hint(out.end(), n);
+  return out;
+}
+
 }  // namespace
 
 std::set<std::string> bound_names(const SyntaxTree& tree, TSNode statement) {
-  std::set<std::string> out;
   std::string_view t = node_type(statement);
   if (t == "import_statement" || t == "import_from_statement" || t == "future_import_statement") {
+    Names out;
     add_import_bindings(tree, statement, out);
-    return out;
+    return owned(out);
   }
   if (t == "decorated_definition") statement = field(statement, "definition");
   t = node_type(statement);
   if (t == "function_definition" || t == "class_definition") {
+    std::set<std::string> out;
     TSNode name = field(statement, "name");
     if (!ts_node_is_null(name)) out.insert(std::string(tree.text_of(name)));
     return out;
@@ -243,7 +336,7 @@ std::set<std::string> bound_names(const SyntaxTree& tree, TSNode statement) {
   Scope s;
   FreeNameWalker walker(tree, max_nesting());
   walker.visit(statement, s, 0);
-  return s.bound;
+  return owned(s.bound);
 }
 
 int max_nesting() { return nesting_limit.load(std::memory_order_relaxed); }
@@ -258,10 +351,10 @@ FreeNames free_names(const SyntaxTree& tree, TSNode node, int max_depth) {
   Scope s;
   FreeNameWalker walker(tree, max_depth < 0 ? max_nesting() : max_depth);
   walker.visit(node, s, 0);
+  s.reads.insert(s.passthrough.begin(), s.passthrough.end());
   FreeNames out;
-  out.names = std::move(s.reads);
-  for (auto& name : s.passthrough) out.names.insert(name);
-  out.attributes = std::move(s.attributes);
+  out.names = owned(s.reads);
+  for (const auto& [base, attrs] : s.attributes) out.attributes.emplace_hint(out.attributes.end(), base, owned(attrs));
   return out;
 }
 

@@ -6,6 +6,7 @@
 
 #include "core/error.h"
 #include "core/python/name_scopes.h"
+#include "core/python/named_children.h"
 
 namespace mine {
 namespace {
@@ -37,7 +38,7 @@ class ReferenceWalker {
     } else if (t == "keyword_argument") {
       visit(field(n, "value"), s, depth + 1);
     } else if (t == "decorated_definition") {
-      for_each_named_child(n, [&](TSNode c) {
+      visit_named_children(n, [&](TSNode c) {
         if (is_type(c, "decorator")) visit(c, s, depth + 1);
       });
       visit(field(n, "definition"), s, depth + 1);
@@ -63,7 +64,7 @@ class ReferenceWalker {
     } else if (t == "list_comprehension" || t == "set_comprehension" || t == "dictionary_comprehension" ||
                t == "generator_expression") {
       Scope inner;
-      for_each_named_child(n, [&](TSNode c) {
+      visit_named_children(n, [&](TSNode c) {
         if (is_type(c, "for_in_clause")) {
           bind_target(field(c, "left"), inner, depth + 1);
           visit(field(c, "right"), inner, depth + 1);
@@ -94,7 +95,7 @@ class ReferenceWalker {
       for (uint32_t i = 0; i < count; ++i) {
         TSNode c = ts_node_named_child(n, i);
         if (is_type(c, "as_pattern_target")) {
-          for_each_named_child(c, [&](TSNode g) { bind_target(g, s, depth + 1); });
+          visit_named_children(c, [&](TSNode g) { bind_target(g, s, depth + 1); });
         } else {
           visit(c, s, depth + 1);
         }
@@ -107,13 +108,13 @@ class ReferenceWalker {
     } else if (t == "future_import_statement" || t == "comment" || t == "string_content") {
       // binds and reads nothing
     } else if (t == "global_statement" || t == "nonlocal_statement") {
-      for_each_named_child(n, [&](TSNode c) {
+      visit_named_children(n, [&](TSNode c) {
         if (!is_type(c, "identifier")) return;
         s.not_local.insert(text(c));
         if (t == "global_statement") s.globals.push_back(reference(c));
       });
     } else {
-      for_each_named_child(n, [&](TSNode c) { visit(c, s, depth + 1); });
+      visit_named_children(n, [&](TSNode c) { visit(c, s, depth + 1); });
     }
   }
 
@@ -155,7 +156,7 @@ class ReferenceWalker {
     } else if (t == "attribute" || t == "subscript") {
       visit(n, s, depth + 1);
     } else {
-      for_each_named_child(n, [&](TSNode c) { bind_target(c, s, depth + 1); });
+      visit_named_children(n, [&](TSNode c) { bind_target(c, s, depth + 1); });
     }
   }
 
@@ -183,7 +184,7 @@ class ReferenceWalker {
 
   void visit_parameters(TSNode params, Scope& outer, Scope& inner, int depth) {
     if (ts_node_is_null(params)) return;
-    for_each_named_child(params, [&](TSNode p) {
+    visit_named_children(params, [&](TSNode p) {
       std::string_view t = node_type(p);
       if (t == "identifier") {
         inner.bound.insert(text(p));
@@ -192,7 +193,7 @@ class ReferenceWalker {
         visit(field(p, "type"), outer, depth + 1);
         visit(field(p, "value"), outer, depth + 1);
       } else if (t == "typed_parameter") {
-        for_each_named_child(p, [&](TSNode c) {
+        visit_named_children(p, [&](TSNode c) {
           if (is_type(c, "identifier") || is_type(c, "list_splat_pattern") || is_type(c, "dictionary_splat_pattern"))
             bind_target(c, inner, depth + 1);
         });
@@ -207,7 +208,7 @@ class ReferenceWalker {
   void visit_import(TSNode n, Scope& s) {
     bool from = is_type(n, "import_from_statement");
     TSNode module = field(n, "module_name");
-    for_each_named_child(n, [&](TSNode c) {
+    visit_named_children(n, [&](TSNode c) {
       if (from && ts_node_eq(c, module)) return;
       GlobalReference r;
       if (is_type(c, "aliased_import")) {

@@ -4,8 +4,10 @@
 #include <deque>
 #include <map>
 #include <memory>
+#include <optional>
 #include <tuple>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "core/repo/global_references.h"
 #include "core/repo/standard_library.h"
@@ -29,15 +31,19 @@ struct Entity {
   const ImportBinding* binding = nullptr;          // External/KeptImport
   ModuleLocation location;                         // Module
   std::string why;                                 // Unresolved
+  mutable std::string signature;                   // External/KeptImport, once asked for (see signature())
 };
 
 std::string first_component(const std::string& dotted) { return dotted.substr(0, dotted.find('.')); }
 
 // The same external import written in two files is one import in the standalone.
-std::string signature(const Entity& e) {
-  const ImportBinding& b = *e.binding;
-  std::string where = e.kind == EntityKind::KeptImport ? e.module->path() + "\n" : "";  // relative: per file
-  return where + std::to_string(b.level) + b.module + "\n" + b.imported + "\n" + b.target + "\n" + b.local;
+const std::string& signature(const Entity& e) {
+  if (e.signature.empty()) {  // never empty once made; entities live as long as the scan
+    const ImportBinding& b = *e.binding;
+    std::string where = e.kind == EntityKind::KeptImport ? e.module->path() + "\n" : "";  // relative: per file
+    e.signature = where + std::to_string(b.level) + b.module + "\n" + b.imported + "\n" + b.target + "\n" + b.local;
+  }
+  return e.signature;
 }
 
 const ImportBinding* binding_named(const ModuleStatement& s, const std::string& local) {
@@ -88,6 +94,8 @@ bool dynamic_import(const FreeNames& reads) {
          (importlib != reads.attributes.end() && importlib->second.count("import_module"));
 }
 
+constexpr int kReferenceDepth = 400;  // global_references' default nesting limit
+
 struct Edit {
   uint32_t start, end;
   std::string text;
@@ -99,13 +107,22 @@ struct Edit {
 // only on the (immutable, scan-long) modules, never on the kernel. Names in the standalone do,
 // and stay with the kernel's ClosureBuilder.
 struct ResolutionCache {
+  // Looked up by every kernel for every name it reaches: hashed, never iterated. Values stay
+  // where they are as the maps grow (callers hold references into them).
+  struct PairHash {
+    template <typename A, typename B>
+    size_t operator()(const std::pair<A, B>& p) const {
+      return std::hash<A>()(p.first) * 31 + std::hash<B>()(p.second);
+    }
+  };
   std::vector<std::unique_ptr<Entity>> entities;
-  std::map<std::string, Entity*> by_key;
-  std::map<std::pair<const PythonModule*, std::string>, Entity*> resolved;
-  std::map<std::pair<std::string, std::string>, Entity*> members;
-  std::map<const PythonModule*, std::set<std::string>> public_names;
-  std::map<const ModuleStatement*, std::vector<GlobalReference>> references;
-  std::map<const ModuleStatement*, std::string> plain_text;
+  std::unordered_map<std::string, Entity*> by_key;
+  std::unordered_map<std::pair<const PythonModule*, std::string>, Entity*, PairHash> resolved;
+  std::unordered_map<std::pair<std::string, std::string>, Entity*, PairHash> members;
+  std::unordered_map<const PythonModule*, std::set<std::string>> public_names;
+  std::unordered_map<const ModuleStatement*, std::vector<GlobalReference>> references;
+  std::unordered_map<const ModuleStatement*, std::string> plain_text;
+  std::unordered_map<const PythonModule*, std::string> module_tags;
   // What each name a statement reads or binds resolves to (entity or nullptr).
   std::unordered_map<const ModuleStatement*, std::vector<std::pair<const std::string*, Entity*>>> statement_names;
 };
@@ -358,11 +375,17 @@ class ClosureBuilder {
 
   const std::vector<GlobalReference>& references(const PythonModule* m, const ModuleStatement* s) {
     if (!s) {
-      if (!root_tree_) {
-        root_tree_ = SyntaxTree::parse(root_.text);
-        root_references_ = global_references(*root_tree_, root_tree_->root());
+      if (!root_references_) {
+        if (root_in_module()) {
+          // The same references a parse of the kernel's text finds, one level shallower (that
+          // parse starts at a module node), at their places in the module's text.
+          root_references_ = global_references(m0_->tree(), root_.node, kReferenceDepth - 1);
+        } else {
+          root_tree_ = SyntaxTree::parse(root_.text);
+          root_references_ = global_references(*root_tree_, root_tree_->root());
+        }
       }
-      return root_references_;
+      return *root_references_;
     }
     auto found = c_.references.find(s);
     if (found != c_.references.end()) return found->second;
@@ -462,7 +485,9 @@ class ClosureBuilder {
       if (e->kind == EntityKind::Definition && e->module != m0_) {
         // A builtin's name would shadow the builtin for the kernel's own file.
         if (is_python_builtin(e->name)) taken.insert(e->name);
-        claim(e, e->name, module_tag(e->module->path()));
+        auto tag = c_.module_tags.find(e->module);
+        if (tag == c_.module_tags.end()) tag = c_.module_tags.emplace(e->module, module_tag(e->module->path())).first;
+        claim(e, e->name, tag->second);
         if (emitted(e) != e->name)
           for (auto& d : deps_)
             if (d.path == e->module->path() && d.name == e->name && d.kind != "unresolved") d.note = "renamed to " + emitted(e);
@@ -569,8 +594,25 @@ class ClosureBuilder {
   std::string root_text() {
     if (!needs_rewrite(m0_, root_.reads, {})) return root_.text;
     const auto& refs = references(m0_, nullptr);
+    if (root_in_module()) {  // edited in the module's tree, piece by piece
+      const std::string& text = m0_->tree().text();
+      auto edits = edits_for(m0_, refs, text);
+      std::string out;
+      for (const auto& p : root_.pieces) {
+        out += p.before;
+        out += dedent(apply(text, ts_node_start_byte(p.node), ts_node_end_byte(p.node), edits), p.indent);
+        out += p.after;
+      }
+      return out;
+    }
     auto edits = edits_for(m0_, refs, root_tree_->text());
     return apply(root_tree_->text(), 0, static_cast<uint32_t>(root_tree_->text().size()), edits);
+  }
+
+  // Whether the kernel's text is cut from its module's tree (then no parse of it is needed).
+  bool root_in_module() {
+    if (!root_spliced_) root_spliced_ = !root_.pieces.empty() && spliced_text(*m0_, root_.pieces) == root_.text;
+    return *root_spliced_;
   }
 
   std::string render_external(const ModuleStatement& s, const std::vector<Entity*>& group, const PythonModule* m) {
@@ -713,8 +755,14 @@ class ClosureBuilder {
     for (auto& [pos, text] : top) import_text += text + "\n";
 
     std::string kernel = root_text();
-    result.standalone = import_text + definition_text +
-                        (import_text.empty() && definition_text.empty() ? "" : "\n\n") + kernel + "\n";
+    // Built in place: standalones reaching a whole runtime are tens of KB, one per kernel.
+    std::string& out = result.standalone;
+    out.reserve(import_text.size() + definition_text.size() + kernel.size() + 3);
+    out += import_text;
+    out += definition_text;
+    if (!import_text.empty() || !definition_text.empty()) out += "\n\n";
+    out += kernel;
+    out += "\n";
     result.dependencies = std::move(deps_);
     for (const auto& d : result.dependencies)
       if (d.kind == "unresolved") result.self_contained = false;
@@ -730,13 +778,14 @@ class ClosureBuilder {
   std::set<std::pair<const PythonModule*, std::string>> resolving_;
   size_t taint_ = 0;  // counts resolutions that went through the kernel's own names
   std::unique_ptr<SyntaxTree> root_tree_;
-  std::vector<GlobalReference> root_references_;
+  std::optional<std::vector<GlobalReference>> root_references_;
+  std::optional<bool> root_spliced_;
   std::unordered_map<const Entity*, std::string> emitted_;
   std::string rewritten_;
 
   std::deque<Use> uses_;
   std::vector<Entity*> needed_;
-  std::set<Entity*> needed_set_;
+  std::unordered_set<Entity*> needed_set_;
   std::vector<Dependency> deps_;
   std::set<std::string> external_signatures_;
   std::map<const PythonModule*, std::vector<const PythonModule*>> module_edges_;

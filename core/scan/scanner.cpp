@@ -244,6 +244,18 @@ RepoSnapshot Scanner::extract(const SourceTree& tree, const std::string& repo_na
     };
     const std::string& text = notebook ? notebook->text : content;
     RepositoryFileView view(entry.path, text, parse, repo);
+    // Generated code that one plugin claims (Inductor's cache files hold @triton.jit kernels too)
+    // is read by that plugin alone: one kernel, one row.
+    std::optional<size_t> claimant;
+    for (size_t i : chosen) {
+      try {
+        if (plugins_[i]->claims(view)) claimant = i;
+      } catch (const std::exception& e) {
+        problem(0, "plugin", plugins_[i]->name() + " failed: " + e.what());
+      }
+      if (claimant) break;
+    }
+    if (claimant) chosen = {*claimant};
     for (size_t i : chosen) {
       if (failed) break;
       CollectingSink sink(plugins_[i]->name(), entry.path, out.kernels, out.problems, notebook.get());

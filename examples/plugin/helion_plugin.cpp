@@ -11,7 +11,8 @@ namespace {
 const char* const kSuffixes[] = {".py", nullptr};
 const char* const kPrefilters[] = {"helion", nullptr};
 
-void extract(const mine_host* host, const mine_file* file, mine_sink* sink) {
+void extract(const mine_host* host, const mine_file* file, mine_sink* sink, void* context) {
+  (void)context;
   size_t functions = host->python_function_count(file);
   for (size_t f = 0; f < functions; ++f) {
     size_t decorators = host->python_decorator_count(file, f);
@@ -19,7 +20,8 @@ void extract(const mine_host* host, const mine_file* file, mine_sink* sink) {
       const char* name = host->python_decorator(file, f, d);
       if (!name || std::strcmp(name, "helion.kernel") != 0) continue;
       std::string meta = std::string("{\"dsl\": \"helion\", \"decorator_index\": ") + std::to_string(d) + "}";
-      if (host->report_python_kernel(sink, file, f, meta.c_str()) != 0)
+      mine_python_kernel kernel = {MINE_ROOT_FUNCTION, f, nullptr, nullptr, meta.c_str(), nullptr, nullptr};
+      if (host->report_python_kernel(sink, file, &kernel) != 0)
         host->report_problem(sink, host->python_function_line(file, f), "plugin", "mine refused the kernel report");
       break;
     }
@@ -34,6 +36,7 @@ const mine_plugin_info kInfo = {
     kSuffixes,
     kPrefilters,
     extract,
+    nullptr,
 };
 
 }  // namespace

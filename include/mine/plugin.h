@@ -12,19 +12,27 @@
  * the host hands out live until the plugin's `extract` call returns; strings the plugin hands in
  * are copied before the host callback returns.
  *
- * The version changes whenever a struct below changes layout or meaning.
+ * The version changes whenever a struct below changes layout or meaning. Version 2 added the
+ * syntax tree (tree-sitter's own C API: TSTree and TSNode cross the boundary as they are), Python
+ * functions and module statements with their nodes, name resolution through the imports, and
+ * closure roots with a plugin's dependency labels: enough for mine's own Triton, Inductor,
+ * numba and CUDA plugins, which reach the host through this header only.
+ *
+ * Nodes handed out live as long as the file's strings (until `extract` returns). A plugin that
+ * calls ts_* functions on them uses the tree-sitter library `mine` itself runs with.
  */
 #ifndef MINE_PLUGIN_H
 #define MINE_PLUGIN_H
 
 #include <stddef.h>
 #include <stdint.h>
+#include <tree_sitter/api.h>
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-#define MINE_PLUGIN_ABI_VERSION 1u
+#define MINE_PLUGIN_ABI_VERSION 2u
 
 #if defined(_WIN32)
 #define MINE_PLUGIN_EXPORT __declspec(dllexport)
@@ -40,8 +48,10 @@ typedef struct mine_sink mine_sink;
 /* A dependency of a kernel the plugin builds itself (non-Python languages). */
 typedef struct mine_dependency {
   const char* name;
-  const char* kind; /* e.g. function | macro | constant | type | include */
-  int line;         /* 1-based line in the same file, 0 when unknown */
+  const char* kind; /* e.g. function | macro | constant | type | include | unresolved */
+  const char* path; /* file the definition lives in; NULL when unknown or unresolved */
+  int line;         /* 1-based line, 0 when unknown */
+  const char* note; /* NULL, or why an unresolved name could not be resolved */
 } mine_dependency;
 
 /* A kernel the plugin builds itself: it supplies the standalone source. */
@@ -56,11 +66,73 @@ typedef struct mine_kernel {
   const char* meta_json;  /* a JSON object or NULL */
   const mine_dependency* dependencies;
   size_t dependency_count;
+  const char* const* external_modules; /* NULL-terminated (or NULL): headers/modules the standalone uses from outside */
 } mine_kernel;
+
+/* Module-level statements of a Python file (definitions nested in module-level if/try blocks are
+ * statements of their own; see core/python/module_model.h). */
+typedef enum mine_statement_kind {
+  MINE_STATEMENT_FUNCTION = 0,
+  MINE_STATEMENT_CLASS = 1,
+  MINE_STATEMENT_ASSIGNMENT = 2,
+  MINE_STATEMENT_IMPORT = 3,
+  MINE_STATEMENT_GUARDED = 4, /* a guarded block of imports and assignments, kept whole */
+  MINE_STATEMENT_OTHER = 5
+} mine_statement_kind;
+
+typedef struct mine_python_statement {
+  int kind; /* mine_statement_kind */
+  TSNode node;
+  int start_line; /* 1-based, decorators included */
+  int end_line;
+  int indent;     /* column of the first line */
+} mine_python_statement;
+
+/* A function definition anywhere in a Python file. */
+typedef struct mine_python_function {
+  const char* name;
+  const char* qualname; /* `Cls.method`, `outer.<locals>.inner` */
+  TSNode node;          /* decorated_definition when decorated, else function_definition */
+  TSNode definition;    /* the function_definition */
+  size_t decorator_count;
+  int in_class;
+  int in_function;
+  int indent;
+  int64_t statement;    /* index of the module statement it is, -1 when nested deeper */
+} mine_python_function;
+
+typedef struct mine_host mine_host;
+
+/* Names the kind of a definition the closure pulls in (e.g. "jit_function"): statement
+ * `statement` of `module`, which may be another file of the repository. NULL or "" keeps the
+ * generic kind (function | class | constant | import). Must return a string that outlives the
+ * call (a literal, or one the host handed out for `module`). */
+typedef const char* (*mine_label_fn)(void* context, const mine_host* host, const mine_file* module,
+                                     size_t statement);
+
+typedef enum mine_root_kind {
+  MINE_ROOT_FUNCTION = 0, /* `root` indexes python_function */
+  MINE_ROOT_STATEMENT = 1 /* `root` indexes python_statement (e.g. `k = triton.jit(fn)`) */
+} mine_root_kind;
+
+/* A Python kernel whose dependency closure the host computes (same file and across the
+ * repository). For a function root the host names it, takes its lines and source, and puts
+ * "decorators" (resolved), "parameters" and, when they apply, "method" and "nested" into its
+ * meta; for a statement root the plugin names it and the meta is the plugin's alone. */
+typedef struct mine_python_kernel {
+  int root_kind; /* mine_root_kind */
+  size_t root;
+  const char* name;      /* statement roots: required; function roots: NULL (the function's name) */
+  const char* text;      /* the kernel's code in the standalone; NULL: the function at column 0 with its
+                            decorators (staticmethod/classmethod dropped), or the statement dedented */
+  const char* meta_json; /* a JSON object merged over the host's meta, or NULL */
+  mine_label_fn label;   /* NULL: generic dependency kinds */
+  void* label_context;
+} mine_python_kernel;
 
 /* What the host offers a plugin during `extract`. Functions return 0 on success, nonzero on a
  * bad argument (an index out of range, malformed meta JSON); they never abort the scan. */
-typedef struct mine_host {
+struct mine_host {
   uint32_t abi_version;
 
   const char* (*file_path)(const mine_file* file); /* repository-relative */
@@ -76,14 +148,35 @@ typedef struct mine_host {
    * the decorator's text when it names nothing imported. */
   const char* (*python_decorator)(const mine_file* file, size_t function, size_t d);
 
-  /* Reports Python function `function` as a kernel; the host computes its dependency closure
-   * (same file and across the repository) exactly as for built-in plugins. */
-  int (*report_python_kernel)(mine_sink* sink, const mine_file* file, size_t function, const char* meta_json);
-  /* Reports a kernel the plugin assembled itself. */
+  /* The file's Python syntax tree (parsed on first use), NULL when the file is not Python or
+   * did not parse. Notebooks give the tree of their code cells. */
+  const TSTree* (*python_tree)(const mine_file* file);
+  /* Text of a node of that tree (not NUL-terminated). */
+  const char* (*python_node_text)(const mine_file* file, TSNode node, size_t* length);
+  /* Text of a node with `indent` columns removed from each line, so nested code reads as top level. */
+  const char* (*python_dedented_text)(const mine_file* file, TSNode node, int indent);
+  int (*python_function)(const mine_file* file, size_t function, mine_python_function* out);
+  /* Decorator expression `d` of function `function` (a null node when out of range). */
+  TSNode (*python_decorator_node)(const mine_file* file, size_t function, size_t d);
+  /* The function's parameters as a JSON array of {name, annotation?, default?}. */
+  const char* (*python_parameters)(const mine_file* file, size_t function);
+  size_t (*python_statement_count)(const mine_file* file);
+  int (*python_statement)(const mine_file* file, size_t statement, mine_python_statement* out);
+  /* Module statements binding `name` in source order: writes up to `capacity` indices to
+   * `statements` and returns how many there are. */
+  size_t (*python_bindings)(const mine_file* file, const char* name, size_t* statements, size_t capacity);
+  /* Dotted name an expression refers to through the file's imports (`tl.load` -> "triton.language.load",
+   * `jit(...)` -> "triton.jit" after `from triton import jit`); NULL when its base is defined in the
+   * file or unbound. */
+  const char* (*python_qualified_name)(const mine_file* file, TSNode expression);
+
+  /* Reports a Python kernel; the host computes its dependency closure exactly as for every plugin. */
+  int (*report_python_kernel)(mine_sink* sink, const mine_file* file, const mine_python_kernel* kernel);
+  /* Reports a kernel the plugin assembled itself (Python-embedded or non-Python languages). */
   int (*report_kernel)(mine_sink* sink, const mine_kernel* kernel);
   /* A problem local to this file; the scan goes on. */
   void (*report_problem)(mine_sink* sink, int line, const char* kind, const char* message);
-} mine_host;
+};
 
 typedef struct mine_plugin_info {
   uint32_t abi_version; /* MINE_PLUGIN_ABI_VERSION the plugin was built with */
@@ -92,8 +185,15 @@ typedef struct mine_plugin_info {
   const char* description;
   const char* const* file_suffixes; /* NULL-terminated, e.g. {".py", NULL} */
   const char* const* prefilters;    /* NULL-terminated RE2 patterns; a file is handed over only if one matches */
-  /* Called once per file that passed the prefilter, possibly from several threads at once. */
-  void (*extract)(const mine_host* host, const mine_file* file, mine_sink* sink);
+  /* Called once per file that passed the prefilter, possibly from several threads at once;
+   * `context` is the field below. */
+  void (*extract)(const mine_host* host, const mine_file* file, mine_sink* sink, void* context);
+  void* context; /* the plugin's own state, handed back to `extract` and `claims` */
+  /* Optional (NULL: never). Nonzero when the whole file is output of the tool this plugin reads
+   * (code torch.compile generated, say): the host then hands the file to this plugin alone, so
+   * one kernel is not stored twice under two plugins. Asked only when the prefilter matched;
+   * must be cheap and must not report anything. */
+  int (*claims)(const mine_host* host, const mine_file* file, void* context);
 } mine_plugin_info;
 
 typedef const mine_plugin_info* (*mine_plugin_entry_fn)(uint32_t host_abi);

@@ -3,12 +3,20 @@ import json
 import os
 
 VERSION = 1
-LANGUAGES = ("triton",)
+LANGUAGES = ("triton", "cuda")
 STAGES = ("import", "compile", "load", "run")
 
 
 class BundleError(ValueError):
     pass
+
+
+def _check_module_path(where, bundle_dir, module):
+    # The bundle comes from elsewhere; a module path must not leave the bundle directory.
+    if os.path.isabs(module) or ".." in module.replace("\\", "/").split("/"):
+        raise BundleError("%s: module path %r escapes the bundle" % (where, module))
+    if not os.path.isfile(os.path.join(bundle_dir, module)):
+        raise BundleError("%s: module file %s is missing" % (where, module))
 
 
 def _check_kernel(k, bundle_dir, seen):
@@ -21,15 +29,29 @@ def _check_kernel(k, bundle_dir, seen):
     for field in ("entry", "module"):
         if not isinstance(k.get(field), str) or not k[field]:
             raise BundleError("%s: %s must be a non-empty string" % (where, field))
-    module = k["module"]
-    # The bundle comes from elsewhere; a module path must not leave the bundle directory.
-    if os.path.isabs(module) or ".." in module.replace("\\", "/").split("/"):
-        raise BundleError("%s: module path %r escapes the bundle" % (where, module))
-    if not os.path.isfile(os.path.join(bundle_dir, module)):
-        raise BundleError("%s: module file %s is missing" % (where, module))
+    _check_module_path(where, bundle_dir, k["module"])
+    if k.get("kernel_only_module") is not None:
+        if not isinstance(k["kernel_only_module"], str) or not k["kernel_only_module"]:
+            raise BundleError("%s: kernel_only_module must be a non-empty string" % where)
+        _check_module_path(where, bundle_dir, k["kernel_only_module"])
     lang = k.setdefault("language", "triton")
     if lang not in LANGUAGES:
         raise BundleError("%s: language %r is not supported" % (where, lang))
+    if lang == "cuda":
+        params = k.setdefault("params", [])
+        if not isinstance(params, list) or not all(isinstance(p, str) for p in params):
+            raise BundleError("%s: params must be a list of C parameter declarations" % where)
+        if not isinstance(k.setdefault("args", {}), dict):
+            raise BundleError("%s: args must be an object" % where)
+        for field in ("grid", "block"):
+            v = k.setdefault(field, None)
+            if v is not None and (not isinstance(v, list) or not 1 <= len(v) <= 3
+                                  or not all(isinstance(g, int) and g >= 1 for g in v)):
+                raise BundleError("%s: %s must be null or 1-3 positive integers" % (where, field))
+            if v is not None:
+                k[field] = list(v) + [1] * (3 - len(v))
+        k.setdefault("guessed", [])
+        return k
     sig = k.setdefault("signature", {})
     if not isinstance(sig, dict) or not all(isinstance(v, str) for v in sig.values()):
         raise BundleError("%s: signature must map parameter names to type strings" % where)

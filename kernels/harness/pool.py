@@ -2,6 +2,7 @@
 group), fed one task at a time. The parent never imports Triton or torch, so nothing a kernel
 does can take the batch down; it only reads the worker's answers, its exit status and /proc.
 """
+import ctypes
 import json
 import os
 import select
@@ -41,6 +42,66 @@ def group_rss_bytes(pgid):
         except OSError:
             continue
     return total
+
+
+_PR_SET_CHILD_SUBREAPER = 36
+
+
+def become_subreaper():
+    """Orphans of our workers' kernels (a daemon that called setsid, a fork bomb's children)
+    reparent to us instead of init, where sweep_strays can find and kill them."""
+    try:
+        return ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
+    except (OSError, AttributeError):
+        return False
+
+
+def parents():
+    """{pid: parent pid} of every process now."""
+    out = {}
+    for p in os.listdir("/proc"):
+        if not p.isdigit():
+            continue
+        try:
+            with open("/proc/%s/stat" % p) as f:
+                out[int(p)] = int(f.read().rsplit(")", 1)[1].split()[1])
+        except (OSError, IndexError, ValueError):
+            continue
+    return out
+
+
+def sweep_strays(keep, rounds=100):
+    """SIGKILL every child of ours not in `keep` (live workers) and everything below it, until
+    none is left; reaps them. Returns how many were killed. The pool must therefore be the only
+    thing in its process that starts children (run_bundle.py is)."""
+    me, killed = os.getpid(), set()
+    for _ in range(rounds):
+        tree = parents()
+        strays = [p for p, pp in tree.items() if pp == me and p not in keep]
+        if not strays:
+            break
+        below = {}
+        for p, pp in tree.items():
+            below.setdefault(pp, []).append(p)
+        doomed, stack = set(), list(strays)
+        while stack:
+            p = stack.pop()
+            if p not in doomed:
+                doomed.add(p)
+                stack.extend(below.get(p, ()))
+        for p in doomed:
+            try:
+                os.kill(p, signal.SIGKILL)
+            except OSError:
+                pass
+        killed |= doomed
+        time.sleep(0.01)
+        for p in strays:
+            try:
+                os.waitpid(p, os.WNOHANG)
+            except OSError:
+                pass
+    return len(killed)
 
 
 class WorkerProc:
@@ -115,6 +176,22 @@ class Pool:
         self.on_row = on_row
         self.lock = threading.Lock()
         self.spawns = 0
+        self.sandbox = None  # what the workers said they could confine
+        self.strays_killed = 0
+        self.live_pids = set()
+        # Held while a worker is forked and registered, and while strays are swept, so a sweep
+        # never mistakes a worker being born for a stray.
+        self.spawn_lock = threading.Lock()
+        self.subreaper = become_subreaper()
+
+    def sweep(self):
+        if not self.subreaper:
+            return
+        with self.spawn_lock:
+            n = sweep_strays(set(self.live_pids))
+        if n:
+            with self.lock:
+                self.strays_killed += n
 
     def _spawn(self, slot):
         env = dict(os.environ)
@@ -124,7 +201,9 @@ class Pool:
         if self.mem_limit:
             env["MINE_MEM_LIMIT_MB"] = str(self.mem_limit >> 20)
         log = os.path.join(self.work_dir, "worker%d.log" % slot)
-        w = WorkerProc(env, log)
+        with self.spawn_lock:
+            w = WorkerProc(env, log)
+            self.live_pids.add(w.proc.pid)
         line, why = w.read_line(time.monotonic() + READY_TIMEOUT_S, 0)
         with self.lock:
             self.spawns += 1
@@ -137,6 +216,8 @@ class Pool:
             w.kill()
             raise RuntimeError("worker did not start: %s" % msg.get("message"))
         w.versions = msg.get("versions") or {}
+        with self.lock:
+            self.sandbox = msg.get("sandbox")
         return w
 
     def run(self, tasks):
@@ -147,6 +228,7 @@ class Pool:
             t.start()
         for t in threads:
             t.join()
+        self.sweep()
 
     def _next(self, queue):
         with self.lock:
@@ -182,15 +264,21 @@ class Pool:
             self._emit(task, row, w.versions, w.proc.pid, slot)
             done += 1
             if not w_ok or done >= self.max_tasks:
-                w.kill()
+                self._retire(w)
                 w = None
+            self.sweep()
         if w is not None:
             try:
                 w.proc.stdin.close()
                 w.proc.wait(timeout=30)
             except (OSError, subprocess.TimeoutExpired):
                 pass
-            w.kill()
+            self._retire(w)
+
+    def _retire(self, w):
+        w.kill()
+        with self.spawn_lock:
+            self.live_pids.discard(w.proc.pid)
 
     def _one(self, w, task):
         """Run one task on w; returns (row, worker_still_usable)."""

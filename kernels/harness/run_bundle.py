@@ -79,6 +79,15 @@ def main(argv=None):
                     help="host memory per worker (RLIMIT_DATA plus an RSS watchdog); 0: none")
     ap.add_argument("--no-rlimit-data", action="store_true",
                     help="keep only the RSS watchdog (for drivers that trip on RLIMIT_DATA)")
+    ap.add_argument("--max-procs", type=int, default=256,
+                    help="processes a worker may add to the user's count (RLIMIT_NPROC; root is "
+                         "exempt); 0: no limit")
+    ap.add_argument("--writable", action="append", default=[],
+                    help="another folder kernels may write in (besides their scratch, the Triton "
+                         "cache and /dev); repeatable")
+    ap.add_argument("--no-sandbox", action="store_true", default=os.environ.get("MINE_NO_SANDBOX") == "1",
+                    help="do not confine the workers' file writes with Landlock (also MINE_NO_SANDBOX=1, "
+                         "which reaches the harness through `mine check --run`)")
     ap.add_argument("--only", default=None, help="comma-separated kernel ids")
     ap.add_argument("--limit", type=int, default=None)
     ap.add_argument("--autotune", action="store_true",
@@ -123,12 +132,25 @@ def main(argv=None):
     work = os.path.abspath(a.work_dir or tempfile.mkdtemp(prefix="mine-check-"))
     os.makedirs(work, exist_ok=True)
     bundle_dir = os.path.abspath(a.bundle)
+    cache_dir = os.path.abspath(a.cache_dir or os.path.join(work, "triton-cache"))
+    tmp_dir = os.path.join(work, "tmp")
+    for d in (cache_dir, tmp_dir):
+        os.makedirs(d, exist_ok=True)
+    writable = [work, cache_dir, "/dev"] + [os.path.abspath(d) for d in a.writable]
     worker_env = {
-        "TRITON_CACHE_DIR": os.path.abspath(a.cache_dir or os.path.join(work, "triton-cache")),
+        "TRITON_CACHE_DIR": cache_dir,
+        # Kernels write only beneath these (Landlock, when the kernel has it); temporary files
+        # (ptxas output, tempfile) go into the work folder so they are among them.
+        "MINE_SANDBOX_WRITABLE": "" if a.no_sandbox else os.pathsep.join(writable),
+        "TMPDIR": tmp_dir,
+        "MINE_MAX_PROCS": str(max(a.max_procs, 0)),
         "MINE_WANT_GPU": "1" if a.stage in ("load", "run") else "0",
         "MINE_RLIMIT_DATA": "0" if a.no_rlimit_data else "1",
         # Bundles are read-only input; no __pycache__ should appear beside their modules.
         "PYTHONDONTWRITEBYTECODE": "1",
+        # CUDA C kernels need nvcc (and libcuda to load), not Triton or torch.
+        "MINE_NEED_TRITON": "1" if any(k.get("language") != "cuda" for k in kernels) else "0",
+        "MINE_TASK_TIMEOUT": str(a.timeout),
     }
     # Sixteen workers each starting a BLAS thread per core would oversubscribe the machine
     # and, under RLIMIT_DATA, fail allocating the per-thread buffers.
@@ -183,7 +205,8 @@ def main(argv=None):
     summary = {"kernels": total, "ok": ok, "fail": total - ok, "stage": a.stage,
                "jobs": a.jobs, "elapsed_s": round(elapsed, 2),
                "kernels_per_min": round(total / elapsed * 60.0, 1) if elapsed > 0 else None,
-               "worker_spawns": pool.spawns,
+               "worker_spawns": pool.spawns, "sandbox": pool.sandbox,
+               "strays_killed": pool.strays_killed,
                "by_class": {c: v for (s, c), v in counts.items() if s == "fail"}}
     print(json.dumps(summary), file=sys.stderr)
     if not keep_work:

@@ -8,6 +8,7 @@ print must not corrupt it.
 import importlib.util
 import json
 import os
+import re
 import resource
 import shutil
 import sys
@@ -16,7 +17,9 @@ import traceback
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+import cuda_kernel  # noqa: E402
 import launch  # noqa: E402
+import sandbox  # noqa: E402
 from classify import classify, trim  # noqa: E402
 
 STAGE_ORDER = ("import", "compile", "load", "run")
@@ -34,6 +37,36 @@ def apply_limits():
         lim = mb << 20
         resource.setrlimit(resource.RLIMIT_DATA, (lim, lim))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    return sandbox.limit_processes(int(os.environ.get("MINE_MAX_PROCS", "0") or 0))
+
+
+def confine_writes():
+    """After triton/torch (and CUDA) are up: from here on files change only in the folders the
+    pool named (scratch, Triton cache, /dev), for the kernel and whatever it starts."""
+    writable = [p for p in os.environ.get("MINE_SANDBOX_WRITABLE", "").split(os.pathsep) if p]
+    if not writable:
+        return "none (disabled)"
+    return sandbox.restrict_writes(writable)
+
+
+def kill_children():
+    """Processes a kernel started and left running die with its task; ones that slipped out of
+    the process group (setsid) reparent to the pool, which sweeps them."""
+    me = str(os.getpid())
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            with open("/proc/%s/stat" % pid) as f:
+                ppid = f.read().rsplit(")", 1)[1].split()[1]
+        except (OSError, IndexError):
+            continue
+        if ppid == me:
+            try:
+                os.kill(int(pid), 9)
+                os.waitpid(int(pid), 0)
+            except OSError:
+                pass
 
 
 def exc_chain(e):
@@ -85,8 +118,33 @@ def parse_arch(arch):
     return int(arch)
 
 
+def cuda_driver_factory():
+    """CudaDriver over libcuda, or the stand-in $MINE_CUDA_DRIVER names (module:callable)."""
+    name = os.environ.get("MINE_CUDA_DRIVER")
+    if not name:
+        return cuda_kernel.CudaDriver
+    module, _, attr = name.partition(":")
+    return getattr(importlib.import_module(module), attr)
+
+
 class Worker:
     def __init__(self, want_gpu):
+        self.want_gpu = want_gpu
+        self.driver = None
+        self.versions = {"triton_version": None, "torch_version": None}
+        # A bundle of CUDA C kernels only needs neither Triton nor torch.
+        if os.environ.get("MINE_NEED_TRITON", "1") == "1":
+            self._start_triton(want_gpu)
+        elif want_gpu:
+            # cuInit must run before the write sandbox goes up (as torch's does on the Triton
+            # path): under Landlock it fails with CUDA_ERROR_OPERATING_SYSTEM. Without a usable
+            # GPU the error is reported per kernel at its load stage instead.
+            try:
+                self.cuda_driver()
+            except Exception:
+                self.driver = None
+
+    def _start_triton(self, want_gpu):
         import triton
         self.triton = triton
         from triton.compiler import ASTSource
@@ -111,8 +169,48 @@ class Worker:
             except Exception:
                 pass
 
+    def cuda_driver(self):
+        if self.driver is None:
+            self.driver = cuda_driver_factory()()
+            self.versions["gpu_name"] = getattr(self.driver, "name", None)
+        return self.driver
+
+    def run_cuda_task(self, task):
+        spec, stage = task["spec"], task["stage"]
+        row = {"id": spec["id"], "entry": spec["entry"], "stage_requested": stage,
+               "stage_reached": "compile", "status": "fail", "error_class": None,
+               "message": "", "compile_ms": None, "n_regs": None, "n_spills": None,
+               "shared_bytes": None, "run_ms": None, "arch": task["arch"], "checker": "nvcc"}
+        scratch = task["scratch"]
+        os.makedirs(scratch, exist_ok=True)
+        self.marker = os.path.join(scratch, ".stage")
+        poisoned = False
+        try:
+            cuda_kernel.run_task(task, row, self.cuda_driver, self.mark)
+            if self.driver is not None and getattr(self.driver, "name", None):
+                row["gpu_name"] = self.driver.name
+            row["status"] = "ok"
+        except BaseException as e:  # noqa: B902
+            if isinstance(e, KeyboardInterrupt):
+                raise
+            current = row["stage_reached"]
+            row["message"] = trim(str(e) if current == "compile" and row["error_class"] else
+                                  exc_message(e) + "\n" + _tail_tb(e))
+            if isinstance(e, cuda_kernel.UnsupportedArgument):
+                row["error_class"] = "other"
+            elif not row["error_class"]:
+                row["error_class"] = classify(current, exc_chain(e), exc_message(e))
+            poisoned = current in ("load", "run")
+        finally:
+            if row["status"] == "ok":
+                shutil.rmtree(scratch, ignore_errors=True)
+        row["recycle"] = poisoned
+        return row
+
     def run_task(self, task):
         spec, stage = task["spec"], task["stage"]
+        if spec.get("language") == "cuda":
+            return self.run_cuda_task(task)
         row = {"id": spec["id"], "entry": spec["entry"], "stage_requested": stage,
                "stage_reached": "import", "status": "fail", "error_class": None,
                "message": "", "compile_ms": None, "n_regs": None, "n_spills": None,
@@ -124,20 +222,18 @@ class Worker:
         os.chdir(scratch)
         poisoned = False
         try:
-            path = os.path.join(task["bundle_dir"], spec["module"])
-            with open(path) as f:
-                source = f.read()
-            modname = "mine_k%d" % spec["id"]
-            mspec = importlib.util.spec_from_file_location(modname, path)
-            mod = importlib.util.module_from_spec(mspec)
-            sys.modules[modname] = mod
             try:
-                mspec.loader.exec_module(mod)
-                if not hasattr(mod, spec["entry"]):
-                    raise MissingEntry("entry %s not found in module" % spec["entry"])
-                fn = unwrap_jit(getattr(mod, spec["entry"]), self.jit_type)
-            finally:
-                sys.modules.pop(modname, None)
+                fn, source = self.import_entry(task, spec, spec["module"])
+            except Exception as e:
+                # A standalone whose import fails (a runtime probing hardware, vendor modules,
+                # data files) may still hold a kernel that compiles: check the kernel-only
+                # module instead, and keep the import failure in the row.
+                if stage == "import" or not spec.get("kernel_only_module") or isinstance(e, SyntaxError):
+                    raise
+                row["standalone_import"] = {"error_class": classify("import", exc_chain(e), exc_message(e)),
+                                            "message": trim(exc_message(e), 400)}
+                fn, source = self.import_entry(task, spec, spec["kernel_only_module"])
+                row["module_checked"] = "kernel_only"
             if stage != "import":
                 row["stage_reached"] = "compile"
                 self.mark("compile")
@@ -147,7 +243,7 @@ class Worker:
                 if task.get("configs"):
                     row["configs"] = self.autotune(fn, spec, p, task, stage, row)
                 else:
-                    self.compile_load_run(fn, spec, p, task, stage, row, None)
+                    self.compile_shrinking(fn, spec, p, task, stage, row)
             row["status"] = "ok"
         except BaseException as e:  # noqa: B902 -- SystemExit from kernel code is a failure too
             if isinstance(e, KeyboardInterrupt):
@@ -159,6 +255,7 @@ class Worker:
             poisoned = current in ("load", "run") or isinstance(e, SystemExit)
         finally:
             os.chdir(HERE)
+            kill_children()
             if row["status"] == "ok":
                 shutil.rmtree(scratch, ignore_errors=True)
         row["recycle"] = poisoned
@@ -183,6 +280,38 @@ class Worker:
                     raise
         return results
 
+    def import_entry(self, task, spec, module):
+        path = os.path.join(task["bundle_dir"], module)
+        with open(path) as f:
+            source = f.read()
+        modname = "mine_k%d" % spec["id"]
+        mspec = importlib.util.spec_from_file_location(modname, path)
+        mod = importlib.util.module_from_spec(mspec)
+        sys.modules[modname] = mod
+        try:
+            mspec.loader.exec_module(mod)
+            if not hasattr(mod, spec["entry"]):
+                raise MissingEntry("entry %s not found in module" % spec["entry"])
+            return unwrap_jit(getattr(mod, spec["entry"]), self.jit_type), source
+        finally:
+            sys.modules.pop(modname, None)
+
+    def compile_shrinking(self, fn, spec, p, task, stage, row):
+        """Guessed block sizes can make a block bigger than Triton allows (three 128-wide
+        dimensions exceed its 2**20 elements); the guess is at fault, not the kernel, so the
+        guessed power-of-two constexprs are halved and the compile retried a few times."""
+        for attempt in range(MAX_SHRINKS + 1):
+            try:
+                return self.compile_load_run(fn, spec, p, task, stage, row, None)
+            except Exception as e:
+                shrinkable = [n for n in p["guessed"] if _halvable(p["constexprs"].get(n))]
+                if attempt == MAX_SHRINKS or not shrinkable or not _too_big(exc_message(e)):
+                    raise
+                for n in shrinkable:
+                    p["constexprs"][n] //= 2
+                row["constexprs"] = _jsonable(p["constexprs"])
+                row["shrunk"] = attempt + 1
+
     def mark(self, stage):
         # The pool reads this when the worker dies, to tell which stage killed it.
         try:
@@ -191,13 +320,23 @@ class Worker:
         except OSError:
             pass
 
+    def as_constexpr(self, value):
+        """Bundles are JSON, so a dtype constexpr travels as "tl.float16"; Triton wants the
+        dtype object itself (a string has no .scalar and breaks `x.to(DTYPE)`)."""
+        name = _dtype_name(value)
+        if name is not None:
+            dtype = getattr(self.triton.language, name, None)
+            if isinstance(dtype, self.triton.language.dtype):
+                return dtype
+        return value
+
     def compile_load_run(self, fn, spec, p, task, stage, row, cfg):
         """One compile (+load, +run) of fn; cfg overrides constexprs/options for --autotune."""
-        constexprs = dict(p["constexprs"])
+        constexprs = {k: self.as_constexpr(v) for k, v in p["constexprs"].items()}
         options = {k: v for k, v in (spec.get("options") or {}).items()
                    if k in ("num_warps", "num_stages", "num_ctas", "maxnreg")}
         if cfg:
-            constexprs.update(cfg.get("constexprs") or {})
+            constexprs.update({k: self.as_constexpr(v) for k, v in (cfg.get("constexprs") or {}).items()})
             options.update({k: cfg[k] for k in ("num_warps", "num_stages") if k in cfg})
         names = list(p["signature"])
         ckeys = {(names.index(k),): v for k, v in constexprs.items()}
@@ -256,6 +395,23 @@ class Worker:
         return res
 
 
+MAX_SHRINKS = 3
+_DTYPE_TEXT = re.compile(r"^(?:tl|triton\.language)\.([A-Za-z0-9_]+)$")
+
+
+def _dtype_name(value):
+    m = _DTYPE_TEXT.match(value) if isinstance(value, str) else None
+    return m.group(1) if m else None
+
+
+def _halvable(v):
+    return isinstance(v, int) and not isinstance(v, bool) and v >= 32 and (v & (v - 1)) == 0
+
+
+def _too_big(message):
+    return "exceeds triton maximum tensor numel" in message or "out of resource: shared memory" in message
+
+
 def _jsonable(d):
     out = {}
     for k, v in d.items():
@@ -272,14 +428,16 @@ def main():
     proto = os.fdopen(os.dup(1), "w", buffering=1)
     os.dup2(2, 1)
     sys.stdout = sys.stderr
-    apply_limits()
+    procs = apply_limits()
     want_gpu = os.environ.get("MINE_WANT_GPU") == "1"
     try:
         w = Worker(want_gpu)
+        confined = confine_writes()
     except BaseException as e:
         proto.write(json.dumps({"ready": False, "message": trim(exc_message(e))}) + "\n")
         return 3
-    proto.write(json.dumps({"ready": True, "versions": w.versions, "pid": os.getpid()}) + "\n")
+    proto.write(json.dumps({"ready": True, "versions": w.versions, "pid": os.getpid(),
+                            "sandbox": {"writes": confined, "processes": procs}}) + "\n")
     for line in sys.stdin:
         if not line.strip():
             continue

@@ -4,48 +4,75 @@
 
 #include "plugins/cuda/cuda_source.h"
 #include "plugins/cuda/embedded_sources.h"
+#include "plugins/sdk/plugin_entry.h"
+#include "plugins/sdk/report_kernel.h"
 
 namespace mine {
 namespace {
 
-void report(const CudaSource& unit, const CudaKernelSite& site, const FileView& file, KernelSink& sink,
+using namespace sdk;
+
+void report(const CudaSource& unit, const CudaKernelSite& site, const PythonFile& file, mine_sink* sink,
             int line_offset, const nlohmann::json& extra) {
-  ExtractedKernel k = unit.extract(site, file.path(), line_offset);
+  const mine_host* host = file.host();
+  std::string path = file.path();
+  ExtractedKernel k = unit.extract(site, path, line_offset);
   // The grammar misses some C++ that nvcc accepts (macro-built statements, newer syntax); the
   // kernel's text is still the kernel, so it is kept and flagged rather than dropped.
   if (ts_node_has_error(site.node)) {
-    sink.problem(k.start_line, "syntax",
-                 "kernel " + site.qualname + " only partly parses as CUDA C++; extracted as written");
+    host->report_problem(sink, k.start_line, "syntax",
+                         ("kernel " + site.qualname + " only partly parses as CUDA C++; extracted as written").c_str());
     k.meta["parse_error"] = true;
   }
   for (auto it = extra.begin(); it != extra.end(); ++it) k.meta[it.key()] = it.value();
-  sink.kernel(std::move(k));
+
+  if (report_assembled_kernel(host, sink, k) != 0)
+    host->report_problem(sink, k.start_line, "plugin", ("mine refused the report of kernel " + k.qualname).c_str());
 }
 
-void extract_python(const FileView& file, KernelSink& sink) {
-  const PythonModule* m = file.python();
-  if (!m) return;
+void extract_python(const PythonFile& m, mine_sink* sink) {
   std::vector<std::pair<int, std::string>> skipped;
   std::set<std::pair<uint32_t, std::string>> reported;  // a constant shared by several calls counts once
-  for (const auto& source : embedded_cuda_sources(*m, skipped)) {
+  for (const auto& source : embedded_cuda_sources(m, skipped)) {
     CudaSource unit(source.code);
     for (const auto& site : unit.kernels()) {
       if (!source.kernel_name.empty() && site.name != source.kernel_name) continue;
       if (!reported.insert({source.string_start, site.qualname}).second) continue;
-      report(unit, site, file, sink, source.line_offset, {{"embedded_in", source.host}});
+      report(unit, site, m, sink, source.line_offset, {{"embedded_in", source.host}});
     }
   }
-  for (const auto& [line, why] : skipped) sink.problem(line, "dynamic_source", why);
+  for (const auto& [line, why] : skipped) m.host()->report_problem(sink, line, "dynamic_source", why.c_str());
 }
+
+void extract(const mine_host* host, const mine_file* file, mine_sink* sink, void*) {
+  run_guarded("cuda", host, sink, [&] {
+    PythonFile m(host, file);
+    if (m.tree()) return extract_python(m, sink);
+    std::string path = m.path();
+    if (path.size() > 3 && path.compare(path.size() - 3, 3, ".py") == 0) return;  // Python that did not parse
+    std::string_view text = m.text();
+    CudaSource unit{std::string(text)};
+    for (const auto& site : unit.kernels()) report(unit, site, m, sink, 0, nlohmann::json::object());
+  });
+}
+
+const char* const kSuffixes[] = {".cu", ".cuh", ".cuda", ".py", nullptr};
+const char* const kPrefilters[] = {"__global__", nullptr};  // embedded sources carry it too
+
+const mine_plugin_info kInfo = {
+    MINE_PLUGIN_ABI_VERSION,
+    "cuda",
+    "1",
+    "CUDA C++ __global__ kernels (.cu/.cuh/.cuda, cupy RawKernel/RawModule and load_inline strings) with their "
+    "same-unit helpers",
+    kSuffixes,
+    kPrefilters,
+    extract,
+    nullptr,
+};
 
 }  // namespace
 
-void CudaPlugin::extract(const FileView& file, KernelSink& sink) const {
-  if (file.python()) return extract_python(file, sink);
-  const std::string& path = file.path();
-  if (path.size() > 3 && path.compare(path.size() - 3, 3, ".py") == 0) return;  // Python that did not parse
-  CudaSource unit(file.text());
-  for (const auto& site : unit.kernels()) report(unit, site, file, sink, 0, nlohmann::json::object());
-}
+const mine_plugin_info* cuda_plugin() { return &kInfo; }
 
 }  // namespace mine

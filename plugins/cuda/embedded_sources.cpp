@@ -5,6 +5,8 @@
 namespace mine {
 namespace {
 
+using namespace sdk;
+
 struct Compiler {
   const char* name;
   int code_position;       // positional index of the source argument
@@ -19,13 +21,13 @@ const Compiler kCompilers[] = {
     {"torch.utils.cpp_extension.load_inline", 2, "cuda_sources", -1},
 };
 
-TSNode argument(const PythonModule& m, TSNode call, int position, const char* keyword) {
+TSNode argument(const PythonFile& m, TSNode call, int position, const char* keyword) {
   TSNode found{};
   int index = 0;
   for_each_named_child(field(call, "arguments"), [&](TSNode a) {
     if (!ts_node_is_null(found)) return;
     if (is_type(a, "keyword_argument")) {
-      if (keyword && m.text_of(field(a, "name")) == keyword) found = field(a, "value");
+      if (keyword && m.view_of(field(a, "name")) == keyword) found = field(a, "value");
     } else if (!is_type(a, "list_splat") && !is_type(a, "dictionary_splat")) {
       if (index++ == position) found = a;
     }
@@ -34,11 +36,13 @@ TSNode argument(const PythonModule& m, TSNode call, int position, const char* ke
 }
 
 // The literal an expression stands for, following one module-level `NAME = "..."`.
-TSNode literal_of(const PythonModule& m, TSNode n) {
+TSNode literal_of(const PythonFile& m, TSNode n) {
   if (is_type(n, "identifier")) {
     auto bindings = m.bindings_of(m.text_of(n));
-    if (bindings.size() != 1 || bindings[0]->kind != StatementKind::Assignment) return TSNode{};
-    TSNode assign = ts_node_named_child(bindings[0]->node, 0);
+    if (bindings.size() != 1) return TSNode{};
+    mine_python_statement s = m.statement(bindings[0]);
+    if (s.kind != MINE_STATEMENT_ASSIGNMENT) return TSNode{};
+    TSNode assign = ts_node_named_child(s.node, 0);
     if (!is_type(assign, "assignment")) return TSNode{};
     return field(assign, "right");
   }
@@ -46,7 +50,7 @@ TSNode literal_of(const PythonModule& m, TSNode n) {
 }
 
 // Appends the sources `n` holds: a string, an implicit concatenation, a list/tuple of them.
-void read_sources(const PythonModule& m, TSNode n, const std::string& host, std::vector<EmbeddedSource>& out,
+void read_sources(const PythonFile& m, TSNode n, const std::string& host, std::vector<EmbeddedSource>& out,
                   std::vector<std::pair<int, std::string>>& skipped, int depth = 0) {
   if (ts_node_is_null(n) || depth > 4) return;
   TSNode lit = literal_of(m, n);
@@ -121,10 +125,10 @@ bool python_string_value(const std::string& literal, std::string& value) {
   return true;
 }
 
-std::vector<EmbeddedSource> embedded_cuda_sources(const PythonModule& m,
+std::vector<EmbeddedSource> embedded_cuda_sources(const PythonFile& m,
                                                   std::vector<std::pair<int, std::string>>& skipped) {
   std::vector<EmbeddedSource> out;
-  TSTreeCursor c = ts_tree_cursor_new(m.tree().root());
+  TSTreeCursor c = ts_tree_cursor_new(m.root());
   for (;;) {
     TSNode n = ts_tree_cursor_current_node(&c);
     if (is_type(n, "call")) {

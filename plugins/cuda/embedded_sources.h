@@ -2,7 +2,7 @@
 #include <string>
 #include <vector>
 
-#include "core/python/module_model.h"
+#include "plugins/sdk/python_file.h"
 
 namespace mine {
 
@@ -18,7 +18,7 @@ struct EmbeddedSource {
 // Every source string passed to a known runtime compiler: literals, implicit concatenations,
 // lists of them, and module-level constants they name. `skipped` receives (line, why) for
 // sources that cannot be read statically (f-strings, computed values).
-std::vector<EmbeddedSource> embedded_cuda_sources(const PythonModule& m,
+std::vector<EmbeddedSource> embedded_cuda_sources(const sdk::PythonFile& m,
                                                   std::vector<std::pair<int, std::string>>& skipped);
 
 // Value of a Python string literal (prefixes, triple quotes, escapes of non-raw strings).

@@ -9,6 +9,10 @@
 #include "plugins/inductor/inductor_records.h"
 #include "plugins/inductor/kernel_module.h"
 #include "plugins/inductor/output_code.h"
+#include "plugins/inductor/output_code_chunks.h"
+#include "plugins/sdk/plugin_entry.h"
+#include "plugins/sdk/python_file.h"
+#include "plugins/sdk/report_kernel.h"
 
 namespace fs = std::filesystem;
 
@@ -16,6 +20,19 @@ namespace mine {
 namespace {
 
 using namespace inductor;
+
+// Where one file's reports go, through the C ABI.
+struct Reports {
+  const mine_host* host;
+  mine_sink* sink;
+  void kernel(const ExtractedKernel& k) const {
+    if (sdk::report_assembled_kernel(host, sink, k) != 0)
+      problem(k.start_line, "plugin", "mine refused the report of kernel " + k.qualname);
+  }
+  void problem(int line, const std::string& kind, const std::string& message) const {
+    host->report_problem(sink, line, kind.c_str(), message.c_str());
+  }
+};
 
 constexpr std::uintmax_t kMaxCacheFileBytes = 20u << 20;
 
@@ -63,19 +80,30 @@ ExtractedKernel kernel_from(const KernelModule& km, std::string source) {
 
 class OutputCodeReader {
  public:
-  OutputCodeReader(const FileView& file, KernelSink& sink, const std::vector<std::string>& cache_dirs,
-                   KernelModuleCache& modules)
-      : file_(file), sink_(sink), cache_dirs_(cache_dirs), modules_(modules), graph_(graph_of(file.path())) {}
+  OutputCodeReader(const sdk::PythonFile& file, const Reports& sink, const std::vector<std::string>& cache_dirs,
+                   KernelModuleCache& modules, ChunkReadings& chunks)
+      : file_(file), sink_(sink), cache_dirs_(cache_dirs), modules_(modules), chunks_(chunks), graph_(graph_of(file.path())) {}
 
   void read() {
-    const SyntaxTree& tree = file_.python()->tree();
-    std::vector<KernelCall> calls = find_kernel_calls(tree);
+    // Only the kernels' region is parsed, piece by piece (identical kernel statements of other
+    // graphs are read once), and without the module model (free names of every statement) that
+    // other plugins need: the kernels are string literals, and the rest of the file is the code
+    // that runs the graph. Where that does not give clean Python (truncated or hand-edited
+    // output), the whole file is parsed as usual, with its syntax errors reported.
+    std::optional<std::vector<KernelCall>> region;
+    size_t end = kernel_region_end(file_.text());
+    if (end != std::string::npos) region = read_kernel_region(file_.text(), end, chunks_);
+    if (!region) {
+      if (!file_.tree()) return;
+      region = find_kernel_calls(file_.root(), SourceText(file_.text()));
+    }
+    const std::vector<KernelCall>& calls = *region;
     std::set<int> seen;
     for (const auto& c : calls) {
       seen.insert(c.start_line);
       one(c);
     }
-    for (int line : kernel_call_lines_by_text(file_.text()))
+    for (int line : kernel_call_lines_by_text(std::string(file_.text())))
       if (!seen.count(line))
         sink_.problem(line, "unreadable_kernel",
                       "async_compile.triton call at line " + std::to_string(line) +
@@ -111,7 +139,7 @@ class OutputCodeReader {
     k.meta = occurrence_meta(c);
     k.meta[kRecord] = kMissing;
     k.meta["source_origin"] = kMissing;
-    sink_.kernel(std::move(k));
+    sink_.kernel(k);
   }
 
   void emit(const KernelCall& c, std::string module, const char* origin, int line_offset,
@@ -133,7 +161,7 @@ class OutputCodeReader {
     for (auto& [key, value] : extra.items()) k.meta[key] = value;
     k.meta["source_origin"] = origin;
     if (!read_from.empty()) k.meta["read_from"] = read_from;
-    sink_.kernel(std::move(k));
+    sink_.kernel(k);
   }
 
   nlohmann::json occurrence_meta(const KernelCall& c) const {
@@ -178,22 +206,31 @@ class OutputCodeReader {
     return std::nullopt;
   }
 
-  const FileView& file_;
-  KernelSink& sink_;
+  const sdk::PythonFile& file_;
+  const Reports& sink_;
   const std::vector<std::string>& cache_dirs_;
   KernelModuleCache& modules_;
+  ChunkReadings& chunks_;
   std::string graph_;
 };
 
-// A torchinductor cache file holding one kernel module. Files that merely mention triton_meta
-// (Inductor's own sources, user code) are not kernels of ours: they must read as a kernel module
-// with an Inductor heuristics decorator.
-void read_cache_kernel(const FileView& file, KernelSink& sink) {
-  if (file.text().find("torch._inductor") == std::string::npos) return;
-  KernelModuleReading r = read_kernel_module(file.text(), "");
-  if (!r.ok || r.kernel.decorator.empty()) return;
+// A file of the torchinductor cache: one kernel module with an Inductor heuristics decorator.
+// Files that merely mention triton_meta (Inductor's own sources, user code using its heuristics
+// beside kernels of their own) are not: they stay the triton plugin's. The reading is cached, so
+// `claims` and `extract` parse the file once.
+std::shared_ptr<const KernelModuleReading> cache_kernel(std::string_view text, KernelModuleCache& modules) {
+  if (text.find("async_compile.triton(") != std::string_view::npos || text.find("triton_meta=") == std::string_view::npos ||
+      text.find("torch._inductor") == std::string_view::npos)
+    return nullptr;
+  auto reading = modules.read(std::string(text), "");
+  if (!reading->ok || reading->kernel.decorator.empty() || reading->jit_functions != 1) return nullptr;
+  return reading;
+}
+
+void read_cache_kernel(const sdk::PythonFile& file, const KernelModuleReading& r, const Reports& sink) {
+  std::string text(file.text());
   for (const auto& p : r.problems) sink.problem(p.line, p.kind, p.message);
-  ExtractedKernel k = kernel_from(r.kernel, normalized_module(file.text()));
+  ExtractedKernel k = kernel_from(r.kernel, normalized_module(text));
   k.start_line = r.kernel.start_line;
   k.end_line = r.kernel.end_line;
   k.meta["graph"] = nullptr;
@@ -202,21 +239,35 @@ void read_cache_kernel(const FileView& file, KernelSink& sink) {
   k.meta["node_mapping"] = nlohmann::json::object();
   k.meta["kernel_path"] = nullptr;
   k.meta["source_origin"] = "cache_module";
-  sink.kernel(std::move(k));
+  sink.kernel(k);
 }
 
-void read_fx_graph_file(const FileView& file, KernelSink& sink) {
+void read_fx_graph_file(const sdk::PythonFile& file, const Reports& sink) {
   ExtractedKernel k;
   k.name = "fx_graph_readable";
   k.qualname = k.name;
   k.start_line = 1;
-  k.meta = read_fx_graph(file.text());
+  k.meta = read_fx_graph(std::string(file.text()));
   k.meta[kRecord] = kFxGraph;
   k.meta["graph"] = graph_of(parent_dir(file.path()) + "/output_code.py");
-  sink.kernel(std::move(k));
+  sink.kernel(k);
 }
 
-std::vector<std::string> cache_dirs_from_env() {
+bool is_fx_graph(const std::string& path) { return base_name(path) == "fx_graph_readable.py"; }
+
+// Inductor's output is Inductor's alone: output-code modules, FX graphs, and one-kernel cache files.
+int claims(const mine_host* host, const mine_file* handle, void* context) {
+  try {
+    const auto& state = *static_cast<const InductorState*>(context);
+    sdk::PythonFile file(host, handle);
+    std::string_view text = file.text();
+    return is_fx_graph(file.path()) || is_output_code(text) || cache_kernel(text, state.modules) != nullptr;
+  } catch (const std::exception&) {
+    return 0;  // an exception must not unwind through the C boundary
+  }
+}
+
+std::vector<std::string> env_cache_dirs() {
   std::vector<std::string> dirs;
   const char* env = std::getenv("MINE_INDUCTOR_CACHE");
   std::string_view s = env ? env : "";
@@ -229,20 +280,51 @@ std::vector<std::string> cache_dirs_from_env() {
   return dirs;
 }
 
+void extract(const mine_host* host, const mine_file* handle, mine_sink* sink, void* context) {
+  sdk::run_guarded("inductor", host, sink, [&] {
+    const auto& state = *static_cast<const InductorState*>(context);
+    sdk::PythonFile file(host, handle);
+    Reports reports{host, sink};
+    std::string_view text = file.text();
+    std::string path = file.path();
+    // Reads exactly the files it claims: Inductor's own sources, which quote its calls in
+    // strings, and user code using its heuristics are left to the other plugins.
+    // FX graphs are read as text, never parsed: they are not valid Python (`class <lambda>`), and
+    // tree-sitter's error recovery on them costs more than everything else of a debug folder.
+    if (is_fx_graph(path)) return read_fx_graph_file(file, reports);
+    if (is_output_code(text)) return OutputCodeReader(file, reports, state.cache_dirs, state.modules, state.chunks).read();
+    if (auto reading = cache_kernel(text, state.modules)) read_cache_kernel(file, *reading, reports);
+  });
+}
+
+const char* const kSuffixes[] = {".py", nullptr};
+const char* const kPrefilters[] = {R"(async_compile\.triton\()", R"(triton_meta=)", R"(# File: .*, code: )", nullptr};
+
 }  // namespace
 
-InductorPlugin::InductorPlugin() : cache_dirs_(cache_dirs_from_env()) {}
+InductorState::InductorState(std::vector<std::string> dirs)
+    : cache_dirs(std::move(dirs)),
+      info{MINE_PLUGIN_ABI_VERSION,
+           "inductor",
+           "1",
+           "PyTorch Inductor Triton kernels (output_code.py, torchinductor cache) with graph, category, "
+           "signature, size hints, ATen ops and PyTorch code; identical kernels stored once",
+           kSuffixes,
+           kPrefilters,
+           extract,
+           this,
+           claims} {}
 
-void InductorPlugin::extract(const FileView& file, KernelSink& sink) const {
-  const std::string& text = file.text();
-  // FX graphs are read as text, never parsed: they are not valid Python (`class <lambda>`), and
-  // tree-sitter's error recovery on them costs more than everything else of a debug folder.
-  if (base_name(file.path()) == "fx_graph_readable.py") return read_fx_graph_file(file, sink);
-  bool output_code = text.find("async_compile.triton(") != std::string::npos;
-  bool cache_kernel = !output_code && text.find("triton_meta=") != std::string::npos;
-  if ((!output_code && !cache_kernel) || !file.python()) return;
-  if (output_code) return OutputCodeReader(file, sink, cache_dirs_, modules_).read();
-  read_cache_kernel(file, sink);
+const mine_plugin_info* inductor_plugin_info() {
+  static const InductorState state(env_cache_dirs());
+  return &state.info;
 }
+
+InductorPlugin::InductorPlugin() : InductorPlugin(env_cache_dirs()) {}
+
+std::vector<std::string> InductorPlugin::cache_dirs_from_env() { return env_cache_dirs(); }
+
+InductorPlugin::InductorPlugin(std::vector<std::string> cache_dirs)
+    : InductorState(std::move(cache_dirs)), CAbiPlugin(&info, "built-in") {}
 
 }  // namespace mine

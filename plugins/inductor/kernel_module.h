@@ -32,6 +32,7 @@ struct KernelModuleProblem {
 struct KernelModuleReading {
   bool ok = false;
   KernelModule kernel;
+  int jit_functions = 0;  // @triton.jit functions at the module's top level (a cache file has one)
   // Fatal when !ok ('not_python', 'no_kernel'); otherwise warnings ('unknown_decorator', 'bad_meta')
   // about a kernel that is still stored.
   std::vector<KernelModuleProblem> problems;

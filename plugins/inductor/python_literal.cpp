@@ -123,7 +123,7 @@ nlohmann::json number_value(std::string_view text, bool is_float) {
   return std::string(text);
 }
 
-nlohmann::json read(const SyntaxTree& tree, TSNode n, int depth) {
+nlohmann::json read(const SourceText& tree, TSNode n, int depth) {
   std::string_view type = node_type(n);
   auto as_text = [&] { return nlohmann::json(std::string(tree.text_of(n))); };
   if (depth > 64) return as_text();  // deeper than any real triton_meta; keep the stack bounded
@@ -184,7 +184,7 @@ nlohmann::json read(const SyntaxTree& tree, TSNode n, int depth) {
 
 }  // namespace
 
-std::optional<std::string> string_value(const SyntaxTree& tree, TSNode node) {
+std::optional<std::string> string_value(const SourceText& tree, TSNode node) {
   if (is_type(node, "concatenated_string")) {
     std::string out;
     bool ok = true;
@@ -201,7 +201,7 @@ std::optional<std::string> string_value(const SyntaxTree& tree, TSNode node) {
   return single_string(tree.text_of(node));
 }
 
-nlohmann::json literal_value(const SyntaxTree& tree, TSNode node) {
+nlohmann::json literal_value(const SourceText& tree, TSNode node) {
   if (ts_node_is_null(node)) return nullptr;
   return read(tree, node, 0);
 }

@@ -2,12 +2,16 @@
 
 #include <re2/re2.h>
 
+#include <nlohmann/json.hpp>
 #include <optional>
 
-#include "plugins/python_definitions/python_definition.h"
+#include "plugins/sdk/plugin_entry.h"
+#include "plugins/sdk/python_file.h"
 
 namespace mine {
 namespace {
+
+using namespace sdk;
 
 bool is_cuda_jit(const std::string& q) {
   return q == "numba.cuda.jit" || q == "numba.cuda.decorators.jit";
@@ -19,7 +23,7 @@ bool is_ufunc_builder(const std::string& q) {
 }
 
 // A string literal's content without quotes or prefix; empty for anything else.
-std::string string_value(const PythonModule& m, TSNode n) {
+std::string string_value(const PythonFile& m, TSNode n) {
   if (!is_type(n, "string")) return "";
   std::string t = m.text_of(n);
   size_t b = t.find_first_of("'\"");
@@ -30,7 +34,7 @@ std::string string_value(const PythonModule& m, TSNode n) {
 }
 
 // The explicit signatures a jit call names (first positional argument), as written.
-nlohmann::json signatures_of(const PythonModule& m, TSNode call) {
+nlohmann::json signatures_of(const PythonFile& m, TSNode call) {
   nlohmann::json out = nlohmann::json::array();
   if (!is_type(call, "call")) return out;
   TSNode first = ts_node_named_child(field(call, "arguments"), 0);
@@ -42,107 +46,12 @@ nlohmann::json signatures_of(const PythonModule& m, TSNode call) {
   return out;
 }
 
-std::string role_of_decorators(const PythonModule& m, const std::vector<TSNode>& decorators, TSNode* which) {
-  for (TSNode d : decorators) {
-    std::string role = numba_cuda_role(m, d);
-    if (!role.empty()) {
-      if (which) *which = d;
-      return role;
-    }
-  }
-  return "";
-}
-
-class KernelBuilder {
- public:
-  KernelBuilder(const FileView& file, KernelSink& sink) : file_(file), m_(*file.python()), sink_(sink) {
-    labeler_ = [](const PythonModule& m, const ModuleStatement& s) -> std::string {
-      std::string role = role_of_decorators(m, decorators_of(s.node), nullptr);
-      if (role == "device_function") return "device_function";
-      return role.empty() ? "" : "cuda_" + role;
-    };
-  }
-
-  void from_function(const FunctionSite& site) {
-    TSNode decorator{};
-    std::string role = role_of_decorators(m_, site.decorators, &decorator);
-    if (role.empty()) return;
-    if (ts_node_has_error(site.node)) {
-      sink_.problem(first_line(site.node), "syntax", "kernel " + site.qualname + " contains a syntax error; skipped");
-      return;
-    }
-    ExtractedKernel k = kernel_from_function(file_, site, definition_at_top_level(m_, site), labeler_);
-    nlohmann::json names = nlohmann::json::array();
-    for (TSNode d : site.decorators) {
-      auto q = m_.qualified_name(d);
-      names.push_back(q ? *q : m_.text_of(d));
-    }
-    k.meta["decorators"] = names;
-    describe(k, role, decorator);
-    sink_.kernel(std::move(k));
-  }
-
-  // `k = cuda.jit(fn)`, `k = cuda.jit("sig")(fn)`, `d = cuda.jit(device=True)(fn)`.
-  void from_assignment(const ModuleStatement& s) {
-    TSNode assign = ts_node_named_child(s.node, 0);
-    TSNode left = field(assign, "left");
-    TSNode right = field(assign, "right");
-    if (!is_type(assign, "assignment") || !is_type(left, "identifier") || !is_type(right, "call")) return;
-    TSNode compiler = right;  // the call that names numba
-    TSNode callee = field(right, "function");
-    if (is_type(callee, "call")) compiler = callee;
-    std::string role = numba_cuda_role(m_, compiler);
-    if (role.empty()) return;
-    TSNode fn = ts_node_named_child(field(right, "arguments"), 0);
-    if (!is_type(fn, "identifier")) return;  // `cuda.jit("sig")` alone builds a decorator, not a kernel
-    const FunctionSite* target = nullptr;
-    for (const auto& f : m_.functions())
-      if (f.statement && f.name == m_.text_of(fn)) target = &f;
-    if (!target) return;
-
-    ClosureRoot root;
-    root.text = m_.dedented_text(s.node, s.indent);
-    root.reads = s.reads;
-    root.binds = s.binds;
-    root.statement = &s;
-    ClosureResult closure = file_.close_over(root, labeler_);
-    ExtractedKernel k;
-    k.name = m_.text_of(left);
-    k.qualname = k.name;
-    k.start_line = s.start_line;
-    k.end_line = s.end_line;
-    k.source = root.text;
-    k.standalone = std::move(closure.standalone);
-    k.dependencies = std::move(closure.dependencies);
-    k.external_modules = std::move(closure.external_modules);
-    k.self_contained = closure.self_contained;
-    k.meta["functional"] = true;
-    k.meta["parameters"] = parameters_of(m_, target->definition);
-    describe(k, role, compiler);
-    sink_.kernel(std::move(k));
-  }
-
- private:
-  void describe(ExtractedKernel& k, const std::string& role, TSNode compiler) {
-    k.meta["role"] = role;
-    nlohmann::json sigs = signatures_of(m_, compiler);
-    if (!sigs.empty()) k.meta["signatures"] = sigs;
-  }
-
-  const FileView& file_;
-  const PythonModule& m_;
-  KernelSink& sink_;
-  DependencyLabeler labeler_;
-};
-
-}  // namespace
-
 // `cuda.jit` where `cuda` comes from an import inside an enclosing function (usual in numba's
-// docs and tests): the module model resolves module-level imports only. The nearest enclosing
+// docs and tests): the host resolves module-level imports only. The nearest enclosing
 // function that imports a `cuda` decides; nothing at module level may bind it.
-std::optional<std::string> locally_imported_jit(const PythonModule& m, TSNode decorator) {
+std::optional<std::string> locally_imported_jit(const PythonFile& m, TSNode decorator) {
   TSNode callee = is_type(decorator, "call") ? field(decorator, "function") : decorator;
-  if (m.text_of(callee) != "cuda.jit" || !m.bindings_of("cuda").empty()) return std::nullopt;
+  if (m.view_of(callee) != "cuda.jit" || !m.bindings_of("cuda").empty()) return std::nullopt;
   static const RE2 local_import(
       R"((?m)^[ \t]*(?:from[ \t]+([\w.]+)[ \t]+import[ \t][^\n]*\bcuda\b|import[ \t]+([\w.]+)[ \t]+as[ \t]+cuda\b))");
   for (TSNode n = ts_node_parent(decorator); !ts_node_is_null(n); n = ts_node_parent(n)) {
@@ -155,13 +64,15 @@ std::optional<std::string> locally_imported_jit(const PythonModule& m, TSNode de
   return std::nullopt;
 }
 
-std::string numba_cuda_role(const PythonModule& m, TSNode decorator) {
+// What a decorator or jit call makes of a function: "kernel", "device_function", "ufunc", or ""
+// when it is no Numba CUDA compilation.
+std::string numba_cuda_role(const PythonFile& m, TSNode decorator) {
   auto q = m.qualified_name(decorator);
   if (!q) q = locally_imported_jit(m, decorator);
   if (!q) return "";
   if (is_cuda_jit(*q)) {
     TSNode device = keyword_argument(m, decorator, "device");
-    return !ts_node_is_null(device) && m.text_of(device) == "True" ? "device_function" : "kernel";
+    return !ts_node_is_null(device) && m.view_of(device) == "True" ? "device_function" : "kernel";
   }
   if (is_ufunc_builder(*q)) {
     TSNode target = keyword_argument(m, decorator, "target");
@@ -170,13 +81,124 @@ std::string numba_cuda_role(const PythonModule& m, TSNode decorator) {
   return "";
 }
 
-void NumbaPlugin::extract(const FileView& file, KernelSink& sink) const {
-  const PythonModule* m = file.python();
-  if (!m) return;
-  KernelBuilder builder(file, sink);
-  for (const auto& site : m->functions()) builder.from_function(site);
-  for (const auto& s : m->statements())
-    if (s.kind == StatementKind::Assignment) builder.from_assignment(s);
+std::string role_of_decorators(const PythonFile& m, const std::vector<TSNode>& decorators, TSNode* which) {
+  for (TSNode d : decorators) {
+    std::string role = numba_cuda_role(m, d);
+    if (!role.empty()) {
+      if (which) *which = d;
+      return role;
+    }
+  }
+  return "";
 }
+
+// Dependency kinds of the definitions a kernel's closure pulls in, in any module it reaches.
+const char* label(void*, const mine_host* host, const mine_file* module, size_t statement) {
+  PythonFile m(host, module);
+  std::string role = role_of_decorators(m, decorators_of(m.statement(statement).node), nullptr);
+  if (role == "device_function") return "device_function";
+  if (role == "kernel") return "cuda_kernel";
+  if (role == "ufunc") return "cuda_ufunc";
+  return nullptr;
+}
+
+class KernelBuilder {
+ public:
+  KernelBuilder(const PythonFile& file, mine_sink* sink) : m_(file), sink_(sink) {}
+
+  void from_function(size_t index) {
+    mine_python_function site = m_.function(index);
+    TSNode decorator{};
+    std::string role = role_of_decorators(m_, m_.decorators(index, site.decorator_count), &decorator);
+    if (role.empty()) return;
+    if (ts_node_has_error(site.node)) {
+      problem(first_line(site.node), "syntax", "kernel " + std::string(site.qualname) + " contains a syntax error; skipped");
+      return;
+    }
+    nlohmann::json meta = nlohmann::json::object();
+    describe(meta, role, decorator);
+    report(MINE_ROOT_FUNCTION, index, nullptr, meta, first_line(site.node));
+  }
+
+  // `k = cuda.jit(fn)`, `k = cuda.jit("sig")(fn)`, `d = cuda.jit(device=True)(fn)`.
+  void from_assignment(size_t index, const mine_python_statement& s) {
+    TSNode assign = ts_node_named_child(s.node, 0);
+    TSNode left = field(assign, "left");
+    TSNode right = field(assign, "right");
+    if (!is_type(assign, "assignment") || !is_type(left, "identifier") || !is_type(right, "call")) return;
+    TSNode compiler = right;  // the call that names numba
+    TSNode callee = field(right, "function");
+    if (is_type(callee, "call")) compiler = callee;
+    std::string role = numba_cuda_role(m_, compiler);
+    if (role.empty()) return;
+    TSNode fn = ts_node_named_child(field(right, "arguments"), 0);
+    if (!is_type(fn, "identifier")) return;  // `cuda.jit("sig")` alone builds a decorator, not a kernel
+    std::string_view fn_name = m_.view_of(fn);
+    std::optional<size_t> target;
+    for (size_t i = 0, n = m_.function_count(); i < n; ++i) {
+      mine_python_function f = m_.function(i);
+      if (f.statement >= 0 && f.name == fn_name) target = i;
+    }
+    if (!target) return;
+    nlohmann::json meta = nlohmann::json::object();
+    meta["functional"] = true;
+    meta["parameters"] = nlohmann::json::parse(m_.parameters_json(*target));
+    describe(meta, role, compiler);
+    std::string name = m_.text_of(left);
+    report(MINE_ROOT_STATEMENT, index, name.c_str(), meta, s.start_line);
+  }
+
+ private:
+  void describe(nlohmann::json& meta, const std::string& role, TSNode compiler) {
+    meta["role"] = role;
+    nlohmann::json sigs = signatures_of(m_, compiler);
+    if (!sigs.empty()) meta["signatures"] = sigs;
+  }
+
+  void report(int root_kind, size_t root, const char* name, const nlohmann::json& meta, int line) {
+    std::string meta_text = meta.dump();
+    mine_python_kernel k{root_kind, root, name, nullptr, meta_text.c_str(), label, nullptr};
+    if (m_.host()->report_python_kernel(sink_, m_.handle(), &k) != 0)
+      problem(line, "plugin", "mine refused a numba kernel report");
+  }
+
+  void problem(int line, const std::string& kind, const std::string& message) {
+    m_.host()->report_problem(sink_, line, kind.c_str(), message.c_str());
+  }
+
+  const PythonFile& m_;
+  mine_sink* sink_;
+};
+
+void extract(const mine_host* host, const mine_file* file, mine_sink* sink, void*) {
+  run_guarded("numba", host, sink, [&] {
+    PythonFile m(host, file);
+    if (!m.tree()) return;
+    KernelBuilder builder(m, sink);
+    for (size_t i = 0, n = m.function_count(); i < n; ++i) builder.from_function(i);
+    for (size_t i = 0, n = m.statement_count(); i < n; ++i) {
+      mine_python_statement s = m.statement(i);
+      if (s.kind == MINE_STATEMENT_ASSIGNMENT) builder.from_assignment(i, s);
+    }
+  });
+}
+
+const char* const kSuffixes[] = {".py", nullptr};
+const char* const kPrefilters[] = {"numba", nullptr};
+
+const mine_plugin_info kInfo = {
+    MINE_PLUGIN_ABI_VERSION,
+    "numba",
+    "1",
+    "Numba @cuda.jit kernels and device functions, CUDA-target (gu)vectorize ufuncs, with their helpers",
+    kSuffixes,
+    kPrefilters,
+    extract,
+    nullptr,
+};
+
+}  // namespace
+
+const mine_plugin_info* numba_plugin() { return &kInfo; }
 
 }  // namespace mine

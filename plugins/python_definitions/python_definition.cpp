@@ -33,24 +33,37 @@ nlohmann::json parameters_of(const PythonModule& m, TSNode definition) {
   return params;
 }
 
-std::string definition_at_top_level(const PythonModule& m, const FunctionSite& site) {
-  std::string text;
+std::vector<ClosureRoot::Piece> definition_pieces(const PythonModule& m, const FunctionSite& site) {
+  std::vector<ClosureRoot::Piece> pieces;
   for (TSNode d : site.decorators) {
-    std::string raw = m.text_of(d);
+    std::string_view raw = m.tree().text_of(d);
     if (raw == "staticmethod" || raw == "classmethod") continue;
-    text += "@" + m.dedented_text(d, site.indent) + "\n";
+    pieces.push_back({d, site.indent, "@", "\n"});
   }
-  return text + m.dedented_text(site.definition, site.indent);
+  pieces.push_back({site.definition, site.indent, "", ""});
+  return pieces;
+}
+
+std::string definition_at_top_level(const PythonModule& m, const FunctionSite& site) {
+  return spliced_text(m, definition_pieces(m, site));
+}
+
+ClosureRoot function_root(const PythonModule& m, const FunctionSite& site, std::string definition) {
+  ClosureRoot root;
+  root.text = std::move(definition);
+  // A module-level definition is a module statement whose free names the model already holds.
+  root.reads = site.statement ? site.statement->reads : free_names(m.tree(), site.node);
+  root.binds = {site.name};
+  root.statement = site.statement;
+  root.pieces = definition_pieces(m, site);
+  root.node = site.node;
+  return root;
 }
 
 ExtractedKernel kernel_from_function(const FileView& file, const FunctionSite& site, const std::string& definition,
                                      const DependencyLabeler& labeler) {
   const PythonModule& m = *file.python();
-  ClosureRoot root;
-  root.text = definition;
-  root.reads = free_names(m.tree(), site.node);
-  root.binds = {site.name};
-  root.statement = site.statement;
+  ClosureRoot root = function_root(m, site, definition);
   ClosureResult closure = file.close_over(root, labeler);
 
   ExtractedKernel k;

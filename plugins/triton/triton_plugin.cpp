@@ -1,15 +1,20 @@
 #include "plugins/triton/triton_plugin.h"
 
-#include "plugins/python_definitions/python_definition.h"
+#include <nlohmann/json.hpp>
+
+#include "plugins/sdk/plugin_entry.h"
+#include "plugins/sdk/python_file.h"
 
 namespace mine {
 namespace {
+
+using namespace sdk;
 
 bool ends_with(const std::string& s, const std::string& suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
-bool decorated_with_jit(const PythonModule& m, const std::vector<TSNode>& decorators) {
+bool decorated_with_jit(const PythonFile& m, const std::vector<TSNode>& decorators) {
   for (TSNode d : decorators) {
     auto q = m.qualified_name(d);
     if (q && is_triton_jit(*q)) return true;
@@ -17,96 +22,98 @@ bool decorated_with_jit(const PythonModule& m, const std::vector<TSNode>& decora
   return false;
 }
 
+// Helpers that are themselves @triton.jit functions are labelled so, in any module the closure reaches.
+const char* label(void*, const mine_host* host, const mine_file* module, size_t statement) {
+  PythonFile m(host, module);
+  return decorated_with_jit(m, decorators_of(m.statement(statement).node)) ? "jit_function" : nullptr;
+}
+
 class KernelBuilder {
  public:
-  KernelBuilder(const FileView& file, KernelSink& sink) : file_(file), m_(*file.python()), sink_(sink) {
-    labeler_ = [](const PythonModule& m, const ModuleStatement& s) -> std::string {
-      return decorated_with_jit(m, decorators_of(s.node)) ? "jit_function" : "";
-    };
-  }
+  KernelBuilder(const PythonFile& file, mine_sink* sink) : m_(file), sink_(sink) {}
 
-  void from_function(const FunctionSite& site) {
+  void from_function(size_t index, const mine_python_function& site) {
     if (ts_node_has_error(site.node)) {
-      sink_.problem(first_line(site.node), "syntax",
-                    "kernel " + site.qualname + " contains a syntax error; skipped");
+      problem(first_line(site.node), "syntax", "kernel " + std::string(site.qualname) + " contains a syntax error; skipped");
       return;
     }
-    nlohmann::json decorator_names = nlohmann::json::array();
-    for (TSNode d : site.decorators) {
-      auto q = m_.qualified_name(d);
-      decorator_names.push_back(q ? *q : m_.text_of(d));
-    }
-    std::string text = definition_at_top_level(m_, site);
-    ClosureRoot root;
-    root.text = text;
-    root.reads = free_names(m_.tree(), site.node);
-    root.binds = {site.name};
-    root.statement = site.statement;
-
-    ExtractedKernel k;
-    k.name = site.name;
-    k.qualname = site.qualname;
-    k.start_line = first_line(site.node);
-    k.end_line = last_line(site.node);
-    k.source = m_.dedented_text(site.node, site.indent);
-    k.meta["decorators"] = decorator_names;
-    k.meta["parameters"] = parameters_of(m_, site.definition);
     bool autotune = false, heuristics = false;
-    for (const auto& d : decorator_names) {
-      std::string q = d.get<std::string>();
+    for (size_t d = 0; d < site.decorator_count; ++d) {
+      std::string q = m_.decorator_name(index, d);
       autotune = autotune || ends_with(q, "triton.autotune");
       heuristics = heuristics || ends_with(q, "triton.heuristics");
     }
-    k.meta["autotune"] = autotune;
-    k.meta["heuristics"] = heuristics;
-    if (site.in_class) k.meta["method"] = true;
-    if (site.in_function) k.meta["nested"] = true;
-    finish(std::move(k), root);
+    nlohmann::json meta = {{"autotune", autotune}, {"heuristics", heuristics}};
+    report(MINE_ROOT_FUNCTION, index, nullptr, meta, first_line(site.node));
   }
 
   // `k = triton.jit(fn)`: the kernel is the assignment; the closure pulls in fn.
-  void from_assignment(const ModuleStatement& s) {
+  void from_assignment(size_t index, const mine_python_statement& s) {
     TSNode assign = ts_node_named_child(s.node, 0);
     TSNode left = field(assign, "left");
     TSNode right = field(assign, "right");
     if (!is_type(assign, "assignment") || !is_type(left, "identifier") || !is_type(right, "call")) return;
     auto q = m_.qualified_name(right);
     if (!q || !is_triton_jit(*q)) return;
-    ClosureRoot root;
-    root.text = m_.dedented_text(s.node, s.indent);
-    root.reads = s.reads;
-    root.binds = s.binds;
-    root.statement = &s;
-    ExtractedKernel k;
-    k.name = m_.text_of(left);
-    k.qualname = k.name;
-    k.start_line = s.start_line;
-    k.end_line = s.end_line;
-    k.source = root.text;
-    k.meta["functional"] = true;
-    TSNode args = field(right, "arguments");
-    TSNode first = ts_node_named_child(args, 0);
+    nlohmann::json meta = {{"functional", true}};
+    TSNode first = ts_node_named_child(field(right, "arguments"), 0);
     if (is_type(first, "identifier")) {
-      for (const auto& f : m_.functions())
-        if (f.statement && f.name == m_.text_of(first)) k.meta["parameters"] = parameters_of(m_, f.definition);
+      std::string_view fn = m_.view_of(first);
+      for (size_t i = 0, n = m_.function_count(); i < n; ++i) {
+        mine_python_function f = m_.function(i);
+        if (f.statement >= 0 && f.name == fn) meta["parameters"] = nlohmann::json::parse(m_.parameters_json(i));
+      }
     }
-    finish(std::move(k), root);
+    std::string name = m_.text_of(left);
+    report(MINE_ROOT_STATEMENT, index, name.c_str(), meta, s.start_line);
   }
 
  private:
-  void finish(ExtractedKernel k, const ClosureRoot& root) {
-    ClosureResult closure = file_.close_over(root, labeler_);
-    k.standalone = std::move(closure.standalone);
-    k.dependencies = std::move(closure.dependencies);
-    k.external_modules = std::move(closure.external_modules);
-    k.self_contained = closure.self_contained;
-    sink_.kernel(std::move(k));
+  void report(int root_kind, size_t root, const char* name, const nlohmann::json& meta, int line) {
+    std::string meta_text = meta.dump();
+    mine_python_kernel k{root_kind, root, name, nullptr, meta_text.c_str(), label, nullptr};
+    if (m_.host()->report_python_kernel(sink_, m_.handle(), &k) != 0)
+      problem(line, "plugin", "mine refused a triton kernel report");
   }
 
-  const FileView& file_;
-  const PythonModule& m_;
-  KernelSink& sink_;
-  DependencyLabeler labeler_;
+  void problem(int line, const std::string& kind, const std::string& message) {
+    m_.host()->report_problem(sink_, line, kind.c_str(), message.c_str());
+  }
+
+  const PythonFile& m_;
+  mine_sink* sink_;
+};
+
+void extract(const mine_host* host, const mine_file* file, mine_sink* sink, void*) {
+  run_guarded("triton", host, sink, [&] {
+    PythonFile m(host, file);
+    // Every way of writing a Triton kernel spells `jit` somewhere; skip the parse otherwise.
+    if (m.text().find("jit") == std::string_view::npos) return;
+    if (!m.tree()) return;
+    KernelBuilder builder(m, sink);
+    for (size_t i = 0, n = m.function_count(); i < n; ++i) {
+      mine_python_function site = m.function(i);
+      if (decorated_with_jit(m, m.decorators(i, site.decorator_count))) builder.from_function(i, site);
+    }
+    for (size_t i = 0, n = m.statement_count(); i < n; ++i) {
+      mine_python_statement s = m.statement(i);
+      if (s.kind == MINE_STATEMENT_ASSIGNMENT) builder.from_assignment(i, s);
+    }
+  });
+}
+
+const char* const kSuffixes[] = {".py", nullptr};
+const char* const kPrefilters[] = {"triton", nullptr};
+
+const mine_plugin_info kInfo = {
+    MINE_PLUGIN_ABI_VERSION,
+    "triton",
+    "1",
+    "Triton @triton.jit kernels (any alias, autotune/heuristics stacks, triton.jit(fn)) with their helpers",
+    kSuffixes,
+    kPrefilters,
+    extract,
+    nullptr,
 };
 
 }  // namespace
@@ -117,16 +124,6 @@ bool is_triton_jit(const std::string& q) {
          q == "triton.experimental.gluon.jit" || ends_with(q, "gluon.jit");
 }
 
-void TritonPlugin::extract(const FileView& file, KernelSink& sink) const {
-  // Every way of writing a Triton kernel spells `jit` somewhere; skip the parse otherwise.
-  if (file.text().find("jit") == std::string::npos) return;
-  const PythonModule* m = file.python();
-  if (!m) return;
-  KernelBuilder builder(file, sink);
-  for (const auto& site : m->functions())
-    if (decorated_with_jit(*m, site.decorators)) builder.from_function(site);
-  for (const auto& s : m->statements())
-    if (s.kind == StatementKind::Assignment) builder.from_assignment(s);
-}
+const mine_plugin_info* triton_plugin() { return &kInfo; }
 
 }  // namespace mine

@@ -34,5 +34,6 @@ if command -v groff >/dev/null; then
   warnings=$("$MINE" man | groff -man -Tutf8 -ww -z 2>&1)
   [ -z "$warnings" ] || { echo "FAIL: groff warnings: $warnings" >&2; exit 1; }
 fi
-"$MINE" man | grep -q '^\.SS "mine report"' || { echo "FAIL: man page lacks mine report" >&2; exit 1; }
+man_page=$("$MINE" man)  # grep -q would close the pipe early: SIGPIPE fails the pipeline
+grep -q '^\.SS "mine report"' <<<"$man_page" || { echo "FAIL: man page lacks mine report" >&2; exit 1; }
 echo "completion and man page ok"

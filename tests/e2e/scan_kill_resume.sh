@@ -22,7 +22,7 @@ first=$(q "SELECT count(*) FROM kernels")
 
 make_tree "$work/src" 400  # the second scan adds 360 packages
 RANDOM=20261122
-for attempt in $(seq 12); do
+for attempt in $(seq 20); do
   "$MINE" scan "$work/src" --db "$work/c.db" --quiet --jobs 1 &
   pid=$!
   sleep "0.$(printf '%02d' $((RANDOM % 60)))"

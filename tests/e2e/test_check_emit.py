@@ -46,7 +46,7 @@ class CheckEmit(unittest.TestCase):
         cls.db = os.path.join(cls.tmp.name, "corpus.db")
         mine("scan", os.path.join(FIXTURES, "triton"), "--db", cls.db, "--quiet")
         cls.bundle = os.path.join(cls.tmp.name, "bundle")
-        out = mine("check", "--emit", cls.bundle, "--db", cls.db).stdout
+        out = mine("check", "--emit", cls.bundle, "--db", cls.db, "--include-helpers").stdout
         assert "wrote" in out, out
         with open(os.path.join(cls.bundle, "bundle.json")) as f:
             cls.doc = json.load(f)
@@ -71,6 +71,15 @@ class CheckEmit(unittest.TestCase):
                     self.assertEqual(k["signature"][name], "constexpr")
                 for ty in k["signature"].values():
                     self.assertRegex(ty, r"^(constexpr|\*?(fp|bf|i|u)\d+|\*fp8\w+)$")
+
+    def test_helpers_are_left_to_their_callers_by_default(self):
+        out = os.path.join(self.tmp.name, "no_helpers")
+        r = mine("check", "--emit", out, "--db", self.db)
+        self.assertIn("skipping 4 jitted helpers that other kernels call", r.stdout)
+        with open(os.path.join(out, "bundle.json")) as f:
+            emitted = {k["entry"] for k in json.load(f)["kernels"]}
+        every = {r["name"] for r in query(self.db, "SELECT name FROM kernels WHERE plugin='triton'")}
+        self.assertEqual(every - emitted, {"_mean_square", "_sigmoid", "_inner", "_tile"})
 
     def test_modules_are_the_standalones(self):
         for k in self.doc["kernels"]:

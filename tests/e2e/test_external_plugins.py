@@ -86,24 +86,28 @@ class ExternalPlugins(unittest.TestCase):
         self.assertNotIn("helion", {r["plugin"] for r in rows})
 
     def test_abi_mismatch_refused_naming_both_versions(self):
-        d = os.path.join(self.tmp, "future")
-        os.makedirs(d, exist_ok=True)
-        src = os.path.join(d, "future.c")
-        with open(src, "w") as f:
-            f.write('#include <mine/plugin.h>\n'
-                    'static const char* const s[] = {".py", 0};\n'
-                    'static void ex(const mine_host* h, const mine_file* f, mine_sink* k) {}\n'
-                    'static const mine_plugin_info info = {999, "future", "9", "from the future", s, s, ex};\n'
-                    'MINE_PLUGIN_EXPORT const mine_plugin_info* mine_plugin_entry(uint32_t host) { return &info; }\n')
-        cc = shutil.which("cc") or shutil.which("gcc")
-        run(cc, "-shared", "-fPIC", "-I", os.path.join(SOURCE, "include"), "-o", os.path.join(d, "future.so"), src)
-        r = run(MINE, "plugins", "--plugin-dir", d, check=False)
-        self.assertNotEqual(r.returncode, 0)
-        self.assertIn("ABI 999", r.stderr)
-        self.assertIn("ABI 1", r.stderr)
-        r = run(MINE, "scan", FIXTURES, "--db", os.path.join(d, "x.db"), "--plugin-dir", d, check=False)
-        self.assertNotEqual(r.returncode, 0)
-        self.assertIn("ABI 999", r.stderr)
+        # A plugin from the future, and one built against ABI 1 (before the built-ins moved onto the ABI).
+        for version in (999, 1):
+            with self.subTest(abi=version):
+                d = os.path.join(self.tmp, "abi%d" % version)
+                os.makedirs(d, exist_ok=True)
+                src = os.path.join(d, "other.c")
+                with open(src, "w") as f:
+                    f.write('#include <mine/plugin.h>\n'
+                            'static const char* const s[] = {".py", 0};\n'
+                            'static void ex(const mine_host* h, const mine_file* f, mine_sink* k, void* c) {}\n'
+                            'static const mine_plugin_info info = {%d, "other", "9", "another ABI", s, s, ex};\n'
+                            'MINE_PLUGIN_EXPORT const mine_plugin_info* mine_plugin_entry(uint32_t host) '
+                            '{ return &info; }\n' % version)
+                cc = shutil.which("cc") or shutil.which("gcc")
+                run(cc, "-shared", "-fPIC", "-I", os.path.join(SOURCE, "include"), "-o", os.path.join(d, "other.so"), src)
+                r = run(MINE, "plugins", "--plugin-dir", d, check=False)
+                self.assertNotEqual(r.returncode, 0)
+                self.assertIn("built for mine plugin ABI %d" % version, r.stderr)
+                self.assertIn("this mine speaks ABI 2", r.stderr)
+                r = run(MINE, "scan", FIXTURES, "--db", os.path.join(d, "x.db"), "--plugin-dir", d, check=False)
+                self.assertNotEqual(r.returncode, 0)
+                self.assertIn("ABI %d" % version, r.stderr)
 
     def test_bad_declarative_manifest_says_what_is_wrong(self):
         d = os.path.join(self.tmp, "bad")

@@ -83,5 +83,57 @@ class InductorScan(unittest.TestCase):
         self.assertNotEqual(refused.returncode, 0)
 
 
+class InductorCacheOption(unittest.TestCase):
+    """--inductor-cache (and $MINE_INDUCTOR_CACHE when it is not given) on the 2024-era fixture
+    whose triton_per_fused_sum_2 lives only in a cache folder outside the scanned tree."""
+    FIXTURES = os.path.join(os.environ["MINE_FIXTURES_DIR"], "inductor_old")
+    KERNEL = "triton_per_fused_sum_2"
+
+    def scan(self, *extra, env_cache=None):
+        tmp = tempfile.TemporaryDirectory()
+        self.addCleanup(tmp.cleanup)
+        db = os.path.join(tmp.name, "c.db")
+        env = dict(os.environ)
+        env.pop("MINE_INDUCTOR_CACHE", None)
+        if env_cache is not None:
+            env["MINE_INDUCTOR_CACHE"] = env_cache
+        run = subprocess.run([MINE, "scan", os.path.join(self.FIXTURES, "tree"), "--db", db, "--quiet", *extra],
+                             capture_output=True, text=True, env=env)
+        return run, db
+
+    def origin(self, db):
+        rows = query(db, f"SELECT source_origin, kernel_id FROM kernel_occurrences WHERE qualname = '{self.KERNEL}'")
+        self.assertEqual(len(rows), 1)
+        return rows[0]["source_origin"], rows[0]["kernel_id"]
+
+    def test_without_a_cache_folder_the_kernel_is_recorded_missing(self):
+        run, db = self.scan()
+        self.assertEqual(run.returncode, 0, run.stderr)
+        self.assertEqual(self.origin(db), ("missing", None))
+        msg = query(db, "SELECT message FROM scan_errors WHERE kind = 'missing_source'")[0]["message"]
+        self.assertIn("--inductor-cache", msg)
+
+    def test_option_reads_the_cache_folder(self):
+        run, db = self.scan("--inductor-cache", "/nonexistent-but-env-only", env_cache="/also/not/used")
+        self.assertNotEqual(run.returncode, 0)  # a folder that does not exist is a usage error
+        self.assertIn("--inductor-cache", run.stderr)
+        run, db = self.scan("--inductor-cache", os.path.join(self.FIXTURES, "outside_cache"), env_cache="/not/used")
+        self.assertEqual(run.returncode, 0, run.stderr)
+        origin, kernel_id = self.origin(db)
+        self.assertEqual(origin, "cache_dir")
+        self.assertIsNotNone(kernel_id)
+        self.assertEqual(query(db, "SELECT count(*) AS n FROM scan_errors")[0]["n"], 0)
+
+    def test_environment_variable_is_the_fallback(self):
+        run, db = self.scan(env_cache="/nonexistent:" + os.path.join(self.FIXTURES, "outside_cache"))
+        self.assertEqual(run.returncode, 0, run.stderr)
+        self.assertEqual(self.origin(db)[0], "cache_dir")
+
+    def test_help_documents_the_option(self):
+        out = subprocess.run([MINE, "scan", "--help"], check=True, capture_output=True, text=True).stdout
+        self.assertIn("--inductor-cache", out)
+        self.assertIn("MINE_INDUCTOR_CACHE", out)
+
+
 if __name__ == "__main__":
     unittest.main()

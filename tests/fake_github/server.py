@@ -16,6 +16,7 @@ import argparse
 import datetime as dt
 import hashlib
 import json
+import os
 import random
 import re
 import sys
@@ -217,12 +218,24 @@ class Handler(BaseHTTPRequestHandler):
                 st.used = 0
             st.log.append(entry)
 
+        if st.args.redirect_repos_to and url.path.startswith("/repos/"):
+            # A renamed repository answers 301; here the new place is another server.
+            self.send_response(301)
+            self.send_header("Location", st.args.redirect_repos_to.rstrip("/") + self.path)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            entry["status"] = 301
+            return
+
         token = st.args.require_token
         if token:
             auth = self.headers.get("Authorization", "")
             if auth not in ("token " + token, "Bearer " + token):
                 entry["status"] = 401
-                self.send_json(401, {"message": "Bad credentials"}, etag=False)
+                # --echo-auth: a careless server that repeats what it was sent, so a test can
+                # show that the client never passes such words on.
+                said = "Bad credentials" + (" (got %r)" % auth if st.args.echo_auth else "")
+                self.send_json(401, {"message": said}, etag=False)
                 return
 
         # Injected failures come before rate accounting, as a proxy in front of GitHub would.
@@ -260,6 +273,8 @@ class Handler(BaseHTTPRequestHandler):
         except ValueError as e:
             status, obj, extra = 422, {"message": "Validation Failed", "errors": [{"message": str(e)}]}, {}
 
+        if st.args.echo_auth_in_body and isinstance(obj, dict):
+            obj = dict(obj, seen_auth=self.headers.get("Authorization", ""))
         body = json.dumps(obj).encode()
         tag = 'W/"%s"' % hashlib.sha1(body).hexdigest()
         not_modified = status == 200 and inm is not None and inm == tag
@@ -343,7 +358,12 @@ def main():
     ap.add_argument("--retry-after", type=int, default=1)
     ap.add_argument("--fail-502-every", type=int, default=0, help="every Nth request gets a 502")
     ap.add_argument("--incomplete-every", type=int, default=0)
-    ap.add_argument("--require-token", default="")
+    # From the environment too, so a test can keep the token off every command line it checks.
+    ap.add_argument("--require-token", default=os.environ.get("FAKE_GITHUB_REQUIRE_TOKEN", ""))
+    ap.add_argument("--redirect-repos-to", default="", help="answer repos/<owner>/<name> with a 301 to this base URL")
+    ap.add_argument("--echo-auth", action="store_true", help="401 answers quote the Authorization header")
+    ap.add_argument("--echo-auth-in-body", action="store_true",
+                    help="every answer carries the Authorization header it was sent (field 'seen_auth')")
     ap.add_argument("--verbose", action="store_true")
     args = ap.parse_args()
     if args.population_file:

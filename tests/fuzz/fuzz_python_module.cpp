@@ -5,8 +5,7 @@
 #include <cstdint>
 
 #include "core/python/dependency_closure.h"
-#include "plugins/numba/numba_plugin.h"
-#include "plugins/triton/triton_plugin.h"
+#include "plugins/registry.h"
 #include "tests/fuzz/fuzz_support.h"
 
 using namespace mine;
@@ -43,15 +42,20 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view input(reinterpret_cast<const char*>(data), size);
   auto parts = fuzz::split_parts(input, "pkg/kernels.py");
   fuzz::MemoryRepository memory(parts);
-  static const TritonPlugin triton;
-  static const NumbaPlugin numba;
+  // The Triton and Numba extractors, behind the same C ABI adapter the scanner uses.
+  static const std::vector<const ExtractorPlugin*> python_plugins = [] {
+    std::vector<const ExtractorPlugin*> out;
+    for (const auto& p : builtin_plugins())
+      if (p->name() == "triton" || p->name() == "numba") out.push_back(p.get());
+    return out;
+  }();
   for (const auto& p : parts) {
     auto it = memory.modules.find(p.name);
     if (it == memory.modules.end()) continue;
     const PythonModule& m = *it->second;
     close_every_function(m, memory.repo);
     fuzz::MemoryFileView view(p.name, p.text, &m, memory.repo);
-    for (const ExtractorPlugin* plugin : {static_cast<const ExtractorPlugin*>(&triton), static_cast<const ExtractorPlugin*>(&numba)}) {
+    for (const ExtractorPlugin* plugin : python_plugins) {
       fuzz::CheckingSink sink;
       try {
         plugin->extract(view, sink);

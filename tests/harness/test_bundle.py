@@ -39,7 +39,7 @@ class LoadBundle(unittest.TestCase):
             ({"version": 1, "kernels": [dict(good, module="../k1.py")]}, "escapes"),
             ({"version": 1, "kernels": [dict(good, module="/etc/passwd")]}, "escapes"),
             ({"version": 1, "kernels": [dict(good, module="k2.py")]}, "missing"),
-            ({"version": 1, "kernels": [dict(good, language="cuda")]}, "not supported"),
+            ({"version": 1, "kernels": [dict(good, language="opencl")]}, "not supported"),
             ({"version": 1, "kernels": [dict(good, grid=[0])]}, "grid"),
             ({"version": 1, "kernels": [dict(good, grid=[1, 1, 1, 1])]}, "grid"),
             ({"version": 1, "kernels": [dict(good, signature={"x": 1})]}, "signature"),

@@ -1,0 +1,369 @@
+"""CUDA C kernels of a bundle (language "cuda"): nvcc compiles the unit to a cubin; on a GPU the
+CUDA driver API, through ctypes, loads it (cuModuleLoadData), finds the kernel
+(cuModuleGetFunction) and launches it once on synthesized arguments (cuLaunchKernel).
+Standard library only. The driver is an object with CudaDriver's methods, so the launch code
+runs unchanged against a stand-in on a machine without a GPU (tests/harness/test_cuda_kernel.py).
+"""
+import ctypes
+import math
+import os
+import re
+import resource
+import shutil
+import signal
+import subprocess
+import time
+
+# Same table as core/check/nvcc_check.cpp's classify_nvcc_error; first match wins.
+NVCC_CLASSES = (
+    ("resource_limit", r"too much (shared|local) data|too many resources|uses too much|out of memory|"
+                       r"bad_alloc|cannot allocate memory"),
+    ("unsupported_op", r"not supported|unsupported|requires? (a )?(newer|higher|\.target|sm_|compute)|"
+                       r"is only (supported|available)|not available on|requires separate compilation"),
+    ("missing_name", r"is undefined|cannot open (source|include) file|has no member|"
+                     r"not a class or namespace|is not a template|is not a type name|"
+                     r"undefined reference|unresolved extern|no such file|must have internal linkage"),
+    ("type_error", r"no instance of|cannot be used to initialize|incompatible with|no suitable|"
+                   r"cannot be assigned|too (few|many) arguments|expression must (have|be)|"
+                   r"is not allowed|cannot convert|a value of type|invalid type conversion|"
+                   r"declaration is incompatible|no operator .* matches"),
+    ("syntax", r"expected (a|an)\b|unrecognized token|missing closing|unexpected|syntax error|"
+               r"extra text after|unbalanced|invalid preprocessing|#error"),
+)
+_ERROR_LINE = re.compile(r"(^|\s|:)(error|fatal)\b", re.I)
+
+DEFAULT_BLOCK = 256
+MIN_ELEMENTS = 1 << 20
+MAX_ELEMENTS = 1 << 26
+INT_DEFAULT = 1024
+
+
+class CudaError(RuntimeError):
+    """A CUDA driver call failed; the message starts with the driver's error name."""
+
+
+class MissingEntry(Exception):
+    pass
+
+
+class UnsupportedArgument(Exception):
+    pass
+
+
+def find_nvcc(env=None):
+    """$NVCC when set (and nothing else then), else $CUDA_HOME/bin/nvcc, nvcc on $PATH,
+    /usr/local/cuda/bin/nvcc; None when absent."""
+    env = os.environ if env is None else env
+    if env.get("NVCC"):
+        given = env["NVCC"]
+        return given if os.path.isfile(given) and os.access(given, os.X_OK) else None
+    home = env.get("CUDA_HOME")
+    candidates = [os.path.join(home, "bin", "nvcc")] if home else []
+    on_path = shutil.which("nvcc", path=env.get("PATH"))
+    candidates += [on_path] if on_path else []
+    candidates.append("/usr/local/cuda/bin/nvcc")
+    for c in candidates:
+        if c and os.path.isfile(c) and os.access(c, os.X_OK):
+            return c
+    return None
+
+
+def classify_nvcc(output):
+    line = next((l for l in output.splitlines() if _ERROR_LINE.search(l)), "")
+    subject = line or output
+    for cls, pattern in NVCC_CLASSES:
+        if re.search(pattern, subject, re.I):
+            return cls
+    return "other"
+
+
+def _number(line, what):
+    m = re.search(r"(\d+) " + what, line)
+    return int(m.group(1)) if m else None
+
+
+def ptxas_usage(output, name):
+    """{symbol, n_regs, n_spills, shared_bytes, stack_bytes, spill_load_bytes} of kernel `name`'s
+    entry function in `nvcc --resource-usage` output (unmangled or Itanium-mangled), else None."""
+    mangled = re.compile(r"^_Z(|.*[^0-9])%d%s" % (len(name), re.escape(name)))
+    found = None
+    for line in output.splitlines():
+        m = re.search(r"Compiling entry function '([^']+)'", line)
+        if m:
+            if found:
+                break
+            sym = m.group(1)
+            if sym == name or mangled.search(sym):
+                found = {"symbol": sym, "n_regs": None, "n_spills": None, "shared_bytes": None,
+                         "stack_bytes": None, "spill_load_bytes": None}
+            continue
+        if not found:
+            continue
+        if "bytes stack frame" in line:
+            found["stack_bytes"] = _number(line, "bytes stack frame")
+            found["n_spills"] = _number(line, "bytes spill stores")
+            found["spill_load_bytes"] = _number(line, "bytes spill loads")
+        elif "Used " in line and "registers" in line:
+            found["n_regs"] = _number(line, "registers")
+            found["shared_bytes"] = _number(line, "bytes smem") or 0
+    return found
+
+
+def compile_cubin(nvcc, source, arch, out_dir, timeout_s, mem_limit_mb=0):
+    """(returncode or None on timeout, output, compile_ms, cubin path). nvcc runs in its own
+    session so that a timeout kills cicc and ptxas with it; mem_limit_mb caps its address space."""
+    cubin = os.path.join(out_dir, os.path.splitext(os.path.basename(source))[0] + ".cubin")
+    cmd = [nvcc, "-cubin", "-arch=" + arch, "--resource-usage", "-o", cubin, source]
+
+    def limits():
+        if mem_limit_mb > 0:
+            lim = mem_limit_mb << 20
+            resource.setrlimit(resource.RLIMIT_AS, (lim, lim))
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+
+    # nvcc's intermediate files go to $TMPDIR; the worker may write only beneath its scratch folder.
+    env = dict(os.environ, TMPDIR=out_dir)
+    t0 = time.perf_counter()
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                         cwd=out_dir, env=env, start_new_session=True, preexec_fn=limits)
+    try:
+        out, _ = p.communicate(timeout=timeout_s)
+        code = p.returncode
+    except subprocess.TimeoutExpired:
+        os.killpg(p.pid, signal.SIGKILL)
+        out, _ = p.communicate()
+        code = None
+    ms = (time.perf_counter() - t0) * 1000.0
+    text = out.decode("utf-8", "replace").replace(source, os.path.basename(source))
+    return code, text, ms, cubin
+
+
+# --- arguments ------------------------------------------------------------------------------
+
+_QUALIFIERS = {"const", "volatile", "__restrict__", "__restrict", "restrict", "struct", "__grid_constant__"}
+_SCALARS = {  # C type -> (ctypes type, is_float)
+    "int": (ctypes.c_int32, False), "signed": (ctypes.c_int32, False), "unsigned": (ctypes.c_uint32, False),
+    "unsigned int": (ctypes.c_uint32, False), "int32_t": (ctypes.c_int32, False),
+    "uint32_t": (ctypes.c_uint32, False), "uint": (ctypes.c_uint32, False),
+    "long": (ctypes.c_int64, False), "long int": (ctypes.c_int64, False), "long long": (ctypes.c_int64, False),
+    "unsigned long": (ctypes.c_uint64, False), "unsigned long long": (ctypes.c_uint64, False),
+    "int64_t": (ctypes.c_int64, False), "uint64_t": (ctypes.c_uint64, False), "size_t": (ctypes.c_uint64, False),
+    "ptrdiff_t": (ctypes.c_int64, False), "short": (ctypes.c_int16, False), "int16_t": (ctypes.c_int16, False),
+    "unsigned short": (ctypes.c_uint16, False), "uint16_t": (ctypes.c_uint16, False),
+    "char": (ctypes.c_int8, False), "signed char": (ctypes.c_int8, False), "int8_t": (ctypes.c_int8, False),
+    "unsigned char": (ctypes.c_uint8, False), "uint8_t": (ctypes.c_uint8, False), "bool": (ctypes.c_bool, False),
+    "float": (ctypes.c_float, True), "double": (ctypes.c_double, True),
+}
+_HALF_BITS = {"half": 0x3C00, "__half": 0x3C00, "__nv_bfloat16": 0x3F80, "nv_bfloat16": 0x3F80}
+_ELEMENT_BYTES = {"double": 8, "long": 8, "int64_t": 8, "uint64_t": 8, "size_t": 8, "long long": 8,
+                  "unsigned long long": 8, "float2": 8, "int2": 8, "double2": 16, "float4": 16, "int4": 16,
+                  "half": 2, "__half": 2, "__nv_bfloat16": 2, "half2": 4, "__half2": 4, "char": 1,
+                  "unsigned char": 1, "uint8_t": 1, "int8_t": 1, "bool": 1, "short": 2, "int16_t": 2}
+
+
+# Handles that must name a live object; a made-up value would fault or read garbage.
+_HANDLES = {"cudaTextureObject_t", "cudaSurfaceObject_t", "CUtexObject", "CUsurfObject", "cudaStream_t",
+            "CUstream", "cudaEvent_t"}
+
+
+def parse_param(decl):
+    """{name, type, pointer} of one C parameter declaration as the extractor wrote it."""
+    text = decl.split("=")[0].strip()
+    pointer = "*" in text or "[" in text
+    reference = "&" in text
+    text = re.sub(r"\[[^\]]*\]", " ", text).replace("*", " ").replace("&", " ")
+    words = [w for w in text.split() if w not in _QUALIFIERS]
+    name = words[-1] if len(words) > 1 else ""
+    ctype = " ".join(words[:-1] if len(words) > 1 else words)
+    return {"name": name, "type": ctype, "pointer": pointer, "reference": reference}
+
+
+def plan_launch(spec):
+    """Arguments, grid and block for one launch, and what was guessed: pointers get a zeroed
+    buffer each, integers INT_DEFAULT (1 for names with 'stride', 0 for 'offset'), floats 1.0
+    (1e-5 for 'eps'); one thread per element of the largest integer, in blocks of the
+    kernel's __launch_bounds__ or DEFAULT_BLOCK."""
+    params = [parse_param(d) for d in spec.get("params") or []]
+    given = spec.get("args") or {}
+    args, guessed = [], []
+    for p in params:
+        if p["reference"] or p["type"] in _HANDLES or (
+                not p["pointer"] and p["type"] not in _SCALARS and p["type"] not in _HALF_BITS):
+            raise UnsupportedArgument("cannot synthesize an argument for parameter %r of type %r"
+                                      % (p["name"], p["type"] + (" &" if p["reference"] else "")))
+        if p["pointer"]:
+            args.append(("pointer", p["name"], _ELEMENT_BYTES.get(p["type"], 4 if p["type"] in _SCALARS else 16)))
+            continue
+        lname = p["name"].lower()
+        if p["name"] in given:
+            value = given[p["name"]]
+        else:
+            guessed.append(p["name"])
+            if p["type"] in _HALF_BITS or _SCALARS[p["type"]][1]:
+                value = 1e-5 if "eps" in lname else 1.0
+            elif p["type"] == "bool":
+                value = False
+            else:
+                value = 1 if "stride" in lname else 0 if "offset" in lname else INT_DEFAULT
+        args.append(("scalar", p["name"], (p["type"], value)))
+    ints = [v for kind, _, d in args if kind == "scalar" for t, v in [d]
+            if t in _SCALARS and not _SCALARS[t][1] and t != "bool"]
+    biggest = max(ints) if ints else 1
+    elements = min(MAX_ELEMENTS, max(MIN_ELEMENTS, 4 * biggest * biggest))
+    m = re.search(r"__launch_bounds__\s*\(\s*(\d+)", spec.get("launch_bounds") or "")
+    block = min(int(m.group(1)), 1024) if m else DEFAULT_BLOCK
+    grid = spec.get("grid") or [max(1, math.ceil(biggest / block)), 1, 1]
+    block3 = spec.get("block") or [block, 1, 1]
+    return {"args": args, "elements": elements, "grid": list(grid), "block": list(block3), "guessed": guessed}
+
+
+def _scalar_value(ctype, value):
+    if ctype in _HALF_BITS:
+        return ctypes.c_uint16(_HALF_BITS[ctype] if value else 0)
+    return _SCALARS[ctype][0](value)
+
+
+# --- the driver -----------------------------------------------------------------------------
+
+CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES = 1
+CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES = 3
+CU_FUNC_ATTRIBUTE_NUM_REGS = 4
+
+
+class CudaDriver:
+    """The few CUDA driver API calls the harness needs, through ctypes (libcuda.so.1)."""
+
+    def __init__(self, library="libcuda.so.1", ordinal=0):
+        self.cu = ctypes.CDLL(library)
+        self._check(self.cu.cuInit(0), "cuInit")
+        dev = ctypes.c_int()
+        self._check(self.cu.cuDeviceGet(ctypes.byref(dev), ordinal), "cuDeviceGet")
+        self.device = dev.value
+        ctx = ctypes.c_void_p()
+        self._check(self.cu.cuDevicePrimaryCtxRetain(ctypes.byref(ctx), self.device), "cuDevicePrimaryCtxRetain")
+        self._check(self.cu.cuCtxSetCurrent(ctx), "cuCtxSetCurrent")
+        name = ctypes.create_string_buffer(256)
+        self.cu.cuDeviceGetName(name, 256, self.device)
+        self.name = name.value.decode(errors="replace")
+        version = ctypes.c_int()
+        self.cu.cuDriverGetVersion(ctypes.byref(version))
+        self.version = "%d.%d" % (version.value // 1000, version.value % 1000 // 10)
+
+    def _check(self, rc, what):
+        if rc != 0:
+            name, text = ctypes.c_char_p(), ctypes.c_char_p()
+            self.cu.cuGetErrorName(rc, ctypes.byref(name))
+            self.cu.cuGetErrorString(rc, ctypes.byref(text))
+            raise CudaError("%s: %s (%s returned %d)" % ((name.value or b"CUDA_ERROR").decode(),
+                                                          (text.value or b"").decode(), what, rc))
+
+    def load_module(self, image):
+        module = ctypes.c_void_p()
+        buf = ctypes.create_string_buffer(image, len(image))
+        self._check(self.cu.cuModuleLoadData(ctypes.byref(module), buf), "cuModuleLoadData")
+        return module
+
+    def get_function(self, module, symbol):
+        fn = ctypes.c_void_p()
+        self._check(self.cu.cuModuleGetFunction(ctypes.byref(fn), module, symbol.encode()), "cuModuleGetFunction")
+        return fn
+
+    def function_attribute(self, fn, attribute):
+        value = ctypes.c_int()
+        self._check(self.cu.cuFuncGetAttribute(ctypes.byref(value), attribute, fn), "cuFuncGetAttribute")
+        return value.value
+
+    def mem_alloc(self, nbytes):
+        ptr = ctypes.c_uint64()
+        self._check(self.cu.cuMemAlloc_v2(ctypes.byref(ptr), ctypes.c_size_t(nbytes)), "cuMemAlloc")
+        self._check(self.cu.cuMemsetD8_v2(ptr, ctypes.c_ubyte(0), ctypes.c_size_t(nbytes)), "cuMemsetD8")
+        return ptr.value
+
+    def mem_free(self, ptr):
+        self.cu.cuMemFree_v2(ctypes.c_uint64(ptr))
+
+    def launch(self, fn, grid, block, shared_bytes, params):
+        """params: ctypes values; cuLaunchKernel gets an array of pointers to them."""
+        array = (ctypes.c_void_p * max(1, len(params)))(
+            *[ctypes.cast(ctypes.pointer(p), ctypes.c_void_p) for p in params])
+        self._check(self.cu.cuLaunchKernel(fn, grid[0], grid[1], grid[2], block[0], block[1], block[2],
+                                           shared_bytes, None, array, None), "cuLaunchKernel")
+
+    def synchronize(self):
+        self._check(self.cu.cuCtxSynchronize(), "cuCtxSynchronize")
+
+    def unload(self, module):
+        self.cu.cuModuleUnload(module)
+
+
+def load_and_run(driver, cubin, symbol, spec, stage, row, mark=lambda stage: None):
+    """Loads the cubin and, for stage run, launches the kernel once on plan_launch's
+    arguments; fills row in place."""
+    with open(cubin, "rb") as f:
+        image = f.read()
+    row["stage_reached"] = "load"
+    module = driver.load_module(image)
+    buffers = []
+    try:
+        fn = driver.get_function(module, symbol)
+        row["n_regs"] = driver.function_attribute(fn, CU_FUNC_ATTRIBUTE_NUM_REGS)
+        row["shared_bytes"] = driver.function_attribute(fn, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES)
+        row["local_bytes"] = driver.function_attribute(fn, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES)
+        if stage != "run":
+            return
+        row["stage_reached"] = "run"
+        mark("run")
+        plan = plan_launch(spec)
+        row.update(grid=plan["grid"], block=plan["block"], guessed=plan["guessed"])
+        params = []
+        for kind, _, detail in plan["args"]:
+            if kind == "pointer":
+                ptr = driver.mem_alloc(plan["elements"] * detail)
+                buffers.append(ptr)
+                params.append(ctypes.c_uint64(ptr))
+            else:
+                params.append(_scalar_value(*detail))
+        driver.synchronize()
+        t0 = time.perf_counter()
+        driver.launch(fn, plan["grid"], plan["block"], 0, params)
+        driver.synchronize()
+        row["run_ms"] = round((time.perf_counter() - t0) * 1000.0, 3)
+    finally:
+        for ptr in buffers:
+            driver.mem_free(ptr)
+        driver.unload(module)
+
+
+def run_task(task, row, driver_factory, mark=lambda stage: None):
+    """Compile (and load/run) one CUDA kernel of the bundle, filling `row`; raises on failure
+    with row["stage_reached"] naming the stage that failed and row["error_class"] set when
+    the compiler's diagnostics decided it."""
+    spec, stage = task["spec"], task["stage"]
+    source = os.path.join(task["bundle_dir"], spec["module"])
+    nvcc = find_nvcc()
+    row["stage_reached"] = "compile"
+    mark("compile")
+    if nvcc is None:
+        raise FileNotFoundError("nvcc not found ($CUDA_HOME/bin, $PATH, /usr/local/cuda/bin)")
+    scratch = task["scratch"]
+    unit = os.path.join(scratch, os.path.basename(spec["module"]))
+    shutil.copyfile(source, unit)
+    timeout = float(os.environ.get("MINE_TASK_TIMEOUT", "60")) * 0.9
+    code, output, ms, cubin = compile_cubin(nvcc, unit, task["arch"], scratch, timeout,
+                                            int(os.environ.get("MINE_MEM_LIMIT_MB", "0") or 0))
+    if code != 0:
+        row["error_class"] = "timeout" if code is None else classify_nvcc(output)
+        raise RuntimeError(("nvcc did not finish within %.0f s\n" % timeout if code is None else "") + output)
+    row["compile_ms"] = round(ms, 2)
+    usage = ptxas_usage(output, spec["entry"])
+    if usage:
+        row.update({k: usage[k] for k in ("n_regs", "n_spills", "shared_bytes", "stack_bytes")})
+        row["symbol"] = usage["symbol"]
+    if stage in ("import", "compile"):
+        return
+    if not usage:
+        row["stage_reached"] = "load"
+        raise MissingEntry("no entry function for %s in the cubin (uninstantiated template?)" % spec["entry"])
+    row["stage_reached"] = "load"
+    mark("load")
+    load_and_run(driver_factory(), cubin, usage["symbol"], spec, stage, row, mark)

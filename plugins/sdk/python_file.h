@@ -1,0 +1,96 @@
+#pragma once
+// C++ conveniences over include/mine/plugin.h for plugins written in C++. Everything here goes
+// through the C ABI's host table: a plugin built on it needs nothing else of mine.
+#include "include/mine/plugin.h"
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace mine::sdk {
+
+// Small readers over TSNode, named after what they answer.
+inline std::string_view node_type(TSNode n) { return ts_node_type(n); }
+inline bool is_type(TSNode n, std::string_view t) { return !ts_node_is_null(n) && node_type(n) == t; }
+inline TSNode field(TSNode n, const char* name) {
+  return ts_node_child_by_field_name(n, name, static_cast<uint32_t>(std::char_traits<char>::length(name)));
+}
+inline int first_line(TSNode n) { return static_cast<int>(ts_node_start_point(n).row) + 1; }
+inline int last_line(TSNode n) { return static_cast<int>(ts_node_end_point(n).row) + 1; }
+template <typename F>
+void for_each_named_child(TSNode n, F&& f) {
+  uint32_t count = ts_node_named_child_count(n);
+  for (uint32_t i = 0; i < count; ++i) f(ts_node_named_child(n, i));
+}
+
+// One file (or, in a label callback, one module of the repository) as the host shows it.
+class PythonFile {
+ public:
+  PythonFile(const mine_host* host, const mine_file* file) : host_(host), file_(file) {}
+
+  const mine_host* host() const { return host_; }
+  const mine_file* handle() const { return file_; }
+  std::string path() const { return host_->file_path(file_); }
+  std::string_view text() const {
+    size_t n = 0;
+    const char* t = host_->file_text(file_, &n);
+    return {t, n};
+  }
+  const TSTree* tree() const { return host_->python_tree(file_); }  // nullptr: not Python
+  TSNode root() const { return ts_tree_root_node(tree()); }
+
+  std::string_view view_of(TSNode n) const {
+    size_t len = 0;
+    const char* t = host_->python_node_text(file_, n, &len);
+    return {t, len};
+  }
+  std::string text_of(TSNode n) const { return std::string(view_of(n)); }
+  std::string dedented_text(TSNode n, int indent) const { return host_->python_dedented_text(file_, n, indent); }
+  std::optional<std::string> qualified_name(TSNode n) const {
+    const char* q = host_->python_qualified_name(file_, n);
+    return q ? std::optional<std::string>(q) : std::nullopt;
+  }
+
+  size_t function_count() const { return host_->python_function_count(file_); }
+  mine_python_function function(size_t i) const {
+    mine_python_function f{};
+    host_->python_function(file_, i, &f);
+    return f;
+  }
+  std::vector<TSNode> decorators(size_t function, size_t count) const {
+    std::vector<TSNode> out;
+    for (size_t d = 0; d < count; ++d) out.push_back(host_->python_decorator_node(file_, function, d));
+    return out;
+  }
+  std::string decorator_name(size_t function, size_t d) const {
+    const char* n = host_->python_decorator(file_, function, d);
+    return n ? n : "";
+  }
+  std::string parameters_json(size_t function) const { return host_->python_parameters(file_, function); }
+
+  size_t statement_count() const { return host_->python_statement_count(file_); }
+  mine_python_statement statement(size_t i) const {
+    mine_python_statement s{};
+    host_->python_statement(file_, i, &s);
+    return s;
+  }
+  std::vector<size_t> bindings_of(const std::string& name) const {
+    size_t n = host_->python_bindings(file_, name.c_str(), nullptr, 0);
+    std::vector<size_t> out(n);
+    if (n) host_->python_bindings(file_, name.c_str(), out.data(), n);
+    return out;
+  }
+
+ private:
+  const mine_host* host_;
+  const mine_file* file_;
+};
+
+// Decorator expressions of a decorated_definition, top to bottom (empty for a bare def).
+std::vector<TSNode> decorators_of(TSNode statement);
+
+// Value of keyword argument `name` in a call node, or a null node.
+TSNode keyword_argument(const PythonFile& file, TSNode call, const std::string& name);
+
+}  // namespace mine::sdk

@@ -1,0 +1,51 @@
+"""A stand-in for kernels/harness/cuda_kernel.CudaDriver: the same methods, no GPU. It records
+what the launch code asked for, so tests can check the arguments cuLaunchKernel would get."""
+import ctypes
+
+import cuda_kernel
+
+
+class FakeDriver:
+    REGS = 18
+    name = "stand-in"
+    version = "0.0"
+
+    def __init__(self, fault=None):
+        self.fault = fault
+        self.loaded, self.functions, self.launches, self.freed = [], [], [], []
+        self.allocations = {}
+        self.unloaded = 0
+        self._next = 0x10000
+
+    def load_module(self, image):
+        if not image:
+            raise cuda_kernel.CudaError("CUDA_ERROR_INVALID_IMAGE: device kernel image is invalid")
+        self.loaded.append(bytes(image))
+        return len(self.loaded)
+
+    def get_function(self, module, symbol):
+        self.functions.append(symbol)
+        return symbol
+
+    def function_attribute(self, fn, attribute):
+        return {cuda_kernel.CU_FUNC_ATTRIBUTE_NUM_REGS: self.REGS}.get(attribute, 0)
+
+    def mem_alloc(self, nbytes):
+        ptr = self._next
+        self._next += nbytes
+        self.allocations[ptr] = nbytes
+        return ptr
+
+    def mem_free(self, ptr):
+        self.freed.append(ptr)
+
+    def launch(self, fn, grid, block, shared_bytes, params):
+        # What the device would read: each value behind its pointer.
+        self.launches.append((fn, list(grid), list(block), shared_bytes, [p.value for p in params]))
+
+    def synchronize(self):
+        if self.fault and self.launches:
+            raise cuda_kernel.CudaError(self.fault)
+
+    def unload(self, module):
+        self.unloaded += 1

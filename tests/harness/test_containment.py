@@ -1,0 +1,221 @@
+"""Hostile kernels against the pool, with real processes and the Triton stand-in: fork bombs
+(bounded here, so the test is safe on any machine, and with daemons that setsid() out of the
+worker's process group), 100 GB allocations, writes outside the scratch folder (directly and
+through os.system), and interpreter crashes. Each is contained and classified, nothing survives
+the batch, and the kernels after them still run."""
+import json
+import os
+import tempfile
+import time
+import unittest
+
+from util import run_standin, write_bundle
+
+HDR = "import triton\nimport triton.language as tl\n"
+SIG = {"signature": {"x_ptr": "*fp32"}}
+
+
+def kern(body, pre=""):
+    return HDR + pre + "\n@triton.jit\ndef k(x_ptr, BLOCK: tl.constexpr):\n%s\n" % (
+        "\n".join("    " + line for line in body.strip().splitlines()))
+
+
+OK = kern("pass")
+
+# Every process it makes appends its pid to PIDS/k<id>.txt (a folder made writable with
+# --writable), then
+# sleeps: 40 children, half of them in a new session, each with a daemon grandchild that leaves
+# the process group too. 81 processes at most, whatever the machine.
+BOMB = """import os, time
+def note():
+    with open(PIDS, "a") as f:
+        f.write("%d\\n" % os.getpid())
+note()
+for i in range(40):
+    if os.fork() == 0:
+        if i % 2:
+            os.setsid()
+        if os.fork() == 0:
+            os.setsid()
+            note()
+            time.sleep(300)
+            os._exit(0)
+        note()
+        time.sleep(300)
+        os._exit(0)
+"""
+
+# Forks until refused or 150 processes: stopped by RLIMIT_NPROC when not root.
+FORK_LOOP = """import os, time
+made = 0
+with open(PIDS, "a") as f:
+    while made < 150:
+        pid = os.fork()
+        if pid == 0:
+            time.sleep(300)
+            os._exit(0)
+        f.write("%d\\n" % pid)
+        f.flush()
+        made += 1
+"""
+
+
+def alive(pid):
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def ours(pid):
+    """A fork of one of this run's workers (pids get reused; never kill anything else)."""
+    try:
+        with open("/proc/%d/cmdline" % pid, "rb") as f:
+            return b"kernels/harness/worker.py" in f.read()
+    except OSError:
+        return False
+
+
+class Containment(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.TemporaryDirectory(prefix="mine-contain-")
+        t = cls.tmp.name
+        cls.bundle = os.path.join(t, "bundle")
+        cls.work = os.path.join(t, "work")
+        cls.outside = os.path.join(t, "outside")
+        os.makedirs(cls.bundle)
+        os.makedirs(cls.outside)
+        cls.sentinel = os.path.join(cls.outside, "keep.txt")
+        with open(cls.sentinel, "w") as f:
+            f.write("keep\n")
+        o = cls.outside
+        cls.pid_dir = os.path.join(t, "pids")
+        os.makedirs(cls.pid_dir)
+
+        def pids_at(kid):
+            return "PIDS = %r\n" % os.path.join(cls.pid_dir, "k%d.txt" % kid)
+
+        cls.kernels = [
+            (1, "k", kern(pids_at(1) + BOMB + "time.sleep(300)"), SIG),  # hangs: timeout kills it all
+            (2, "k", kern(pids_at(2) + BOMB), SIG),                      # returns at once, daemons left behind
+            (3, "k", kern(pids_at(3) + FORK_LOOP + "time.sleep(300)"), SIG),
+            (4, "k", kern("x = bytearray(100 << 30)"), SIG),         # 100 GB at once
+            (5, "k", kern("import mmap\nm = mmap.mmap(-1, 100 << 30)\nfor i in range(0, 100 << 30, 1 << 20):\n"
+                          "    m[i] = 1"), SIG),                     # 100 GB mapped, then touched
+            (6, "k", OK, SIG, ),
+            (7, "k", kern("pass", pre="open(%r, 'w').write('pwned')\n" % os.path.join(o, "direct.txt")), SIG),
+            (8, "k", kern("pass", pre="import os\nos.system('echo pwned > %s')\n" % os.path.join(o, "shell.txt")),
+             SIG),
+            (9, "k", kern("pass", pre="import os\nos.remove(%r)\n" % cls.sentinel), SIG),
+            (10, "k", kern("pass", pre="open(%r, 'w').write('x')\n" % os.path.join(cls.bundle, "k6.py")), SIG),
+            (11, "k", kern("pass", pre="import os\nos.abort()\n"), SIG),   # the interpreter dies
+            (12, "k", kern("pass", pre="import os, signal\nos.kill(os.getpid(), signal.SIGKILL)\n"), SIG),
+            (13, "k", kern("pass", pre="open('inside.txt', 'w').write('fine')\n"), SIG),  # its own scratch
+            (14, "k", OK, SIG),
+        ]
+        write_bundle(cls.bundle, cls.kernels)
+        t0 = time.monotonic()
+        cls.proc, cls.rows = run_standin(cls.bundle, os.path.join(t, "out.jsonl"), "--stage", "compile",
+                                         "--jobs", "2", "--timeout", "4", "--mem-limit-mb", "1024",
+                                         "--max-procs", "32", "--work-dir", cls.work, "--writable", cls.pid_dir)
+        cls.seconds = time.monotonic() - t0
+        cls.summary = json.loads(cls.proc.stderr.strip().splitlines()[-1])
+        cls.confined = str(cls.summary.get("sandbox", {}).get("writes", "")).startswith("landlock")
+
+    @classmethod
+    def tearDownClass(cls):
+        # Should containment ever fail, the test still leaves nothing running on the machine.
+        for name in os.listdir(cls.pid_dir):
+            with open(os.path.join(cls.pid_dir, name)) as f:
+                for pid in f.read().split():
+                    if alive(int(pid)) and ours(int(pid)):
+                        try:
+                            os.kill(int(pid), 9)
+                        except OSError:
+                            pass
+        cls.tmp.cleanup()
+
+    def pids(self, kid):
+        with open(os.path.join(self.pid_dir, "k%d.txt" % kid)) as f:
+            return [int(x) for x in f.read().split()]
+
+    def test_the_batch_completes_with_one_row_each(self):
+        self.assertEqual(sorted(self.rows), [k[0] for k in self.kernels], self.proc.stderr[-3000:])
+        self.assertEqual(self.rows[6]["status"], "ok")
+        self.assertEqual(self.rows[14]["status"], "ok")
+        self.assertEqual(self.rows[13]["status"], "ok")
+        self.assertLess(self.seconds, 120)
+
+    def test_fork_bombs_leave_no_process_behind(self):
+        self.assertEqual(self.rows[1]["error_class"], "timeout", self.rows[1]["message"])
+        self.assertEqual(self.rows[2]["status"], "ok", self.rows[2]["message"])
+        deadline = time.time() + 5
+        for kid in (1, 2, 3):
+            pids = self.pids(kid)
+            self.assertGreater(len(pids), 1 if kid == 3 else 40)
+            while time.time() < deadline and any(alive(p) for p in pids):
+                time.sleep(0.1)
+            self.assertEqual([p for p in pids if alive(p)], [], "kernel %d left processes running" % kid)
+        self.assertGreater(self.summary["strays_killed"], 0)  # the setsid daemons were swept
+
+    def test_the_fork_loop_hits_the_process_limit_unless_root(self):
+        row = self.rows[3]
+        if os.geteuid() == 0:
+            # RLIMIT_NPROC does not bind root: the loop makes its 150, and the timeout or the
+            # watchdog on the process group's memory ends them.
+            self.assertEqual(len(self.pids(3)), 150)
+            self.assertIn(row["error_class"], ("timeout", "resource_limit"), row["message"])
+        else:
+            self.assertLess(len(self.pids(3)), 150)
+            self.assertEqual(row["status"], "fail")
+            self.assertIn("Resource temporarily unavailable", row["message"])
+
+    def test_100_gb_allocations_are_refused(self):
+        for kid in (4, 5):
+            with self.subTest(kid=kid):
+                self.assertEqual(self.rows[kid]["status"], "fail")
+                self.assertEqual(self.rows[kid]["error_class"], "resource_limit", self.rows[kid]["message"])
+
+    def test_interpreter_crashes_are_crashes(self):
+        self.assertEqual(self.rows[11]["error_class"], "crash", self.rows[11]["message"])
+        self.assertIn("SIGABRT", self.rows[11]["message"])
+        self.assertEqual(self.rows[12]["error_class"], "crash", self.rows[12]["message"])
+        self.assertIn("SIGKILL", self.rows[12]["message"])
+
+    def test_writes_outside_the_scratch_folder_are_refused(self):
+        if not self.confined:
+            self.skipTest("no Landlock on this kernel (%s): writes are not confined here"
+                          % self.summary.get("sandbox"))
+        self.assertEqual(sorted(os.listdir(self.outside)), ["keep.txt"])
+        with open(self.sentinel) as f:
+            self.assertEqual(f.read(), "keep\n")
+        with open(os.path.join(self.bundle, "k6.py")) as f:
+            self.assertEqual(f.read(), OK)
+        for kid in (7, 9, 10):
+            with self.subTest(kid=kid):
+                self.assertEqual(self.rows[kid]["status"], "fail")
+                self.assertIn("Permission denied", self.rows[kid]["message"])
+        self.assertEqual(self.rows[8]["status"], "ok")  # the shell failed; the kernel went on
+
+
+class WithoutSandbox(unittest.TestCase):
+    def test_no_sandbox_really_lets_writes_through(self):
+        # The other side of test_writes_outside_the_scratch_folder_are_refused: the same write
+        # lands when the sandbox is off, so that test measures the sandbox, not the kernel.
+        with tempfile.TemporaryDirectory(prefix="mine-nosandbox-") as t:
+            target = os.path.join(t, "direct.txt")
+            bundle = os.path.join(t, "bundle")
+            os.makedirs(bundle)
+            write_bundle(bundle, [(1, "k", kern("pass", pre="open(%r, 'w').write('x')\n" % target), SIG)])
+            proc, rows = run_standin(bundle, os.path.join(t, "out.jsonl"), "--stage", "compile", "--jobs", "1",
+                                     "--no-sandbox", "--work-dir", os.path.join(t, "work"))
+            summary = json.loads(proc.stderr.strip().splitlines()[-1])
+            self.assertEqual(summary["sandbox"]["writes"], "none (disabled)")
+            self.assertEqual(rows[1]["status"], "ok", rows[1]["message"])
+            self.assertTrue(os.path.exists(target))
+
+
+if __name__ == "__main__":
+    unittest.main()

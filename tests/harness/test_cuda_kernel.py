@@ -1,0 +1,213 @@
+"""CUDA C kernels in the harness: argument synthesis, nvcc diagnostics, and the driver-API launch
+code run against a stand-in driver (no GPU needed); with nvcc present, real compiles of
+tests/fixtures/cuda_check through run_bundle.py, and a whole run through the pool with the
+stand-in driver in the workers."""
+import ctypes
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+from util import ROOT, RUN_BUNDLE, STANDIN, run_standin
+
+import cuda_kernel as ck
+
+# Loaded from its file: putting the stand-in folder on sys.path would hide the real Triton (or
+# its absence) from the other harness tests of this process.
+_spec = importlib.util.spec_from_file_location("fake_cuda_driver", os.path.join(STANDIN, "fake_cuda_driver.py"))
+_fake = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_fake)
+FakeDriver = _fake.FakeDriver
+
+FIXTURES = os.path.join(ROOT, "tests", "fixtures", "cuda_check")
+NVCC = ck.find_nvcc()
+
+# `nvcc --resource-usage` output as CUDA 13 prints it for two entries.
+USAGE = """ptxas info    : 0 bytes gmem
+ptxas info    : Compiling entry function 'cfun' for 'sm_90'
+ptxas info    : Function properties for cfun
+    2400 bytes stack frame, 8 bytes spill stores, 4 bytes spill loads
+ptxas info    : Used 40 registers, used 0 barriers, 2400 bytes cumulative stack size
+ptxas info    : Compiling entry function '_ZN2ns4vaddEPKfS1_Pfi' for 'sm_90'
+ptxas info    : Function properties for _ZN2ns4vaddEPKfS1_Pfi
+    0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
+ptxas info    : Used 14 registers, used 1 barriers, 1024 bytes smem
+"""
+
+
+class Parameters(unittest.TestCase):
+    def test_declarations(self):
+        self.assertEqual(ck.parse_param("const float* __restrict__ x"),
+                         {"name": "x", "type": "float", "pointer": True, "reference": False})
+        self.assertEqual(ck.parse_param("unsigned long long n")["type"], "unsigned long long")
+        self.assertTrue(ck.parse_param("int out[]")["pointer"])
+        self.assertTrue(ck.parse_param("const Params& p")["reference"])
+
+    def test_plan(self):
+        spec = {"params": ["const float* a", "double* b", "int n", "float eps", "int stride"],
+                "launch_bounds": "__launch_bounds__(128)"}
+        p = ck.plan_launch(spec)
+        self.assertEqual([a[0] for a in p["args"]], ["pointer", "pointer", "scalar", "scalar", "scalar"])
+        self.assertEqual(p["args"][1][2], 8)  # double elements
+        self.assertEqual(p["args"][2][2], ("int", ck.INT_DEFAULT))
+        self.assertEqual(p["args"][3][2], ("float", 1e-5))
+        self.assertEqual(p["args"][4][2], ("int", 1))
+        self.assertEqual(p["block"], [128, 1, 1])
+        self.assertEqual(p["grid"], [ck.INT_DEFAULT // 128, 1, 1])
+        self.assertEqual(p["guessed"], ["n", "eps", "stride"])
+        self.assertEqual(ck.plan_launch(dict(spec, args={"n": 4096}))["grid"], [32, 1, 1])
+
+    def test_struct_by_value_is_refused(self):
+        with self.assertRaises(ck.UnsupportedArgument):
+            ck.plan_launch({"params": ["Params p"]})
+
+
+class Diagnostics(unittest.TestCase):
+    def test_usage_of_mangled_and_extern_c_entries(self):
+        u = ck.ptxas_usage(USAGE, "vadd")
+        self.assertEqual((u["symbol"], u["n_regs"], u["shared_bytes"], u["n_spills"]),
+                         ("_ZN2ns4vaddEPKfS1_Pfi", 14, 1024, 0))
+        u = ck.ptxas_usage(USAGE, "cfun")
+        self.assertEqual((u["n_regs"], u["shared_bytes"], u["n_spills"], u["stack_bytes"]), (40, 0, 8, 2400))
+        self.assertIsNone(ck.ptxas_usage(USAGE, "add"))
+
+    def test_classes(self):
+        # The same cases core/check/nvcc_check.cpp is tested on.
+        with open(os.path.join(FIXTURES, "nvcc_diagnostics.json")) as f:
+            cases = json.load(f)["cases"]
+        self.assertGreaterEqual(len(cases), 8)
+        for text, cls in cases:
+            self.assertEqual(ck.classify_nvcc("ptxas info : 0 bytes gmem\n" + text), cls, text)
+
+
+class LaunchWithStandIn(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.cubin = os.path.join(self.tmp.name, "k.cubin")
+        with open(self.cubin, "wb") as f:
+            f.write(b"\x7fELF cubin bytes")
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def test_arguments_reach_cuLaunchKernel(self):
+        driver = FakeDriver()
+        row = {}
+        spec = {"params": ["const float* x", "int* y", "int n", "float scale"], "args": {"scale": 2.5}}
+        ck.load_and_run(driver, self.cubin, "_Z1kPKfPiif", spec, "run", row)
+        self.assertEqual(driver.loaded, [b"\x7fELF cubin bytes"])
+        self.assertEqual(driver.functions, ["_Z1kPKfPiif"])
+        (fn, grid, block, shared, values), = driver.launches
+        self.assertEqual((grid, block, shared), ([4, 1, 1], [256, 1, 1], 0))
+        x, y, n, scale = values
+        elements = 4 * ck.INT_DEFAULT ** 2  # 4 n^2 elements: room for an n x n matrix
+        self.assertEqual((driver.allocations[x], driver.allocations[y]), (elements * 4, elements * 4))
+        self.assertEqual((n, scale), (ck.INT_DEFAULT, 2.5))
+        self.assertEqual(sorted(driver.freed), sorted(driver.allocations))
+        self.assertEqual(driver.unloaded, 1)
+        self.assertEqual((row["n_regs"], row["stage_reached"]), (FakeDriver.REGS, "run"))
+        self.assertIsNotNone(row["run_ms"])
+
+    def test_load_stage_launches_nothing(self):
+        driver = FakeDriver()
+        row = {}
+        ck.load_and_run(driver, self.cubin, "k", {"params": ["float* x"]}, "load", row)
+        self.assertEqual(driver.launches, [])
+        self.assertEqual(row["stage_reached"], "load")
+
+    def test_a_fault_is_reported_and_memory_freed(self):
+        driver = FakeDriver(fault="CUDA_ERROR_ILLEGAL_ADDRESS: an illegal memory access was encountered")
+        with self.assertRaises(ck.CudaError):
+            ck.load_and_run(driver, self.cubin, "k", {"params": ["float* x", "int n"]}, "run", {})
+        self.assertEqual(len(driver.freed), 1)
+
+    def test_real_packing_of_kernel_params(self):
+        """CudaDriver.launch hands cuLaunchKernel an array of pointers to the argument values."""
+        seen = {}
+
+        class Lib:
+            def cuLaunchKernel(self, fn, gx, gy, gz, bx, by, bz, shared, stream, params, extra):
+                seen["grid"] = (gx, gy, gz, bx, by, bz)
+                seen["x"] = ctypes.cast(params[0], ctypes.POINTER(ctypes.c_uint64)).contents.value
+                seen["n"] = ctypes.cast(params[1], ctypes.POINTER(ctypes.c_int32)).contents.value
+                seen["f"] = ctypes.cast(params[2], ctypes.POINTER(ctypes.c_float)).contents.value
+                return 0
+
+        driver = ck.CudaDriver.__new__(ck.CudaDriver)
+        driver.cu = Lib()
+        driver.launch(None, [2, 1, 1], [64, 1, 1], 0,
+                      [ctypes.c_uint64(0xDEAD0000), ctypes.c_int32(77), ctypes.c_float(0.5)])
+        self.assertEqual(seen, {"grid": (2, 1, 1, 64, 1, 1), "x": 0xDEAD0000, "n": 77, "f": 0.5})
+
+
+def cuda_bundle(directory, sources):
+    """A bundle of CUDA units: {id: (entry, file in FIXTURES or source text, params)}."""
+    specs = []
+    for kid, (entry, source, params) in sources.items():
+        module = "k%d.cu" % kid
+        with open(os.path.join(directory, module), "w") as f:
+            f.write(source)
+        specs.append({"id": kid, "entry": entry, "module": module, "language": "cuda", "params": params})
+    with open(os.path.join(directory, "bundle.json"), "w") as f:
+        json.dump({"version": 1, "kernels": specs}, f)
+
+
+PASS = open(os.path.join(FIXTURES, "pass_kernels.cu")).read()
+UNKNOWN = "__global__ void unknown_name(float* x) { x[0] = not_declared_anywhere(x[1]); }\n"
+TEMPLATE = "template <typename T> __global__ void scale(T* x, T s) { x[threadIdx.x] *= s; }\n"
+
+
+@unittest.skipUnless(NVCC, "nvcc not found ($NVCC, $CUDA_HOME/bin, $PATH, /usr/local/cuda/bin): CUDA compiles skipped")
+class ThroughThePool(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.bundle = os.path.join(self.tmp.name, "b")
+        os.makedirs(self.bundle)
+        cuda_bundle(self.bundle, {
+            1: ("tile_sum", PASS, ["const float* __restrict__ in", "float* out", "int n"]),
+            2: ("add_one", PASS, ["int* x", "unsigned long long n"]),
+            3: ("unknown_name", UNKNOWN, ["float* x"]),
+            4: ("scale", TEMPLATE, ["T* x", "T s"]),
+        })
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def test_compile_stage_needs_no_triton(self):
+        out = os.path.join(self.tmp.name, "r.jsonl")
+        env = dict(os.environ, PYTHONPATH="")  # not even the Triton stand-in
+        proc = subprocess.run([sys.executable, RUN_BUNDLE, self.bundle, "--out", out, "--stage", "compile",
+                               "--jobs", "2"], env=env, capture_output=True, text=True, timeout=600)
+        with open(out) as f:
+            rows = {r["id"]: r for r in map(json.loads, f)}
+        self.assertEqual(sorted(rows), [1, 2, 3, 4], proc.stderr)
+        self.assertEqual(rows[1]["status"], "ok", rows[1]["message"])
+        self.assertEqual(rows[1]["shared_bytes"], 1024)
+        self.assertGreater(rows[1]["n_regs"], 0)
+        self.assertEqual(rows[2]["symbol"], "add_one")
+        self.assertEqual((rows[3]["status"], rows[3]["error_class"]), ("fail", "missing_name"))
+        self.assertIn("not_declared_anywhere", rows[3]["message"])
+        self.assertEqual(rows[4]["status"], "ok")  # compiles; nothing to load without an instantiation
+
+    def test_run_stage_with_the_stand_in_driver(self):
+        out = os.path.join(self.tmp.name, "r.jsonl")
+        os.environ["MINE_CUDA_DRIVER"] = "fake_cuda_driver:FakeDriver"
+        try:
+            proc, rows = run_standin(self.bundle, out, "--stage", "run", "--devices", "0", "--jobs", "1")
+        finally:
+            os.environ.pop("MINE_CUDA_DRIVER")
+        self.assertEqual(rows[1]["status"], "ok", rows[1]["message"])
+        self.assertEqual((rows[1]["stage_reached"], rows[1]["grid"], rows[1]["block"]),
+                         ("run", [4, 1, 1], [256, 1, 1]))
+        self.assertEqual(rows[1]["gpu_name"], "stand-in")
+        self.assertEqual(rows[2]["status"], "ok", rows[2]["message"])
+        self.assertEqual((rows[3]["stage_reached"], rows[3]["error_class"]), ("compile", "missing_name"))
+        self.assertEqual((rows[4]["stage_reached"], rows[4]["error_class"]), ("load", "missing_name"))
+        self.assertRegex(rows[4]["message"], r"uninstantiated template")
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)

@@ -1,0 +1,133 @@
+"""What the harness does about guesses and imports that are not the kernel's fault:
+dtype constexprs that travel as text, guessed block sizes too big for Triton, and standalones
+whose import fails while the kernel itself compiles (checked through the kernel-only module)."""
+import os
+import tempfile
+import unittest
+
+from util import run_standin, write_bundle
+
+HDR = "import triton\nimport triton.language as tl\n"
+
+DTYPE_KERNEL = HDR + '''
+@triton.jit
+def k(x_ptr, X_DTYPE: tl.constexpr):
+    if not isinstance(X_DTYPE, tl.dtype) or X_DTYPE.name != "fp16":
+        raise TypeError("X_DTYPE is %r, not tl.float16" % (X_DTYPE,))
+'''
+
+# Triton refuses blocks over 2**20 elements; the stand-in body raises its message.
+BIG_KERNEL = HDR + '''
+@triton.jit
+def k(x_ptr, BLOCK_A: tl.constexpr, BLOCK_B: tl.constexpr, BLOCK_C: tl.constexpr):
+    n = BLOCK_A * BLOCK_B * BLOCK_C
+    if n > 1048576:
+        raise ValueError("numel (%d) exceeds triton maximum tensor numel (1048576)" % n)
+'''
+
+STATED_BIG = HDR + '''
+@triton.jit
+def k(x_ptr, BLOCK_A: tl.constexpr):
+    raise ValueError("numel (%d) exceeds triton maximum tensor numel (1048576)" % BLOCK_A)
+'''
+
+RUNTIME_PROBE = HDR + '''
+def probe_vendor():
+    raise RuntimeError("No device were detected on your machine")
+
+VENDOR = probe_vendor()
+
+def libentry():
+    return lambda f: f
+
+@libentry()
+@triton.jit
+def k(x_ptr, BLOCK: tl.constexpr):
+    pass
+'''
+
+KERNEL_ONLY = HDR + '''
+@triton.jit
+def k(x_ptr, BLOCK: tl.constexpr):
+    pass
+'''
+
+BROKEN_BODY_ONLY = HDR + '''
+@triton.jit
+def k(x_ptr, BLOCK: tl.constexpr):
+    undefined_helper(x_ptr)
+'''
+
+SIG = {"signature": {"x_ptr": "*fp32"}}
+
+
+class Fallbacks(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.TemporaryDirectory()
+        bundle = os.path.join(cls.tmp.name, "bundle")
+        os.makedirs(bundle)
+        big = dict(SIG, constexprs={"BLOCK_A": 128, "BLOCK_B": 128, "BLOCK_C": 128},
+                   guessed=["BLOCK_A", "BLOCK_B", "BLOCK_C"])
+        kernels = [
+            (1, "k", DTYPE_KERNEL, dict(SIG, constexprs={"X_DTYPE": "tl.float16"})),
+            (2, "k", BIG_KERNEL, big),
+            (3, "k", STATED_BIG, dict(SIG, constexprs={"BLOCK_A": 4096})),  # not guessed: no retry
+            (4, "k", RUNTIME_PROBE, dict(SIG, constexprs={"BLOCK": 64}, kernel_only_module="k4_kernel.py")),
+            (5, "k", RUNTIME_PROBE, dict(SIG, constexprs={"BLOCK": 64})),  # no kernel-only module
+            (6, "k", RUNTIME_PROBE, dict(SIG, constexprs={"BLOCK": 64}, kernel_only_module="k6_kernel.py")),
+        ]
+        write_bundle(bundle, kernels)
+        for kid, text in ((4, KERNEL_ONLY), (6, BROKEN_BODY_ONLY)):
+            with open(os.path.join(bundle, "k%d_kernel.py" % kid), "w") as f:
+                f.write(text)
+        cls.proc, cls.rows = run_standin(bundle, os.path.join(cls.tmp.name, "out.jsonl"),
+                                         "--stage", "compile", "--jobs", "2", "--timeout", "30")
+        cls.import_only_proc, cls.import_rows = run_standin(
+            bundle, os.path.join(cls.tmp.name, "import.jsonl"), "--stage", "import", "--jobs", "1")
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.tmp.cleanup()
+
+    def test_all_kernels_reported(self):
+        self.assertEqual(sorted(self.rows), [1, 2, 3, 4, 5, 6], self.proc.stderr[-2000:])
+
+    def test_dtype_text_becomes_a_triton_dtype(self):
+        self.assertEqual(self.rows[1]["status"], "ok", self.rows[1]["message"])
+
+    def test_guessed_blocks_are_halved_until_they_fit(self):
+        r = self.rows[2]
+        self.assertEqual(r["status"], "ok", r["message"])
+        self.assertEqual(r["shrunk"], 1)
+        self.assertEqual(r["constexprs"], {"BLOCK_A": 64, "BLOCK_B": 64, "BLOCK_C": 64})
+
+    def test_stated_blocks_are_not_changed(self):
+        r = self.rows[3]
+        self.assertEqual((r["status"], r["error_class"]), ("fail", "type_error"), r["message"])
+        self.assertNotIn("shrunk", r)
+
+    def test_kernel_only_module_when_the_standalone_cannot_import(self):
+        r = self.rows[4]
+        self.assertEqual((r["status"], r["stage_reached"]), ("ok", "compile"), r["message"])
+        self.assertEqual(r["module_checked"], "kernel_only")
+        self.assertIn("No device were detected", r["standalone_import"]["message"])
+
+    def test_without_kernel_only_module_the_import_failure_stands(self):
+        r = self.rows[5]
+        self.assertEqual((r["status"], r["stage_reached"]), ("fail", "import"))
+        self.assertNotIn("module_checked", r)
+
+    def test_kernel_only_module_failures_are_the_kernels_own(self):
+        r = self.rows[6]
+        self.assertEqual((r["status"], r["stage_reached"], r["error_class"]), ("fail", "compile", "missing_name"))
+        self.assertEqual(r["module_checked"], "kernel_only")
+
+    def test_import_stage_never_falls_back(self):
+        r = self.import_rows[4]
+        self.assertEqual((r["status"], r["stage_reached"]), ("fail", "import"))
+        self.assertNotIn("module_checked", r)
+
+
+if __name__ == "__main__":
+    unittest.main()
