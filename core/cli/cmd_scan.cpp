@@ -6,6 +6,7 @@
 #include "core/cli/options.h"
 #include "core/error.h"
 #include "core/plugin_loader/plugin_set.h"
+#include "core/python/name_scopes.h"
 #include "core/scan/scanner.h"
 #include "core/shard/shard_spec.h"
 #include "corpus/corpus.h"
@@ -20,6 +21,7 @@ int run_scan(const std::vector<std::string>& args) {
   std::string db;
   int jobs = 0;
   int64_t max_file_mb = 20;
+  int max_nesting_levels = kDefaultMaxNesting;
   std::vector<std::string> plugin_dirs;
   std::string shard_text;
   std::vector<std::string> inductor_cache;
@@ -28,6 +30,8 @@ int run_scan(const std::vector<std::string>& args) {
       ("db", po::value(&db)->default_value(default_db_path()), "corpus file (created if missing)")
       ("jobs,j", po::value(&jobs)->default_value(0), "parser threads (0 = all cores)")
       ("max-file-size", po::value(&max_file_mb)->default_value(20), "skip files larger than this many MB")
+      ("max-nesting", po::value(&max_nesting_levels)->default_value(kDefaultMaxNesting),
+       "refuse files nesting expressions or blocks deeper than this (8..2000; module-level blocks: a quarter of it)")
       ("plugin-dir", po::value(&plugin_dirs)->composing(), "also load plugins from this folder (repeatable; see also $MINE_PLUGIN_PATH)")
       ("shard", po::value(&shard_text), "scan only the PATHs of shard K/N (by a stable hash of each PATH as written; "
                                        "default $MINE_SHARD); N runs with K=0..N-1 cover every PATH once")
@@ -43,6 +47,9 @@ int run_scan(const std::vector<std::string>& args) {
                      "mine scan ~/src/Liger-Kernel ~/src/unsloth.git --db corpus.db"))
     return kExitOk;
   if (paths.empty()) throw UsageError{"give at least one PATH to scan"};
+  if (max_file_mb < 1 || max_file_mb > (int64_t{1} << 20)) throw UsageError{"--max-file-size must be 1..1048576 (MB)"};
+  if (max_nesting_levels < 8 || max_nesting_levels > kMaxMaxNesting) throw UsageError{"--max-nesting must be 8..2000"};
+  set_max_nesting(max_nesting_levels);
   ShardSpec shard = ShardSpec::resolve(vm.count("shard") ? &shard_text : nullptr);
   if (!shard.whole()) {
     // Inputs are the unit of work: one large input is not split (run it unsharded).

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <random>
 
+#include "core/crawl/response_headers.h"
 #include "core/crawl/secret_redaction.h"
 #include "core/error.h"
 
@@ -28,19 +29,6 @@ std::string resource_of(const std::string& url) {
   if (url.find("/search/code") != std::string::npos) return "code_search";
   if (url.find("/search/") != std::string::npos) return "search";
   return "core";
-}
-
-long to_long(const std::string& s, long fallback) {
-  if (s.empty()) return fallback;
-  char* end = nullptr;
-  long v = std::strtol(s.c_str(), &end, 10);
-  return end && *end == '\0' ? v : fallback;
-}
-
-std::string api_message(const std::string& body) {
-  auto j = nlohmann::json::parse(body, nullptr, false);
-  if (j.is_object() && j.contains("message") && j["message"].is_string()) return j["message"].get<std::string>();
-  return "";
 }
 
 bool looks_secondary(const GithubResponse& r) {
@@ -66,21 +54,7 @@ struct GithubClient::Transfer {
     return size * n;
   }
   static size_t on_header(char* data, size_t size, size_t n, void* self) {
-    auto* t = static_cast<Transfer*>(self);
-    std::string line(data, size * n);
-    // A new status line (redirect, 100 Continue) starts a new header set.
-    if (line.rfind("HTTP/", 0) == 0) {
-      t->current->headers.clear();
-      return size * n;
-    }
-    size_t colon = line.find(':');
-    if (colon == std::string::npos) return size * n;
-    std::string name = line.substr(0, colon);
-    std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return std::tolower(c); });
-    std::string value = line.substr(colon + 1);
-    while (!value.empty() && std::isspace(static_cast<unsigned char>(value.front()))) value.erase(0, 1);
-    while (!value.empty() && std::isspace(static_cast<unsigned char>(value.back()))) value.pop_back();
-    t->current->headers[name] = value;
+    add_header_line(static_cast<Transfer*>(self)->current->headers, std::string_view(data, size * n));
     return size * n;
   }
 };
@@ -200,8 +174,8 @@ void GithubClient::note_budget(const GithubResponse& response, const std::string
   if (remaining.empty() || reset.empty()) return;
   std::string resource = response.header("x-ratelimit-resource");
   Budget& b = budgets_[resource.empty() ? predicted : resource];
-  b.remaining = to_long(remaining, -1);
-  b.reset = std::chrono::system_clock::from_time_t(static_cast<time_t>(to_long(reset, 0)));
+  b.remaining = static_cast<long>(header_number(remaining, -1));
+  b.reset = std::chrono::system_clock::from_time_t(static_cast<time_t>(header_number(reset, 0)));
   if (!resource.empty() && resource != predicted) budgets_[predicted] = b;
 }
 
@@ -240,7 +214,7 @@ GithubResponse GithubClient::get(const std::string& path_or_url) {
         ++failures;
         last_problem = "secondary rate limit (HTTP " + std::to_string(r.status) + ")";
         milliseconds pause = options_.secondary_wait_default;
-        long seconds = to_long(retry_after, -1);
+        long long seconds = header_number(retry_after, -1);
         if (seconds >= 0) {
           pause = std::chrono::seconds(seconds);
         } else {

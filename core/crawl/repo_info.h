@@ -19,8 +19,15 @@ struct RepoInfo {
   bool archived = false;
 };
 
+// A whole-number field of an API object, or `fallback` when the object or field is missing, of
+// another type, or a number outside int64 (1e300 must not be cast: that is undefined behaviour).
+int64_t api_int(const nlohmann::json& obj, const char* key, int64_t fallback);
+// A boolean field of an API object, or `fallback` when missing or of another type.
+bool api_bool(const nlohmann::json& obj, const char* key, bool fallback);
+
 // Reads a repository object of the REST API (search items and /repos/{owner}/{name} share it).
-// Throws mine::Error when full_name or clone_url is missing.
+// Throws mine::Error when full_name or clone_url is missing; other fields of the wrong type read
+// as absent.
 RepoInfo repo_info_from_json(const nlohmann::json& item);
 
 }  // namespace mine

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/crawl/link_header.h"
+#include "core/crawl/response_headers.h"
 #include "core/error.h"
 
 namespace mine {
@@ -112,15 +113,14 @@ void RepoSearch::search(const Slice& slice) {
       ++stats_.requests;
       first = client_.get(u);
       if (first.status != 200) {
-        auto j = nlohmann::json::parse(first.body, nullptr, false);
-        std::string message = j.is_object() ? j.value("message", "") : "";
+        std::string message = api_message(first.body);
         throw Error("GitHub search '" + query_for(slice) + "': HTTP " + std::to_string(first.status) +
                     (message.empty() ? "" : ": " + message));
       }
       page = nlohmann::json::parse(first.body, nullptr, false);
       if (!page.is_object()) throw Error("GitHub search: answer is not a JSON object");
       // GitHub timed out internally: the page may lack repositories; asking again usually helps.
-      if (!page.value("incomplete_results", false)) return;
+      if (!api_bool(page, "incomplete_results", false)) return;
       if (attempt >= kIncompleteRetries) {
         ++stats_.incomplete_pages;
         return;
@@ -128,14 +128,15 @@ void RepoSearch::search(const Slice& slice) {
     }
   };
   fetch(url);
-  int64_t total = page.value("total_count", int64_t{0});
+  int64_t total = api_int(page, "total_count", 0);
 
   if (total > kSearchCap) {
     int64_t top = slice.max_stars;
     if (top < 0) {
       // Sorted by stars descending, the first item tells how far the open range reaches.
-      const auto& items = page["items"];
-      top = !items.empty() ? items[0].value("stargazers_count", slice.min_stars) : slice.min_stars;
+      auto items = page.find("items");
+      bool any = items != page.end() && items->is_array() && !items->empty();
+      top = any ? api_int((*items)[0], "stargazers_count", slice.min_stars) : slice.min_stars;
     }
     if (top > slice.min_stars) {
       ++stats_.star_splits;

@@ -13,17 +13,33 @@ namespace fs = std::filesystem;
 namespace mine {
 namespace {
 
+// A manifest or query is a few kilobytes; the cap keeps a path to /dev/zero or a huge file from
+// exhausting memory.
+constexpr std::streamsize kMaxPluginFileBytes = 1 << 20;
+
 std::string read_text(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);
   if (!in) throw Error("cannot read " + p.string());
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
+  std::string text(static_cast<size_t>(kMaxPluginFileBytes) + 1, '\0');
+  in.read(text.data(), kMaxPluginFileBytes + 1);
+  if (in.bad()) throw Error("cannot read " + p.string());
+  if (in.gcount() > kMaxPluginFileBytes) throw Error(p.string() + ": larger than 1 MB; not a plugin file");
+  text.resize(static_cast<size_t>(in.gcount()));
+  return text;
 }
 
 std::string required_string(const nlohmann::json& m, const char* key, const std::string& where) {
   if (!m.contains(key) || !m[key].is_string() || m[key].get<std::string>().empty())
     throw Error(where + ": manifest needs a non-empty string \"" + key + "\"");
+  return m[key].get<std::string>();
+}
+
+// An optional string field: `fallback` when absent, an error when of another type (a manifest
+// saying "version": 2 is refused with a message, not with a JSON library exception).
+std::string optional_string(const nlohmann::json& m, const char* key, const std::string& fallback,
+                            const std::string& where) {
+  if (!m.contains(key)) return fallback;
+  if (!m[key].is_string()) throw Error(where + ": \"" + std::string(key) + "\" must be a string");
   return m[key].get<std::string>();
 }
 
@@ -56,12 +72,12 @@ DeclarativePlugin::DeclarativePlugin(const std::string& manifest_path) {
   nlohmann::json m = nlohmann::json::parse(read_text(manifest_path), nullptr, false);
   if (m.is_discarded() || !m.is_object()) throw Error(where + ": not a JSON object");
   name_ = required_string(m, "name", where);
-  version_ = m.value("version", "1");
-  description_ = m.value("description", "declarative plugin " + name_);
+  version_ = optional_string(m, "version", "1", where);
+  description_ = optional_string(m, "description", "declarative plugin " + name_, where);
   prefilters_ = string_list(m, "prefilter", where);
   for (auto& r : string_list(m, "resolves_to", where)) resolves_to_.insert(r);
   std::string kernel_capture = required_string(m, "kernel_capture", where);
-  std::string decorator_capture = m.value("decorator_capture", "");
+  std::string decorator_capture = optional_string(m, "decorator_capture", "", where);
   if (!resolves_to_.empty() && decorator_capture.empty())
     throw Error(where + ": \"resolves_to\" needs a \"decorator_capture\" to check");
 

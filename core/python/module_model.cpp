@@ -8,7 +8,8 @@
 namespace mine {
 namespace {
 
-constexpr int kMaxStatementDepth = 100;
+// Blocks of module-level statements; each level is several levels of the syntax tree.
+int max_statement_depth() { return max_nesting() / 4; }
 
 std::vector<ImportBinding> parse_import(const SyntaxTree& tree, TSNode n) {
   std::vector<ImportBinding> out;
@@ -109,7 +110,7 @@ std::vector<TSNode> blocks_of(TSNode n) {
 // A guarded block that holds only imports, assignments and expressions is kept whole:
 // its branches are alternatives for the same names (`try: import x / except: x = None`).
 bool only_simple_statements(TSNode n, int depth) {
-  if (depth > kMaxStatementDepth) return false;
+  if (depth > max_statement_depth()) return false;
   for (TSNode block : blocks_of(n)) {
     bool simple = true;
     visit_named_children(block, [&](TSNode c) {
@@ -133,7 +134,7 @@ bool is_main_guard(const SyntaxTree& tree, TSNode n) {
 }
 
 void collect_imports_within(const SyntaxTree& tree, TSNode n, std::vector<ImportBinding>& out, int depth) {
-  if (depth > kMaxStatementDepth) return;
+  if (depth > max_statement_depth()) return;
   if (is_import(n)) {
     auto found = parse_import(tree, n);
     out.insert(out.end(), found.begin(), found.end());
@@ -181,7 +182,8 @@ void PythonModule::add_statement(TSNode node, StatementKind kind) {
 }
 
 void PythonModule::collect_statements(TSNode block, int depth) {
-  if (depth > kMaxStatementDepth) throw Error("statements nested deeper than " + std::to_string(kMaxStatementDepth));
+  if (depth > max_statement_depth())
+    throw Error("statements nested deeper than " + std::to_string(max_statement_depth()) + " (--max-nesting)");
   visit_named_children(block, [&](TSNode c) {
     std::string_view t = node_type(c);
     if (t == "decorated_definition") {
@@ -209,7 +211,7 @@ void PythonModule::collect_statements(TSNode block, int depth) {
 
 void PythonModule::collect_functions(TSNode n, const std::string& prefix, bool in_class, bool in_function,
                                      int depth) {
-  if (depth > kMaxStatementDepth) return;
+  if (depth > max_statement_depth()) return;
   visit_named_children(n, [&](TSNode c) {
     std::string_view t = node_type(c);
     TSNode def = c;

@@ -1,5 +1,6 @@
 #include "core/python/name_scopes.h"
 
+#include <atomic>
 #include <string_view>
 #include <vector>
 
@@ -8,6 +9,8 @@
 
 namespace mine {
 namespace {
+
+std::atomic<int> nesting_limit{kDefaultMaxNesting};
 
 using Names = std::set<std::string_view>;  // views into the tree's text, which outlives a walk
 
@@ -93,7 +96,7 @@ class FreeNameWalker {
     if (ts_node_is_null(n)) return;
     if (depth > max_depth_) {
       throw Error("nesting deeper than " + std::to_string(max_depth_) + " levels at line " +
-                  std::to_string(first_line(n)));
+                  std::to_string(first_line(n)) + " (--max-nesting)");
     }
     switch (g_.kind(n)) {
       case Kind::Identifier:
@@ -331,14 +334,22 @@ std::set<std::string> bound_names(const SyntaxTree& tree, TSNode statement) {
   }
   // Assignments and compound statements: whatever their own scope binds.
   Scope s;
-  FreeNameWalker walker(tree, 400);
+  FreeNameWalker walker(tree, max_nesting());
   walker.visit(statement, s, 0);
   return owned(s.bound);
 }
 
+int max_nesting() { return nesting_limit.load(std::memory_order_relaxed); }
+
+void set_max_nesting(int levels) {
+  if (levels < 8 || levels > kMaxMaxNesting)
+    throw Error("nesting limit " + std::to_string(levels) + " is outside 8.." + std::to_string(kMaxMaxNesting));
+  nesting_limit.store(levels, std::memory_order_relaxed);
+}
+
 FreeNames free_names(const SyntaxTree& tree, TSNode node, int max_depth) {
   Scope s;
-  FreeNameWalker walker(tree, max_depth);
+  FreeNameWalker walker(tree, max_depth < 0 ? max_nesting() : max_depth);
   walker.visit(node, s, 0);
   s.reads.insert(s.passthrough.begin(), s.passthrough.end());
   FreeNames out;

@@ -7,6 +7,17 @@
 
 namespace mine {
 
+// How deep the analysis follows nested syntax in a file before refusing the file (mine::Error,
+// recorded as a per-file problem), so that hostile nesting never overflows a thread's stack:
+// expressions and blocks within one statement up to max_nesting() levels, blocks of module-level
+// statements (if/try holding definitions) up to a quarter of it. `mine scan --max-nesting` sets it
+// once, before any thread starts.
+constexpr int kDefaultMaxNesting = 400;
+constexpr int kMaxMaxNesting = 2000;  // deeper recursion would put the stack of a worker at risk
+int max_nesting();
+// Throws mine::Error unless 8 <= levels <= kMaxMaxNesting.
+void set_max_nesting(int levels);
+
 // What one statement needs from the module around it.
 struct FreeNames {
   std::set<std::string> names;  // read but not bound locally (function scopes resolved as Python does)
@@ -19,8 +30,9 @@ std::set<std::string> bound_names(const SyntaxTree& tree, TSNode statement);
 
 // Free names of `node` as seen from the scope the node is written in: names read by the
 // statement minus those that its own function/class/lambda/comprehension scopes bind.
-// Throws mine::Error when nesting exceeds `max_depth` (hostile input must not overflow the stack).
-FreeNames free_names(const SyntaxTree& tree, TSNode node, int max_depth = 400);
+// Throws mine::Error when nesting exceeds `max_depth` (hostile input must not overflow the stack);
+// -1: max_nesting().
+FreeNames free_names(const SyntaxTree& tree, TSNode node, int max_depth = -1);
 
 // True when `name` is a Python builtin (len, range, print, ...), or a module dunder (__name__).
 bool is_python_builtin(const std::string& name);

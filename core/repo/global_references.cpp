@@ -5,6 +5,7 @@
 #include <string_view>
 
 #include "core/error.h"
+#include "core/python/name_scopes.h"
 #include "core/python/named_children.h"
 
 namespace mine {
@@ -248,7 +249,7 @@ class ReferenceWalker {
 std::vector<GlobalReference> global_references(const SyntaxTree& tree, TSNode statement, int max_depth) {
   Scope top;
   top.is_module = true;
-  ReferenceWalker walker(tree, max_depth);
+  ReferenceWalker walker(tree, max_depth < 0 ? max_nesting() : max_depth);
   walker.visit(statement, top, 0);
   return ReferenceWalker::finish(top);
 }

@@ -22,7 +22,7 @@ struct GlobalReference {
 };
 
 // Global references of `statement` in source order, so that a statement can be re-emitted with
-// some globals renamed. Throws mine::Error when nesting exceeds `max_depth`.
-std::vector<GlobalReference> global_references(const SyntaxTree& tree, TSNode statement, int max_depth = 400);
+// some globals renamed. Throws mine::Error when nesting exceeds `max_depth` (-1: max_nesting()).
+std::vector<GlobalReference> global_references(const SyntaxTree& tree, TSNode statement, int max_depth = -1);
 
 }  // namespace mine

@@ -707,7 +707,9 @@ class ClosureBuilder {
       top[pos] = render_external(s, slot.second, slot.first);
     }
     for (auto& [pos, slot] : definitions) {
-      auto [m, s] = slot;
+      // Not a structured binding: clang before 16 (the fuzz build) cannot capture one in a lambda.
+      auto m = slot.first;
+      auto s = slot.second;
       if (s->kind == StatementKind::Guarded) {
         // Hoisted with the imports unless its condition needs an inlined definition
         // (`if compare_version("triton", ...): from ... import rsqrt`): then it keeps its place.

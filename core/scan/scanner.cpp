@@ -101,6 +101,15 @@ class CollectingSink : public KernelSink {
       : plugin_(std::move(plugin)), path_(std::move(path)), kernels_(kernels), problems_(problems), notebook_(notebook) {}
   void kernel(ExtractedKernel k) override {
     annotate(k, notebook_);
+    // meta is stored as JSON text. Text a plugin read out of a hostile file that JSON cannot hold
+    // (invalid UTF-8) costs that kernel, with a problem on its file, never the whole scan.
+    try {
+      (void)k.meta.dump();
+    } catch (const nlohmann::json::exception& e) {
+      problems_.push_back({path_, k.start_line, "plugin",
+                           plugin_ + ": kernel " + k.name + " skipped: its metadata cannot be stored: " + e.what()});
+      return;
+    }
     kernels_.push_back({plugin_, path_, std::move(k)});
   }
   void problem(int line, const std::string& kind, const std::string& message) override {

@@ -54,7 +54,10 @@ std::string decode_escapes(std::string_view s) {
       case 'x': case 'u': case 'U': {
         size_t len = e == 'x' ? 2 : (e == 'u' ? 4 : 8);
         uint32_t cp = 0;
-        if (i + len < s.size() && hex_value(s.substr(i + 1, len), cp)) {
+        // Surrogates and code points past U+10FFFF have no UTF-8 form (Python keeps a lone
+        // surrogate in a str, but it cannot be stored as text): they stay as written.
+        if (i + len < s.size() && hex_value(s.substr(i + 1, len), cp) && cp <= 0x10FFFF &&
+            (cp < 0xD800 || cp > 0xDFFF)) {
           append_utf8(out, cp);
           i += len;
         } else {
