@@ -573,11 +573,15 @@ bool pointer_name(const std::string& name) {
 
 InferredSignature triton_signature(const KernelSource& k) {
   InferredSignature out;
-  std::unique_ptr<PythonModule> m;
-  try {
-    m = PythonModule::build("k.py", k.standalone);
-  } catch (const Error& e) {
-    out.notes.push_back(std::string("standalone not readable: ") + e.what());
+  std::unique_ptr<PythonModule> owned;
+  const PythonModule* m = k.module;
+  if (!m) {
+    try {
+      owned = PythonModule::build("k.py", k.standalone);
+      m = owned.get();
+    } catch (const Error& e) {
+      out.notes.push_back(std::string("standalone not readable: ") + e.what());
+    }
   }
   const FunctionSite* site = m ? module_function(*m, k.name) : nullptr;
   if (m && !site) {

@@ -3,6 +3,8 @@
 #include <string>
 #include <vector>
 
+#include "core/python/module_model.h"
+
 namespace mine::check {
 
 // Where a parameter's type or value came from. The first five are read from the kernel or its
@@ -43,6 +45,8 @@ struct KernelSource {
   std::string name;        // the entry: the @triton.jit function or the `k = triton.jit(fn)` name
   std::string standalone;  // the module the check imports
   nlohmann::json meta;     // kernels.meta
+  // `standalone` already parsed by the caller, or nullptr (inference parses it).
+  const PythonModule* module = nullptr;
 };
 
 // Infers the launch signature. Inductor kernels take signature and constants from their

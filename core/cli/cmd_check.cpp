@@ -84,8 +84,8 @@ size_t emit(const std::string& db, std::vector<CheckKernel> kernels, const Selec
       continue;
     }
     std::optional<std::string> kernel_only;
+    std::unique_ptr<PythonModule> module;  // parsed once for the role, the kernel-only module and inference
     if (k.plugin == "triton") {
-      std::unique_ptr<PythonModule> module;
       try {
         module = PythonModule::build(k.path, k.standalone);
       } catch (const Error&) {
@@ -98,7 +98,7 @@ size_t emit(const std::string& db, std::vector<CheckKernel> kernels, const Selec
       }
       if (module) kernel_only = check::kernel_only_module(*module, k.name);
     }
-    check::InferredSignature sig = check::infer_signature({k.plugin, k.name, k.standalone, k.meta});
+    check::InferredSignature sig = check::infer_signature({k.plugin, k.name, k.standalone, k.meta, module.get()});
     with_guesses += sig.guessed().empty() ? 0 : 1;
     bundle.push_back({k.id, k.plugin, k.name, k.standalone, sig, kernel_only});
     inferred.emplace_back(std::move(k), std::move(sig));
