@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "core/error.h"
+#include "core/sha256.h"
 #include "core/scan/source_tree.h"
 
 namespace fs = std::filesystem;
@@ -46,13 +47,7 @@ class FolderBlobReader : public BlobReader {
         EVP_DigestUpdate(ctx.get(), content.data(), content.size()) != 1 ||
         EVP_DigestFinal_ex(ctx.get(), digest, &length) != 1)
       throw Error("SHA-1 failed");
-    static const char* hex = "0123456789abcdef";
-    std::string out(2 * length, '0');
-    for (unsigned int i = 0; i < length; ++i) {
-      out[2 * i] = hex[digest[i] >> 4];
-      out[2 * i + 1] = hex[digest[i] & 0xf];
-    }
-    return out;
+    return hex_encode(digest, length);
   }
 
  private:
