@@ -10,12 +10,13 @@ import hashlib
 import json
 import os
 import signal
-import socket
 import sqlite3
 import subprocess
 import tempfile
 import time
 import unittest
+
+from loopback_servers import free_port, start_fake_github, start_git_daemon
 
 MINE = os.environ["MINE"]
 FIXTURES = os.environ["MINE_FIXTURES_DIR"]
@@ -56,14 +57,6 @@ def bare(served, name):
     path = os.path.join(served, "owner", name + ".git")
     subprocess.run(["git", "init", "-q", "--bare", "-b", "main", path], check=True)
     return path
-
-
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
 
 
 def snapshot(root, skip):
@@ -215,16 +208,9 @@ class HostileRepos(unittest.TestCase):
         with open(pop_file, "w") as f:
             json.dump(population, f)
 
-        cls.procs = [subprocess.Popen(["git", "daemon", "--reuseaddr", "--export-all", "--listen=127.0.0.1",
-                                       "--port=%d" % cls.port, "--base-path=" + served, served],
-                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                                      start_new_session=True)]
-        api = subprocess.Popen(["python3", "-u", os.path.join(SOURCE, "tests", "fake_github", "server.py"),
-                                "--population-file", pop_file], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                               start_new_session=True)
+        cls.procs = [start_git_daemon(served, cls.port)]
+        api, cls.api = start_fake_github(pop_file)
         cls.procs.append(api)
-        cls.api = "http://127.0.0.1:%s" % api.stdout.readline().decode().split()[1]
-        wait_for_port(cls.port)
 
         skip = {cls.cache, cls.db, cls.db + "-wal", cls.db + "-shm"}
         skip.add(os.path.join(served, "owner", "vanish.git"))
@@ -398,16 +384,6 @@ def repo_json(i, full_name, clone_url):
             "description": "hostile triton", "stargazers_count": 10 + i, "fork": False, "archived": False,
             "size": 10, "default_branch": "main", "created_at": "2021-01-01T00:00:00Z",
             "pushed_at": "2024-01-01T00:00:00Z", "license": {"spdx_id": "MIT"}, "clone_url": clone_url}
-
-
-def wait_for_port(port):
-    for _ in range(200):
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=1).close()
-            return
-        except OSError:
-            time.sleep(0.05)
-    raise RuntimeError("git daemon did not start")
 
 
 if __name__ == "__main__":

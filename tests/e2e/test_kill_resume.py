@@ -16,12 +16,13 @@ import os
 import random
 import shutil
 import signal
-import socket
 import sqlite3
 import subprocess
 import tempfile
 import time
 import unittest
+
+from loopback_servers import free_port, start_fake_github, start_git_daemon
 
 MINE = os.environ["MINE"]
 FIXTURES = os.environ["MINE_FIXTURES_DIR"]
@@ -300,10 +301,7 @@ class Crawl(unittest.TestCase):
         served = os.path.join(t, "served")
         population = []
         files = sorted(glob.glob(os.path.join(FIXTURES, "triton", "*.py")))
-        s = socket.socket()
-        s.bind(("127.0.0.1", 0))
-        cls.port = s.getsockname()[1]
-        s.close()
+        cls.port = free_port()
         git = ["git", "-c", "user.name=t", "-c", "user.email=t@example.invalid"]
         for i in range(12):
             src = os.path.join(t, "src", "repo%d" % i)
@@ -326,21 +324,9 @@ class Crawl(unittest.TestCase):
         pop = os.path.join(t, "population.json")
         with open(pop, "w") as f:
             json.dump(population, f)
-        cls.procs = [subprocess.Popen(["git", "daemon", "--reuseaddr", "--export-all", "--listen=127.0.0.1",
-                                       "--port=%d" % cls.port, "--base-path=" + served, served],
-                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                                      start_new_session=True)]
-        api = subprocess.Popen(["python3", "-u", os.path.join(SOURCE, "tests", "fake_github", "server.py"),
-                                "--population-file", pop], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                               start_new_session=True)
+        cls.procs = [start_git_daemon(served, cls.port)]
+        api, cls.api = start_fake_github(pop)
         cls.procs.append(api)
-        cls.api = "http://127.0.0.1:%s" % api.stdout.readline().decode().split()[1]
-        for _ in range(200):
-            try:
-                socket.create_connection(("127.0.0.1", cls.port), timeout=1).close()
-                break
-            except OSError:
-                time.sleep(0.05)
         cls.t = t
 
     @classmethod
