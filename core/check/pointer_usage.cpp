@@ -93,6 +93,7 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
 
   // One pass over the body: local assignments, pointer ops, calls into module functions.
   std::map<std::string, std::vector<TSNode>> assigned;
+  std::map<std::string, std::vector<TSNode>> updated;  // `x += e`: kept apart, an update is no alias
   struct Op {
     std::string name;
     TSNode call, address;
@@ -116,6 +117,9 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
     if (t == "assignment") {
       TSNode left = field(n, "left"), right = field(n, "right");
       if (is_type(left, "identifier") && !ts_node_is_null(right)) assigned[m_.text_of(left)].push_back(right);
+    } else if (t == "augmented_assignment") {
+      TSNode left = field(n, "left"), right = field(n, "right");
+      if (is_type(left, "identifier") && !ts_node_is_null(right)) updated[m_.text_of(left)].push_back(right);
     } else if (t == "call") {
       std::string name = op_name(n);
       bool matched = false;
@@ -155,7 +159,8 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
           if (op != "+" && op != "-") return;
           bases(field(e, "left"), found, seen, depth + 1);
           TSNode right = field(e, "right");
-          if (op == "+" && is_type(right, "identifier") && ends_with(m_.text_of(right), "_ptr"))
+          if (op == "+" && is_type(right, "identifier") &&
+              (ends_with(m_.text_of(right), "_ptr") || ends_with(m_.text_of(right), "_pointer")))
             bases(right, found, seen, depth + 1);
         } else if (t == "subscript") {
           bases(field(e, "value"), found, seen, depth + 1);
@@ -212,6 +217,65 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
     std::string attr = m_.text_of(field(a, "attribute"));
     if (attr == "element_ty" && is_type(object, "attribute")) object = field(object, "object");
     for (const auto& p : bases_of(object)) note(p, "." + attr + " read");
+  }
+
+  // Flags that switch a parameter between pointer and value: the pointer branch is the one a
+  // launch with a pointer argument can compile.
+  {
+    auto inside = [](TSNode inner, TSNode outer) {
+      return !ts_node_is_null(outer) && ts_node_start_byte(inner) >= ts_node_start_byte(outer) &&
+             ts_node_end_byte(inner) <= ts_node_end_byte(outer);
+    };
+    auto pointer_params_in = [&](TSNode block) {
+      std::set<std::string> found;
+      for (const auto& op : ops)
+        if (inside(op.call, block))
+          for (const auto& p : bases_of(op.address)) found.insert(p);
+      return found;
+    };
+    auto value_params_in = [&](TSNode block, const std::set<std::string>& pointers) {
+      std::set<std::string> found;
+      std::vector<TSNode> work{block};
+      while (!work.empty()) {
+        TSNode x = work.back();
+        work.pop_back();
+        if (is_type(x, "call") && !op_name(x).empty() && op_name(x) != "where" && op_name(x) != "minimum" &&
+            op_name(x) != "maximum")
+          continue;  // operands of Triton ops: loads and stores are pointer uses, the rest typed there
+        if (is_type(x, "identifier") && param_set.count(m_.text_of(x)) && !pointers.count(m_.text_of(x)))
+          found.insert(m_.text_of(x));
+        for_each_named_child(x, [&](TSNode c) { work.push_back(c); });
+      }
+      return found;
+    };
+    std::vector<TSNode> walk{body};
+    size_t steps = 0;
+    while (!walk.empty() && ++steps < 200000) {
+      TSNode n = walk.back();
+      walk.pop_back();
+      for_each_named_child(n, [&](TSNode c) { walk.push_back(c); });
+      if (!is_type(n, "if_statement")) continue;
+      TSNode condition = field(n, "condition");
+      bool negated = false;
+      while (is_type(condition, "not_operator") || is_type(condition, "parenthesized_expression")) {
+        if (is_type(condition, "not_operator")) negated = !negated;
+        condition = is_type(condition, "not_operator") ? field(condition, "argument") : ts_node_named_child(condition, 0);
+      }
+      TSNode alternative = field(n, "alternative");
+      if (!is_type(condition, "identifier") || !is_type(alternative, "else_clause")) continue;
+      std::string flag = m_.text_of(condition);
+      if (!param_set.count(flag)) continue;
+      TSNode then_block = field(n, "consequence"), else_block = field(alternative, "body");
+      std::set<std::string> then_ptr = pointer_params_in(then_block), else_ptr = pointer_params_in(else_block);
+      std::set<std::string> then_val = value_params_in(then_block, then_ptr), else_val = value_params_in(else_block, else_ptr);
+      auto meets = [](const std::set<std::string>& a, const std::set<std::string>& b) {
+        for (const auto& x : a)
+          if (b.count(x)) return true;
+        return false;
+      };
+      if (meets(then_ptr, else_val)) out.pointer_branch_flags.emplace(flag, !negated);
+      else if (meets(else_ptr, then_val)) out.pointer_branch_flags.emplace(flag, negated);
+    }
   }
 
   // Helpers: a pointer handed to a module function that uses it as one.
@@ -295,6 +359,57 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
   }
   for (TSNode load : nested_loads)
     for (const auto& p : bases_of(argument(load, 0))) set_dtype(p, "i32", "loaded values index memory");
+  // Reductions and scans keep their operand's element type: `total += tl.sum(counts)`.
+  auto integer_preserving = [](const std::string& name) {
+    return name == "sum" || name == "cumsum" || name == "max" || name == "min" || name == "xor_sum" ||
+           name == "abs" || name == "reshape" || name == "broadcast_to" || name == "ravel";
+  };
+  // The identifiers an integer result is computed from: operands of arithmetic, of
+  // tl.minimum/maximum and the branches of tl.where; not through calls or casts.
+  auto arithmetic_operands = [&](TSNode e) {
+    std::set<std::string> names;
+    std::vector<TSNode> work{e};
+    while (!work.empty()) {
+      TSNode x = work.back();
+      work.pop_back();
+      std::string_view t = node_type(x);
+      if (t == "identifier") {
+        names.insert(m_.text_of(x));
+      } else if (t == "binary_operator") {
+        std::string op = m_.text_of(field(x, "operator"));
+        if (op == "+" || op == "-" || op == "*" || op == "//" || op == "%") {
+          work.push_back(field(x, "left"));
+          work.push_back(field(x, "right"));
+        }
+      } else if (t == "parenthesized_expression" || t == "unary_operator") {
+        for_each_named_child(x, [&](TSNode c) { work.push_back(c); });
+      } else if (t == "call") {
+        std::string name = op_name(x);
+        if (name == "minimum" || name == "maximum" || integer_preserving(name)) {
+          for_each_named_child(field(x, "arguments"), [&](TSNode c) {
+            if (!is_type(c, "keyword_argument")) work.push_back(c);
+          });
+        } else if (name == "where") {
+          TSNode a = argument(x, 1), b = argument(x, 2);
+          if (!ts_node_is_null(a)) work.push_back(a);
+          if (!ts_node_is_null(b)) work.push_back(b);
+        }
+      }
+    }
+    return names;
+  };
+  // `tl.zeros(shape, dtype=tl.int32)`, `tl.full(shape, 0, dtype=tl.int64)`, `tl.cast(0, dtype=tl.int64)`.
+  auto integer_fill = [&](TSNode e) {
+    if (!is_type(e, "call")) return false;
+    std::string name = op_name(e);
+    if (name != "zeros" && name != "full" && name != "cast") return false;
+    TSNode dtype = keyword(e, "dtype", m_);
+    if (ts_node_is_null(dtype)) dtype = argument(e, name == "full" ? 2 : 1);
+    if (ts_node_is_null(dtype)) return false;
+    auto q = m_.qualified_name(dtype);
+    std::string d = triton_dtype(q ? *q : m_.text_of(dtype));
+    return !d.empty() && (d[0] == 'i' || d[0] == 'u') && d != "i1";
+  };
   // A loaded value that only integers can be used as: a loop bound, an operand of `//`, shifts
   // or bitwise operators, or tl.cdiv. Triton rejects all of these on floats, so the guess of
   // fp32 elements would fail to compile a kernel that is fine.
@@ -328,6 +443,10 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
         if ((op == "+=" || op == "-=") && is_type(left, "identifier") && param_set.count(m_.text_of(left)) &&
             out.pointers.count(m_.text_of(left)))
           collect(field(n, "right"));
+        if (op == "//=" || op == ">>=" || op == "<<=" || op == "&=" || op == "|=" || op == "^=") {
+          collect(left);
+          collect(field(n, "right"));
+        }
       } else if (is_type(n, "call")) {
         TSNode fn = field(n, "function");
         std::string name = op_name(n);
@@ -348,6 +467,8 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
           std::string name = op_name(x);
           if (name == "load" || name.rfind("atomic_", 0) == 0) {
             found.push_back(x);
+          } else if (name == "minimum" || name == "maximum" || name == "where" || integer_preserving(name)) {
+            for_each_named_child(field(x, "arguments"), [&](TSNode c) { work.push_back(c); });
           } else if (is_type(field(x, "function"), "attribute") &&
                      m_.text_of(field(field(x, "function"), "attribute")) == "to") {
             work.push_back(field(field(x, "function"), "object"));
@@ -358,6 +479,38 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
       }
       return found;
     };
+    // A local that starts as an integer literal and is updated inside a loop or branch must
+    // keep its type there (Triton rejects `total = 0` followed by `total += <float>`), so what
+    // it accumulates is integer: `curr_sum = 0; curr_sum += tl.load(counts + i)`.
+    for (const auto& [local, rhss] : assigned) {
+      bool int_literal = false;
+      for (TSNode rhs : rhss) int_literal = int_literal || is_type(rhs, "integer") || integer_fill(rhs);
+      if (int_literal && (rhss.size() > 1 || updated.count(local))) int_used.insert(local);
+    }
+    // Integer use spreads to what the value is computed from: `out_offset = cumsum - repeats`
+    // used as an offset makes both operands integers, as does `end = tl.minimum(a, seq_len)`
+    // used as a loop bound. A cast stops it: the operand's own type no longer matters.
+    for (bool grew = true; grew;) {
+      grew = false;
+      for (const std::string& local : std::set<std::string>(int_used)) {
+        for (const auto* sources : {&assigned, &updated}) {
+          auto it = sources->find(local);
+          if (it == sources->end()) continue;
+          for (TSNode rhs : it->second)
+            for (const std::string& name : arithmetic_operands(rhs))
+              if (!param_set.count(name) && int_used.insert(name).second) grew = true;
+        }
+      }
+    }
+    for (const auto& [local, rhss] : updated) {
+      if (!int_used.count(local)) continue;
+      for (TSNode rhs : rhss)
+        for (TSNode read : reads_in(rhs)) {
+          TSNode address = argument(read, 0);
+          if (ts_node_is_null(address)) address = keyword(read, "pointer", m_);
+          for (const auto& p : bases_of(address)) set_dtype(p, "i32", "loaded values used as integers");
+        }
+    }
     for (const auto& [local, rhss] : assigned) {
       if (!int_used.count(local)) continue;
       for (TSNode rhs : rhss) {

@@ -14,6 +14,9 @@ struct PointerFacts {
   std::set<std::string> pointers;              // used as a pointer base (load/store/atomics/block pointers/.dtype)
   std::map<std::string, std::string> dtypes;   // pointer -> Triton element type the code implies ("fp16", "i32")
   std::map<std::string, std::string> evidence; // pointer -> what in the code said so, for the corpus
+  // Flag parameters choosing between a pointer and a value use of the same parameter
+  // (`if FILL_IS_PTR: v = tl.load(fill) else: v = fill`) -> the value that takes the pointer branch.
+  std::map<std::string, bool> pointer_branch_flags;
 };
 
 // Reads pointer use out of @triton.jit functions of one module. Helper calls are followed into

@@ -7,7 +7,8 @@
 //        *BLOCK*/*TILE*/*SIZE*/*DIM* and names in a tl.arange end (`tl.arange(0, HD // 2)`) -> 128
 //        (64 when the name ends in K, a reduction step); GROUP* -> 8; NUM_WARPS -> 4;
 //        *STAGES -> 2; HAS_/IS_/USE_/EVEN_/ENABLE_... -> False; *DTYPE* -> "tl.float32";
-//        a single capital letter (M, N, K) -> 1024; anything else -> 1.
+//        tl.static_range bounds -> 4; names tested as conditions -> False; BT/BV/BTL-style
+//        block names -> 64; a single capital letter (M, N, K) -> 1024; anything else -> 1.
 //   pointers: parameters used as a load/store/atomic address base, a make_block_ptr base, read
 //     through `.dtype`, handed to a helper that uses them so, or named *_ptr / *_ptrs. Element
 //     type from a cast of the stored value, from use as an index (i32), from an integer cast of
@@ -433,17 +434,37 @@ bool bool_flag_name(const std::string& up) {
   return false;
 }
 
-std::pair<nlohmann::json, std::string> constexpr_fallback(const std::string& name, bool arange_bound, bool dtype_use = false) {
+// How a constexpr is used in the kernel's body, for the fallbacks below.
+struct ConstexprUse {
+  bool arange_bound = false;  // in a tl.arange end
+  bool dtype = false;         // where Triton wants a dtype
+  bool unrolled = false;      // in a tl.static_range: the loop is unrolled at compile time
+  bool condition = false;     // tested as a condition (`if INVERT:`, `1 if flag else 0`)
+  std::optional<bool> pointer_branch;  // the value that takes the branch using a parameter as a pointer
+};
+
+std::pair<nlohmann::json, std::string> constexpr_fallback(const std::string& name, const ConstexprUse& use = {}) {
   std::string up = upper(name);
-  if (dtype_use) return {"tl.float32", "used as a dtype"};
+  bool arange_bound = use.arange_bound;
+  if (use.dtype) return {"tl.float32", "used as a dtype"};
+  if (use.pointer_branch) return {*use.pointer_branch, "takes the branch that uses a parameter as a pointer"};
   if (bool_flag_name(up)) return {false, "flag name"};
+  // `for i in tl.static_range(W)` copies the body W times: a guess of 1024 for a letter makes
+  // one compile take minutes (conv widths, hyper-connection counts), and real counts are small.
+  if (use.unrolled) return {4, "tl.static_range bound"};
+  if (use.condition && !arange_bound) return {false, "tested as a condition"};
   // `dtype_min_value`: a value of the dtype (a load's `other=`), not the dtype itself.
   if (ends_with(up, "VALUE") || ends_with(up, "_VAL")) return {0, "value name"};
   if (contains(up, "DTYPE")) return {"tl.float32", "dtype name"};
   if (contains(up, "NUM_WARPS")) return {4, "num_warps name"};
   if (contains(up, "STAGES")) return {2, "stages name"};
   if (starts_with(up, "GROUP") || contains(up, "GROUP_SIZE") || contains(up, "GROUP_M")) return {8, "group size name"};
-  bool short_block = up.size() == 2 && up[0] == 'B';  // BM, BN, BK
+  // BM, BN, BK, and flash-linear-attention's BT/BC/BV/BTL/BTS: its kernels are written for
+  // chunks of 64 (its default chunk size), and 128-wide tiles of several of them spill so much
+  // that ptxas runs for minutes.
+  bool short_block = (up.size() == 2 || up.size() == 3) && up[0] == 'B' &&
+                     std::all_of(up.begin() + 1, up.end(), [](char c) { return c >= 'A' && c <= 'Z'; });
+  if (short_block && name == up) return {64, "block size name"};
   bool block = contains(up, "BLOCK") || contains(up, "TILE") || contains(up, "SIZE") || contains(up, "DIM") ||
                starts_with(up, "BS") || short_block || arange_bound;
   if (block) {
@@ -532,6 +553,47 @@ std::set<std::string> loop_bound_operands(const PythonModule& m, TSNode body) {
   return out;
 }
 
+// Identifiers in the arguments of tl.static_range, whose loops Triton unrolls.
+std::set<std::string> static_range_operands(const PythonModule& m, TSNode body) {
+  std::set<std::string> out;
+  for_each_call(body, [&](TSNode n) {
+    auto q = m.qualified_name(field(n, "function"));
+    if (!q || !ends_with(*q, "language.static_range")) return;
+    // start and end set the trip count; a large step only makes it smaller.
+    size_t index = 0;
+    for_each_named_child(field(n, "arguments"), [&](TSNode a) {
+      if (is_type(a, "keyword_argument") || is_type(a, "comment")) return;
+      if (index++ < 2) identifiers_in(m, a, {"call"}, out);
+    });
+  });
+  return out;
+}
+
+// Names tested for truth on their own: `if INVERT:`, `if not flag:`, `1 if invert else 0`,
+// `a and FLAG`. A number there would be a guess; a bool says what the code does with it.
+std::set<std::string> condition_operands(const PythonModule& m, TSNode body) {
+  std::set<std::string> out;
+  auto take = [&](TSNode c) {
+    while (is_type(c, "not_operator") || is_type(c, "parenthesized_expression"))
+      c = is_type(c, "not_operator") ? field(c, "argument") : ts_node_named_child(c, 0);
+    if (is_type(c, "identifier")) out.insert(m.text_of(c));
+  };
+  std::vector<TSNode> stack{body};
+  while (!stack.empty()) {
+    TSNode n = stack.back();
+    stack.pop_back();
+    std::string_view t = node_type(n);
+    if (t == "if_statement" || t == "elif_clause" || t == "while_statement") take(field(n, "condition"));
+    if (t == "conditional_expression") take(ts_node_named_child(n, 1));
+    if (t == "boolean_operator") {
+      take(field(n, "left"));
+      take(field(n, "right"));
+    }
+    for_each_named_child(n, [&](TSNode c) { stack.push_back(c); });
+  }
+  return out;
+}
+
 // Identifiers inside the arguments of float-only math (tl.exp(-x), tl.sqrt(var + eps)): a
 // scalar there must be a float, since Triton refuses integer operands for these.
 std::set<std::string> float_math_operands(const PythonModule& m, TSNode body) {
@@ -602,7 +664,7 @@ InferredSignature triton_signature(const KernelSource& k) {
         if (ip.name.empty() || starts_with(ip.name, "*")) continue;
         std::string annotation = p.is_object() ? p.value("annotation", "") : "";
         if (contains(annotation, "constexpr")) {
-          auto [v, why] = constexpr_fallback(ip.name, false);
+          auto [v, why] = constexpr_fallback(ip.name);
           ip.type = "constexpr", ip.value = v, ip.why = why;
         } else if (pointer_name(ip.name)) {
           ip.type = "*fp32", ip.origin = Origin::Name, ip.why = "pointer name";
@@ -663,6 +725,18 @@ InferredSignature triton_signature(const KernelSource& k) {
   std::set<std::string> float_operands = float_math_operands(*m, field(site->definition, "body"));
   std::set<std::string> loop_bounds = loop_bound_operands(*m, field(site->definition, "body"));
   std::set<std::string> dtype_uses = dtype_operands(*m, field(site->definition, "body"));
+  std::set<std::string> unrolled = static_range_operands(*m, field(site->definition, "body"));
+  std::set<std::string> conditions = condition_operands(*m, field(site->definition, "body"));
+  auto use_of = [&](const std::string& name) {
+    ConstexprUse u;
+    u.arange_bound = bounds.count(name) > 0;
+    u.dtype = dtype_uses.count(name) > 0;
+    u.unrolled = unrolled.count(name) > 0;
+    u.condition = conditions.count(name) > 0;
+    auto flag = facts.pointer_branch_flags.find(name);
+    if (flag != facts.pointer_branch_flags.end()) u.pointer_branch = flag->second;
+    return u;
+  };
 
   std::map<std::string, InferredParam> by_name;
   Env known;
@@ -717,7 +791,7 @@ InferredSignature triton_signature(const KernelSource& k) {
   // Fallbacks for constexprs nothing set, except those a heuristic will compute.
   for (auto& [name, p] : by_name) {
     if (p.type != "constexpr" || known.count(name) || heuristic_keys.count(name)) continue;
-    auto [v, why] = constexpr_fallback(name, bounds.count(name) > 0, dtype_uses.count(name) > 0);
+    auto [v, why] = constexpr_fallback(name, use_of(name));
     p.value = v, p.origin = Origin::Fallback, p.why = why;
     known[name] = v;
   }
@@ -735,7 +809,7 @@ InferredSignature triton_signature(const KernelSource& k) {
   }
   for (auto& [name, p] : by_name) {
     if (p.type != "constexpr" || known.count(name)) continue;
-    auto [v, why] = constexpr_fallback(name, bounds.count(name) > 0, dtype_uses.count(name) > 0);
+    auto [v, why] = constexpr_fallback(name, use_of(name));
     p.value = v, p.origin = Origin::Fallback, p.why = "heuristic not evaluable; " + why;
   }
   for (const auto& pn : params) {

@@ -63,6 +63,15 @@ std::string render_import(const PythonModule& module, const ModuleStatement& sta
 
 ClosureResult DependencyClosure::compute(const ClosureRoot& root) const {
   ClosureResult result;
+  // A guarded block usually picks between imports (`try: import x / except: x = None`) and goes
+  // first with them; one that calls or reads the module's own definitions
+  // (`try: set_backend(device.name)`) must come after them instead, in source order.
+  auto reads_definitions = [&](const ModuleStatement& s) {
+    for (const auto& read : s.reads.names)
+      for (const ModuleStatement* b : module_.bindings_of(read))
+        if (b != &s && b->kind != StatementKind::Import && b->kind != StatementKind::Guarded) return true;
+    return false;
+  };
   std::set<std::string> visited(root.binds.begin(), root.binds.end());
   std::deque<std::string> work(root.reads.names.begin(), root.reads.names.end());
   std::set<size_t> included;                             // statement order
@@ -91,7 +100,7 @@ ClosureResult DependencyClosure::compute(const ClosureRoot& root) const {
       if (!included.insert(s->order).second) continue;
       for (const auto& read : s->reads.names)
         if (!visited.count(read)) work.push_back(read);
-      if (s->kind == StatementKind::Guarded) import_names[s->order];
+      if (s->kind == StatementKind::Guarded && !reads_definitions(*s)) import_names[s->order];
     }
   }
 
@@ -112,7 +121,12 @@ ClosureResult DependencyClosure::compute(const ClosureRoot& root) const {
   }
   for (size_t order : included) {
     const ModuleStatement& s = statements[order];
-    if (s.kind == StatementKind::Guarded) continue;
+    if (import_names.count(order)) continue;
+    for (const auto& b : s.imports) {  // a guarded block placed among the definitions
+      if (b.star) continue;
+      if (b.level > 0) result.self_contained = false;
+      else result.external_modules.insert(top_level_module(b));
+    }
     definitions += "\n\n" + module_.dedented_text(s.node, s.indent) + "\n";
   }
   result.standalone = imports + definitions + (imports.empty() && definitions.empty() ? "" : "\n\n") + root.text + "\n";

@@ -118,6 +118,22 @@ def parse_arch(arch):
     return int(arch)
 
 
+def probe_accelerator():
+    """Compile-only workers never touch the GPU themselves, but modules often ask at import time
+    which accelerator there is (`torch.cuda.is_available()`) and give up without one. Under the
+    write sandbox cuInit fails, so on a GPU machine such a module would wrongly see none: ask
+    once here, before the sandbox, so the driver is initialised. No context is created; where
+    torch is missing (or $MINE_PROBE_ACCELERATOR=0) nothing happens. Costs a torch import per
+    worker start, not per kernel."""
+    if os.environ.get("MINE_PROBE_ACCELERATOR", "1") != "1":
+        return
+    try:
+        import torch
+        torch.cuda.is_available()
+    except Exception:
+        pass
+
+
 def cuda_driver_factory():
     """CudaDriver over libcuda, or the stand-in $MINE_CUDA_DRIVER names (module:callable)."""
     name = os.environ.get("MINE_CUDA_DRIVER")
@@ -168,6 +184,7 @@ class Worker:
                 self.versions["torch_version"] = version("torch")
             except Exception:
                 pass
+            probe_accelerator()
 
     def cuda_driver(self):
         if self.driver is None:

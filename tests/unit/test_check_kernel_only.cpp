@@ -122,3 +122,60 @@ TEST_CASE("a jitted function that returns a value is a device function", "[check
   CHECK(check::returns_value(*m, *device));
   CHECK(check::entry_function(*m, "inner") == nullptr);
 }
+
+TEST_CASE("a guarded block that calls the module's own functions comes after them in the kernel-only module",
+          "[check][kernel_only]") {
+  // FlagGems picks its math shim in `try: set_backend(device.vendor) / except ImportError:`;
+  // hoisted above `def set_backend` with the plain import fallbacks, it raised NameError.
+  const char* standalone = R"(import triton
+import triton.language as tl
+try:
+    import fast_math as shim_lib
+except ImportError:
+    shim_lib = None
+
+
+def set_backend(name):
+    return getattr(tl, name)
+
+
+class Detector:
+    vendor = "math"
+
+
+device = Detector()
+try:
+    shim = set_backend(device.vendor)
+except ImportError:
+    shim = tl.math
+rsqrt = shim.rsqrt
+
+
+def wrapper():
+    return lambda f: f
+
+
+@wrapper()
+@triton.jit
+def norm_kernel(x_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    tl.store(x_ptr + offs, rsqrt(tl.load(x_ptr + offs)) if shim_lib is None else 0.0)
+)";
+  auto module = check::kernel_only_module(standalone, "norm_kernel");
+  REQUIRE(module);
+  size_t import_guard = module->find("import fast_math");
+  size_t def_backend = module->find("def set_backend");
+  size_t device = module->find("device = Detector()");
+  size_t guarded = module->find("shim = set_backend(device.vendor)");
+  size_t use = module->find("rsqrt = shim.rsqrt");
+  REQUIRE(import_guard != std::string::npos);
+  REQUIRE(def_backend != std::string::npos);
+  REQUIRE(device != std::string::npos);
+  REQUIRE(guarded != std::string::npos);
+  REQUIRE(use != std::string::npos);
+  CHECK(import_guard < def_backend);  // a guard of imports alone still goes first
+  CHECK(def_backend < guarded);
+  CHECK(device < guarded);
+  CHECK(guarded < use);
+  CHECK(module->find("def wrapper") == std::string::npos);
+}
