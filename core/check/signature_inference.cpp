@@ -571,8 +571,10 @@ std::set<std::string> static_range_operands(const PythonModule& m, TSNode body) 
 
 // Names tested for truth on their own: `if INVERT:`, `if not flag:`, `1 if invert else 0`,
 // `a and FLAG`. A number there would be a guess; a bool says what the code does with it.
-std::set<std::string> condition_operands(const PythonModule& m, TSNode body) {
+std::set<std::string> condition_operands(const PythonModule& m, TSNode body, int depth = 0) {
   std::set<std::string> out;
+  // A flag handed on to a helper that tests it (`impl(..., invert)`) is tested all the same.
+  std::vector<TSNode> calls;
   auto take = [&](TSNode c) {
     while (is_type(c, "not_operator") || is_type(c, "parenthesized_expression"))
       c = is_type(c, "not_operator") ? field(c, "argument") : ts_node_named_child(c, 0);
@@ -589,7 +591,27 @@ std::set<std::string> condition_operands(const PythonModule& m, TSNode body) {
       take(field(n, "left"));
       take(field(n, "right"));
     }
+    if (t == "call" && is_type(field(n, "function"), "identifier")) calls.push_back(n);
     for_each_named_child(n, [&](TSNode c) { stack.push_back(c); });
+  }
+  for (TSNode call : calls) {
+    const FunctionSite* helper = depth < 4 ? module_function(m, m.text_of(field(call, "function"))) : nullptr;
+    if (!helper) continue;
+    std::set<std::string> tested = condition_operands(m, field(helper->definition, "body"), depth + 1);
+    std::vector<std::string> params = parameter_names(m, helper->definition);
+    size_t index = 0;
+    for_each_named_child(field(call, "arguments"), [&](TSNode a) {
+      if (is_type(a, "comment")) return;
+      std::string target;
+      TSNode value = a;
+      if (is_type(a, "keyword_argument")) {
+        target = m.text_of(field(a, "name"));
+        value = field(a, "value");
+      } else if (index < params.size()) {
+        target = params[index++];
+      }
+      if (!target.empty() && tested.count(target) && is_type(value, "identifier")) out.insert(m.text_of(value));
+    });
   }
   return out;
 }
@@ -804,7 +826,14 @@ InferredSignature triton_signature(const KernelSource& k) {
       it->second.value = v;
       it->second.origin = nominal.count(name) ? Origin::Fallback : Origin::Heuristics;
       it->second.why = nominal.count(name) ? "heuristic with 1024 for integer arguments" : "heuristic";
-      known[name] = v;
+      // With stand-in sizes a heuristic can land between powers of two (`1024 // 12` = 85);
+      // the real sizes would not, since the value ends a tl.arange.
+      if (nominal.count(name) && bounds.count(name) && v.is_number_integer() && v.get<int64_t>() > 0 &&
+          next_power_of_2(v.get<int64_t>()) != v.get<int64_t>()) {
+        it->second.value = next_power_of_2(v.get<int64_t>());
+        it->second.why += ", rounded up to a power of two (a tl.arange end)";
+      }
+      known[name] = it->second.value;
     }
   }
   for (auto& [name, p] : by_name) {
