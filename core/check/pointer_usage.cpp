@@ -172,6 +172,10 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
           std::string name = op_name(e);
           if (name == "advance" || name == "multiple_of" || name == "max_contiguous" || name == "max_constancy")
             bases(argument(e, 0), found, seen, depth + 1);
+          else if (name == "where") {  // `p = tl.where(i == 0, ptr0, ptr1)`: either may be the base
+            bases(argument(e, 1), found, seen, depth + 1);
+            bases(argument(e, 2), found, seen, depth + 1);
+          }
           else if (is_type(fn, "attribute") && m_.text_of(field(fn, "attribute")) == "to")
             bases(field(fn, "object"), found, seen, depth + 1);
         }
@@ -279,14 +283,16 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
   }
 
   // Helpers: a pointer handed to a module function that uses it as one.
-  for (TSNode call : calls) {
+  auto helper_of = [&](TSNode call) -> const FunctionSite* {
     std::string callee = m_.text_of(field(call, "function"));
     const FunctionSite* helper = nullptr;
     for (const auto& f : m_.functions())
       if (f.statement && f.name == callee && f.qualname != function.qualname) helper = &f;
-    if (!helper) continue;
-    const PointerFacts& hf = facts(*helper);
-    std::vector<std::string> hparams = parameter_names(m_, helper->definition);
+    return helper;
+  };
+  // Calls `visit(helper parameter, argument value)` for each argument of a call to `helper`.
+  auto for_each_argument = [&](TSNode call, const FunctionSite& helper, auto visit) {
+    std::vector<std::string> hparams = parameter_names(m_, helper.definition);
     size_t index = 0;
     for_each_named_child(field(call, "arguments"), [&](TSNode a) {
       if (is_type(a, "comment")) return;
@@ -298,7 +304,16 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
       } else if (index < hparams.size()) {
         target = hparams[index++];
       }
-      if (target.empty() || !hf.pointers.count(target)) return;
+      if (!target.empty()) visit(target, value);
+    });
+  };
+  for (TSNode call : calls) {
+    std::string callee = m_.text_of(field(call, "function"));
+    const FunctionSite* helper = helper_of(call);
+    if (!helper) continue;
+    const PointerFacts& hf = facts(*helper);
+    for_each_argument(call, *helper, [&](const std::string& target, TSNode value) {
+      if (!hf.pointers.count(target)) return;
       for (const auto& p : bases_of(value)) {
         note(p, "passed to " + callee + "(" + target + ")");
         auto d = hf.dtypes.find(target);
@@ -479,6 +494,16 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
       }
       return found;
     };
+    // Values handed to a helper that uses its parameter as an integer (an offset, a bound).
+    for (TSNode call : calls) {
+      const FunctionSite* helper = helper_of(call);
+      if (!helper) continue;
+      const PointerFacts& hf = facts(*helper);
+      for_each_argument(call, *helper, [&](const std::string& target, TSNode value) {
+        if (hf.integer_params.count(target))
+          for (const std::string& name : arithmetic_operands(value)) int_used.insert(name);
+      });
+    }
     // A local that starts as an integer literal and is updated inside a loop or branch must
     // keep its type there (Triton rejects `total = 0` followed by `total += <float>`), so what
     // it accumulates is integer: `curr_sum = 0; curr_sum += tl.load(counts + i)`.
@@ -498,7 +523,7 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
           if (it == sources->end()) continue;
           for (TSNode rhs : it->second)
             for (const std::string& name : arithmetic_operands(rhs))
-              if (!param_set.count(name) && int_used.insert(name).second) grew = true;
+              if (int_used.insert(name).second) grew = true;
         }
       }
     }
@@ -522,6 +547,8 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
         }
       }
     }
+    for (const auto& p : params)
+      if (int_used.count(p) && !out.pointers.count(p)) out.integer_params.insert(p);
   }
   // `tl.load(p).to(tl.int64)`: an integer cast of the loaded value suggests integer elements.
   for (const auto& op : ops) {

@@ -17,6 +17,9 @@ struct PointerFacts {
   // Flag parameters choosing between a pointer and a value use of the same parameter
   // (`if FILL_IS_PTR: v = tl.load(fill) else: v = fill`) -> the value that takes the pointer branch.
   std::map<std::string, bool> pointer_branch_flags;
+  // Parameters the function can only use as integers (offsets, loop bounds, `//`), so that a
+  // caller handing it a loaded value knows that value is an integer.
+  std::set<std::string> integer_params;
 };
 
 // Reads pointer use out of @triton.jit functions of one module. Helper calls are followed into

@@ -650,7 +650,10 @@ bool index_name(const std::string& name) {
   return false;
 }
 
-bool pointer_name(const std::string& name) {
+bool pointer_name(const std::string& raw) {
+  // `itensor_ptr0 ... itensor_ptr3`: numbered pointers, one per input tensor.
+  std::string name = raw;
+  while (name.size() > 1 && std::isdigit(static_cast<unsigned char>(name.back()))) name.pop_back();
   return ends_with(name, "_ptr") || ends_with(name, "_ptrs") || ends_with(name, "Ptr") || name == "ptr" ||
          starts_with(name, "ptr_") || ends_with(name, "_PTR");
 }
