@@ -74,6 +74,24 @@ std::vector<std::string> parameter_names(const PythonModule& m, TSNode definitio
   return out;
 }
 
+void for_each_call_argument(const PythonModule& m, TSNode call, TSNode callee,
+                            const std::function<void(const std::string&, TSNode)>& visit) {
+  std::vector<std::string> params = parameter_names(m, callee);
+  size_t index = 0;
+  for_each_named_child(field(call, "arguments"), [&](TSNode a) {
+    if (is_type(a, "comment")) return;
+    std::string target;
+    TSNode value = a;
+    if (is_type(a, "keyword_argument")) {
+      target = m.text_of(field(a, "name"));
+      value = field(a, "value");
+    } else if (index < params.size()) {
+      target = params[index++];
+    }
+    if (!target.empty()) visit(target, value);
+  });
+}
+
 const PointerFacts& PointerUsage::facts(const FunctionSite& function) {
   auto it = memo_.find(function.qualname);
   if (it != memo_.end()) return *it->second;
@@ -290,22 +308,9 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
       if (f.statement && f.name == callee && f.qualname != function.qualname) helper = &f;
     return helper;
   };
-  // Calls `visit(helper parameter, argument value)` for each argument of a call to `helper`.
-  auto for_each_argument = [&](TSNode call, const FunctionSite& helper, auto visit) {
-    std::vector<std::string> hparams = parameter_names(m_, helper.definition);
-    size_t index = 0;
-    for_each_named_child(field(call, "arguments"), [&](TSNode a) {
-      if (is_type(a, "comment")) return;
-      std::string target;
-      TSNode value = a;
-      if (is_type(a, "keyword_argument")) {
-        target = m_.text_of(field(a, "name"));
-        value = field(a, "value");
-      } else if (index < hparams.size()) {
-        target = hparams[index++];
-      }
-      if (!target.empty()) visit(target, value);
-    });
+  auto for_each_argument = [&](TSNode call, const FunctionSite& helper,
+                               const std::function<void(const std::string&, TSNode)>& visit) {
+    for_each_call_argument(m_, call, helper.definition, visit);
   };
   for (TSNode call : calls) {
     std::string callee = m_.text_of(field(call, "function"));

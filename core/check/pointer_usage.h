@@ -1,4 +1,5 @@
 #pragma once
+#include <functional>
 #include <map>
 #include <memory>
 #include <set>
@@ -38,6 +39,11 @@ class PointerUsage {
 
 // Names of a function's parameters in order (splats excluded).
 std::vector<std::string> parameter_names(const PythonModule& m, TSNode definition);
+
+// Calls `visit(parameter, argument value)` for each argument of `call`, a call of the function
+// defined at `callee`: keywords by name, positional arguments in order.
+void for_each_call_argument(const PythonModule& m, TSNode call, TSNode callee,
+                            const std::function<void(const std::string&, TSNode)>& visit);
 
 // "triton.language.float16" / "tl.float16" -> "fp16"; empty when not a Triton dtype.
 std::string triton_dtype(const std::string& qualified_or_text);

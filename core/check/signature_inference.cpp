@@ -598,19 +598,8 @@ std::set<std::string> condition_operands(const PythonModule& m, TSNode body, int
     const FunctionSite* helper = depth < 4 ? module_function(m, m.text_of(field(call, "function"))) : nullptr;
     if (!helper) continue;
     std::set<std::string> tested = condition_operands(m, field(helper->definition, "body"), depth + 1);
-    std::vector<std::string> params = parameter_names(m, helper->definition);
-    size_t index = 0;
-    for_each_named_child(field(call, "arguments"), [&](TSNode a) {
-      if (is_type(a, "comment")) return;
-      std::string target;
-      TSNode value = a;
-      if (is_type(a, "keyword_argument")) {
-        target = m.text_of(field(a, "name"));
-        value = field(a, "value");
-      } else if (index < params.size()) {
-        target = params[index++];
-      }
-      if (!target.empty() && tested.count(target) && is_type(value, "identifier")) out.insert(m.text_of(value));
+    for_each_call_argument(m, call, helper->definition, [&](const std::string& target, TSNode value) {
+      if (tested.count(target) && is_type(value, "identifier")) out.insert(m.text_of(value));
     });
   }
   return out;
