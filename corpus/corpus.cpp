@@ -71,7 +71,11 @@ std::unique_ptr<Corpus> Corpus::open(const std::string& path, Access access) {
       auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(corpus_busy_timeout_ms());
       for (int attempt = 0;; ++attempt) {
         try {
-          sqlite_exec(db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;");
+          // A new corpus gets 16 KB pages (an existing one keeps its own): most of its bytes are
+          // standalones of tens of KB, whose overflow chains then take a quarter of the pages,
+          // and of the page writes to the WAL and back at each checkpoint.
+          sqlite_exec(db, "PRAGMA page_size=16384; PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; "
+                          "PRAGMA foreign_keys=ON;");
           corpus->migrate();
           break;
         } catch (const Error& e) {

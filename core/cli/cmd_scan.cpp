@@ -101,14 +101,16 @@ int run_scan(const std::vector<std::string>& args) {
       RepoSnapshot header = snapshot_header(*tree, name);
       RepoWriter writer(*corpus, scan_id, header);
       int64_t files = 0, parsed = 0, kernels = 0, problems = 0;
+      StoreOutcome stored;
       scanner.extract(*tree, name, [&](ScannedFile&& f) {
         ++files;
         parsed += f.file.parsed ? 1 : 0;
         kernels += static_cast<int64_t>(f.kernels.size());
         problems += static_cast<int64_t>(f.problems.size());
         writer.add(f);
+      }, [&] {
+        stored = writer.commit();
       });
-      StoreOutcome stored = writer.commit();
       totals.files_seen += files;
       totals.files_parsed += parsed;
       totals.kernels_found += kernels;

@@ -173,7 +173,7 @@ RepoSnapshot Scanner::extract(const SourceTree& tree, const std::string& repo_na
 }
 
 void Scanner::extract(const SourceTree& tree, const std::string& repo_name,
-                      const std::function<void(ScannedFile&&)>& deliver) const {
+                      const std::function<void(ScannedFile&&)>& deliver, const std::function<void()>& finish) const {
   auto wanted = [&](std::string_view path) {
     if (has_suffix(path, ".py")) return true;  // every module, for imports between files
     for (const auto* p : plugins_)
@@ -191,7 +191,9 @@ void Scanner::extract(const SourceTree& tree, const std::string& repo_name,
   }
   ModuleIndex index(paths);
   ModuleIndex no_other_files({});  // same-file mode: every import leads out of the tree
-  ModuleCache modules;
+  // Released by the last worker to finish (see worker_then_release).
+  auto module_cache = std::make_unique<ModuleCache>();
+  ModuleCache& modules = *module_cache;
 
   auto process = [&](BlobReader& reader, SourceEntry& entry, ScannedFile& out, const Repository& repo) {
     std::string content;
@@ -351,9 +353,18 @@ void Scanner::extract(const SourceTree& tree, const std::string& repo_name,
       done(i);
     }
   };
+  // Freeing a repository's parse trees takes tens of ms: the last worker to finish does it (no
+  // worker uses them any more, and what was extracted owns its texts) while the calling thread
+  // stores the last files and commits.
+  std::atomic<size_t> running{0};
+  auto worker_then_release = [&] {
+    worker();
+    if (--running == 0) module_cache.reset();
+  };
   size_t threads = std::min<size_t>(static_cast<size_t>(options_.jobs), n);
   std::vector<std::thread> pool;
-  for (size_t t = 0; t < threads; ++t) pool.emplace_back(worker);
+  running = threads;
+  for (size_t t = 0; t < threads; ++t) pool.emplace_back(worker_then_release);
   auto join = [&] {
     for (auto& t : pool) t.join();
   };
@@ -374,6 +385,7 @@ void Scanner::extract(const SourceTree& tree, const std::string& repo_name,
       }
       changed.notify_all();
     }
+    if (finish) finish();
   } catch (...) {
     {
       std::lock_guard<std::mutex> lock(mutex);

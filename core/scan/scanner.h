@@ -33,10 +33,11 @@ class Scanner {
 
   // The same, handing what each file yielded to `deliver` on the calling thread, in the tree's
   // order, while the `jobs` threads go on with later files (never more than a bounded number of
-  // files ahead, so memory stays bounded too). Should `deliver` throw, extraction stops and the
+  // files ahead, so memory stays bounded too). Then `finish`, if given, on the calling thread
+  // while the threads release the parsed tree. Should either throw, extraction stops and the
   // exception propagates once the threads have ended.
   void extract(const SourceTree& tree, const std::string& repo_name,
-               const std::function<void(ScannedFile&&)>& deliver) const;
+               const std::function<void(ScannedFile&&)>& deliver, const std::function<void()>& finish = {}) const;
 
   const std::vector<const ExtractorPlugin*>& plugins() const { return plugins_; }
 
