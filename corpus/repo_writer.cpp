@@ -3,6 +3,7 @@
 #include <ctime>
 #include <string>
 
+#include "core/error.h"
 #include "core/sha256.h"
 #include "corpus/inductor_store.h"
 #include "corpus/sqlite_statement.h"
@@ -59,11 +60,27 @@ RepoWriter::RepoWriter(Corpus& corpus, int64_t scan_id, const RepoSnapshot& head
   header_.commit_id = header.commit_id;
 }
 
-RepoWriter::~RepoWriter() = default;
+RepoWriter::~RepoWriter() {
+  st_.reset();  // rolls back unless committed
+  try {
+    restore_temp_store();
+  } catch (const Error&) {
+    // The connection is going away with the error that got us here.
+  }
+}
 
 void RepoWriter::begin() {
   if (st_) return;
   sqlite3* db = corpus_.handle();
+  // A batch of dependency rows can fail half-way, so SQLite journals what each batch overwrites:
+  // with 16 KB pages that outgrows the 64 KB it keeps in memory and goes to a temporary file,
+  // tens of MB per large repository. In memory while this writer runs (its statements make no
+  // other temporary data), the connection's own setting restored afterwards.
+  {
+    SqliteStatement current(db, "PRAGMA temp_store");
+    saved_temp_store_ = current.step() ? current.column_int(0) : 0;
+  }
+  sqlite_exec(db, "PRAGMA temp_store=MEMORY");
   st_ = std::make_unique<Statements>(db);
   SqliteStatement upsert_repo(db,
                               "INSERT INTO repos(name, source_kind, location, commit_id, scanned_at) "
@@ -181,6 +198,12 @@ int64_t RepoWriter::write_kernel(const KernelRecord& rec) {
   return id;
 }
 
+void RepoWriter::restore_temp_store() {
+  if (saved_temp_store_ < 0) return;
+  sqlite_exec(corpus_.handle(), "PRAGMA temp_store=" + std::to_string(saved_temp_store_));
+  saved_temp_store_ = -1;
+}
+
 StoreOutcome RepoWriter::commit() {
   begin();
   sqlite3* db = corpus_.handle();
@@ -197,6 +220,7 @@ StoreOutcome RepoWriter::commit() {
   inductor.store(db, scan_id_, repo_id_, header_.name);
   st_->tx.commit();
   st_.reset();
+  restore_temp_store();
   return outcome_;
 }
 

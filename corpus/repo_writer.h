@@ -35,6 +35,7 @@ class RepoWriter {
  private:
   struct Statements;
   void begin();
+  void restore_temp_store();
   int64_t write_kernel(const KernelRecord& rec);  // the row's id; 0 for a repeat in the same file
 
   Corpus& corpus_;
@@ -42,6 +43,7 @@ class RepoWriter {
   RepoSnapshot header_;
   int64_t repo_id_ = 0;
   std::unique_ptr<Statements> st_;  // set once the transaction has begun
+  int64_t saved_temp_store_ = -1;   // the connection's temp_store while this writer changed it
   std::set<int64_t> previous_, kept_;
   // Inductor records are written at commit: rows are shared between records of the whole tree.
   std::vector<KernelRecord> inductor_;

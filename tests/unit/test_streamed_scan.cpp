@@ -110,6 +110,8 @@ TEST_CASE("a streamed scan stores what extracting first and storing the snapshot
   CHECK(rows(*streamed, kDeps) == rows(*whole, kDeps));
   CHECK(rows(*streamed, kFiles) == rows(*whole, kFiles));
   CHECK(rows(*streamed, kProblems) == rows(*whole, kProblems));
+  // The writer keeps its statement journals in memory only while it runs.
+  CHECK(streamed->query("PRAGMA temp_store").rows.at(0).at(0) == 0);
 }
 
 TEST_CASE("a delivery that fails stops the scan and leaves the corpus as it was", "[scan][corpus]") {
@@ -140,6 +142,7 @@ TEST_CASE("a delivery that fails stops the scan and leaves the corpus as it was"
   }
   CHECK(delivered == 20);
   CHECK_FALSE(finished);
+  CHECK(corpus->query("PRAGMA temp_store").rows.at(0).at(0) == 0);
   CHECK(rows(*corpus, kKernels) == before_kernels);
   CHECK(rows(*corpus, kFiles) == before_files);
 
