@@ -128,6 +128,7 @@ class CollectingSink : public KernelSink {
 // How many files extraction may run ahead of delivery: enough that the threads never wait for
 // a slow file's turn in practice, few enough that undelivered standalones stay a few MB.
 constexpr size_t kFilesAhead = 64;
+constexpr size_t kDeliveryBatch = 8;
 
 }  // namespace
 
@@ -309,27 +310,43 @@ void Scanner::extract(const SourceTree& tree, const std::string& repo_name,
     return repo;
   };
 
-  // Workers take files in order and mark them ready; this thread delivers them in order.
+  // Workers take files in order and mark them ready; this thread delivers them in order. It is
+  // woken for a run of kDeliveryBatch ready files, or for whatever is ready once every file is
+  // taken or a worker waits for room: a wake-up per file cost thousands of context switches on
+  // trees of many small files.
   const size_t n = entries.size();
-  std::atomic<size_t> next{0};
   std::mutex mutex;
-  std::condition_variable changed;
+  std::condition_variable file_ready, room;
   std::vector<char> ready(n, 0);
-  size_t delivered = 0;
-  bool stop = false;
+  size_t taken = 0, delivered = 0, waiting_for_room = 0;
+  bool deliverer_waiting = false, stop = false;
+  auto deliverable = [&] {  // with the mutex held
+    if (delivered >= n || !ready[delivered]) return false;
+    if (taken >= n || waiting_for_room > 0) return true;
+    size_t run = 1;
+    while (run < kDeliveryBatch && delivered + run < n && ready[delivered + run]) ++run;
+    return run >= kDeliveryBatch;
+  };
+  auto wake_deliverer = [&] {  // with the mutex held
+    if (deliverer_waiting && deliverable()) file_ready.notify_one();
+  };
   auto take = [&]() -> size_t {  // the next file to extract, or n when there is none
-    size_t i = next++;
-    if (i >= n) return n;
     std::unique_lock<std::mutex> lock(mutex);
-    changed.wait(lock, [&] { return stop || i < delivered + kFilesAhead; });
+    if (stop || taken >= n) return n;
+    size_t i = taken++;
+    if (taken == n) wake_deliverer();
+    if (i >= delivered + kFilesAhead) {
+      ++waiting_for_room;
+      wake_deliverer();
+      room.wait(lock, [&] { return stop || i < delivered + kFilesAhead; });
+      --waiting_for_room;
+    }
     return stop ? n : i;
   };
   auto done = [&](size_t i) {
-    {
-      std::lock_guard<std::mutex> lock(mutex);
-      ready[i] = 1;
-    }
-    changed.notify_all();
+    std::lock_guard<std::mutex> lock(mutex);
+    ready[i] = 1;
+    wake_deliverer();
   };
   auto worker = [&] {
     std::unique_ptr<BlobReader> reader;
@@ -372,7 +389,11 @@ void Scanner::extract(const SourceTree& tree, const std::string& repo_name,
     for (size_t d = 0; d < n; ++d) {
       {
         std::unique_lock<std::mutex> lock(mutex);
-        changed.wait(lock, [&] { return ready[d] != 0; });
+        if (!ready[d]) {  // else the rest of a run, delivered without waiting
+          deliverer_waiting = true;
+          file_ready.wait(lock, deliverable);
+          deliverer_waiting = false;
+        }
       }
       ScannedFile file = std::move(outcomes[d]);
       if (options_.log)
@@ -382,16 +403,16 @@ void Scanner::extract(const SourceTree& tree, const std::string& repo_name,
       {
         std::lock_guard<std::mutex> lock(mutex);
         delivered = d + 1;
+        if (waiting_for_room) room.notify_all();
       }
-      changed.notify_all();
     }
     if (finish) finish();
   } catch (...) {
     {
       std::lock_guard<std::mutex> lock(mutex);
       stop = true;
+      room.notify_all();
     }
-    changed.notify_all();
     join();
     throw;
   }
