@@ -6,6 +6,7 @@
 #include <sqlite3.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <filesystem>
 #include <stdexcept>
@@ -175,4 +176,37 @@ TEST_CASE("a new corpus gets 16 KB pages and an existing one keeps its own", "[c
   auto old = Corpus::open(old_path, Corpus::Access::ReadWrite);
   CHECK(old->schema_version() == known_schema_version());
   CHECK(old->query("PRAGMA page_size").rows.at(0).at(0) == 4096);
+}
+
+TEST_CASE("files are delivered in order whatever the number of threads and files", "[scan]") {
+  TempDir dir;
+  fs::path big = make_tree(dir.path);
+  fs::path small = dir.path / "small";
+  fs::create_directories(small);
+  fs::copy(fs::path(MINE_FIXTURES_DIR) / "crossfile" / "cycles", small, fs::copy_options::recursive);
+  for (const fs::path& root : {big, small}) {
+    auto tree = open_source_tree(root.string());
+    std::vector<std::string> listed;
+    for (const auto& e : tree->list([](std::string_view) { return true; })) listed.push_back(e.path);
+    std::vector<std::string> expected;
+    for (int jobs : {1, 2, 3, 16}) {
+      ScanOptions options;
+      options.jobs = jobs;
+      Scanner scanner(all_plugins(), options);
+      std::vector<std::string> delivered;
+      size_t kernels = 0;
+      scanner.extract(*tree, "repo", [&](ScannedFile&& f) {
+        delivered.push_back(f.file.path);
+        kernels += f.kernels.size();
+      });
+      INFO(root << " with " << jobs << " threads");
+      CHECK(std::is_sorted(delivered.begin(), delivered.end(), [&](const std::string& a, const std::string& b) {
+        return std::find(listed.begin(), listed.end(), a) < std::find(listed.begin(), listed.end(), b);
+      }));
+      CHECK(kernels > 0);
+      if (expected.empty()) expected = delivered;
+      CHECK(delivered == expected);
+    }
+    CHECK(expected.size() >= (root == small ? 2u : 100u));
+  }
 }
