@@ -1,5 +1,6 @@
 #include "corpus/repo_writer.h"
 
+#include <algorithm>
 #include <ctime>
 #include <string>
 
@@ -19,8 +20,9 @@ std::string utc_now() {
   return buf;
 }
 
-// Dependency rows go in kDepBatch at a time: a kernel reaching a whole runtime has hundreds,
-// and one statement per row cost more than the rows themselves. Rowids follow the same order.
+// Dependency rows go in kDepBatch at a time, the rest of a kernel's rows in one more statement:
+// a kernel reaching a whole runtime has hundreds, and one statement per row cost more than the
+// rows themselves. Rowids follow the same order.
 constexpr size_t kDepBatch = 32;
 
 std::string dep_insert_sql(size_t rows) {
@@ -45,11 +47,17 @@ struct RepoWriter::Statements {
                "UPDATE kernels SET plugin=?, name=?, start_line=?, end_line=?, standalone=?, "
                "standalone_sha256=?, self_contained=?, external_modules=?, meta=?, commit_id=? WHERE id=?"),
         drop_deps(db, "DELETE FROM kernel_deps WHERE kernel_id=?"),
-        add_dep(db, dep_insert_sql(1)),
-        add_deps(db, dep_insert_sql(kDepBatch)),
+        add_deps(kDepBatch + 1),
         add_problem(db, "INSERT INTO scan_errors(scan_id, repo, path, line, kind, message) VALUES (?,?,?,?,?,?)") {}
   SqliteTransaction tx;  // first: rolled back after the statements are finalized
-  SqliteStatement add_file, find, insert, update, drop_deps, add_dep, add_deps, add_problem;
+  SqliteStatement add_file, find, insert, update, drop_deps;
+  std::vector<std::unique_ptr<SqliteStatement>> add_deps;  // by rows, prepared when first needed
+  SqliteStatement add_problem;
+
+  SqliteStatement& dep_insert(sqlite3* db, size_t rows) {
+    if (!add_deps[rows]) add_deps[rows] = std::make_unique<SqliteStatement>(db, dep_insert_sql(rows));
+    return *add_deps[rows];
+  }
 };
 
 RepoWriter::RepoWriter(Corpus& corpus, int64_t scan_id, const RepoSnapshot& header)
@@ -186,14 +194,12 @@ int64_t RepoWriter::write_kernel(const KernelRecord& rec) {
       s.bind_null(at + 5);
     }
   };
-  size_t next = 0, count = k.dependencies.size();
-  for (; next + kDepBatch <= count; next += kDepBatch) {
-    for (size_t r = 0; r < kDepBatch; ++r) bind_dep(st.add_deps, static_cast<int>(5 * r), k.dependencies[next + r]);
-    st.add_deps.run();
-  }
-  for (; next < count; ++next) {
-    bind_dep(st.add_dep, 0, k.dependencies[next]);
-    st.add_dep.run();
+  for (size_t next = 0, count = k.dependencies.size(); next < count;) {
+    size_t rows = std::min(kDepBatch, count - next);
+    SqliteStatement& add = st.dep_insert(corpus_.handle(), rows);
+    for (size_t r = 0; r < rows; ++r) bind_dep(add, static_cast<int>(5 * r), k.dependencies[next + r]);
+    add.run();
+    next += rows;
   }
   return id;
 }
