@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <deque>
-#include <string_view>
 #include <map>
 #include <memory>
 #include <optional>
@@ -579,7 +578,7 @@ class ClosureBuilder {
     return found == emitted_.end() ? none : found->second;
   }
 
-  // Valid as long as this builder (the text as written is kept across kernels).
+  // Valid until the next call.
   const std::string& statement_text(const PythonModule* m, const ModuleStatement& s) {
     if (!needs_rewrite(m, s)) {
       auto found = c_.plain_text.find(&s);
@@ -588,11 +587,9 @@ class ClosureBuilder {
     }
     const std::string& text = m->tree().text();
     auto edits = edits_for(m, references(m, &s), text);
-    return keep(dedent(apply(text, ts_node_start_byte(s.node), ts_node_end_byte(s.node), edits), s.indent));
+    rewritten_ = dedent(apply(text, ts_node_start_byte(s.node), ts_node_end_byte(s.node), edits), s.indent);
+    return rewritten_;
   }
-
-  // Text made for this kernel only, kept until its standalone is assembled.
-  const std::string& keep(std::string text) { return made_.emplace_back(std::move(text)); }
 
   std::string root_text() {
     if (!needs_rewrite(m0_, root_.reads, {})) return root_.text;
@@ -702,19 +699,12 @@ class ClosureBuilder {
       }
     }
 
-    // The standalone is copied together once from these pieces: standalones reaching a whole
-    // runtime are tens of KB, one per kernel, and appending them up cost more than the copy.
-    std::vector<std::string_view> definition_pieces;
-    auto define = [&](std::string_view text) {
-      definition_pieces.push_back("\n\n");
-      definition_pieces.push_back(text);
-      definition_pieces.push_back("\n");
-    };
+    std::string import_text, definition_text;
     // Guarded import blocks (`try: import x / except: x = None`) sit with the imports, as written.
-    std::map<Position, std::string_view> top;
+    std::map<Position, std::string> top;
     for (auto& [pos, slot] : imports) {
       const ModuleStatement& s = *slot.second.front()->statements.front();
-      top[pos] = keep(render_external(s, slot.second, slot.first));
+      top[pos] = render_external(s, slot.second, slot.first);
     }
     for (auto& [pos, slot] : definitions) {
       // Not a structured binding: clang before 16 (the fuzz build) cannot capture one in a lambda.
@@ -728,7 +718,9 @@ class ClosureBuilder {
           return e && e->kind == EntityKind::Definition && needed_set_.count(e);
         });
         if (reads_definition) {
-          define(statement_text(m, *s));
+          definition_text += "\n\n";
+          definition_text += statement_text(m, *s);
+          definition_text += "\n";
         } else {
           top[pos] = statement_text(m, *s);
         }
@@ -753,26 +745,24 @@ class ClosureBuilder {
         if (alias == aliases_.end()) continue;
         auto [group, target] = alias->second;
         if (target->kind == EntityKind::Definition && emitted(group) != emitted(target))
-          define(keep(emitted(group) + " = " + emitted(target)));
+          definition_text += "\n\n" + emitted(group) + " = " + emitted(target) + "\n";
         continue;
       }
-      define(statement_text(m, *s));
+      definition_text += "\n\n";
+      definition_text += statement_text(m, *s);
+      definition_text += "\n";
     }
-    std::vector<std::string_view> pieces;
-    for (auto& [pos, text] : top) {
-      pieces.push_back(text);
-      pieces.push_back("\n");
-    }
-    pieces.insert(pieces.end(), definition_pieces.begin(), definition_pieces.end());
-    if (!pieces.empty()) pieces.push_back("\n\n");
+    for (auto& [pos, text] : top) import_text += text + "\n";
+
     std::string kernel = root_text();
-    pieces.push_back(kernel);
-    pieces.push_back("\n");
-    size_t size = 0;
-    for (auto p : pieces) size += p.size();
+    // Built in place: standalones reaching a whole runtime are tens of KB, one per kernel.
     std::string& out = result.standalone;
-    out.reserve(size);
-    for (auto p : pieces) out.append(p);
+    out.reserve(import_text.size() + definition_text.size() + kernel.size() + 3);
+    out += import_text;
+    out += definition_text;
+    if (!import_text.empty() || !definition_text.empty()) out += "\n\n";
+    out += kernel;
+    out += "\n";
     result.dependencies = std::move(deps_);
     for (const auto& d : result.dependencies)
       if (d.kind == "unresolved") result.self_contained = false;
@@ -791,7 +781,7 @@ class ClosureBuilder {
   std::optional<std::vector<GlobalReference>> root_references_;
   std::optional<bool> root_spliced_;
   std::unordered_map<const Entity*, std::string> emitted_;
-  std::deque<std::string> made_;  // see keep()
+  std::string rewritten_;
 
   std::deque<Use> uses_;
   std::vector<Entity*> needed_;
