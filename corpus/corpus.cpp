@@ -9,8 +9,7 @@
 #include <thread>
 
 #include "core/error.h"
-#include "core/sha256.h"
-#include "corpus/inductor_store.h"
+#include "corpus/repo_writer.h"
 #include "corpus/schema_files.h"
 #include "corpus/sqlite_statement.h"
 
@@ -72,7 +71,11 @@ std::unique_ptr<Corpus> Corpus::open(const std::string& path, Access access) {
       auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(corpus_busy_timeout_ms());
       for (int attempt = 0;; ++attempt) {
         try {
-          sqlite_exec(db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;");
+          // A new corpus gets 16 KB pages (an existing one keeps its own): most of its bytes are
+          // standalones of tens of KB, whose overflow chains then take a quarter of the pages,
+          // and of the page writes to the WAL and back at each checkpoint.
+          sqlite_exec(db, "PRAGMA page_size=16384; PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; "
+                          "PRAGMA foreign_keys=ON;");
           corpus->migrate();
           break;
         } catch (const Error& e) {
@@ -143,134 +146,11 @@ void Corpus::finish_scan(int64_t scan_id, const ScanTotals& t) {
 }
 
 StoreOutcome Corpus::store(int64_t scan_id, const RepoSnapshot& snap) {
-  StoreOutcome outcome;
-  SqliteTransaction tx(db_);
-
-  SqliteStatement upsert_repo(db_,
-                              "INSERT INTO repos(name, source_kind, location, commit_id, scanned_at) "
-                              "VALUES (?, ?, ?, ?, ?) ON CONFLICT(name) DO UPDATE SET "
-                              "source_kind=excluded.source_kind, location=excluded.location, "
-                              "commit_id=excluded.commit_id, scanned_at=excluded.scanned_at");
-  upsert_repo.bind(1, snap.name).bind(2, snap.source_kind).bind(3, snap.location);
-  upsert_repo.bind_optional(4, snap.commit_id).bind(5, utc_now());
-  upsert_repo.run();
-  SqliteStatement repo_id_of(db_, "SELECT id FROM repos WHERE name=?");
-  repo_id_of.bind(1, snap.name);
-  repo_id_of.step();
-  int64_t repo_id = repo_id_of.column_int(0);
-
-  SqliteStatement drop_files(db_, "DELETE FROM files WHERE repo_id=?");
-  drop_files.bind(1, repo_id);
-  drop_files.run();
-  SqliteStatement add_file(db_,
-                           "INSERT INTO files(repo_id, path, blob_id, size, parsed, kernel_count) "
-                           "VALUES (?, ?, ?, ?, ?, ?)");
-  for (const auto& f : snap.files) {
-    add_file.bind(1, repo_id).bind(2, f.path).bind(3, f.blob_id).bind(4, f.size).bind(5, f.parsed ? 1 : 0);
-    add_file.bind(6, f.kernel_count);
-    add_file.run();
-  }
-
-  std::set<int64_t> previous;
-  {
-    SqliteStatement ids(db_, "SELECT id FROM kernels WHERE repo_id=?");
-    ids.bind(1, repo_id);
-    while (ids.step()) previous.insert(ids.column_int(0));
-  }
-  SqliteStatement find(db_, "SELECT id FROM kernels WHERE repo_id=? AND path=? AND qualname=? AND source_sha256=?");
-  SqliteStatement insert(db_,
-                         "INSERT INTO kernels(plugin, name, qualname, repo, repo_id, path, start_line, end_line, "
-                         "source, standalone, source_sha256, standalone_sha256, self_contained, external_modules, "
-                         "meta, commit_id) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
-  SqliteStatement update(db_,
-                         "UPDATE kernels SET plugin=?, name=?, start_line=?, end_line=?, standalone=?, "
-                         "standalone_sha256=?, self_contained=?, external_modules=?, meta=?, commit_id=? WHERE id=?");
-  SqliteStatement drop_deps(db_, "DELETE FROM kernel_deps WHERE kernel_id=?");
-  // Dependency rows go in kDepBatch at a time: a kernel reaching a whole runtime has hundreds,
-  // and one statement per row cost more than the rows themselves. Rowids follow the same order.
-  constexpr size_t kDepBatch = 32;
-  auto dep_insert = [&](size_t rows) {
-    std::string sql = "INSERT INTO kernel_deps(kernel_id, name, kind, path, start_line) VALUES (?,?,?,?,?)";
-    for (size_t r = 1; r < rows; ++r) sql += ",(?,?,?,?,?)";
-    return SqliteStatement(db_, sql);
-  };
-  SqliteStatement add_dep = dep_insert(1), add_deps = dep_insert(kDepBatch);
-  std::set<int64_t> kept;
-  InductorRows inductor(snap.kernels);  // one row per distinct Inductor kernel; see 002_inductor.sql
-  for (size_t i = 0; i < snap.kernels.size(); ++i) {
-    if (!inductor.owns_row(i)) continue;
-    const KernelRecord& rec = snap.kernels[i];
-    const ExtractedKernel& k = rec.kernel;
-    std::string source_sha = sha256_hex(k.source);
-    std::string standalone_sha = sha256_hex(k.standalone);
-    nlohmann::json externals(k.external_modules);
-    find.bind(1, repo_id).bind(2, rec.path).bind(3, k.qualname).bind(4, source_sha);
-    int64_t id = find.step() ? find.column_int(0) : 0;
-    find.reset();
-    if (id && kept.count(id)) {  // the same definition twice in one file (if/else variants)
-      inductor.set_row_id(i, id);
-      continue;
-    }
-    if (id) {
-      update.bind(1, rec.plugin).bind(2, k.name).bind(3, k.start_line).bind(4, k.end_line).bind(5, k.standalone);
-      update.bind(6, standalone_sha).bind(7, k.self_contained ? 1 : 0).bind(8, externals.dump());
-      update.bind(9, k.meta.dump()).bind_optional(10, snap.commit_id).bind(11, id);
-      update.run();
-      ++outcome.kernels_kept;
-    } else {
-      insert.bind(1, rec.plugin).bind(2, k.name).bind(3, k.qualname).bind(4, snap.name).bind(5, repo_id);
-      insert.bind(6, rec.path).bind(7, k.start_line).bind(8, k.end_line).bind(9, k.source).bind(10, k.standalone);
-      insert.bind(11, source_sha).bind(12, standalone_sha).bind(13, k.self_contained ? 1 : 0);
-      insert.bind(14, externals.dump()).bind(15, k.meta.dump()).bind_optional(16, snap.commit_id);
-      insert.run();
-      id = sqlite3_last_insert_rowid(db_);
-      ++outcome.kernels_added;
-    }
-    kept.insert(id);
-    inductor.set_row_id(i, id);
-    drop_deps.bind(1, id);
-    drop_deps.run();
-    auto bind_dep = [&](SqliteStatement& st, int at, const Dependency& d) {
-      st.bind(at + 1, id).bind(at + 2, d.name).bind(at + 3, d.kind).bind_optional(at + 4, d.path);
-      if (d.start_line > 0) {
-        st.bind(at + 5, d.start_line);
-      } else {
-        st.bind_null(at + 5);
-      }
-    };
-    size_t next = 0, count = k.dependencies.size();
-    for (; next + kDepBatch <= count; next += kDepBatch) {
-      for (size_t r = 0; r < kDepBatch; ++r) bind_dep(add_deps, static_cast<int>(5 * r), k.dependencies[next + r]);
-      add_deps.run();
-    }
-    for (; next < count; ++next) {
-      bind_dep(add_dep, 0, k.dependencies[next]);
-      add_dep.run();
-    }
-  }
-  SqliteStatement drop_kernel(db_, "DELETE FROM kernels WHERE id=?");
-  for (int64_t id : previous) {
-    if (kept.count(id)) continue;
-    drop_kernel.bind(1, id);
-    drop_kernel.run();
-    ++outcome.kernels_removed;
-  }
-
-  inductor.store(db_, scan_id, repo_id, snap.name);
-
-  SqliteStatement add_problem(db_, "INSERT INTO scan_errors(scan_id, repo, path, line, kind, message) VALUES (?,?,?,?,?,?)");
-  for (const auto& p : snap.problems) {
-    add_problem.bind(1, scan_id).bind(2, snap.name).bind(3, p.path);
-    if (p.line > 0) {
-      add_problem.bind(4, p.line);
-    } else {
-      add_problem.bind_null(4);
-    }
-    add_problem.bind(5, p.kind).bind(6, p.message);
-    add_problem.run();
-  }
-  tx.commit();
-  return outcome;
+  RepoWriter writer(*this, scan_id, snap);
+  for (const auto& f : snap.files) writer.add(f);
+  for (const auto& k : snap.kernels) writer.add(k);
+  for (const auto& p : snap.problems) writer.add(p);
+  return writer.commit();
 }
 
 std::optional<std::string> Corpus::mined_commit(const std::string& repo_name) const {

@@ -33,6 +33,13 @@ struct ScanProblem {
   std::string message;
 };
 
+// What one file of a tree yielded, as the scanner delivers it.
+struct ScannedFile {
+  FileRecord file;
+  std::vector<KernelRecord> kernels;
+  std::vector<ScanProblem> problems;
+};
+
 // Everything one scan learned about one repository or folder; stored in one transaction.
 struct RepoSnapshot {
   std::string name;         // repos.name

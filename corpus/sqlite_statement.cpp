@@ -47,6 +47,12 @@ SqliteStatement& SqliteStatement::bind(int index, std::string_view value) {
   return *this;
 }
 
+SqliteStatement& SqliteStatement::bind_static(int index, std::string_view value) {
+  if (sqlite3_bind_text(stmt_, index, value.data(), static_cast<int>(value.size()), SQLITE_STATIC) != SQLITE_OK)
+    fail(db_, "cannot bind parameter");
+  return *this;
+}
+
 SqliteStatement& SqliteStatement::bind(int index, int64_t value) {
   if (sqlite3_bind_int64(stmt_, index, value) != SQLITE_OK) fail(db_, "cannot bind parameter");
   return *this;

@@ -22,6 +22,8 @@ class SqliteStatement {
   SqliteStatement& operator=(const SqliteStatement&) = delete;
 
   SqliteStatement& bind(int index, std::string_view value);
+  // Without a copy: `value` must stay as it is until the statement's next run() or reset().
+  SqliteStatement& bind_static(int index, std::string_view value);
   SqliteStatement& bind(int index, int64_t value);
   SqliteStatement& bind(int index, int value) { return bind(index, static_cast<int64_t>(value)); }
   SqliteStatement& bind_null(int index);

@@ -10,6 +10,7 @@
 #include "core/scan/scanner.h"
 #include "core/shard/shard_spec.h"
 #include "corpus/corpus.h"
+#include "corpus/repo_writer.h"
 #include "plugins/inductor/inductor_plugin.h"
 
 namespace mine::cli {
@@ -95,20 +96,31 @@ int run_scan(const std::vector<std::string>& args) {
       std::error_code ec;
       std::string name = std::filesystem::weakly_canonical(path, ec).string();
       if (ec || name.empty()) name = path;
-      RepoSnapshot snap = scanner.extract(*tree, name);
-      StoreOutcome stored = corpus->store(scan_id, snap);
-      int parsed = 0;
-      for (const auto& f : snap.files) parsed += f.parsed ? 1 : 0;
-      totals.files_seen += static_cast<int64_t>(snap.files.size());
+      // Each file is stored as soon as it is extracted, while the threads go on with the next
+      // ones: the write overlaps extraction instead of following it. Still one transaction.
+      RepoSnapshot header = snapshot_header(*tree, name);
+      RepoWriter writer(*corpus, scan_id, header);
+      int64_t files = 0, parsed = 0, kernels = 0, problems = 0;
+      StoreOutcome stored;
+      scanner.extract(*tree, name, [&](ScannedFile&& f) {
+        ++files;
+        parsed += f.file.parsed ? 1 : 0;
+        kernels += static_cast<int64_t>(f.kernels.size());
+        problems += static_cast<int64_t>(f.problems.size());
+        writer.add(f);
+      }, [&] {
+        stored = writer.commit();
+      });
+      totals.files_seen += files;
       totals.files_parsed += parsed;
-      totals.kernels_found += static_cast<int64_t>(snap.kernels.size());
-      totals.errors += static_cast<int64_t>(snap.problems.size());
+      totals.kernels_found += kernels;
+      totals.errors += problems;
       double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       if (!quiet) {
-        std::cout << path << " (" << tree->kind() << (snap.commit_id.empty() ? "" : " " + snap.commit_id.substr(0, 12))
-                  << "): " << snap.files.size() << " files, " << parsed << " parsed, " << snap.kernels.size()
+        std::cout << path << " (" << tree->kind() << (header.commit_id.empty() ? "" : " " + header.commit_id.substr(0, 12))
+                  << "): " << files << " files, " << parsed << " parsed, " << kernels
                   << " kernels (" << stored.kernels_added << " new, " << stored.kernels_removed << " removed), "
-                  << snap.problems.size() << " problems, " << std::fixed;
+                  << problems << " problems, " << std::fixed;
         std::cout.precision(2);
         std::cout << secs << " s\n";
       }

@@ -3,6 +3,8 @@
 #include <re2/re2.h>
 
 #include <atomic>
+#include <condition_variable>
+#include <mutex>
 #include <functional>
 #include <cstdlib>
 #include <optional>
@@ -123,11 +125,10 @@ class CollectingSink : public KernelSink {
   const NotebookModule* notebook_;
 };
 
-struct FileOutcome {
-  FileRecord file;
-  std::vector<KernelRecord> kernels;
-  std::vector<ScanProblem> problems;
-};
+// How many files extraction may run ahead of delivery: enough that the threads never wait for
+// a slow file's turn in practice, few enough that undelivered standalones stay a few MB.
+constexpr size_t kFilesAhead = 64;
+constexpr size_t kDeliveryBatch = 8;
 
 }  // namespace
 
@@ -153,7 +154,27 @@ Scanner::Scanner(std::vector<const ExtractorPlugin*> plugins, ScanOptions option
 
 Scanner::~Scanner() = default;
 
+RepoSnapshot snapshot_header(const SourceTree& tree, const std::string& repo_name) {
+  RepoSnapshot snap;
+  snap.name = repo_name;
+  snap.source_kind = tree.kind();
+  snap.location = tree.location();
+  snap.commit_id = tree.commit_id();
+  return snap;
+}
+
 RepoSnapshot Scanner::extract(const SourceTree& tree, const std::string& repo_name) const {
+  RepoSnapshot snap = snapshot_header(tree, repo_name);
+  extract(tree, repo_name, [&](ScannedFile&& f) {
+    snap.files.push_back(std::move(f.file));
+    for (auto& k : f.kernels) snap.kernels.push_back(std::move(k));
+    for (auto& p : f.problems) snap.problems.push_back(std::move(p));
+  });
+  return snap;
+}
+
+void Scanner::extract(const SourceTree& tree, const std::string& repo_name,
+                      const std::function<void(ScannedFile&&)>& deliver, const std::function<void()>& finish) const {
   auto wanted = [&](std::string_view path) {
     if (has_suffix(path, ".py")) return true;  // every module, for imports between files
     for (const auto* p : plugins_)
@@ -161,8 +182,7 @@ RepoSnapshot Scanner::extract(const SourceTree& tree, const std::string& repo_na
     return false;
   };
   std::vector<SourceEntry> entries = tree.list(wanted);
-  std::vector<FileOutcome> outcomes(entries.size());
-  std::atomic<size_t> next{0};
+  std::vector<ScannedFile> outcomes(entries.size());
 
   std::vector<std::string> paths;
   std::unordered_map<std::string, size_t> entry_of;
@@ -172,9 +192,11 @@ RepoSnapshot Scanner::extract(const SourceTree& tree, const std::string& repo_na
   }
   ModuleIndex index(paths);
   ModuleIndex no_other_files({});  // same-file mode: every import leads out of the tree
-  ModuleCache modules;
+  // Released by the last worker to finish (see worker_then_release).
+  auto module_cache = std::make_unique<ModuleCache>();
+  ModuleCache& modules = *module_cache;
 
-  auto process = [&](BlobReader& reader, SourceEntry& entry, FileOutcome& out, const Repository& repo) {
+  auto process = [&](BlobReader& reader, SourceEntry& entry, ScannedFile& out, const Repository& repo) {
     std::string content;
     std::string failure = reader.read(entry, options_.max_file_bytes, content);
     out.file = {entry.path, entry.blob_id, std::max<int64_t>(entry.size, 0), false, 0};
@@ -288,45 +310,113 @@ RepoSnapshot Scanner::extract(const SourceTree& tree, const std::string& repo_na
     return repo;
   };
 
+  // Workers take files in order and mark them ready; this thread delivers them in order. It is
+  // woken for a run of kDeliveryBatch ready files, or for whatever is ready once every file is
+  // taken or a worker waits for room: a wake-up per file cost thousands of context switches on
+  // trees of many small files.
+  const size_t n = entries.size();
+  std::mutex mutex;
+  std::condition_variable file_ready, room;
+  std::vector<char> ready(n, 0);
+  size_t taken = 0, delivered = 0, waiting_for_room = 0;
+  bool deliverer_waiting = false, stop = false;
+  auto deliverable = [&] {  // with the mutex held
+    if (delivered >= n || !ready[delivered]) return false;
+    if (taken >= n || waiting_for_room > 0) return true;
+    size_t run = 1;
+    while (run < kDeliveryBatch && delivered + run < n && ready[delivered + run]) ++run;
+    return run >= kDeliveryBatch;
+  };
+  auto wake_deliverer = [&] {  // with the mutex held
+    if (deliverer_waiting && deliverable()) file_ready.notify_one();
+  };
+  auto take = [&]() -> size_t {  // the next file to extract, or n when there is none
+    std::unique_lock<std::mutex> lock(mutex);
+    if (stop || taken >= n) return n;
+    size_t i = taken++;
+    if (taken == n) wake_deliverer();
+    if (i >= delivered + kFilesAhead) {
+      ++waiting_for_room;
+      wake_deliverer();
+      room.wait(lock, [&] { return stop || i < delivered + kFilesAhead; });
+      --waiting_for_room;
+    }
+    return stop ? n : i;
+  };
+  auto done = [&](size_t i) {
+    std::lock_guard<std::mutex> lock(mutex);
+    ready[i] = 1;
+    wake_deliverer();
+  };
   auto worker = [&] {
     std::unique_ptr<BlobReader> reader;
     try {
       reader = tree.reader();
     } catch (const std::exception& e) {
       // Unlikely (the tree opened fine); record it on every file this worker would have taken.
-      for (size_t i = next++; i < entries.size(); i = next++)
+      for (size_t i = take(); i < n; i = take()) {
         outcomes[i].problems.push_back({entries[i].path, 0, "unreadable", e.what()});
+        done(i);
+      }
       return;
     }
     Repository repo = repository_for(*reader);
-    for (size_t i = next++; i < entries.size(); i = next++) {
+    for (size_t i = take(); i < n; i = take()) {
       try {
         process(*reader, entries[i], outcomes[i], repo);
       } catch (const std::exception& e) {
         outcomes[i].problems.push_back({entries[i].path, 0, "internal", e.what()});
       }
+      done(i);
     }
   };
-  size_t threads = std::min<size_t>(static_cast<size_t>(options_.jobs), std::max<size_t>(entries.size(), 1));
+  // Freeing a repository's parse trees takes tens of ms: the last worker to finish does it (no
+  // worker uses them any more, and what was extracted owns its texts) while the calling thread
+  // stores the last files and commits.
+  std::atomic<size_t> running{0};
+  auto worker_then_release = [&] {
+    worker();
+    if (--running == 0) module_cache.reset();
+  };
+  size_t threads = std::min<size_t>(static_cast<size_t>(options_.jobs), n);
   std::vector<std::thread> pool;
-  for (size_t t = 1; t < threads; ++t) pool.emplace_back(worker);
-  worker();
-  for (auto& t : pool) t.join();
-
-  RepoSnapshot snap;
-  snap.name = repo_name;
-  snap.source_kind = tree.kind();
-  snap.location = tree.location();
-  snap.commit_id = tree.commit_id();
-  for (auto& o : outcomes) {
-    snap.files.push_back(std::move(o.file));
-    for (auto& k : o.kernels) snap.kernels.push_back(std::move(k));
-    for (auto& p : o.problems) {
-      if (options_.log) options_.log(repo_name + ": " + p.path + (p.line ? ":" + std::to_string(p.line) : "") + ": " + p.kind + ": " + p.message);
-      snap.problems.push_back(std::move(p));
+  running = threads;
+  for (size_t t = 0; t < threads; ++t) pool.emplace_back(worker_then_release);
+  auto join = [&] {
+    for (auto& t : pool) t.join();
+  };
+  try {
+    for (size_t d = 0; d < n; ++d) {
+      {
+        std::unique_lock<std::mutex> lock(mutex);
+        if (!ready[d]) {  // else the rest of a run, delivered without waiting
+          deliverer_waiting = true;
+          file_ready.wait(lock, deliverable);
+          deliverer_waiting = false;
+        }
+      }
+      ScannedFile file = std::move(outcomes[d]);
+      if (options_.log)
+        for (const auto& p : file.problems)
+          options_.log(repo_name + ": " + p.path + (p.line ? ":" + std::to_string(p.line) : "") + ": " + p.kind + ": " + p.message);
+      deliver(std::move(file));
+      {
+        std::lock_guard<std::mutex> lock(mutex);
+        delivered = d + 1;
+        if (waiting_for_room) room.notify_all();
+      }
     }
+    if (finish) finish();
+  } catch (...) {
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      stop = true;
+      room.notify_all();
+    }
+    join();
+    throw;
   }
-  return snap;
+  join();
 }
 
 }  // namespace mine

@@ -31,6 +31,14 @@ class Scanner {
   // Reads, prefilters, parses and extracts every file of `tree` on `jobs` threads.
   RepoSnapshot extract(const SourceTree& tree, const std::string& repo_name) const;
 
+  // The same, handing what each file yielded to `deliver` on the calling thread, in the tree's
+  // order, while the `jobs` threads go on with later files (never more than a bounded number of
+  // files ahead, so memory stays bounded too). Then `finish`, if given, on the calling thread
+  // while the threads release the parsed tree. Should either throw, extraction stops and the
+  // exception propagates once the threads have ended.
+  void extract(const SourceTree& tree, const std::string& repo_name,
+               const std::function<void(ScannedFile&&)>& deliver, const std::function<void()>& finish = {}) const;
+
   const std::vector<const ExtractorPlugin*>& plugins() const { return plugins_; }
 
  private:
@@ -39,6 +47,9 @@ class Scanner {
   ScanOptions options_;
   std::vector<std::unique_ptr<Prefilter>> prefilters_;  // one per plugin
 };
+
+// A snapshot of `tree` that names it and holds nothing yet.
+RepoSnapshot snapshot_header(const SourceTree& tree, const std::string& repo_name);
 
 // All built-in plugins (the registry), as the scanner takes them.
 std::vector<const ExtractorPlugin*> all_plugins();

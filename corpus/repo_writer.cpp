@@ -1,0 +1,233 @@
+#include "corpus/repo_writer.h"
+
+#include <algorithm>
+#include <ctime>
+#include <string>
+
+#include "core/error.h"
+#include "core/sha256.h"
+#include "corpus/inductor_store.h"
+#include "corpus/sqlite_statement.h"
+#include "plugins/inductor/inductor_records.h"
+
+namespace mine {
+namespace {
+
+std::string utc_now() {
+  std::time_t t = std::time(nullptr);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+  return buf;
+}
+
+// Dependency rows go in kDepBatch at a time, the rest of a kernel's rows in one more statement:
+// a kernel reaching a whole runtime has hundreds, and one statement per row cost more than the
+// rows themselves. Rowids follow the same order.
+constexpr size_t kDepBatch = 32;
+
+std::string dep_insert_sql(size_t rows) {
+  std::string sql = "INSERT INTO kernel_deps(kernel_id, name, kind, path, start_line) VALUES (?,?,?,?,?)";
+  for (size_t r = 1; r < rows; ++r) sql += ",(?,?,?,?,?)";
+  return sql;
+}
+
+}  // namespace
+
+// Prepared once per repository, reused for every row (declared in the transaction's order).
+struct RepoWriter::Statements {
+  explicit Statements(sqlite3* db)
+      : tx(db),
+        add_file(db, "INSERT INTO files(repo_id, path, blob_id, size, parsed, kernel_count) VALUES (?, ?, ?, ?, ?, ?)"),
+        find(db, "SELECT id FROM kernels WHERE repo_id=? AND path=? AND qualname=? AND source_sha256=?"),
+        insert(db,
+               "INSERT INTO kernels(plugin, name, qualname, repo, repo_id, path, start_line, end_line, "
+               "source, standalone, source_sha256, standalone_sha256, self_contained, external_modules, "
+               "meta, commit_id) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"),
+        update(db,
+               "UPDATE kernels SET plugin=?, name=?, start_line=?, end_line=?, standalone=?, "
+               "standalone_sha256=?, self_contained=?, external_modules=?, meta=?, commit_id=? WHERE id=?"),
+        drop_deps(db, "DELETE FROM kernel_deps WHERE kernel_id=?"),
+        add_deps(kDepBatch + 1),
+        add_problem(db, "INSERT INTO scan_errors(scan_id, repo, path, line, kind, message) VALUES (?,?,?,?,?,?)") {}
+  SqliteTransaction tx;  // first: rolled back after the statements are finalized
+  SqliteStatement add_file, find, insert, update, drop_deps;
+  std::vector<std::unique_ptr<SqliteStatement>> add_deps;  // by rows, prepared when first needed
+  SqliteStatement add_problem;
+
+  SqliteStatement& dep_insert(sqlite3* db, size_t rows) {
+    if (!add_deps[rows]) add_deps[rows] = std::make_unique<SqliteStatement>(db, dep_insert_sql(rows));
+    return *add_deps[rows];
+  }
+};
+
+RepoWriter::RepoWriter(Corpus& corpus, int64_t scan_id, const RepoSnapshot& header)
+    : corpus_(corpus), scan_id_(scan_id) {
+  header_.name = header.name;
+  header_.source_kind = header.source_kind;
+  header_.location = header.location;
+  header_.commit_id = header.commit_id;
+}
+
+RepoWriter::~RepoWriter() {
+  st_.reset();  // rolls back unless committed
+  try {
+    restore_temp_store();
+  } catch (const Error&) {
+    // The connection is going away with the error that got us here.
+  }
+}
+
+void RepoWriter::begin() {
+  if (st_) return;
+  sqlite3* db = corpus_.handle();
+  // A batch of dependency rows can fail half-way, so SQLite journals what each batch overwrites:
+  // with 16 KB pages that outgrows the 64 KB it keeps in memory and goes to a temporary file,
+  // tens of MB per large repository. In memory while this writer runs (its statements make no
+  // other temporary data), the connection's own setting restored afterwards.
+  {
+    SqliteStatement current(db, "PRAGMA temp_store");
+    saved_temp_store_ = current.step() ? current.column_int(0) : 0;
+  }
+  sqlite_exec(db, "PRAGMA temp_store=MEMORY");
+  st_ = std::make_unique<Statements>(db);
+  SqliteStatement upsert_repo(db,
+                              "INSERT INTO repos(name, source_kind, location, commit_id, scanned_at) "
+                              "VALUES (?, ?, ?, ?, ?) ON CONFLICT(name) DO UPDATE SET "
+                              "source_kind=excluded.source_kind, location=excluded.location, "
+                              "commit_id=excluded.commit_id, scanned_at=excluded.scanned_at");
+  upsert_repo.bind(1, header_.name).bind(2, header_.source_kind).bind(3, header_.location);
+  upsert_repo.bind_optional(4, header_.commit_id).bind(5, utc_now());
+  upsert_repo.run();
+  SqliteStatement repo_id_of(db, "SELECT id FROM repos WHERE name=?");
+  repo_id_of.bind(1, header_.name);
+  repo_id_of.step();
+  repo_id_ = repo_id_of.column_int(0);
+  repo_id_of.reset();
+
+  SqliteStatement drop_files(db, "DELETE FROM files WHERE repo_id=?");
+  drop_files.bind(1, repo_id_);
+  drop_files.run();
+  SqliteStatement ids(db, "SELECT id FROM kernels WHERE repo_id=?");
+  ids.bind(1, repo_id_);
+  while (ids.step()) previous_.insert(ids.column_int(0));
+  ids.reset();
+}
+
+void RepoWriter::add(const FileRecord& f) {
+  begin();
+  auto& s = st_->add_file;
+  s.bind(1, repo_id_).bind(2, f.path).bind(3, f.blob_id).bind(4, f.size).bind(5, f.parsed ? 1 : 0);
+  s.bind(6, f.kernel_count);
+  s.run();
+}
+
+void RepoWriter::add(const KernelRecord& rec) {
+  begin();
+  if (rec.plugin == inductor::kPlugin) {
+    inductor_.push_back(rec);
+    return;
+  }
+  write_kernel(rec);
+}
+
+void RepoWriter::add(const ScanProblem& p) {
+  begin();
+  auto& s = st_->add_problem;
+  s.bind(1, scan_id_).bind(2, header_.name).bind(3, p.path);
+  if (p.line > 0) {
+    s.bind(4, p.line);
+  } else {
+    s.bind_null(4);
+  }
+  s.bind(5, p.kind).bind(6, p.message);
+  s.run();
+}
+
+void RepoWriter::add(const ScannedFile& file) {
+  add(file.file);
+  for (const auto& k : file.kernels) add(k);
+  for (const auto& p : file.problems) add(p);
+}
+
+int64_t RepoWriter::write_kernel(const KernelRecord& rec) {
+  Statements& st = *st_;
+  const ExtractedKernel& k = rec.kernel;
+  std::string source_sha = sha256_hex(k.source);
+  std::string standalone_sha = sha256_hex(k.standalone);
+  nlohmann::json externals(k.external_modules);
+  st.find.bind(1, repo_id_).bind(2, rec.path).bind(3, k.qualname).bind(4, source_sha);
+  int64_t id = st.find.step() ? st.find.column_int(0) : 0;
+  st.find.reset();
+  if (id && kept_.count(id)) return id;  // the same definition twice in one file (if/else variants)
+  // The texts outlive each statement's run: bound without a copy (standalones reaching a whole
+  // runtime are tens of KB each).
+  if (id) {
+    st.update.bind(1, rec.plugin).bind(2, k.name).bind(3, k.start_line).bind(4, k.end_line);
+    st.update.bind_static(5, k.standalone);
+    st.update.bind(6, standalone_sha).bind(7, k.self_contained ? 1 : 0).bind(8, externals.dump());
+    st.update.bind(9, k.meta.dump()).bind_optional(10, header_.commit_id).bind(11, id);
+    st.update.run();
+    ++outcome_.kernels_kept;
+  } else {
+    st.insert.bind(1, rec.plugin).bind(2, k.name).bind(3, k.qualname).bind(4, header_.name).bind(5, repo_id_);
+    st.insert.bind(6, rec.path).bind(7, k.start_line).bind(8, k.end_line);
+    st.insert.bind_static(9, k.source).bind_static(10, k.standalone);
+    st.insert.bind(11, source_sha).bind(12, standalone_sha).bind(13, k.self_contained ? 1 : 0);
+    st.insert.bind(14, externals.dump()).bind(15, k.meta.dump()).bind_optional(16, header_.commit_id);
+    st.insert.run();
+    id = sqlite3_last_insert_rowid(corpus_.handle());
+    ++outcome_.kernels_added;
+  }
+  kept_.insert(id);
+  st.drop_deps.bind(1, id);
+  st.drop_deps.run();
+  auto bind_dep = [&](SqliteStatement& s, int at, const Dependency& d) {
+    s.bind(at + 1, id).bind_static(at + 2, d.name).bind_static(at + 3, d.kind);
+    if (d.path.empty()) {
+      s.bind_null(at + 4);
+    } else {
+      s.bind_static(at + 4, d.path);
+    }
+    if (d.start_line > 0) {
+      s.bind(at + 5, d.start_line);
+    } else {
+      s.bind_null(at + 5);
+    }
+  };
+  for (size_t next = 0, count = k.dependencies.size(); next < count;) {
+    size_t rows = std::min(kDepBatch, count - next);
+    SqliteStatement& add = st.dep_insert(corpus_.handle(), rows);
+    for (size_t r = 0; r < rows; ++r) bind_dep(add, static_cast<int>(5 * r), k.dependencies[next + r]);
+    add.run();
+    next += rows;
+  }
+  return id;
+}
+
+void RepoWriter::restore_temp_store() {
+  if (saved_temp_store_ < 0) return;
+  sqlite_exec(corpus_.handle(), "PRAGMA temp_store=" + std::to_string(saved_temp_store_));
+  saved_temp_store_ = -1;
+}
+
+StoreOutcome RepoWriter::commit() {
+  begin();
+  sqlite3* db = corpus_.handle();
+  InductorRows inductor(inductor_);  // one row per distinct Inductor kernel; see 002_inductor.sql
+  for (size_t i = 0; i < inductor_.size(); ++i)
+    if (inductor.owns_row(i)) inductor.set_row_id(i, write_kernel(inductor_[i]));
+  SqliteStatement drop_kernel(db, "DELETE FROM kernels WHERE id=?");
+  for (int64_t id : previous_) {
+    if (kept_.count(id)) continue;
+    drop_kernel.bind(1, id);
+    drop_kernel.run();
+    ++outcome_.kernels_removed;
+  }
+  inductor.store(db, scan_id_, repo_id_, header_.name);
+  st_->tx.commit();
+  st_.reset();
+  restore_temp_store();
+  return outcome_;
+}
+
+}  // namespace mine

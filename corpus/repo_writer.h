@@ -1,0 +1,53 @@
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <set>
+#include <vector>
+
+#include "corpus/corpus.h"
+
+namespace mine {
+
+// Writes one repository's scan into the corpus file by file, as the scanner delivers them, in
+// one transaction: nothing of it is visible, and a kill leaves the corpus as it was, until
+// commit(). Kernels whose identity (repo, path, qualname, source hash) is unchanged keep their
+// id; kernels the repository no longer has are removed at commit.
+//
+// The transaction starts with the first piece (taking the corpus's write lock, waiting for
+// another writer as Corpus::open's busy timeout allows) and is rolled back if the writer is
+// destroyed without commit().
+class RepoWriter {
+ public:
+  // `header`: name, source_kind, location, commit_id (its files, kernels and problems are ignored).
+  RepoWriter(Corpus& corpus, int64_t scan_id, const RepoSnapshot& header);
+  ~RepoWriter();
+  RepoWriter(const RepoWriter&) = delete;
+  RepoWriter& operator=(const RepoWriter&) = delete;
+
+  void add(const FileRecord& file);
+  void add(const KernelRecord& kernel);
+  void add(const ScanProblem& problem);
+  // Everything one file yielded; the file's texts can be freed as soon as this returns.
+  void add(const ScannedFile& file);
+
+  StoreOutcome commit();
+
+ private:
+  struct Statements;
+  void begin();
+  void restore_temp_store();
+  int64_t write_kernel(const KernelRecord& rec);  // the row's id; 0 for a repeat in the same file
+
+  Corpus& corpus_;
+  int64_t scan_id_;
+  RepoSnapshot header_;
+  int64_t repo_id_ = 0;
+  std::unique_ptr<Statements> st_;  // set once the transaction has begun
+  int64_t saved_temp_store_ = -1;   // the connection's temp_store while this writer changed it
+  std::set<int64_t> previous_, kept_;
+  // Inductor records are written at commit: rows are shared between records of the whole tree.
+  std::vector<KernelRecord> inductor_;
+  StoreOutcome outcome_;
+};
+
+}  // namespace mine
