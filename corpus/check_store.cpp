@@ -7,16 +7,10 @@
 
 #include "core/error.h"
 #include "corpus/sqlite_statement.h"
+#include "core/utc_time.h"
 
 namespace mine {
 namespace {
-
-std::string utc_now() {
-  std::time_t t = std::time(nullptr);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
-  return buf;
-}
 
 void bind_real(SqliteStatement& s, int i, const std::optional<double>& v) {
   if (v) sqlite3_bind_double(s.raw(), i, *v);

@@ -12,16 +12,10 @@
 #include "corpus/repo_writer.h"
 #include "corpus/schema_files.h"
 #include "corpus/sqlite_statement.h"
+#include "core/utc_time.h"
 
 namespace mine {
 namespace {
-
-std::string utc_now() {
-  std::time_t t = std::time(nullptr);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
-  return buf;
-}
 
 // Denies everything a read-only query must not do, whatever the SQL says.
 int read_only_authorizer(void*, int action, const char* table, const char*, const char*, const char*) {

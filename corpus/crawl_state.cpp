@@ -3,19 +3,10 @@
 #include <ctime>
 
 #include "core/crawl/secret_redaction.h"
+#include "core/utc_time.h"
 #include "corpus/sqlite_statement.h"
 
 namespace mine {
-namespace {
-
-std::string utc_now() {
-  std::time_t t = std::time(nullptr);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
-  return buf;
-}
-
-}  // namespace
 
 void CorpusCrawlState::upsert_discovered(const RepoInfo& r) {
   std::lock_guard lock(mutex_);

@@ -7,6 +7,7 @@
 
 #include "core/error.h"
 #include "corpus/sqlite_statement.h"
+#include "core/utc_time.h"
 
 namespace mine {
 namespace {
@@ -29,13 +30,6 @@ std::string optional_column(const std::set<std::string>& have, const std::string
   for (const char* n : names)
     if (have.count(n)) return alias + "." + n;
   return "NULL";
-}
-
-std::string utc_now() {
-  std::time_t t = std::time(nullptr);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
-  return buf;
 }
 
 std::vector<uint32_t> blob_to_signature(sqlite3_stmt* st, int col) {

@@ -9,16 +9,10 @@
 #include "corpus/inductor_store.h"
 #include "corpus/sqlite_statement.h"
 #include "plugins/inductor/inductor_records.h"
+#include "core/utc_time.h"
 
 namespace mine {
 namespace {
-
-std::string utc_now() {
-  std::time_t t = std::time(nullptr);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
-  return buf;
-}
 
 // Dependency rows go in kDepBatch at a time, the rest of a kernel's rows in one more statement:
 // a kernel reaching a whole runtime has hundreds, and one statement per row cost more than the

@@ -7,16 +7,10 @@
 #include "core/report/corpus_report.h"
 #include "corpus/corpus.h"
 #include "corpus/stats_store.h"
+#include "core/utc_time.h"
 
 namespace mine::cli {
 namespace {
-
-std::string utc_now() {
-  std::time_t t = std::time(nullptr);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
-  return buf;
-}
 
 int run_report(const std::vector<std::string>& args) {
   po::options_description options("mine report options");

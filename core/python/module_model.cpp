@@ -314,8 +314,9 @@ std::optional<std::string> PythonModule::qualified_name(TSNode expression) const
   return out;
 }
 
-std::string PythonModule::dedented_text(TSNode n, int indent) const {
-  std::string text = text_of(n);
+std::string PythonModule::dedented_text(TSNode n, int indent) const { return dedent_lines(text_of(n), indent); }
+
+std::string dedent_lines(const std::string& text, int indent) {
   if (indent <= 0) return text;
   std::string out;
   out.reserve(text.size());

@@ -97,4 +97,8 @@ class PythonModule {
   std::map<uint32_t, size_t> statement_at_;  // start byte -> index in statements_
 };
 
+// `text` with up to `indent` columns of leading blanks removed from every line but the first
+// (the first starts where its statement does): a nested statement's text, as at module level.
+std::string dedent_lines(const std::string& text, int indent);
+
 }  // namespace mine

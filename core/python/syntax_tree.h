@@ -1,6 +1,8 @@
 #pragma once
 #include <tree_sitter/api.h>
 
+#include "include/mine/ts_nodes.h"
+
 #include <memory>
 #include <string>
 #include <string_view>
@@ -31,21 +33,7 @@ class SyntaxTree {
   TSTree* tree_;
 };
 
-// Small readers over TSNode, named after what they answer.
-inline std::string_view node_type(TSNode n) { return ts_node_type(n); }
-inline bool is_type(TSNode n, std::string_view t) { return !ts_node_is_null(n) && node_type(n) == t; }
-inline TSNode field(TSNode n, const char* name) {
-  return ts_node_child_by_field_name(n, name, static_cast<uint32_t>(std::char_traits<char>::length(name)));
-}
-inline int first_line(TSNode n) { return static_cast<int>(ts_node_start_point(n).row) + 1; }
-inline int last_line(TSNode n) { return static_cast<int>(ts_node_end_point(n).row) + 1; }
-
-// For each named child: f(child).
-template <typename F>
-void for_each_named_child(TSNode n, F&& f) {
-  uint32_t count = ts_node_named_child_count(n);
-  for (uint32_t i = 0; i < count; ++i) f(ts_node_named_child(n, i));
-}
+using namespace ts;  // node_type, is_type, field, first_line, last_line, for_each_named_child
 
 // First ERROR or MISSING node under `n` in document order, or a null node.
 TSNode first_syntax_error(TSNode n);

@@ -53,29 +53,6 @@ const ImportBinding* binding_named(const ModuleStatement& s, const std::string& 
   return found;
 }
 
-// Removes up to `indent` columns of leading blanks from every line but the first, as
-// PythonModule::dedented_text does for text that was edited first.
-std::string dedent(const std::string& text, int indent) {
-  if (indent <= 0) return text;
-  std::string out;
-  out.reserve(text.size());
-  size_t pos = 0;
-  bool first = true;
-  while (pos <= text.size()) {
-    size_t end = text.find('\n', pos);
-    if (end == std::string::npos) end = text.size();
-    size_t skip = 0;
-    if (!first)
-      while (skip < static_cast<size_t>(indent) && pos + skip < end && (text[pos + skip] == ' ' || text[pos + skip] == '\t'))
-        ++skip;
-    out.append(text, pos + skip, end - pos - skip);
-    if (end < text.size()) out.push_back('\n');
-    pos = end + 1;
-    first = false;
-  }
-  return out;
-}
-
 // `pkg/ops/utils.py` -> `pkg_ops_utils`; `pkg/__init__.py` -> `pkg`: the suffix of a renamed name.
 std::string module_tag(const std::string& path) {
   std::string p = path;
@@ -587,7 +564,7 @@ class ClosureBuilder {
     }
     const std::string& text = m->tree().text();
     auto edits = edits_for(m, references(m, &s), text);
-    rewritten_ = dedent(apply(text, ts_node_start_byte(s.node), ts_node_end_byte(s.node), edits), s.indent);
+    rewritten_ = dedent_lines(apply(text, ts_node_start_byte(s.node), ts_node_end_byte(s.node), edits), s.indent);
     return rewritten_;
   }
 
@@ -600,7 +577,7 @@ class ClosureBuilder {
       std::string out;
       for (const auto& p : root_.pieces) {
         out += p.before;
-        out += dedent(apply(text, ts_node_start_byte(p.node), ts_node_end_byte(p.node), edits), p.indent);
+        out += dedent_lines(apply(text, ts_node_start_byte(p.node), ts_node_end_byte(p.node), edits), p.indent);
         out += p.after;
       }
       return out;

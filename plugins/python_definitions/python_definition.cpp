@@ -83,13 +83,7 @@ ExtractedKernel kernel_from_function(const FileView& file, const FunctionSite& s
 }
 
 TSNode keyword_argument(const PythonModule& m, TSNode call, const std::string& name) {
-  TSNode found{};
-  if (!is_type(call, "call")) return found;
-  for_each_named_child(field(call, "arguments"), [&](TSNode a) {
-    if (ts_node_is_null(found) && is_type(a, "keyword_argument") && m.text_of(field(a, "name")) == name)
-      found = field(a, "value");
-  });
-  return found;
+  return ts::keyword_value(call, name, [&](TSNode n) { return m.text_of(n); });
 }
 
 }  // namespace mine

@@ -12,13 +12,7 @@ std::vector<TSNode> decorators_of(TSNode node) {
 }
 
 TSNode keyword_argument(const PythonFile& file, TSNode call, const std::string& name) {
-  TSNode found{};
-  if (!is_type(call, "call")) return found;
-  for_each_named_child(field(call, "arguments"), [&](TSNode a) {
-    if (ts_node_is_null(found) && is_type(a, "keyword_argument") && file.view_of(field(a, "name")) == name)
-      found = field(a, "value");
-  });
-  return found;
+  return ts::keyword_value(call, name, [&](TSNode n) { return file.view_of(n); });
 }
 
 }  // namespace mine::sdk

@@ -2,6 +2,7 @@
 // C++ conveniences over include/mine/plugin.h for plugins written in C++. Everything here goes
 // through the C ABI's host table: a plugin built on it needs nothing else of mine.
 #include "include/mine/plugin.h"
+#include "include/mine/ts_nodes.h"
 
 #include <optional>
 #include <string>
@@ -10,19 +11,7 @@
 
 namespace mine::sdk {
 
-// Small readers over TSNode, named after what they answer.
-inline std::string_view node_type(TSNode n) { return ts_node_type(n); }
-inline bool is_type(TSNode n, std::string_view t) { return !ts_node_is_null(n) && node_type(n) == t; }
-inline TSNode field(TSNode n, const char* name) {
-  return ts_node_child_by_field_name(n, name, static_cast<uint32_t>(std::char_traits<char>::length(name)));
-}
-inline int first_line(TSNode n) { return static_cast<int>(ts_node_start_point(n).row) + 1; }
-inline int last_line(TSNode n) { return static_cast<int>(ts_node_end_point(n).row) + 1; }
-template <typename F>
-void for_each_named_child(TSNode n, F&& f) {
-  uint32_t count = ts_node_named_child_count(n);
-  for (uint32_t i = 0; i < count; ++i) f(ts_node_named_child(n, i));
-}
+using namespace ts;  // node_type, is_type, field, first_line, last_line, for_each_named_child
 
 // One file (or, in a label callback, one module of the repository) as the host shows it.
 class PythonFile {
