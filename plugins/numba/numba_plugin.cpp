@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 
+#include "plugins/sdk/file_reports.h"
 #include "plugins/sdk/plugin_entry.h"
 #include "plugins/sdk/python_file.h"
 
@@ -104,7 +105,7 @@ const char* label(void*, const mine_host* host, const mine_file* module, size_t 
 
 class KernelBuilder {
  public:
-  KernelBuilder(const PythonFile& file, mine_sink* sink) : m_(file), sink_(sink) {}
+  KernelBuilder(const PythonFile& file, mine_sink* sink) : m_(file), reports_(file, sink, "numba", label) {}
 
   void from_function(size_t index) {
     mine_python_function site = m_.function(index);
@@ -156,18 +157,12 @@ class KernelBuilder {
   }
 
   void report(int root_kind, size_t root, const char* name, const nlohmann::json& meta, int line) {
-    std::string meta_text = meta.dump();
-    mine_python_kernel k{root_kind, root, name, nullptr, meta_text.c_str(), label, nullptr};
-    if (m_.host()->report_python_kernel(sink_, m_.handle(), &k) != 0)
-      problem(line, "plugin", "mine refused a numba kernel report");
+    reports_.kernel(root_kind, root, name, meta, line);
   }
-
-  void problem(int line, const std::string& kind, const std::string& message) {
-    m_.host()->report_problem(sink_, line, kind.c_str(), message.c_str());
-  }
+  void problem(int line, const std::string& kind, const std::string& message) { reports_.problem(line, kind, message); }
 
   const PythonFile& m_;
-  mine_sink* sink_;
+  FileReports reports_;
 };
 
 void extract(const mine_host* host, const mine_file* file, mine_sink* sink, void*) {
