@@ -60,7 +60,14 @@ namespace {
 // The hot loop: every (shingle, permutation) pair. Blocks of 16 permutations keep their running
 // minima in vector registers while all shingles stream past. Cloned for AVX-512DQ (native 64-bit
 // multiply) and AVX2 so one binary runs fast on what it finds; results are identical everywhere.
-__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default"))) void min_over_shingles(
+// ThreadSanitizer's runtime is not up yet when ifunc resolvers run, and crashes in them: a
+// TSan build gets the one portable version.
+#if defined(__SANITIZE_THREAD__)
+#define MINE_CLONED_FOR_CPUS
+#else
+#define MINE_CLONED_FOR_CPUS __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+#endif
+MINE_CLONED_FOR_CPUS void min_over_shingles(
     const uint64_t* xs, size_t n, const uint64_t* a, const uint64_t* b, size_t perms, uint32_t* out) {
   constexpr size_t kBlock = 16;
   size_t p0 = 0;

@@ -363,7 +363,11 @@ void Scanner::extract(const SourceTree& tree, const std::string& repo_name,
     Repository repo = repository_for(*reader);
     for (size_t i = take(); i < n; i = take()) {
       try {
-        process(*reader, entries[i], outcomes[i], repo);
+        // A copy: reading fills in size and blob id, while other workers may copy entries[i]
+        // to load this file as another kernel's cross-file module (a data race ThreadSanitizer
+        // found on folder scans).
+        SourceEntry entry = entries[i];
+        process(*reader, entry, outcomes[i], repo);
       } catch (const std::exception& e) {
         outcomes[i].problems.push_back({entries[i].path, 0, "internal", e.what()});
       }
