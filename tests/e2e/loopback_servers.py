@@ -27,13 +27,28 @@ def start_git_daemon(served, port):
     return proc
 
 
-def start_fake_github(population_file, *options):
+def start_fake_github(population_file, *options, env=None):
     """tests/fake_github/server.py over the repositories in `population_file`; returns the
     process and the API's base URL."""
-    proc = subprocess.Popen(["python3", "-u", os.path.join(SOURCE, "tests", "fake_github", "server.py"),
-                             "--population-file", population_file, *options],
-                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, start_new_session=True)
-    return proc, "http://127.0.0.1:%s" % proc.stdout.readline().decode().split()[1]
+    proc, port = start_announcing(["python3", "-u", os.path.join(SOURCE, "tests", "fake_github", "server.py"),
+                                   "--population-file", population_file, *options], env)
+    return proc, "http://127.0.0.1:%d" % port
+
+
+def start_git_http(served):
+    """tests/fake_github/git_http_server.py (git's smart HTTP through `git http-backend`) over the
+    bare repositories under `served`; returns the process and its port."""
+    return start_announcing(["python3", os.path.join(SOURCE, "tests", "fake_github", "git_http_server.py"), served])
+
+
+def start_announcing(argv, env=None):
+    """Starts a server that prints `PORT <n>` once it listens; returns the process and the port."""
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, start_new_session=True)
+    line = proc.stdout.readline().decode()
+    if not line.startswith("PORT "):
+        proc.kill()
+        raise RuntimeError("%s did not start: %r" % (os.path.basename(argv[1]), line))
+    return proc, int(line.split()[1])
 
 
 def wait_for_port(port):

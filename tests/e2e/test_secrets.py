@@ -18,19 +18,12 @@ import time
 import unittest
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+from loopback_servers import start_fake_github, start_git_http
+
 MINE = os.environ["MINE"]
 FIXTURES = os.environ["MINE_FIXTURES_DIR"]
-SOURCE = os.environ["MINE_SOURCE_DIR"]
 TOKEN = "ghp_PLANTEDtoken%dXYZ" % os.getpid()
 WRONG = "ghp_WRONGtoken%dABC" % os.getpid()
-
-
-def start(argv, env=None):
-    p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, start_new_session=True)
-    line = p.stdout.readline().decode()
-    if not line.startswith("PORT "):
-        raise RuntimeError("%s did not start: %r" % (argv[1], line))
-    return p, int(line.split()[1])
 
 
 def repo_json(i, name, clone_url):
@@ -87,7 +80,7 @@ class Secrets(unittest.TestCase):
         subprocess.run(["git", "clone", "-q", "--bare", src, os.path.join(served, "owner", "good.git")], check=True)
 
         cls.procs = []
-        http, http_port = start(["python3", os.path.join(SOURCE, "tests", "fake_github", "git_http_server.py"), served])
+        http, http_port = start_git_http(served)
         cls.procs.append(http)
         base = "http://127.0.0.1:%d/owner/" % http_port
         with_token = "http://x-access-token:%s@127.0.0.1:%d/owner/" % (TOKEN, http_port)
@@ -98,12 +91,10 @@ class Secrets(unittest.TestCase):
         pop = os.path.join(t, "population.json")
         with open(pop, "w") as f:
             json.dump(population, f)
-        api, api_port = start(["python3", "-u", os.path.join(SOURCE, "tests", "fake_github", "server.py"),
-                               "--population-file", pop, "--echo-auth", "--echo-auth-in-body",
-                               "--fail-502-every", "4", "--secondary-every", "6", "--retry-after", "1"],
-                              env=dict(os.environ, FAKE_GITHUB_REQUIRE_TOKEN=TOKEN))
+        api, cls.api = start_fake_github(pop, "--echo-auth", "--echo-auth-in-body", "--fail-502-every", "4",
+                                         "--secondary-every", "6", "--retry-after", "1",
+                                         env=dict(os.environ, FAKE_GITHUB_REQUIRE_TOKEN=TOKEN))
         cls.procs.append(api)
-        cls.api = "http://127.0.0.1:%d" % api_port
 
         cls.outputs = {}  # what each command printed, stdout and stderr together
         env = {k: v for k, v in os.environ.items() if k != "GITHUB_TOKEN"}
@@ -163,15 +154,14 @@ class Secrets(unittest.TestCase):
         recorder.seen, recorder.answer = [], population[0]
         threading.Thread(target=recorder.serve_forever, daemon=True).start()
         cls.recorder = recorder
-        redirecting, redirect_port = start(["python3", "-u", os.path.join(SOURCE, "tests", "fake_github", "server.py"),
-                                            "--population-file", pop, "--redirect-repos-to",
-                                            "http://127.0.0.1:%d" % recorder.server_address[1]],
-                                           env=dict(os.environ, FAKE_GITHUB_REQUIRE_TOKEN=TOKEN))
+        redirecting, redirect_api = start_fake_github(pop, "--redirect-repos-to",
+                                                      "http://127.0.0.1:%d" % recorder.server_address[1],
+                                                      env=dict(os.environ, FAKE_GITHUB_REQUIRE_TOKEN=TOKEN))
         cls.procs.append(redirecting)
         repos_file = os.path.join(t, "repos.txt")
         with open(repos_file, "w") as f:
             f.write("owner/renamed\n")
-        cls.redirected = run("redirect", [MINE, "crawl", "--api-url", "http://127.0.0.1:%d" % redirect_port,
+        cls.redirected = run("redirect", [MINE, "crawl", "--api-url", redirect_api,
                                           "--repos-file", repos_file, "--db", os.path.join(t, "redirect.db"),
                                           "--cache-dir", os.path.join(t, "rc")], env=dict(env, GITHUB_TOKEN=TOKEN))
         recorder.shutdown()
