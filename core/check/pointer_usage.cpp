@@ -40,11 +40,7 @@ TSNode argument(TSNode call, size_t position) {
 
 // The value of keyword argument `name`, or a null node.
 TSNode keyword(TSNode call, std::string_view name, const PythonModule& m) {
-  TSNode found{};
-  for_each_named_child(field(call, "arguments"), [&](TSNode a) {
-    if (is_type(a, "keyword_argument") && m.text_of(field(a, "name")) == name) found = field(a, "value");
-  });
-  return found;
+  return ts::keyword_value(call, name, [&](TSNode n) { return m.text_of(n); });
 }
 
 }  // namespace
@@ -300,24 +296,21 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
     }
   }
 
-  // Helpers: a pointer handed to a module function that uses it as one.
-  auto helper_of = [&](TSNode call) -> const FunctionSite* {
+  // Calls of the module's own functions, with the function each one reaches (resolved once: the
+  // pointer and the integer evidence below both read them).
+  std::vector<std::pair<TSNode, const FunctionSite*>> helper_calls;
+  for (TSNode call : calls) {
     std::string callee = m_.text_of(field(call, "function"));
     const FunctionSite* helper = nullptr;
     for (const auto& f : m_.functions())
       if (f.statement && f.name == callee && f.qualname != function.qualname) helper = &f;
-    return helper;
-  };
-  auto for_each_argument = [&](TSNode call, const FunctionSite& helper,
-                               const std::function<void(const std::string&, TSNode)>& visit) {
-    for_each_call_argument(m_, call, helper.definition, visit);
-  };
-  for (TSNode call : calls) {
-    std::string callee = m_.text_of(field(call, "function"));
-    const FunctionSite* helper = helper_of(call);
-    if (!helper) continue;
+    if (helper) helper_calls.emplace_back(call, helper);
+  }
+  // Helpers: a pointer handed to a module function that uses it as one.
+  for (const auto& [call, helper] : helper_calls) {
+    std::string callee = helper->name;
     const PointerFacts& hf = facts(*helper);
-    for_each_argument(call, *helper, [&](const std::string& target, TSNode value) {
+    for_each_call_argument(m_, call, helper->definition, [&](const std::string& target, TSNode value) {
       if (!hf.pointers.count(target)) return;
       for (const auto& p : bases_of(value)) {
         note(p, "passed to " + callee + "(" + target + ")");
@@ -500,11 +493,9 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
       return found;
     };
     // Values handed to a helper that uses its parameter as an integer (an offset, a bound).
-    for (TSNode call : calls) {
-      const FunctionSite* helper = helper_of(call);
-      if (!helper) continue;
+    for (const auto& [call, helper] : helper_calls) {
       const PointerFacts& hf = facts(*helper);
-      for_each_argument(call, *helper, [&](const std::string& target, TSNode value) {
+      for_each_call_argument(m_, call, helper->definition, [&](const std::string& target, TSNode value) {
         if (hf.integer_params.count(target))
           for (const std::string& name : arithmetic_operands(value)) int_used.insert(name);
       });

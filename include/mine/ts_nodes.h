@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace mine::ts {
 
@@ -22,6 +23,17 @@ template <typename F>
 void for_each_named_child(TSNode n, F&& f) {
   uint32_t count = ts_node_named_child_count(n);
   for (uint32_t i = 0; i < count; ++i) f(ts_node_named_child(n, i));
+}
+
+// The decorator expressions of a `decorated_definition` (`triton.jit`, `triton.autotune(...)`),
+// in source order; none for anything else.
+inline std::vector<TSNode> decorators_of(TSNode node) {
+  std::vector<TSNode> out;
+  if (!is_type(node, "decorated_definition")) return out;
+  for_each_named_child(node, [&](TSNode d) {
+    if (is_type(d, "decorator")) out.push_back(ts_node_named_child(d, 0));
+  });
+  return out;
 }
 
 // The value of keyword argument `name` in a call's arguments, or a null node. `text_of(node)`

@@ -2,15 +2,6 @@
 
 namespace mine {
 
-std::vector<TSNode> decorators_of(TSNode node) {
-  std::vector<TSNode> out;
-  if (!is_type(node, "decorated_definition")) return out;
-  for_each_named_child(node, [&](TSNode d) {
-    if (is_type(d, "decorator")) out.push_back(ts_node_named_child(d, 0));
-  });
-  return out;
-}
-
 nlohmann::json parameters_of(const PythonModule& m, TSNode definition) {
   nlohmann::json params = nlohmann::json::array();
   TSNode list = field(definition, "parameters");

@@ -8,10 +8,8 @@
 namespace mine {
 
 // Pieces every decorator-based Python kernel plugin needs; kept out of the core because they
-// shape what a plugin reports, not how files are modelled.
-
-// Decorator expressions of a decorated_definition, top to bottom (empty for a bare def).
-std::vector<TSNode> decorators_of(TSNode statement);
+// shape what a plugin reports, not how files are modelled. (decorators_of is in
+// include/mine/ts_nodes.h: it needs nothing but tree-sitter.)
 
 // Parameters with their annotations and defaults, for signature inference by `mine check`.
 nlohmann::json parameters_of(const PythonModule& m, TSNode definition);

@@ -76,9 +76,6 @@ class PythonFile {
   const mine_file* file_;
 };
 
-// Decorator expressions of a decorated_definition, top to bottom (empty for a bare def).
-std::vector<TSNode> decorators_of(TSNode statement);
-
 // Value of keyword argument `name` in a call node, or a null node.
 TSNode keyword_argument(const PythonFile& file, TSNode call, const std::string& name);
 
