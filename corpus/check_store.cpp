@@ -88,12 +88,57 @@ std::set<int64_t> jitted_helper_kernels(const Corpus& read_only) {
   return out;
 }
 
+void attach_launches(const Corpus& read_only, std::vector<CheckKernel>& kernels) {
+  SqliteStatement q(read_only.handle(),
+                    "SELECT id, path, line, launcher, kind, callee, grid, grid_value, grid_env, options, args, complete "
+                    "FROM kernel_launches WHERE kernel_id=? ORDER BY path, line, id");
+  auto parsed = [](const std::string& text, nlohmann::json fallback) {
+    nlohmann::json v = nlohmann::json::parse(text, nullptr, false);
+    return v.is_discarded() ? fallback : v;
+  };
+  for (auto& k : kernels) {
+    q.bind(1, k.id);
+    while (q.step()) {
+      LaunchSite s;
+      s.id = q.column_int(0);
+      s.path = q.column_text(1);
+      s.line = static_cast<int>(q.column_int(2));
+      s.launcher = q.column_text(3);
+      s.kind = q.column_text(4);
+      s.callee = q.column_text(5);
+      if (!q.column_is_null(6)) s.grid_text = q.column_text(6);
+      if (!q.column_is_null(7)) s.grid = parsed(q.column_text(7), nullptr);
+      s.grid_env = parsed(q.column_text(8), nlohmann::json::object());
+      s.options = parsed(q.column_text(9), nlohmann::json::object());
+      for (const auto& a : parsed(q.column_text(10), nlohmann::json::array())) {
+        if (!a.is_object()) continue;
+        LaunchArgument arg;
+        arg.param = a.value("param", "");
+        arg.keyword = a.value("keyword", "");
+        arg.position = a.value("position", -1);
+        arg.text = a.value("text", "");
+        arg.role = a.value("role", "unknown");
+        arg.dtype = a.value("dtype", "");
+        arg.value = a.contains("value") ? a["value"] : nlohmann::json(nullptr);
+        arg.shape = a.contains("shape") ? a["shape"] : nlohmann::json(nullptr);
+        arg.tensor = a.value("tensor", "");
+        arg.nominal = a.value("nominal", false);
+        s.args.push_back(std::move(arg));
+      }
+      s.complete = q.column_int(11) != 0;
+      k.launches.push_back(std::move(s));
+    }
+    q.reset();
+  }
+}
+
 void store_signatures(Corpus& corpus, const std::vector<std::pair<CheckKernel, check::InferredSignature>>& inferred) {
   sqlite3* db = corpus.handle();
   SqliteTransaction tx(db);
   SqliteStatement put(db,
                       "INSERT OR REPLACE INTO kernel_signatures(kernel_id, signature, constexprs, guessed, origins, grid, "
-                      "numels, options, autotune, notes, standalone_sha256, inferred_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)");
+                      "numels, options, autotune, notes, standalone_sha256, inferred_at, launch_id, launch_count) "
+                      "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
   std::string now = utc_now();
   for (const auto& [k, sig] : inferred) {
     put.bind(1, k.id).bind(2, sig.signature().dump()).bind(3, sig.constexprs().dump()).bind(4, sig.guessed().dump());
@@ -101,6 +146,9 @@ void store_signatures(Corpus& corpus, const std::vector<std::pair<CheckKernel, c
     bind_json(put, 6, sig.grid);
     put.bind(7, sig.numels.dump()).bind(8, sig.options.dump()).bind(9, sig.autotune.dump());
     put.bind(10, nlohmann::json(sig.notes).dump()).bind(11, k.standalone_sha256).bind(12, now);
+    if (sig.launch_id) put.bind(13, sig.launch_id);
+    else put.bind_null(13);
+    put.bind(14, static_cast<int64_t>(sig.launch_count));
     put.run();
   }
   tx.commit();

@@ -17,6 +17,7 @@ struct CheckKernel {
   std::string plugin, name, standalone, standalone_sha256;
   nlohmann::json meta;
   std::string repo, path, qualname, source_sha256;  // the identity `--shard` hashes
+  std::vector<LaunchSite> launches;  // its launch sites (kernel_launches), by file and line
 };
 
 // Kernels `mine check` can check (Triton, Inductor and CUDA C kernels with a source), matching the
@@ -30,6 +31,9 @@ std::vector<CheckKernel> select_check_kernels(const Corpus& read_only, const std
 // blocks from its caller, so compiled alone with an inferred launch signature it fails for
 // reasons that are not its own; it is compiled inside every caller instead.
 std::set<int64_t> jitted_helper_kernels(const Corpus& read_only);
+
+// Reads the launch sites of each kernel into its `launches`.
+void attach_launches(const Corpus& read_only, std::vector<CheckKernel>& kernels);
 
 // Replaces the stored signature of each kernel, in one transaction.
 void store_signatures(Corpus& corpus, const std::vector<std::pair<CheckKernel, check::InferredSignature>>& inferred);

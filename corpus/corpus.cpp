@@ -144,6 +144,7 @@ StoreOutcome Corpus::store(int64_t scan_id, const RepoSnapshot& snap) {
   for (const auto& f : snap.files) writer.add(f);
   for (const auto& k : snap.kernels) writer.add(k);
   for (const auto& p : snap.problems) writer.add(p);
+  writer.add(snap.launches);
   return writer.commit();
 }
 

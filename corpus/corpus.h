@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "core/launch/launch_site.h"
 #include "core/plugin.h"
 
 namespace mine {
@@ -38,6 +39,7 @@ struct ScannedFile {
   FileRecord file;
   std::vector<KernelRecord> kernels;
   std::vector<ScanProblem> problems;
+  std::vector<LaunchSite> launches;  // kernel launches in the file, linked to kernels at commit
 };
 
 // Everything one scan learned about one repository or folder; stored in one transaction.
@@ -49,6 +51,7 @@ struct RepoSnapshot {
   std::vector<FileRecord> files;
   std::vector<KernelRecord> kernels;
   std::vector<ScanProblem> problems;
+  std::vector<LaunchSite> launches;
 };
 
 struct StoreOutcome {

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "core/error.h"
+#include "core/launch/launch_binding.h"
 #include "core/sha256.h"
 #include "corpus/inductor_store.h"
 #include "corpus/sqlite_statement.h"
@@ -141,6 +142,66 @@ void RepoWriter::add(const ScannedFile& file) {
   add(file.file);
   for (const auto& k : file.kernels) add(k);
   for (const auto& p : file.problems) add(p);
+  add(file.launches);
+}
+
+void RepoWriter::add(const std::vector<LaunchSite>& launches) {
+  launches_.insert(launches_.end(), launches.begin(), launches.end());
+}
+
+// Every launch of the repository is written again at each scan: a launcher in one file may start
+// launching a kernel of another file that did not change.
+void RepoWriter::store_launches() {
+  sqlite3* db = corpus_.handle();
+  SqliteStatement drop(db, "DELETE FROM kernel_launches WHERE repo_id=?");
+  drop.bind(1, repo_id_);
+  drop.run();
+  if (launches_.empty()) return;
+  std::vector<LaunchTarget> targets;
+  SqliteStatement kernels(db, "SELECT id, name, path, meta, qualname FROM kernels WHERE repo_id=? AND plugin='triton'");
+  kernels.bind(1, repo_id_);
+  while (kernels.step()) {
+    LaunchTarget t;
+    t.id = kernels.column_int(0);
+    t.name = kernels.column_text(1);
+    t.path = kernels.column_text(2);
+    t.qualname = kernels.column_text(4);
+    nlohmann::json meta = nlohmann::json::parse(kernels.column_text(3), nullptr, false);
+    if (meta.is_object() && meta.contains("parameters") && meta["parameters"].is_array())
+      for (const auto& p : meta["parameters"]) {
+        std::string name = p.is_object() ? p.value("name", "") : p.is_string() ? p.get<std::string>() : "";
+        // Comments between parameters are listed in meta too (`# output residual`).
+        if (!name.empty() && name[0] != '*' && name[0] != '#') t.params.push_back(name);
+      }
+    targets.push_back(std::move(t));
+  }
+  kernels.reset();
+  SqliteStatement put(db,
+                      "INSERT INTO kernel_launches(kernel_id, repo_id, path, line, launcher, kind, callee, grid, grid_value, "
+                      "grid_env, options, args, complete) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)");
+  for (const LinkedLaunch& l : link_launches(targets, launches_)) {
+    const LaunchSite& s = l.site;
+    nlohmann::json args = nlohmann::json::array();
+    for (const auto& a : s.args) {
+      nlohmann::json o = {{"param", a.param}, {"position", a.position}, {"text", a.text}, {"role", a.role}};
+      if (!a.keyword.empty()) o["keyword"] = a.keyword;
+      if (!a.dtype.empty()) o["dtype"] = a.dtype;
+      if (!a.value.is_null()) o["value"] = a.value;
+      if (!a.shape.is_null()) o["shape"] = a.shape;
+      if (!a.tensor.empty()) o["tensor"] = a.tensor;
+      if (a.nominal) o["nominal"] = true;
+      args.push_back(std::move(o));
+    }
+    put.bind(1, l.kernel_id).bind(2, repo_id_).bind(3, s.path).bind(4, s.line).bind(5, s.launcher).bind(6, s.kind);
+    put.bind(7, s.callee);
+    if (s.grid_text.empty()) put.bind_null(8);
+    else put.bind(8, s.grid_text);
+    if (s.grid.is_null()) put.bind_null(9);
+    else put.bind(9, s.grid.dump());
+    put.bind(10, s.grid_env.dump()).bind(11, s.options.dump());
+    put.bind(12, args.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)).bind(13, s.complete ? 1 : 0);
+    put.run();
+  }
 }
 
 int64_t RepoWriter::write_kernel(const KernelRecord& rec) {
@@ -218,6 +279,7 @@ StoreOutcome RepoWriter::commit() {
     ++outcome_.kernels_removed;
   }
   inductor.store(db, scan_id_, repo_id_, header_.name);
+  store_launches();
   st_->tx.commit();
   st_.reset();
   restore_temp_store();

@@ -29,6 +29,8 @@ class RepoWriter {
   void add(const ScanProblem& problem);
   // Everything one file yielded; the file's texts can be freed as soon as this returns.
   void add(const ScannedFile& file);
+  // Launch sites; linked to the repository's kernels and stored at commit().
+  void add(const std::vector<LaunchSite>& launches);
 
   StoreOutcome commit();
 
@@ -47,6 +49,8 @@ class RepoWriter {
   std::set<int64_t> previous_, kept_;
   // Inductor records are written at commit: rows are shared between records of the whole tree.
   std::vector<KernelRecord> inductor_;
+  std::vector<LaunchSite> launches_;
+  void store_launches();
   StoreOutcome outcome_;
 };
 

@@ -72,6 +72,9 @@ void write_bundle(const std::string& dir_text, const std::vector<BundleKernel>& 
     if (!k.signature.options.empty()) entry["options"] = k.signature.options;
     entry["guessed"] = k.signature.guessed();
     if (!k.signature.autotune.empty()) entry["autotune"] = k.signature.autotune;
+    if (!k.signature.args.empty()) entry["args"] = k.signature.args;
+    if (!k.signature.tensors.empty()) entry["tensors"] = k.signature.tensors;
+    if (!k.signature.launch.is_null()) entry["launch"] = k.signature.launch;
     list.push_back(std::move(entry));
   }
   nlohmann::ordered_json doc;

@@ -22,10 +22,12 @@
 
 #include <algorithm>
 #include <cctype>
+#include <climits>
 #include <map>
 #include <optional>
 
 #include "core/check/constant_eval.h"
+#include "core/check/launch_facts.h"
 #include "core/check/pointer_usage.h"
 #include "core/error.h"
 #include "core/python/module_model.h"
@@ -647,6 +649,44 @@ bool pointer_name(const std::string& raw) {
          starts_with(name, "ptr_") || ends_with(name, "_PTR");
 }
 
+// Takes what a launch site says of one parameter. False when it says nothing usable for the
+// parameter's kind (a tensor handed to a constexpr), so that the next fact source decides.
+bool apply_launch_fact(const LaunchFact& f, bool is_constexpr, const PointerFacts& body, InferredParam& p,
+                       InferredSignature& out) {
+  p.origin = Origin::Launch;
+  p.why = "launch: " + (f.text.size() > 60 ? f.text.substr(0, 57) + "..." : f.text);
+  if (f.role == "tensor") {
+    if (is_constexpr) return false;
+    auto dt = body.dtypes.find(p.name);
+    std::string dtype = !f.dtype.empty() ? f.dtype : dt != body.dtypes.end() ? dt->second : (index_name(p.name) ? "i32" : "fp32");
+    p.type = "*" + dtype;
+    if (f.dtype.empty()) p.why += dt != body.dtypes.end() ? "; element type from its use" : "; element type unknown";
+    nlohmann::ordered_json t = nlohmann::ordered_json::object();
+    t["shape"] = f.shape;
+    t["dtype"] = dtype;
+    out.tensors[p.name] = t;
+    return true;
+  }
+  if (is_constexpr || f.role == "str" || f.role == "none" || f.role == "dtype") {
+    if (f.role == "dtype" && f.value.is_null()) return false;
+    p.type = "constexpr";
+    p.value = f.role == "none" ? nlohmann::json(nullptr) : f.value;
+    return true;
+  }
+  if (f.role == "int") {
+    int64_t v = f.value.get<int64_t>();
+    p.type = (v > INT32_MAX || v < INT32_MIN) ? "i64" : "i32";
+  } else if (f.role == "float") {
+    p.type = "fp32";
+  } else if (f.role == "bool") {
+    p.type = "i1";
+  } else {
+    return false;
+  }
+  out.args[p.name] = f.value;
+  return true;
+}
+
 InferredSignature triton_signature(const KernelSource& k) {
   InferredSignature out;
   std::unique_ptr<PythonModule> owned;
@@ -726,7 +766,7 @@ InferredSignature triton_signature(const KernelSource& k) {
     }
     if (ends_with(callee, "heuristics")) heuristic_dicts.push_back(ts_node_is_null(values) ? first_positional : values);
   }
-  out.options = autotune.options;
+  out.options = autotune.options;  // a launch's own num_warps / num_stages go over these below
 
   std::set<std::string> heuristic_keys;
   {
@@ -756,11 +796,35 @@ InferredSignature triton_signature(const KernelSource& k) {
   Env known;
   std::set<std::string> ints;
   ConstantEvaluator defaults(*m, nullptr);
+  // Fact source 1: the repository's own launch of the kernel.
+  std::map<std::string, LaunchFact> launched;
+  std::optional<size_t> chosen = preferred_launch(k.launches);
+  out.launch_count = k.launches.size();
+  if (chosen) {
+    const LaunchSite& site = k.launches[*chosen];
+    launched = launch_facts(site);
+    out.launch_id = site.id;
+    out.launch = {{"id", site.id}, {"path", site.path}, {"line", site.line}, {"launcher", site.launcher}};
+    for (const auto& [key, v] : site.options.items())
+      if (key == "num_warps" || key == "num_stages" || key == "num_ctas" || key == "maxnreg") out.options[key] = v;
+  }
   for (const auto& pn : params) {
     InferredParam p;
     p.name = pn.name;
     std::string annotation = ts_node_is_null(pn.annotation) ? "" : m->text_of(pn.annotation);
     bool is_constexpr = contains(annotation, "constexpr") || autotune.keys.count(pn.name) || heuristic_keys.count(pn.name);
+    auto fact = launched.find(pn.name);
+    // A loop Triton unrolls as often as a nominal size says would take minutes to compile; the
+    // repository's real counts are small (the body fallback's 4 stands for them).
+    if (fact != launched.end() && fact->second.nominal && is_constexpr && unrolled.count(pn.name)) fact = launched.end();
+    if (fact != launched.end() && apply_launch_fact(fact->second, is_constexpr, facts, p, out)) {
+      // Known to the heuristics and settled for the fallbacks, a constexpr None included.
+      if (p.type == "constexpr") known[p.name] = p.value;
+      else if (out.args.contains(p.name)) known[p.name] = out.args[p.name];
+      if (p.type == "i32" || p.type == "i64") ints.insert(p.name);
+      by_name[p.name] = p;
+      continue;
+    }
     if (is_constexpr) {
       p.type = "constexpr";
       std::optional<nlohmann::json> d = ts_node_is_null(pn.default_value) ? std::nullopt : defaults.eval(pn.default_value);
@@ -838,6 +902,10 @@ InferredSignature triton_signature(const KernelSource& k) {
     p.guessed = is_guess(p.origin);
     out.params.push_back(std::move(p));
   }
+  if (chosen) {
+    if (auto grid = launch_grid(k.launches[*chosen], out.constexprs())) out.grid = *grid;
+    else out.notes.push_back("launch grid not evaluable without running code: " + k.launches[*chosen].grid_text);
+  }
   return out;
 }
 
@@ -845,6 +913,7 @@ InferredSignature triton_signature(const KernelSource& k) {
 
 const char* origin_name(Origin o) {
   switch (o) {
+    case Origin::Launch: return "launch";
     case Origin::Meta: return "meta";
     case Origin::Annotation: return "annotation";
     case Origin::Default: return "default";

@@ -3,13 +3,16 @@
 #include <string>
 #include <vector>
 
+#include "core/launch/launch_site.h"
 #include "core/python/module_model.h"
 
 namespace mine::check {
 
-// Where a parameter's type or value came from. The first five are read from the kernel or its
-// generator; the rest are mine's guesses and make the parameter "guessed" in the corpus.
-enum class Origin { Meta, Annotation, Default, Autotune, Heuristics, Code, Name, Fallback };
+// Where a parameter's type or value came from, in the resolver's order of precedence: a launch
+// site of the repository, then the kernel's own annotations and defaults, its decorators, and last
+// mine's reading of its body. Launch, Meta, Annotation, Default, Autotune and Heuristics are read
+// from code; Code, Name and Fallback are mine's guesses and make the parameter "guessed".
+enum class Origin { Launch, Meta, Annotation, Default, Autotune, Heuristics, Code, Name, Fallback };
 const char* origin_name(Origin o);
 bool is_guess(Origin o);
 
@@ -32,6 +35,13 @@ struct InferredSignature {
   // [{num_warps, num_stages, constexprs: {...}}], at most 64.
   nlohmann::ordered_json autotune = nlohmann::ordered_json::array();
   std::vector<std::string> notes;        // why parts could not be inferred
+  // From the launch site the signature followed (launch_facts.h): scalar argument values and the
+  // shapes of tensor arguments as the launcher builds them ({param: {shape, dtype}}).
+  nlohmann::ordered_json args = nlohmann::ordered_json::object();
+  nlohmann::ordered_json tensors = nlohmann::ordered_json::object();
+  int64_t launch_id = 0;                 // kernel_launches.id followed, 0 for none
+  size_t launch_count = 0;               // launch sites the kernel has (variants)
+  nlohmann::json launch = nullptr;       // {id, path, line, launcher} of the followed launch
 
   nlohmann::ordered_json signature() const;   // {param: type}, parameter order
   nlohmann::ordered_json constexprs() const;  // {param: value} for constexpr params
@@ -47,6 +57,8 @@ struct KernelSource {
   nlohmann::json meta;     // kernels.meta
   // `standalone` already parsed by the caller, or nullptr (inference parses it).
   const PythonModule* module = nullptr;
+  // The kernel's launch sites in its repository (kernel_launches), arguments bound to parameters.
+  std::vector<LaunchSite> launches;
 };
 
 // Infers the launch signature. Inductor kernels take signature and constants from their

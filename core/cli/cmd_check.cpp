@@ -44,6 +44,7 @@ std::vector<CheckKernel> select(const std::string& db, const Selection& selectio
     // At most helpers.size() of the rows read are dropped, so that many more are read.
     int64_t sql_limit = selection.shard.whole() && selection.limit > 0 ? selection.limit + static_cast<int64_t>(helpers.size()) : 0;
     kernels = select_check_kernels(*read_only, selection.where, sql_limit);
+    attach_launches(*read_only, kernels);
     if (!helpers.empty()) {
       size_t before = kernels.size();
       std::erase_if(kernels, [&](const CheckKernel& k) { return helpers.count(k.id) > 0; });
@@ -98,7 +99,7 @@ size_t emit(const std::string& db, std::vector<CheckKernel> kernels, const Selec
       }
       if (module) kernel_only = check::kernel_only_module(*module, k.name);
     }
-    check::InferredSignature sig = check::infer_signature({k.plugin, k.name, k.standalone, k.meta, module.get()});
+    check::InferredSignature sig = check::infer_signature({k.plugin, k.name, k.standalone, k.meta, module.get(), k.launches});
     with_guesses += sig.guessed().empty() ? 0 : 1;
     bundle.push_back({k.id, k.plugin, k.name, k.standalone, sig, kernel_only});
     inferred.emplace_back(std::move(k), std::move(sig));

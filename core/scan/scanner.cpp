@@ -13,6 +13,7 @@
 
 #include "core/error.h"
 #include "core/notebook/notebook_reader.h"
+#include "core/launch/launch_finder.h"
 #include "core/repo/module_cache.h"
 #include "core/repo/module_index.h"
 #include "core/repo/repository_closure.h"
@@ -169,6 +170,7 @@ RepoSnapshot Scanner::extract(const SourceTree& tree, const std::string& repo_na
     snap.files.push_back(std::move(f.file));
     for (auto& k : f.kernels) snap.kernels.push_back(std::move(k));
     for (auto& p : f.problems) snap.problems.push_back(std::move(p));
+    for (auto& l : f.launches) snap.launches.push_back(std::move(l));
   });
   return snap;
 }
@@ -288,6 +290,16 @@ void Scanner::extract(const SourceTree& tree, const std::string& repo_name,
       }
     }
     out.file.kernel_count = static_cast<int>(out.kernels.size());
+    // Launch sites: the kernels of this or other files, as this file calls them.
+    if (!failed && !notebook && has_suffix(entry.path, ".py") && may_hold_launches(text)) {
+      if (const PythonModule* module = view.python()) {
+        try {
+          out.launches = find_launches(*module, repo.index, repo.module);
+        } catch (const std::exception& e) {
+          problem(0, "internal", std::string("launch sites: ") + e.what());
+        }
+      }
+    }
   };
 
   // Imported files that did not pass the prefilter are read and parsed here, on demand.

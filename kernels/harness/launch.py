@@ -10,6 +10,9 @@ import re
 # the wild often index past what their numels suggest (strides, halos, transposes).
 MIN_BUFFER_ELEMS = 1 << 20
 MAX_BUFFER_ELEMS = 1 << 26
+# A tensor the launcher shapes is allocated whole up to this size: the strides it passes reach
+# all of it.
+MAX_SHAPED_ELEMS = 1 << 27
 DEFAULT_INT = 1024
 MAX_GRID_Y = 65535
 
@@ -151,6 +154,15 @@ def buffer_elems(numels, int_values):
     return min(want, MAX_BUFFER_ELEMS)
 
 
+def shape_elems(tensor_spec):
+    """Elements of a tensor the launcher shapes (spec `tensors`), so a buffer holds all of it even
+    past the generous default; 0 when the launch gave no shape."""
+    shape = (tensor_spec or {}).get("shape")
+    if not isinstance(shape, list) or not all(isinstance(d, int) and d >= 0 for d in shape):
+        return 0
+    return min(math.prod(shape), MAX_SHAPED_ELEMS)
+
+
 def plan(spec, params, source=""):
     """Everything needed to compile and launch one kernel.
 
@@ -197,13 +209,14 @@ def plan(spec, params, source=""):
                 int_values.append(value)
             args.append((name, "scalar", value))
     elems = buffer_elems(numels, int_values)
+    shaped = spec.get("tensors") or {}
     for i, (name, ty) in enumerate(signature.items()):
         if ty.startswith("*"):
             base = ty.lstrip("*").replace("k", "")
             dtype = TORCH_DTYPES.get(base)
             if dtype is None:
                 raise ValueError("unknown pointer type %r for %r" % (ty, name))
-            args.insert(i, (name, "tensor", (dtype, elems)))
+            args.insert(i, (name, "tensor", (dtype, max(elems, shape_elems(shaped.get(name))))))
     grid = spec.get("grid")
     if grid is None:
         scalars = {n: v for n, k, v in args if k == "scalar" and isinstance(v, int)}

@@ -1,0 +1,76 @@
+#!/usr/bin/env python3
+"""Compile and run rates of a `run_bundle.py --stage run` results file, by repository.
+
+usage: bench/check_rates.py RESULTS.jsonl --db corpus.db [--baseline BEFORE.jsonl]
+
+Prints a markdown table: kernels, compiled, ran, their rates and the failures by class; with
+--baseline, the same kernels' figures from an earlier run side by side. Kernels are joined to
+their repository through the corpus the bundle was emitted from (kernel ids).
+"""
+import argparse
+import collections
+import json
+import sqlite3
+import sys
+
+
+def load(path):
+    rows = {}
+    with open(path) as f:
+        for line in f:
+            line = line.strip()
+            if line:
+                r = json.loads(line)
+                rows[r["id"]] = r
+    return rows
+
+
+def compiled(r):
+    return r["status"] == "ok" or r.get("stage_reached") in ("load", "run")
+
+
+def table(rows, repo_of, title):
+    by_repo = collections.defaultdict(list)
+    for kid, r in rows.items():
+        by_repo[repo_of.get(kid, "?")].append(r)
+    out = ["### " + title, "",
+           "| repository | kernels | compile ok | rate | run ok | rate | failures by class |",
+           "|---|---:|---:|---:|---:|---:|---|"]
+    total = []
+    for repo in sorted(by_repo):
+        rs = by_repo[repo]
+        total += rs
+        out.append(line(repo, rs))
+    out.append(line("**all**", total))
+    return "\n".join(out)
+
+
+def line(name, rs):
+    n = len(rs)
+    c = sum(compiled(r) for r in rs)
+    ok = sum(r["status"] == "ok" for r in rs)
+    classes = collections.Counter(r.get("error_class") for r in rs if r["status"] != "ok")
+    cls = ", ".join("%s %d" % (k, v) for k, v in classes.most_common())
+    return "| %s | %d | %d | %.1f%% | %d | %.1f%% | %s |" % (name, n, c, 100.0 * c / max(n, 1), ok, 100.0 * ok / max(n, 1), cls)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("results")
+    ap.add_argument("--db", required=True)
+    ap.add_argument("--baseline")
+    a = ap.parse_args()
+    db = sqlite3.connect("file:%s?mode=ro" % a.db, uri=True)
+    repo_of = {kid: repo.rstrip("/").split("/")[-2] if repo.endswith("/repo") else repo
+               for kid, repo in db.execute("SELECT id, repo FROM kernels")}
+    rows = load(a.results)
+    print(table(rows, repo_of, "this run: " + a.results))
+    if a.baseline:
+        base = load(a.baseline)
+        print()
+        print(table(base, repo_of, "baseline: " + a.baseline))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

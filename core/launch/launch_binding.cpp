@@ -1,0 +1,61 @@
+#include "core/launch/launch_binding.h"
+
+#include <algorithm>
+#include <map>
+
+namespace mine {
+namespace {
+
+bool fits(const LaunchTarget& k, const LaunchSite& s) {
+  size_t positional = 0;
+  for (const auto& a : s.args) {
+    if (a.keyword.empty()) ++positional;
+    else if (std::find(k.params.begin(), k.params.end(), a.keyword) == k.params.end()) return false;
+  }
+  return positional <= k.params.size();
+}
+
+LaunchSite bound(const LaunchTarget& k, const LaunchSite& s) {
+  LaunchSite out = s;
+  for (auto& a : out.args) {
+    if (!a.keyword.empty()) {
+      if (std::find(k.params.begin(), k.params.end(), a.keyword) != k.params.end()) a.param = a.keyword;
+    } else if (a.position >= 0 && static_cast<size_t>(a.position) < k.params.size()) {
+      a.param = k.params[static_cast<size_t>(a.position)];
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<LinkedLaunch> link_launches(const std::vector<LaunchTarget>& kernels, const std::vector<LaunchSite>& launches) {
+  std::multimap<std::string, const LaunchTarget*> by_name;
+  for (const auto& k : kernels) by_name.emplace(k.name, &k);
+  std::vector<LinkedLaunch> out;
+  for (const auto& s : launches) {
+    auto [lo, hi] = by_name.equal_range(s.target_name);
+    std::vector<const LaunchTarget*> chosen;
+    for (auto it = lo; it != hi; ++it)
+      if (!s.target_path.empty() && it->second->path == s.target_path) chosen.push_back(it->second);
+    if (chosen.empty() && !s.launcher.empty()) {
+      std::string local = s.launcher + ".<locals>." + s.target_name;
+      for (auto it = lo; it != hi; ++it)
+        if (it->second->path == s.path && it->second->qualname == local) chosen.push_back(it->second);
+    }
+    if (chosen.empty()) {  // matched by name, or re-exported from the file the import named
+      for (auto it = lo; it != hi; ++it)
+        if (it->second->path == s.path) chosen.push_back(it->second);
+      bool distinct = false;
+      for (const LaunchTarget* k : chosen) distinct = distinct || k->qualname != chosen.front()->qualname;
+      if (distinct) continue;
+      if (chosen.empty())
+        for (auto it = lo; it != hi; ++it)
+          if (fits(*it->second, s)) chosen.push_back(it->second);
+    }
+    for (const LaunchTarget* k : chosen) out.push_back({k->id, bound(*k, s)});
+  }
+  return out;
+}
+
+}  // namespace mine

@@ -1,0 +1,33 @@
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/launch/launch_site.h"
+
+namespace mine {
+
+// A kernel of the repository as linking needs it.
+struct LaunchTarget {
+  int64_t id = 0;
+  std::string name;
+  std::string path;
+  std::string qualname;             // `test_x.<locals>.kernel` for a kernel defined in a function
+  std::vector<std::string> params;  // in order, splats excluded
+};
+
+struct LinkedLaunch {
+  int64_t kernel_id = 0;
+  LaunchSite site;  // args carry the parameter each binds
+};
+
+// Links each launch to the kernels it can launch and binds its arguments to their parameters:
+// a launch whose imports named the defining file goes to the kernel of that name there; one
+// matched by name alone (`self.kernel`) prefers a kernel of its own file, else every kernel of
+// that name whose parameters can take the arguments. A kernel defined inside the launching
+// function wins over every other; several of one name in the launch's own file (nested kernels
+// of test functions) leave the launch unlinked rather than linked to the wrong one. Positional arguments bind in order,
+// keywords by name; arguments no parameter takes stay unbound (param empty).
+std::vector<LinkedLaunch> link_launches(const std::vector<LaunchTarget>& kernels, const std::vector<LaunchSite>& launches);
+
+}  // namespace mine

@@ -1,0 +1,318 @@
+#include "core/launch/launch_finder.h"
+
+#include <map>
+#include <optional>
+#include <set>
+
+#include "core/launch/launcher_values.h"
+
+namespace mine {
+namespace {
+
+using json = nlohmann::json;
+
+// Keywords Triton's launcher takes for itself, not for the kernel.
+const std::set<std::string> kLaunchOptions = {"num_warps", "num_stages", "num_ctas", "maxnreg", "enable_fp_fusion",
+                                              "waves_per_eu", "matrix_instr_nonkdim", "kpack", "launch_cooperative_grid"};
+const std::set<std::string> kRunKeywords = {"grid", "warmup", "stream", "device"};
+
+struct Target {
+  std::string path, name;
+  bool external = false;  // imported from outside the repository: not one of its kernels
+};
+
+// Where `ops` of `ops.kernel` lives when it names a module of the repository.
+ModuleLocation module_of(const PythonModule& m, const ModuleIndex* index, const std::string& local) {
+  const ImportBinding* b = m.import_of(local);
+  if (!b || !index) return {};
+  if (b->imported.empty()) return index->absolute(b->module, m.path());
+  ModuleLocation package = b->level > 0 ? index->relative(b->module, b->level, m.path()) : index->absolute(b->module, m.path());
+  if (!package.dir.empty()) {
+    ModuleLocation sub = index->submodule(package.dir, b->imported);
+    if (sub.found()) return sub;
+  }
+  return {};
+}
+
+bool defined_here(const PythonModule& m, const std::string& name) { return !m.bindings_of(name).empty() && !m.import_of(name); }
+
+Target resolve(const PythonModule& m, const ModuleIndex* index, TSNode callee) {
+  Target t;
+  if (is_type(callee, "identifier")) {
+    t.name = m.text_of(callee);
+    if (defined_here(m, t.name)) {
+      t.path = m.path();
+      return t;
+    }
+    const ImportBinding* b = m.import_of(t.name);
+    if (!b) return t;  // nested definition, star import: matched by name
+    if (b->imported.empty()) {
+      t.external = true;  // `import x` binds a module, which is never launched
+      return t;
+    }
+    if (!index) return t;
+    ModuleLocation loc = b->level > 0 ? index->relative(b->module, b->level, m.path()) : index->absolute(b->module, m.path());
+    if (!loc.found()) {
+      t.external = true;
+      return t;
+    }
+    t.name = b->imported;
+    t.path = loc.file;
+    return t;
+  }
+  if (is_type(callee, "attribute")) {
+    t.name = m.text_of(field(callee, "attribute"));
+    TSNode object = field(callee, "object");
+    if (is_type(object, "identifier")) {
+      std::string base = m.text_of(object);
+      if (m.import_of(base)) {
+        ModuleLocation loc = module_of(m, index, base);
+        if (!loc.file.empty()) t.path = loc.file;
+        else if (!loc.found() && index) {
+          const ImportBinding* b = m.import_of(base);
+          ModuleLocation top = b->level > 0 ? index->relative(b->module, b->level, m.path()) : index->absolute(b->module, m.path());
+          t.external = !top.found();
+        }
+      }
+    }
+  }
+  return t;
+}
+
+std::string role_of(const std::optional<json>& v, LaunchArgument& a) {
+  if (!v) return "unknown";
+  if (LauncherValues::is_tensor(*v)) {
+    a.dtype = (*v)["dtype"].is_string() ? (*v)["dtype"].get<std::string>() : "";
+    a.shape = (*v)["shape"];
+    a.tensor = (*v)["$tensor"].get<std::string>();
+    return "tensor";
+  }
+  if (LauncherValues::is_dtype(*v)) {
+    a.dtype = (*v)["$dtype"].is_string() ? (*v)["$dtype"].get<std::string>() : "";
+    if (!a.dtype.empty()) a.value = triton_dtype_value(a.dtype);
+    return "dtype";
+  }
+  if (v->is_string() && v->get<std::string>().rfind("tl.", 0) == 0) {
+    a.value = *v;
+    return "dtype";
+  }
+  if (v->is_boolean()) return a.value = *v, "bool";
+  if (v->is_number_integer()) return a.value = *v, "int";
+  if (v->is_number()) return a.value = *v, "float";
+  if (v->is_string()) return a.value = *v, "str";
+  if (v->is_null()) return "none";
+  return "unknown";
+}
+
+const FunctionSite* module_function(const PythonModule& m, const std::string& name) {
+  for (const auto& f : m.functions())
+    if (f.statement && !f.in_class && !f.in_function && f.name == name) return &f;
+  return nullptr;
+}
+
+// Helpers a launcher calls, in its own file or in a repository file it imports them from.
+LauncherValues::CalleeLookup callee_lookup(const ModuleIndex* index, const ModuleLoader& module_at) {
+  return [index, module_at](const PythonModule& from, TSNode fn) -> LauncherValues::Callee {
+    std::string name;
+    const PythonModule* where = nullptr;
+    if (is_type(fn, "identifier")) {
+      name = from.text_of(fn);
+      if (const FunctionSite* f = module_function(from, name)) return {&from, f->definition};
+      const ImportBinding* b = from.import_of(name);
+      if (!b || b->imported.empty() || !index || !module_at) return {};
+      ModuleLocation loc = b->level > 0 ? index->relative(b->module, b->level, from.path()) : index->absolute(b->module, from.path());
+      if (loc.file.empty()) return {};
+      where = module_at(loc.file);
+      name = b->imported;
+    } else if (is_type(fn, "attribute") && is_type(field(fn, "object"), "identifier") && module_at) {
+      ModuleLocation loc = module_of(from, index, from.text_of(field(fn, "object")));
+      if (loc.file.empty()) return {};
+      where = module_at(loc.file);
+      name = from.text_of(field(fn, "attribute"));
+    }
+    if (!where) return {};
+    const FunctionSite* f = module_function(*where, name);
+    return f ? LauncherValues::Callee{where, f->definition} : LauncherValues::Callee{};
+  };
+}
+
+class Finder {
+ public:
+  Finder(const PythonModule& m, const ModuleIndex* index, const ModuleLoader& module_at)
+      : m_(m), index_(index), callees_(callee_lookup(index, module_at)) {
+    for (const auto& f : m.functions()) qualname_[ts_node_start_byte(f.definition)] = f.qualname;
+  }
+
+  void walk(TSNode n, TSNode function, std::vector<LaunchSite>& out, int depth) {
+    if (depth > 200) return;
+    if (is_type(n, "function_definition")) function = n;
+    if (is_type(n, "call")) consider(n, function, out);
+    for_each_named_child(n, [&](TSNode c) { walk(c, function, out, depth + 1); });
+  }
+
+ private:
+  void consider(TSNode call, TSNode function, std::vector<LaunchSite>& out) {
+    TSNode fn = field(call, "function");
+    TSNode callee{}, grid{};
+    LaunchSite site;
+    if (is_type(fn, "subscript")) {
+      callee = field(fn, "value");
+      grid = field(fn, "subscript");
+      site.kind = "subscript";
+    } else if (is_type(fn, "attribute") && m_.text_of(field(fn, "attribute")) == "run") {
+      callee = field(fn, "object");
+      site.kind = "run";
+    } else {
+      return;
+    }
+    if (!is_type(callee, "identifier") && !is_type(callee, "attribute")) return;
+    LauncherValues values(m_, function, ts_node_start_byte(call), callees_);
+    LauncherValues alternate(m_, function, ts_node_start_byte(call), callees_, nullptr, 0, LauncherValues::kAlternateDim);
+    // `kernel = _fwd_kernel` (or `... if cond else ...`) in the launcher: follow the local name.
+    for (int hops = 0; hops < 3 && is_type(callee, "identifier"); ++hops) {
+      TSNode to = values.assigned(m_.text_of(callee));
+      if (is_type(to, "conditional_expression")) to = ts_node_named_child(to, 0);
+      if (!is_type(to, "identifier") && !is_type(to, "attribute")) break;
+      callee = to;
+    }
+    Target target = resolve(m_, index_, callee);
+    if (target.external || target.name.empty()) return;
+    site.path = m_.path();
+    site.line = first_line(call);
+    site.callee = m_.text_of(callee);
+    site.target_path = target.path;
+    site.target_name = target.name;
+    if (!ts_node_is_null(function)) {
+      auto q = qualname_.find(ts_node_start_byte(function));
+      if (q != qualname_.end()) site.launcher = q->second;
+    }
+    arguments(call, values, alternate, site);
+    if (site.kind == "run") {
+      TSNode g = keyword_value(call, "grid", [&](TSNode x) { return m_.text_of(x); });
+      grid = g;
+    }
+    if (!ts_node_is_null(grid)) evaluate_grid(grid, values, site);
+    out.push_back(std::move(site));
+  }
+
+  void add_argument(TSNode value, const std::string& keyword, int position, const LauncherValues& values,
+                    const LauncherValues& alternate, LaunchSite& site) {
+    LaunchArgument a;
+    a.keyword = keyword;
+    a.position = position;
+    a.text = m_.text_of(value);
+    auto v = values.eval(value);
+    a.role = role_of(v, a);
+    if (v && v->is_number()) {
+      auto w = alternate.eval(value);
+      a.nominal = !w || *w != *v;
+    }
+    site.args.push_back(std::move(a));
+  }
+
+  void arguments(TSNode call, const LauncherValues& values, const LauncherValues& alternate, LaunchSite& site) {
+    int position = 0;
+    bool positions_known = true;
+    auto keyword_arg = [&](const std::string& key, TSNode value) {
+      if (kLaunchOptions.count(key)) {
+        // An option that follows from nominal sizes (a launcher's int parameter) says nothing.
+        auto v = values.eval(value);
+        auto w = alternate.eval(value);
+        if (v && w && *v == *w) site.options[key] = *v;
+        return;
+      }
+      if (site.kind == "run" && kRunKeywords.count(key)) return;
+      add_argument(value, key, -1, values, alternate, site);
+    };
+    for_each_named_child(field(call, "arguments"), [&](TSNode a) {
+      if (is_type(a, "comment")) return;
+      if (is_type(a, "keyword_argument")) {
+        keyword_arg(m_.text_of(field(a, "name")), field(a, "value"));
+      } else if (is_type(a, "list_splat")) {
+        TSNode inner = ts_node_named_child(a, 0);
+        TSNode list = is_type(inner, "identifier") ? values.assigned(m_.text_of(inner)) : inner;
+        if (is_type(list, "tuple") || is_type(list, "list")) {
+          for_each_named_child(list, [&](TSNode e) {
+            if (!is_type(e, "comment")) add_argument(e, "", positions_known ? position++ : -1, values, alternate, site);
+          });
+        } else {
+          site.complete = false;
+          positions_known = false;
+        }
+      } else if (is_type(a, "dictionary_splat")) {
+        TSNode inner = ts_node_named_child(a, 0);
+        TSNode dict = is_type(inner, "identifier") ? values.assigned(m_.text_of(inner)) : inner;
+        if (is_type(dict, "dictionary")) {
+          for_each_named_child(dict, [&](TSNode pair) {
+            TSNode key = field(pair, "key");
+            if (!is_type(pair, "pair") || !is_type(key, "string")) return;
+            auto k = values.eval(key);
+            if (k && k->is_string()) keyword_arg(k->get<std::string>(), field(pair, "value"));
+          });
+        } else if (is_type(dict, "call") && m_.text_of(field(dict, "function")) == "dict") {
+          for_each_named_child(field(dict, "arguments"), [&](TSNode kw) {
+            if (is_type(kw, "keyword_argument")) keyword_arg(m_.text_of(field(kw, "name")), field(kw, "value"));
+          });
+        } else {
+          site.complete = false;
+        }
+      } else {
+        add_argument(a, "", positions_known ? position++ : -1, values, alternate, site);
+      }
+    });
+  }
+
+  void evaluate_grid(TSNode grid, const LauncherValues& values, LaunchSite& site) {
+    if (is_type(grid, "identifier")) {
+      TSNode to = values.assigned(m_.text_of(grid));
+      if (!ts_node_is_null(to)) grid = to;
+    }
+    site.grid_text = m_.text_of(grid);
+    json meta = json::object();  // constexprs given at the launch, for `lambda META: ...`
+    for (const auto& a : site.args)
+      if (!a.keyword.empty() && !a.value.is_null()) meta[a.keyword] = a.value;
+    std::set<std::string> missing;
+    auto v = values.eval_lambda(grid, meta, &missing);
+    json g = nullptr;
+    if (v && v->is_number_integer()) g = json::array({*v});
+    else if (v && v->is_array() && !v->empty() && v->size() <= 3) g = *v;
+    if (g.is_array()) {
+      for (const auto& x : g)
+        if (!x.is_number_integer()) g = nullptr;
+    }
+    if (g.is_array()) {
+      while (g.size() < 3) g.push_back(1);
+      site.grid = g;
+    } else {
+      site.grid_env = values.env_of(grid);
+    }
+  }
+
+  const PythonModule& m_;
+  const ModuleIndex* index_;
+  LauncherValues::CalleeLookup callees_;
+  std::map<uint32_t, std::string> qualname_;
+};
+
+}  // namespace
+
+bool may_hold_launches(const std::string& text) {
+  return text.find("](") != std::string::npos || text.find(".run(") != std::string::npos;
+}
+
+std::string triton_dtype_value(const std::string& t) {
+  static const std::map<std::string, std::string> kNames = {
+      {"fp16", "float16"}, {"bf16", "bfloat16"}, {"fp32", "float32"}, {"fp64", "float64"}, {"i8", "int8"},
+      {"u8", "uint8"},     {"i16", "int16"},     {"i32", "int32"},     {"i64", "int64"},   {"i1", "int1"},
+      {"fp8e4nv", "float8e4nv"}, {"fp8e5", "float8e5"}, {"u16", "uint16"}, {"u32", "uint32"}, {"u64", "uint64"}};
+  auto it = kNames.find(t);
+  return it == kNames.end() ? "" : "tl." + it->second;
+}
+
+std::vector<LaunchSite> find_launches(const PythonModule& m, const ModuleIndex* index, const ModuleLoader& module_at) {
+  std::vector<LaunchSite> out;
+  Finder(m, index, module_at).walk(m.tree().root(), TSNode{}, out, 0);
+  return out;
+}
+
+}  // namespace mine

@@ -1,0 +1,43 @@
+#pragma once
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+namespace mine {
+
+// One argument of a kernel launch, with what the launcher's code says it is. Values are
+// nominal: the launcher is evaluated with every unknown tensor dimension set to one size (see
+// launcher_values.h), so sizes, strides and shapes agree with each other as they would at run time.
+struct LaunchArgument {
+  std::string keyword;        // empty for a positional argument
+  int position = -1;          // index among the positional arguments, -1 for keywords
+  std::string text;           // the expression as written
+  std::string role;           // tensor | int | float | bool | str | none | dtype | unknown
+  std::string dtype;          // tensors and dtypes: Triton element type ("fp16"), empty when unknown
+  nlohmann::json value;       // int/float/bool/str: the nominal value; dtype: "tl.float16"; else null
+  nlohmann::json shape;       // tensors: nominal shape, or null when the code does not fix its rank
+  std::string tensor;         // tensors: the launcher variable it views (aliases share one buffer)
+  std::string param;          // the kernel parameter it binds (set when the launch is linked)
+  bool nominal = false;       // the value follows from the nominal sizes, not from the code alone
+};
+
+// A place where code launches a Triton kernel: `k[grid](...)` or `k.run(..., grid=...)`.
+struct LaunchSite {
+  int64_t id = 0;           // kernel_launches.id once stored
+  std::string path;         // repository-relative file of the launch
+  int line = 0;             // 1-based line of the call
+  std::string launcher;     // qualname of the enclosing function; empty at module level
+  std::string kind;         // subscript | run
+  std::string callee;       // the launched expression as written (`_fwd_kernel`, `self.kernel`)
+  std::string target_path;  // file defining the kernel when the imports say; empty: match by name
+  std::string target_name;  // the kernel's name
+  std::string grid_text;    // the grid as written, a local `grid = ...` followed
+  nlohmann::json grid = nullptr;                              // [g0, g1, g2] when evaluable now
+  nlohmann::json grid_env = nlohmann::json::object();         // names the grid reads -> nominal values
+  nlohmann::json options = nlohmann::json::object();          // num_warps, num_stages, ... as launched
+  std::vector<LaunchArgument> args;
+  bool complete = true;     // false when a *args / **kwargs could not be expanded
+};
+
+}  // namespace mine

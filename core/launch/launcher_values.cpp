@@ -1,0 +1,956 @@
+#include "core/launch/launcher_values.h"
+
+#include <climits>
+#include <cmath>
+#include <vector>
+
+#include "core/check/constant_eval.h"
+#include "core/python/module_model.h"
+
+namespace mine {
+namespace {
+
+using json = nlohmann::json;
+constexpr int kMaxDepth = 48;
+constexpr int64_t kMaxNominalElements = int64_t{1} << 25;
+
+bool ends_with(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+std::string last_part(const std::string& dotted) { return dotted.substr(dotted.rfind('.') + 1); }
+
+bool is_int(const json& v) { return v.is_number_integer() || v.is_boolean(); }
+int64_t as_int(const json& v) { return v.is_boolean() ? (v.get<bool>() ? 1 : 0) : v.get<int64_t>(); }
+bool is_number(const json& v) { return v.is_number() || v.is_boolean(); }
+double as_double(const json& v) { return v.is_boolean() ? (v.get<bool>() ? 1.0 : 0.0) : v.get<double>(); }
+
+int64_t floor_div(int64_t a, int64_t b) {
+  int64_t q = a / b;
+  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+
+std::optional<json> arithmetic(const json& a, const std::string& op, const json& b) {
+  if (a.is_array() && b.is_array() && op == "+") {
+    json out = a;
+    for (const auto& v : b) out.push_back(v);
+    return out;
+  }
+  if (!is_number(a) || !is_number(b)) return std::nullopt;
+  if (is_int(a) && is_int(b)) {
+    int64_t x = as_int(a), y = as_int(b);
+    if (op == "+") return x + y;
+    if (op == "-") return x - y;
+    if (op == "*") return x * y;
+    if (op == "//") return y == 0 ? std::optional<json>() : json(floor_div(x, y));
+    if (op == "%") return y == 0 ? std::optional<json>() : json(x - floor_div(x, y) * y);
+    if (op == "/") return y == 0 ? std::optional<json>() : json(static_cast<double>(x) / static_cast<double>(y));
+    if (op == "**" && y >= 0 && y < 63) {
+      int64_t r = 1;
+      for (int64_t i = 0; i < y; ++i) r *= x;
+      return r;
+    }
+    if (op == "<<" && y >= 0 && y < 62) return x << y;
+    if (op == ">>" && y >= 0 && y < 63) return x >> y;
+    if (op == "&") return x & y;
+    if (op == "|") return x | y;
+    if (op == "^") return x ^ y;
+    return std::nullopt;
+  }
+  double x = as_double(a), y = as_double(b);
+  if (op == "+") return x + y;
+  if (op == "-") return x - y;
+  if (op == "*") return x * y;
+  if (op == "/") return y == 0 ? std::optional<json>() : json(x / y);
+  if (op == "//") return y == 0 ? std::optional<json>() : json(std::floor(x / y));
+  if (op == "**") return std::pow(x, y);
+  return std::nullopt;
+}
+
+int64_t product(const json& shape) {
+  int64_t p = 1;
+  for (const auto& d : shape) p *= is_int(d) ? as_int(d) : 1;
+  return p;
+}
+
+bool known_shape(const json& t) {
+  if (!t.contains("shape") || !t["shape"].is_array()) return false;
+  for (const auto& d : t["shape"])
+    if (!is_int(d)) return false;
+  return true;
+}
+
+json tensor(const std::string& base, const json& shape, const json& dtype) {
+  return {{"$tensor", base}, {"shape", shape}, {"dtype", dtype}};
+}
+
+json contiguous_strides(const json& shape) {
+  json out = json::array();
+  int64_t s = 1;
+  std::vector<int64_t> rev;
+  for (size_t i = shape.size(); i-- > 0;) {
+    rev.push_back(s);
+    s *= std::max<int64_t>(1, as_int(shape[i]));
+  }
+  for (size_t i = rev.size(); i-- > 0;) out.push_back(rev[i]);
+  return out;
+}
+
+int64_t normalized_axis(int64_t axis, size_t rank) { return axis < 0 ? axis + static_cast<int64_t>(rank) : axis; }
+
+int64_t dtype_bytes(const std::string& dt) {
+  if (dt == "fp64" || dt == "i64" || dt == "u64") return 8;
+  if (dt == "fp32" || dt == "i32" || dt == "u32") return 4;
+  if (dt == "fp16" || dt == "bf16" || dt == "i16" || dt == "u16") return 2;
+  return 1;
+}
+
+}  // namespace
+
+std::string torch_dtype_name(const std::string& qualified) {
+  if (qualified.rfind("torch.", 0) != 0) return "";
+  static const std::map<std::string, std::string> kNames = {
+      {"float16", "fp16"}, {"half", "fp16"},     {"bfloat16", "bf16"}, {"float32", "fp32"}, {"float", "fp32"},
+      {"float64", "fp64"}, {"double", "fp64"},   {"int8", "i8"},       {"uint8", "u8"},     {"int16", "i16"},
+      {"short", "i16"},    {"int32", "i32"},     {"int", "i32"},       {"int64", "i64"},    {"long", "i64"},
+      {"bool", "i1"},      {"float8_e4m3fn", "fp8e4nv"}, {"float8_e5m2", "fp8e5"}, {"uint16", "u16"},
+      {"uint32", "u32"},   {"uint64", "u64"}};
+  std::string rest = qualified.substr(6);
+  if (rest.find('.') != std::string::npos) return "";
+  auto it = kNames.find(rest);
+  return it == kNames.end() ? "" : it->second;
+}
+
+json LauncherValues::nominal_shape(int rank, int64_t dim) {
+  json shape = json::array();
+  for (int i = 0; i < rank; ++i) shape.push_back(dim);
+  for (int i = 0; i < rank && product(shape) > kMaxNominalElements; ++i) shape[i] = 2;
+  return shape;
+}
+
+LauncherValues::LauncherValues(const PythonModule& m, const json& env) : m_(m) {
+  if (env.is_object())
+    for (const auto& [k, v] : env.items()) env_[k] = v;
+}
+
+LauncherValues::LauncherValues(const PythonModule& m, TSNode function, uint32_t until, CalleeLookup callees,
+                               const std::map<std::string, json>* bound, int call_depth, int64_t dim)
+    : m_(m), callees_(std::move(callees)), call_depth_(call_depth), dim_(dim) {
+  if (ts_node_is_null(function)) return;
+  TSNode body = field(function, "body");
+  ranks(body);
+  check::ConstantEvaluator constants(m_, nullptr);
+  for_each_named_child(field(function, "parameters"), [&](TSNode p) {
+    std::string_view t = node_type(p);
+    std::string name;
+    TSNode annotation{}, value{};
+    if (t == "identifier") {
+      name = m_.text_of(p);
+    } else if (t == "default_parameter" || t == "typed_default_parameter") {
+      name = m_.text_of(field(p, "name"));
+      value = field(p, "value");
+      if (t == "typed_default_parameter") annotation = field(p, "type");
+    } else if (t == "typed_parameter" && is_type(ts_node_named_child(p, 0), "identifier")) {
+      name = m_.text_of(ts_node_named_child(p, 0));
+      annotation = field(p, "type");
+    } else {
+      return;
+    }
+    if (name == "self" || name == "cls" || name == "ctx") return;
+    if (bound) {
+      auto given = bound->find(name);
+      if (given != bound->end()) {
+        env_[name] = given->second;
+        return;
+      }
+    }
+    std::string a = ts_node_is_null(annotation) ? "" : m_.text_of(annotation);
+    std::optional<json> d = ts_node_is_null(value) ? std::nullopt : constants.eval(value);
+    auto rank = rank_.find(name);
+    auto stated = dtype_.find(name);
+    json dtype = stated != dtype_.end() ? json(stated->second) : json(nullptr);
+    // `List[torch.Tensor]`, `Tuple[Tensor, ...]`: containers of tensors, not tensors.
+    bool container = false;
+    for (const char* c : {"List", "list", "Tuple", "tuple", "Sequence", "Dict", "dict", "Iterable"})
+      container = container || a.rfind(c, 0) == 0;
+    if (d && d->is_null()) {
+      env_[name] = nullptr;  // `mask: Optional[Tensor] = None`: the path without it
+    } else if (a.find("Tensor") != std::string::npos && !container) {
+      env_[name] = tensor(name, rank != rank_.end() ? nominal_shape(rank->second, dim_) : json(nullptr), dtype);
+    } else if (a == "int") {
+      env_[name] = d && is_int(*d) ? *d : json(dim_);
+    } else if (a == "float") {
+      env_[name] = d && is_number(*d) ? json(as_double(*d)) : json(1.0);
+    } else if (a == "bool") {
+      env_[name] = d && d->is_boolean() ? *d : json(false);
+    } else if (d && !d->is_object()) {
+      env_[name] = *d;
+    } else if (rank != rank_.end() || stated != dtype_.end()) {
+      env_[name] = tensor(name, rank != rank_.end() ? nominal_shape(rank->second, dim_) : json(nullptr), dtype);
+    }
+  });
+  run(body, until, 0);
+}
+
+// Ranks of the launcher's tensors from how its code reads their shapes.
+void LauncherValues::ranks(TSNode body) {
+  auto at_least = [&](const std::string& name, int64_t r) {
+    if (r > 0 && r <= 8) rank_[name] = std::max<int>(rank_[name], static_cast<int>(r));
+  };
+  auto shape_owner = [&](TSNode e) -> std::string {  // `x.shape` / `x.size()` -> "x"
+    if (is_type(e, "attribute") && m_.text_of(field(e, "attribute")) == "shape" && is_type(field(e, "object"), "identifier"))
+      return m_.text_of(field(e, "object"));
+    if (is_type(e, "call") && ts_node_named_child_count(field(e, "arguments")) == 0) {
+      TSNode fn = field(e, "function");
+      if (is_type(fn, "attribute") && m_.text_of(field(fn, "attribute")) == "size" && is_type(field(fn, "object"), "identifier"))
+        return m_.text_of(field(fn, "object"));
+    }
+    return "";
+  };
+  std::vector<TSNode> stack{body};
+  while (!stack.empty()) {
+    TSNode n = stack.back();
+    stack.pop_back();
+    std::string_view t = node_type(n);
+    if (t == "assignment") {
+      TSNode left = field(n, "left");
+      std::string owner = shape_owner(field(n, "right"));
+      if (!owner.empty() && (is_type(left, "pattern_list") || is_type(left, "tuple_pattern"))) {
+        int count = 0;
+        bool star = false;
+        for_each_named_child(left, [&](TSNode c) {
+          ++count;
+          star = star || is_type(c, "list_splat_pattern");
+        });
+        // `*batch, n = x.shape`: at least the named dimensions; the star takes one.
+        rank_[owner] = std::max(rank_[owner], count);
+      }
+    } else if (t == "subscript") {
+      std::string owner = shape_owner(field(n, "value"));
+      TSNode key = field(n, "subscript");
+      if (!owner.empty() && is_type(key, "integer")) at_least(owner, std::stoll(m_.text_of(key)) + 1);
+    } else if (t == "call") {
+      TSNode fn = field(n, "function");
+      TSNode args = field(n, "arguments");
+      if (is_type(fn, "attribute") && is_type(field(fn, "object"), "identifier") && ts_node_named_child_count(args) == 1) {
+        std::string method = m_.text_of(field(fn, "attribute"));
+        TSNode a = ts_node_named_child(args, 0);
+        if ((method == "size" || method == "stride") && is_type(a, "integer"))
+          at_least(m_.text_of(field(fn, "object")), std::stoll(m_.text_of(a)) + 1);
+      }
+      if (is_type(fn, "attribute") && is_type(field(fn, "object"), "identifier")) {
+        std::string method = m_.text_of(field(fn, "attribute"));
+        // A tensor read for its layout or data, rank unknown yet: at least 1.
+        if (method == "stride" || method == "numel" || method == "contiguous" || method == "data_ptr" ||
+            method == "is_contiguous" || method == "element_size")
+          at_least(m_.text_of(field(fn, "object")), 1);
+      }
+    } else if (t == "assert_statement") {
+      // `assert x.dtype == torch.int8`, `assert x.dtype in (torch.float16, torch.bfloat16)`: the
+      // element type the launcher is written for (the first one named).
+      TSNode c = ts_node_named_child(n, 0);
+      if (is_type(c, "comparison_operator") && ts_node_named_child_count(c) == 2) {
+        TSNode l = ts_node_named_child(c, 0), r = ts_node_named_child(c, 1);
+        std::string op = m_.text_of(c).substr(m_.text_of(l).size());
+        bool positive = op.find("!=") == std::string::npos && op.find("not") == std::string::npos;
+        if (is_type(r, "tuple") || is_type(r, "list")) r = ts_node_named_child(r, 0);
+        if (positive && is_type(l, "attribute") && m_.text_of(field(l, "attribute")) == "dtype" &&
+            is_type(field(l, "object"), "identifier")) {
+          auto q = m_.qualified_name(r);
+          std::string dt = q ? torch_dtype_name(*q) : "";
+          if (!dt.empty()) dtype_.emplace(m_.text_of(field(l, "object")), dt);
+        }
+      }
+    } else if (t == "comparison_operator" && ts_node_named_child_count(n) == 2) {
+      // `x.dim() == 3`, `x.ndim == 2`, `len(x.shape) == 4`
+      TSNode l = ts_node_named_child(n, 0), r = ts_node_named_child(n, 1);
+      bool eq = m_.text_of(n).find("==") != std::string::npos;
+      if (eq && is_type(r, "integer")) {
+        std::string owner;
+        if (is_type(l, "attribute") && m_.text_of(field(l, "attribute")) == "ndim" && is_type(field(l, "object"), "identifier"))
+          owner = m_.text_of(field(l, "object"));
+        if (is_type(l, "call")) {
+          TSNode fn = field(l, "function");
+          if (is_type(fn, "attribute") && m_.text_of(field(fn, "attribute")) == "dim" && is_type(field(fn, "object"), "identifier"))
+            owner = m_.text_of(field(fn, "object"));
+          if (is_type(fn, "identifier") && m_.text_of(fn) == "len")
+            owner = shape_owner(ts_node_named_child(field(l, "arguments"), 0));
+        }
+        if (!owner.empty()) {
+          int64_t r64 = std::stoll(m_.text_of(r));
+          if (r64 > 0 && r64 <= 8) rank_[owner] = static_cast<int>(r64);
+        }
+      }
+    }
+    if (t == "function_definition" || t == "class_definition" || t == "lambda") {
+      if (!ts_node_eq(n, body)) continue;
+    }
+    for_each_named_child(n, [&](TSNode c) { stack.push_back(c); });
+  }
+}
+
+void LauncherValues::run(TSNode block, uint32_t until, int depth) {
+  if (ts_node_is_null(block) || depth > 24) return;
+  uint32_t count = ts_node_named_child_count(block);
+  for (uint32_t i = 0; i < count && !stopped_; ++i) {
+    TSNode s = ts_node_named_child(block, i);
+    if (ts_node_start_byte(s) >= until) return;
+    std::string_view t = node_type(s);
+    if (t == "return_statement") {
+      TSNode value = ts_node_named_child(s, 0);
+      returned_ = ts_node_is_null(value) ? std::optional<json>(json(nullptr)) : eval(value);
+      stopped_ = true;
+      return;
+    }
+    if (t == "expression_statement") {
+      TSNode a = ts_node_named_child(s, 0);
+      if (is_type(a, "assignment")) {
+        TSNode right = field(a, "right");
+        // `a = b = value`: the right side is itself an assignment.
+        std::vector<TSNode> targets{field(a, "left")};
+        while (is_type(right, "assignment")) {
+          targets.push_back(field(right, "left"));
+          right = field(right, "right");
+        }
+        std::optional<json> v = ts_node_is_null(right) ? std::nullopt : eval(right);
+        for (TSNode left : targets) assign(left, v, right);
+      } else if (is_type(a, "augmented_assignment")) {
+        TSNode left = field(a, "left");
+        std::string op = m_.text_of(field(a, "operator"));
+        if (is_type(left, "identifier") && op.size() > 1) {
+          auto cur = eval(left), rhs = eval(field(a, "right"));
+          std::optional<json> v;
+          if (cur && rhs) v = arithmetic(*cur, op.substr(0, op.size() - 1), *rhs);
+          assign(left, v, TSNode{});
+        }
+      }
+    } else if (t == "if_statement") {
+      std::vector<std::pair<TSNode, TSNode>> branches{{field(s, "condition"), field(s, "consequence")}};
+      for_each_named_child(s, [&](TSNode c) {
+        if (is_type(c, "elif_clause")) branches.push_back({field(c, "condition"), field(c, "consequence")});
+        if (is_type(c, "else_clause")) branches.push_back({TSNode{}, field(c, "body")});
+      });
+      auto contains_launch = [&](TSNode b) { return ts_node_start_byte(b) < until && until < ts_node_end_byte(b); };
+      if (contains_launch(s)) {
+        // Only the branch holding the launch is on its path.
+        for (auto& [cond, body] : branches)
+          if (!ts_node_is_null(body) && contains_launch(body)) run(body, until, depth + 1);
+        return;
+      }
+      if (call_depth_ > 0) {
+        // A helper: only the branch its values decide, so that the return reached is the right one.
+        for (auto& [cond, body] : branches) {
+          std::optional<json> v = ts_node_is_null(cond) ? std::optional<json>(true) : eval(cond);
+          if (!v) {
+            stopped_ = true;  // the values do not decide which return is reached
+            return;
+          }
+          if (check::truthy(*v)) {
+            run(body, until, depth + 1);
+            break;
+          }
+        }
+        continue;
+      }
+      // A condition the nominal values decide takes its branch; from the first undecided one on,
+      // every remaining branch is read in order.
+      bool undecided = false;
+      for (auto& [cond, body] : branches) {
+        if (undecided || ts_node_is_null(cond)) {
+          run(body, until, depth + 1);
+          if (!undecided) break;
+          continue;
+        }
+        auto v = eval(cond);
+        if (!v) {
+          undecided = true;
+          run(body, until, depth + 1);
+        } else if (check::truthy(*v)) {
+          run(body, until, depth + 1);
+          break;
+        }
+      }
+    } else if (t == "for_statement") {
+      TSNode left = field(s, "left");
+      std::set<std::string> names;
+      std::vector<TSNode> st{left};
+      while (!st.empty()) {
+        TSNode x = st.back();
+        st.pop_back();
+        if (is_type(x, "identifier")) env_.erase(m_.text_of(x));
+        for_each_named_child(x, [&](TSNode c2) { st.push_back(c2); });
+      }
+      run(field(s, "body"), until, depth + 1);
+    } else if (t == "while_statement" || t == "with_statement") {
+      run(field(s, "body"), until, depth + 1);
+    } else if (t == "try_statement") {
+      run(field(s, "body"), until, depth + 1);
+    }
+  }
+}
+
+void LauncherValues::assign(TSNode left, const std::optional<json>& value, TSNode right) {
+  if (is_type(left, "identifier")) {
+    std::string name = m_.text_of(left);
+    if (!ts_node_is_null(right)) assigned_[name] = right;
+    if (!value) {
+      env_.erase(name);
+      return;
+    }
+    json v = *value;
+    if (is_tensor(v) && v["$tensor"].get<std::string>().empty()) v["$tensor"] = name;  // a fresh buffer
+    env_[name] = v;
+    return;
+  }
+  if (is_type(left, "pattern_list") || is_type(left, "tuple_pattern") || is_type(left, "list_pattern")) {
+    std::vector<TSNode> parts;
+    int star = -1;
+    for_each_named_child(left, [&](TSNode c) {
+      if (is_type(c, "list_splat_pattern")) star = static_cast<int>(parts.size());
+      parts.push_back(c);
+    });
+    size_t n = value && value->is_array() ? value->size() : 0;
+    if (star >= 0 && value && value->is_array() && n + 1 >= parts.size()) {
+      // `*batch, n_cols = x.shape`: the starred name takes what the others leave, as a list.
+      size_t tail = parts.size() - static_cast<size_t>(star) - 1;
+      for (size_t i = 0; i < static_cast<size_t>(star); ++i) assign(parts[i], (*value)[i], TSNode{});
+      json middle = json::array();
+      for (size_t i = static_cast<size_t>(star); i < n - tail; ++i) middle.push_back((*value)[i]);
+      assign(ts_node_named_child(parts[static_cast<size_t>(star)], 0), middle, TSNode{});
+      for (size_t i = 0; i < tail; ++i) assign(parts[parts.size() - tail + i], (*value)[n - tail + i], TSNode{});
+      return;
+    }
+    bool fits = value && value->is_array() && n == parts.size();
+    for (size_t i = 0; i < parts.size(); ++i)
+      assign(parts[i], fits ? std::optional<json>((*value)[i]) : std::nullopt, TSNode{});
+  }
+}
+
+TSNode LauncherValues::assigned(const std::string& name) const {
+  auto it = assigned_.find(name);
+  return it == assigned_.end() ? TSNode{} : it->second;
+}
+
+std::optional<json> LauncherValues::name(const std::string& id) const {
+  auto it = env_.find(id);
+  if (it != env_.end()) return it->second;
+  return std::nullopt;
+}
+
+json LauncherValues::env_of(TSNode e) const {
+  json out = json::object();
+  std::set<std::string> params;
+  std::vector<TSNode> stack{e};
+  while (!stack.empty()) {
+    TSNode n = stack.back();
+    stack.pop_back();
+    if (is_type(n, "lambda")) {
+      for_each_named_child(field(n, "parameters"), [&](TSNode p) { params.insert(m_.text_of(p)); });
+      stack.push_back(field(n, "body"));
+      continue;
+    }
+    if (is_type(n, "attribute")) {
+      stack.push_back(field(n, "object"));
+      continue;
+    }
+    if (is_type(n, "keyword_argument")) {
+      stack.push_back(field(n, "value"));
+      continue;
+    }
+    if (is_type(n, "identifier")) {
+      std::string id = m_.text_of(n);
+      if (params.count(id)) continue;
+      if (auto v = eval(n)) out[id] = *v;
+      continue;
+    }
+    for_each_named_child(n, [&](TSNode c) { stack.push_back(c); });
+  }
+  return out;
+}
+
+std::optional<json> LauncherValues::eval_lambda(TSNode lambda, const json& meta, std::set<std::string>* missing) const {
+  if (!is_type(lambda, "lambda")) return eval(lambda);
+  TSNode params = field(lambda, "parameters");
+  meta_name_ = !ts_node_is_null(params) && ts_node_named_child_count(params) > 0 ? m_.text_of(ts_node_named_child(params, 0)) : "";
+  meta_ = &meta;
+  missing_meta_ = missing;
+  auto v = eval(field(lambda, "body"));
+  meta_ = nullptr;
+  missing_meta_ = nullptr;
+  meta_name_.clear();
+  return v;
+}
+
+std::optional<json> LauncherValues::eval(TSNode e, int depth) const {
+  if (ts_node_is_null(e) || depth > kMaxDepth) return std::nullopt;
+  std::string_view t = node_type(e);
+  if (t == "integer" || t == "float" || t == "string" || t == "concatenated_string" || t == "true" || t == "false" ||
+      t == "none")
+    return check::ConstantEvaluator(m_, nullptr).eval(e);
+  if (t == "parenthesized_expression") return eval(ts_node_named_child(e, 0), depth + 1);
+  if (t == "identifier") {
+    std::string id = m_.text_of(e);
+    if (auto v = name(id)) return v;
+    if (!meta_name_.empty() && id == meta_name_) return std::nullopt;
+    if (m_.import_of(id)) {
+      auto q = m_.qualified_name(e);
+      std::string dt = q ? torch_dtype_name(*q) : "";
+      if (!dt.empty()) return json{{"$dtype", dt}};
+      return std::nullopt;
+    }
+    return check::ConstantEvaluator(m_, nullptr).eval(e);
+  }
+  if (t == "attribute") {
+    auto q = m_.qualified_name(e);
+    if (q) {
+      std::string dt = torch_dtype_name(*q);
+      if (!dt.empty()) return json{{"$dtype", dt}};
+      if (q->rfind("triton.language.", 0) == 0) return "tl." + q->substr(16);
+    }
+    std::string attr = m_.text_of(field(e, "attribute"));
+    auto obj = eval(field(e, "object"), depth + 1);
+    if (!obj) return std::nullopt;
+    if (is_tensor(*obj)) {
+      if (attr == "shape") return known_shape(*obj) ? std::optional<json>((*obj)["shape"]) : std::nullopt;
+      if (attr == "dtype") return json{{"$dtype", (*obj)["dtype"]}};
+      if (attr == "ndim") return known_shape(*obj) ? std::optional<json>(json((*obj)["shape"].size())) : std::nullopt;
+      if (attr == "T" || attr == "mT" || attr == "data") {
+        json out = *obj;
+        if (attr != "data" && known_shape(out) && out["shape"].size() >= 2) {
+          auto& s = out["shape"];
+          std::swap(s[s.size() - 1], s[s.size() - 2]);
+        }
+        return out;
+      }
+      return std::nullopt;
+    }
+    if (obj->is_object() && obj->contains(attr)) return (*obj)[attr];
+    return std::nullopt;
+  }
+  if (t == "subscript") {
+    TSNode value = field(e, "value");
+    TSNode key = field(e, "subscript");
+    if (meta_ && is_type(value, "identifier") && m_.text_of(value) == meta_name_) {
+      auto k = eval(key, depth + 1);
+      if (!k || !k->is_string()) return std::nullopt;
+      std::string name = k->get<std::string>();
+      if (meta_->contains(name)) return (*meta_)[name];
+      if (missing_meta_) missing_meta_->insert(name);
+      return std::nullopt;
+    }
+    auto container = eval(value, depth + 1);
+    if (!container && is_type(value, "identifier") && !name(m_.text_of(value))) {
+      // `TORCH_TO_TRITON[x.dtype]`: a module dict whose keys are no JSON literals (torch dtypes).
+      TSNode dict = check::ConstantEvaluator(m_, nullptr).module_constant(m_.text_of(value));
+      auto k = is_type(dict, "dictionary") ? eval(key, depth + 1) : std::nullopt;
+      std::optional<json> found;
+      if (k)
+        for_each_named_child(dict, [&](TSNode pair) {
+          if (found || !is_type(pair, "pair")) return;
+          auto kk = eval(field(pair, "key"), depth + 1);
+          if (kk && *kk == *k) found = eval(field(pair, "value"), depth + 1);
+        });
+      return found;
+    }
+    if (!container) return std::nullopt;
+    if (is_tensor(*container)) {  // a view of the same buffer
+      json out = *container;
+      out["shape"] = nullptr;
+      return out;
+    }
+    auto k = eval(key, depth + 1);
+    if (!k) return std::nullopt;
+    if (container->is_array() && is_int(*k)) {
+      int64_t i = as_int(*k), size = static_cast<int64_t>(container->size());
+      if (i < 0) i += size;
+      if (i >= 0 && i < size) return (*container)[static_cast<size_t>(i)];
+      return std::nullopt;
+    }
+    if (container->is_object() && k->is_string() && container->contains(k->get<std::string>()))
+      return (*container)[k->get<std::string>()];
+    return std::nullopt;
+  }
+  if (t == "call") return call(e, depth);
+  if (t == "unary_operator") {
+    auto v = eval(field(e, "argument"), depth + 1);
+    std::string op = m_.text_of(field(e, "operator"));
+    if (!v || !is_number(*v)) return std::nullopt;
+    if (op == "-") return arithmetic(json(0), "-", *v);
+    if (op == "+") return v;
+    if (op == "~" && is_int(*v)) return ~as_int(*v);
+    return std::nullopt;
+  }
+  if (t == "not_operator") {
+    auto v = eval(field(e, "argument"), depth + 1);
+    if (!v) return std::nullopt;
+    return !check::truthy(*v);
+  }
+  if (t == "binary_operator") {
+    auto a = eval(field(e, "left"), depth + 1);
+    auto b = eval(field(e, "right"), depth + 1);
+    if (!a || !b) return std::nullopt;
+    return arithmetic(*a, m_.text_of(field(e, "operator")), *b);
+  }
+  if (t == "boolean_operator") {
+    auto a = eval(field(e, "left"), depth + 1);
+    if (!a) return std::nullopt;
+    std::string op = m_.text_of(field(e, "operator"));
+    if (op == "and" && !check::truthy(*a)) return a;
+    if (op == "or" && check::truthy(*a)) return a;
+    return eval(field(e, "right"), depth + 1);
+  }
+  if (t == "comparison_operator" && ts_node_named_child_count(e) == 2) {
+    auto a = eval(ts_node_named_child(e, 0), depth + 1);
+    auto b = eval(ts_node_named_child(e, 1), depth + 1);
+    if (!a || !b) return std::nullopt;
+    std::string op;
+    for (uint32_t i = 0; i < ts_node_child_count(e); ++i) {
+      TSNode c = ts_node_child(e, i);
+      if (!ts_node_is_named(c)) op += (op.empty() ? "" : " ") + m_.text_of(c);
+    }
+    auto unknown_dtype = [](const json& v) { return is_dtype(v) && v["$dtype"].is_null(); };
+    if (unknown_dtype(*a) || unknown_dtype(*b)) return std::nullopt;  // a dtype the code leaves open
+    if (op == "is" || op == "==") return *a == *b;
+    if (op == "is not" || op == "!=") return *a != *b;
+    if (op == "in" && b->is_array()) {
+      for (const auto& x : *b)
+        if (x == *a) return true;
+      return false;
+    }
+    if (!is_number(*a) || !is_number(*b)) return std::nullopt;
+    double x = as_double(*a), y = as_double(*b);
+    if (op == "<") return x < y;
+    if (op == "<=") return x <= y;
+    if (op == ">") return x > y;
+    if (op == ">=") return x >= y;
+    return std::nullopt;
+  }
+  if (t == "conditional_expression") {
+    TSNode body = ts_node_named_child(e, 0), cond = ts_node_named_child(e, 1), other = ts_node_named_child(e, 2);
+    auto c = eval(cond, depth + 1);
+    if (!c) return eval(body, depth + 1);  // the first branch: what the code reads as the usual case
+    return eval(check::truthy(*c) ? body : other, depth + 1);
+  }
+  if (t == "tuple" || t == "list" || t == "expression_list") {
+    json out = json::array();
+    bool ok = true;
+    for_each_named_child(e, [&](TSNode c) {
+      if (!ok || is_type(c, "comment")) return;
+      auto v = eval(c, depth + 1);
+      if (!v) ok = false;
+      else out.push_back(*v);
+    });
+    if (!ok) return std::nullopt;
+    return out;
+  }
+  return std::nullopt;
+}
+
+std::optional<json> LauncherValues::call(TSNode n, int depth) const {
+  TSNode fn = field(n, "function");
+  std::vector<TSNode> positional;
+  std::map<std::string, TSNode> keywords;
+  for_each_named_child(field(n, "arguments"), [&](TSNode a) {
+    if (is_type(a, "comment")) return;
+    if (is_type(a, "keyword_argument")) keywords[m_.text_of(field(a, "name"))] = field(a, "value");
+    else positional.push_back(a);
+  });
+  auto arg = [&](size_t i) { return i < positional.size() ? eval(positional[i], depth + 1) : std::nullopt; };
+  auto keyword = [&](const std::string& k) {
+    auto it = keywords.find(k);
+    return it == keywords.end() ? std::nullopt : eval(it->second, depth + 1);
+  };
+  auto dtype_of = [&](const std::optional<json>& v) -> json {
+    if (v && is_dtype(*v)) return (*v)["$dtype"];
+    return nullptr;
+  };
+
+  auto q = m_.qualified_name(fn);
+  std::string callee = q ? *q : m_.text_of(fn);
+  // Methods of values the launcher holds: tensors (x.stride(0), x.view(-1, N)).
+  if (is_type(fn, "attribute") && !(q && (q->rfind("torch.", 0) == 0 || q->rfind("triton.", 0) == 0 || q->rfind("math.", 0) == 0))) {
+    auto self = eval(field(fn, "object"), depth + 1);
+    if (self && is_tensor(*self)) return method(*self, m_.text_of(field(fn, "attribute")), field(n, "arguments"), depth);
+  }
+  std::string last = last_part(callee);
+  bool torch_fn = q && q->rfind("torch.", 0) == 0;
+  if (torch_fn && (last == "empty" || last == "zeros" || last == "ones" || last == "rand" || last == "randn" ||
+                   last == "full" || last == "empty_strided" || last == "randint")) {
+    std::optional<json> shape;
+    if (last == "randint") shape = keyword("size") ? keyword("size") : arg(positional.size() >= 3 ? 2 : 1);
+    else if (positional.size() == 1 || last == "full" || last == "empty_strided") shape = arg(0);
+    else if (!positional.empty()) {
+      json dims = json::array();
+      bool ok = true;
+      for (size_t i = 0; i < positional.size() && ok; ++i) {
+        auto d = arg(i);
+        ok = d && is_int(*d);
+        if (ok) dims.push_back(*d);
+      }
+      if (ok) shape = dims;
+    } else {
+      shape = keyword("size");
+    }
+    if (shape && is_int(*shape)) shape = json::array({*shape});
+    json dt = dtype_of(keyword("dtype"));
+    if (dt.is_null()) dt = last == "randint" ? json("i64") : json("fp32");
+    bool ok = shape && shape->is_array();
+    if (ok)
+      for (const auto& d : *shape) ok = ok && is_int(d);
+    return tensor("", ok ? *shape : json(nullptr), dt);
+  }
+  if (torch_fn && ends_with(last, "_like") && !positional.empty()) {
+    auto like = arg(0);
+    json dt = dtype_of(keyword("dtype"));
+    if (like && is_tensor(*like)) return tensor("", (*like)["shape"], dt.is_null() ? (*like)["dtype"] : dt);
+    return tensor("", nullptr, dt);
+  }
+  if (torch_fn && last == "arange") {
+    std::optional<json> a = arg(0), b = arg(1);
+    json dt = dtype_of(keyword("dtype"));
+    int64_t count = -1;
+    if (a && b && is_int(*a) && is_int(*b)) count = as_int(*b) - as_int(*a);
+    else if (a && !b && is_int(*a)) count = as_int(*a);
+    return tensor("", count >= 0 ? json::array({count}) : json(nullptr), dt.is_null() ? json("i64") : dt);
+  }
+  if ((ends_with(callee, "next_power_of_2")) && positional.size() == 1) {
+    auto v = arg(0);
+    if (!v || !is_int(*v)) return std::nullopt;
+    int64_t p = 1;
+    while (p < as_int(*v) && p < (int64_t{1} << 40)) p <<= 1;
+    return p;
+  }
+  if (ends_with(callee, "cdiv") && positional.size() == 2) {
+    auto a = arg(0), b = arg(1);
+    if (!a || !b || !is_int(*a) || !is_int(*b) || as_int(*b) == 0) return std::nullopt;
+    return floor_div(as_int(*a) + as_int(*b) - 1, as_int(*b));
+  }
+  if ((callee == "min" || callee == "max") && !positional.empty()) {
+    std::vector<json> values;
+    if (positional.size() == 1) {
+      auto all = arg(0);
+      if (!all || !all->is_array()) return std::nullopt;
+      for (const auto& v : *all) values.push_back(v);
+    } else {
+      for (size_t i = 0; i < positional.size(); ++i) {
+        auto v = arg(i);
+        if (!v) return std::nullopt;
+        values.push_back(*v);
+      }
+    }
+    std::optional<json> best;
+    for (const auto& v : values) {
+      if (!is_number(v)) return std::nullopt;
+      if (!best || (callee == "min" ? as_double(v) < as_double(*best) : as_double(v) > as_double(*best))) best = v;
+    }
+    return best;
+  }
+  if (callee == "len" && positional.size() == 1) {
+    auto v = arg(0);
+    if (v && v->is_array()) return json(v->size());
+    if (v && is_tensor(*v) && known_shape(*v) && !(*v)["shape"].empty()) return (*v)["shape"][0];
+    return std::nullopt;
+  }
+  if ((callee == "int" || callee == "float" || callee == "abs" || callee == "round") && positional.size() == 1) {
+    auto v = arg(0);
+    if (!v || !is_number(*v)) return std::nullopt;
+    if (callee == "int" || callee == "round") return static_cast<int64_t>(callee == "int" ? as_double(*v) : std::round(as_double(*v)));
+    if (callee == "float") return as_double(*v);
+    return is_int(*v) ? json(std::llabs(as_int(*v))) : json(std::fabs(as_double(*v)));
+  }
+  if (q && q->rfind("math.", 0) == 0 && positional.size() >= 1) {
+    auto v = arg(0);
+    if (!v || !is_number(*v)) return std::nullopt;
+    double x = as_double(*v);
+    if (last == "ceil") return static_cast<int64_t>(std::ceil(x));
+    if (last == "floor") return static_cast<int64_t>(std::floor(x));
+    if (last == "sqrt") return std::sqrt(x);
+    if (last == "log2") return std::log2(x);
+    if (last == "log") return std::log(x);
+    if (last == "exp") return std::exp(x);
+    return std::nullopt;
+  }
+  if (auto v = helper(n, depth)) return v;
+  return check::ConstantEvaluator(m_, nullptr).eval(n);
+}
+
+std::optional<json> LauncherValues::helper(TSNode call, int depth) const {
+  constexpr int kMaxCallDepth = 3;
+  if (!callees_ || call_depth_ >= kMaxCallDepth) return std::nullopt;
+  Callee callee = callees_(m_, field(call, "function"));
+  if (!callee.module || ts_node_is_null(callee.definition)) return std::nullopt;
+  std::vector<std::string> params;
+  for_each_named_child(field(callee.definition, "parameters"), [&](TSNode p) {
+    std::string_view t = node_type(p);
+    if (t == "identifier") params.push_back(callee.module->text_of(p));
+    else if (t == "default_parameter" || t == "typed_default_parameter") params.push_back(callee.module->text_of(field(p, "name")));
+    else if (t == "typed_parameter" && is_type(ts_node_named_child(p, 0), "identifier"))
+      params.push_back(callee.module->text_of(ts_node_named_child(p, 0)));
+    else params.push_back("");  // *args, **kwargs, `/`, `*`: positions past it are not bound
+  });
+  std::map<std::string, json> bound;
+  size_t position = 0;
+  bool positions = true;
+  for_each_named_child(field(call, "arguments"), [&](TSNode a) {
+    if (is_type(a, "comment")) return;
+    if (is_type(a, "keyword_argument")) {
+      if (auto v = eval(field(a, "value"), depth + 1)) bound[m_.text_of(field(a, "name"))] = *v;
+      return;
+    }
+    if (is_type(a, "list_splat") || is_type(a, "dictionary_splat")) {
+      positions = false;
+      return;
+    }
+    if (!positions || position >= params.size() || params[position].empty()) {
+      positions = false;
+      return;
+    }
+    if (auto v = eval(a, depth + 1)) bound[params[position]] = *v;
+    ++position;
+  });
+  LauncherValues inner(*callee.module, callee.definition, UINT32_MAX, callees_, &bound, call_depth_ + 1, dim_);
+  return inner.returned();
+}
+
+std::optional<json> LauncherValues::method(const json& self, const std::string& name, TSNode arguments, int depth) const {
+  std::vector<std::optional<json>> args;
+  std::map<std::string, std::optional<json>> keywords;
+  for_each_named_child(arguments, [&](TSNode a) {
+    if (is_type(a, "comment")) return;
+    if (is_type(a, "keyword_argument")) keywords[m_.text_of(field(a, "name"))] = eval(field(a, "value"), depth + 1);
+    else args.push_back(eval(a, depth + 1));
+  });
+  bool shaped = known_shape(self);
+  const json shape = shaped ? self["shape"] : json(nullptr);
+  size_t rank = shaped ? shape.size() : 0;
+  auto int_arg = [&](size_t i) -> std::optional<int64_t> {
+    if (i < args.size() && args[i] && is_int(*args[i])) return as_int(*args[i]);
+    return std::nullopt;
+  };
+  auto with = [&](const json& new_shape, const json& dtype, bool fresh) {
+    json out = self;
+    out["shape"] = new_shape;
+    out["dtype"] = dtype;
+    if (fresh) out["$tensor"] = "";
+    return out;
+  };
+  if (name == "stride") {
+    if (!shaped) return std::nullopt;
+    json strides = contiguous_strides(shape);
+    if (args.empty()) return strides;
+    auto i = int_arg(0);
+    if (!i) return std::nullopt;
+    int64_t a = normalized_axis(*i, rank);
+    return a >= 0 && a < static_cast<int64_t>(rank) ? std::optional<json>(strides[a]) : std::nullopt;
+  }
+  if (name == "size") {
+    if (!shaped) return std::nullopt;
+    if (args.empty()) return shape;
+    auto i = int_arg(0);
+    if (!i) return std::nullopt;
+    int64_t a = normalized_axis(*i, rank);
+    return a >= 0 && a < static_cast<int64_t>(rank) ? std::optional<json>(shape[a]) : std::nullopt;
+  }
+  if (name == "numel" || name == "nelement") return shaped ? std::optional<json>(product(shape)) : std::nullopt;
+  if (name == "dim" || name == "ndimension") return shaped ? std::optional<json>(json(rank)) : std::nullopt;
+  if (name == "element_size")
+    return self["dtype"].is_string() ? std::optional<json>(dtype_bytes(self["dtype"].get<std::string>())) : std::nullopt;
+  if (name == "is_contiguous") return true;
+  if (name == "contiguous" || name == "clone" || name == "detach" || name == "cuda" || name == "requires_grad_" ||
+      name == "zero_" || name == "fill_" || name == "normal_" || name == "uniform_")
+    return self;
+  static const std::map<std::string, std::string> kCasts = {
+      {"float", "fp32"}, {"half", "fp16"}, {"bfloat16", "bf16"}, {"double", "fp64"}, {"int", "i32"},
+      {"long", "i64"},   {"bool", "i1"},   {"byte", "u8"},       {"char", "i8"},    {"short", "i16"}};
+  auto cast = kCasts.find(name);
+  if (cast != kCasts.end() && args.empty()) return with(shape, cast->second, true);
+  if (name == "to" || name == "type") {
+    std::optional<json> target = keywords.count("dtype") ? keywords["dtype"] : (args.empty() ? std::nullopt : args[0]);
+    if (target && is_dtype(*target)) return with(shape, (*target)["$dtype"], true);
+    if (target && is_tensor(*target)) return with(shape, (*target)["dtype"], true);
+    return self;
+  }
+  if (name == "view" || name == "reshape" || name == "expand" || name == "new_empty" || name == "new_zeros" ||
+      name == "new_ones" || name == "new_full" || name == "view_as" || name == "reshape_as" || name == "expand_as") {
+    if (name == "view" && args.size() == 1 && args[0] && is_dtype(*args[0]))
+      return with(nullptr, (*args[0])["$dtype"], false);
+    json dims = json::array();
+    bool ok = true;
+    if ((name == "view_as" || name == "reshape_as" || name == "expand_as") && !args.empty() && args[0] && is_tensor(*args[0])) {
+      return with((*args[0])["shape"], self["dtype"], false);
+    }
+    size_t count = name == "new_full" ? std::min<size_t>(args.size(), 1) : args.size();
+    for (size_t i = 0; i < count && ok; ++i) {
+      if (!args[i]) ok = false;
+      else if (args[i]->is_array()) for (const auto& d : *args[i]) dims.push_back(d);
+      else dims.push_back(*args[i]);
+    }
+    for (const auto& d : dims) ok = ok && is_int(d);
+    if (!ok) return with(nullptr, self["dtype"], name.rfind("new_", 0) == 0);
+    if (name == "view" || name == "reshape") {  // -1 takes what the others leave
+      int64_t known = 1, unknown_at = -1;
+      for (size_t i = 0; i < dims.size(); ++i) {
+        if (as_int(dims[i]) == -1) unknown_at = static_cast<int64_t>(i);
+        else known *= std::max<int64_t>(1, as_int(dims[i]));
+      }
+      if (unknown_at >= 0) {
+        if (!shaped) return with(nullptr, self["dtype"], false);
+        dims[unknown_at] = std::max<int64_t>(1, product(shape) / known);
+      }
+    }
+    if (name == "expand" && shaped && dims.size() == rank)
+      for (size_t i = 0; i < rank; ++i)
+        if (as_int(dims[i]) == -1) dims[i] = shape[i];
+    return with(dims, self["dtype"], name.rfind("new_", 0) == 0);
+  }
+  if (name == "flatten") return with(shaped ? json::array({product(shape)}) : json(nullptr), self["dtype"], false);
+  if (name == "t") {
+    json s = shape;
+    if (shaped && rank == 2) std::swap(s[0], s[1]);
+    return with(s, self["dtype"], false);
+  }
+  if (name == "transpose" || name == "swapaxes") {
+    auto a = int_arg(0), b = int_arg(1);
+    json s = shape;
+    if (shaped && a && b) {
+      int64_t i = normalized_axis(*a, rank), j = normalized_axis(*b, rank);
+      if (i >= 0 && j >= 0 && i < static_cast<int64_t>(rank) && j < static_cast<int64_t>(rank)) std::swap(s[i], s[j]);
+      else s = nullptr;
+    }
+    return with(s, self["dtype"], false);
+  }
+  if (name == "permute") {
+    json order = json::array();
+    for (size_t i = 0; i < args.size(); ++i) {
+      if (args[i] && args[i]->is_array()) for (const auto& d : *args[i]) order.push_back(d);
+      else if (args[i]) order.push_back(*args[i]);
+    }
+    if (!shaped || order.size() != rank) return with(nullptr, self["dtype"], false);
+    json s = json::array();
+    for (const auto& o : order) {
+      if (!is_int(o)) return with(nullptr, self["dtype"], false);
+      int64_t i = normalized_axis(as_int(o), rank);
+      if (i < 0 || i >= static_cast<int64_t>(rank)) return with(nullptr, self["dtype"], false);
+      s.push_back(shape[i]);
+    }
+    return with(s, self["dtype"], false);
+  }
+  if (name == "unsqueeze" || name == "squeeze") {
+    auto d = int_arg(0);
+    if (!shaped) return with(nullptr, self["dtype"], false);
+    json s = shape;
+    if (name == "unsqueeze" && d) {
+      int64_t at = *d < 0 ? *d + static_cast<int64_t>(rank) + 1 : *d;
+      if (at < 0 || at > static_cast<int64_t>(rank)) return with(nullptr, self["dtype"], false);
+      s.insert(s.begin() + at, 1);
+    } else if (name == "squeeze") {
+      json kept = json::array();
+      for (const auto& x : s)
+        if (as_int(x) != 1) kept.push_back(x);
+      s = kept;
+    }
+    return with(s, self["dtype"], false);
+  }
+  return std::nullopt;
+}
+
+}  // namespace mine

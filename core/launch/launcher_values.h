@@ -1,0 +1,98 @@
+#pragma once
+#include <functional>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <set>
+#include <string>
+
+#include "core/python/module_model.h"
+
+namespace mine {
+
+// Evaluates expressions of a kernel's launcher (the Python function around `k[grid](...)`) with
+// nominal inputs, without running anything: tensors the launcher receives get a shape of the rank
+// its code implies (`M, N = x.shape`, `x.stride(1)`) with every dimension kNominalDim, and what it
+// computes from them (`x.stride(0)`, `triton.cdiv(M, BLOCK)`, `torch.empty((M, N), dtype=...)`,
+// `triton.next_power_of_2(N)`) follows, so sizes, strides and buffers agree with each other.
+//
+// Values are JSON: numbers, bools, strings, null (None), arrays (tuples, shapes), and objects for
+// tensors {"$tensor": base, "shape": [..] | null, "dtype": "fp16" | null} and torch dtypes
+// {"$dtype": "fp16" | null}. nullopt means the code does not say.
+class LauncherValues {
+ public:
+  // Open tensor dimensions and int inputs. Measured on the H100 against 64 and 128 (bench/results/
+  // check_launch_sites.md): larger sizes made kernels of high-rank tensors (state-space scans)
+  // index past what the harness allocates and chose tiles over the shared memory; 32 still gives
+  // tl.dot the 16 it needs. Leading dimensions of high-rank tensors become 2 past 2^25 elements.
+  static constexpr int64_t kNominalDim = 32;
+  // The same evaluation with this size instead tells a value that follows from the nominal sizes
+  // (a shape, a stride) from one the code fixes (a literal, a constant).
+  static constexpr int64_t kAlternateDim = 48;
+
+  // A function of the repository a launcher calls (`BLOCK, warps = calculate_settings(n)`), so
+  // that what it returns for the launcher's values is known too.
+  struct Callee {
+    const PythonModule* module = nullptr;
+    TSNode definition{};
+  };
+  using CalleeLookup = std::function<Callee(const PythonModule& from, TSNode function_expression)>;
+
+  // `function`: the launcher's function_definition, or a null node at module level. Statements
+  // of its body before byte `until` are evaluated in order. `bound` gives values to parameters
+  // (a helper evaluated for its caller); the others get nominal values from their annotations.
+  LauncherValues(const PythonModule& m, TSNode function, uint32_t until, CalleeLookup callees = {},
+                 const std::map<std::string, nlohmann::json>* bound = nullptr, int call_depth = 0,
+                 int64_t dim = kNominalDim);
+  // An environment given directly (a stored launch's grid_env), for evaluating a grid later.
+  LauncherValues(const PythonModule& m, const nlohmann::json& env);
+
+  std::optional<nlohmann::json> eval(TSNode e, int depth = 0) const;
+  // `lambda META: (...)`: the body evaluated with META[key] from `meta`; names it reads that are
+  // not in the environment are reported in `missing_meta`.
+  // What a helper evaluated as a function returned, if it reached a return the values decide.
+  const std::optional<nlohmann::json>& returned() const { return returned_; }
+
+  std::optional<nlohmann::json> eval_lambda(TSNode lambda, const nlohmann::json& meta, std::set<std::string>* missing_meta) const;
+
+  // The expression last assigned to a local name before `until` (to follow `grid = ...`,
+  // `kernel = _fwd_kernel`, `args = (...)`), or a null node.
+  TSNode assigned(const std::string& name) const;
+  // Values of the identifiers `e` reads (lambda parameters excluded), for storing with a grid.
+  nlohmann::json env_of(TSNode e) const;
+
+  static bool is_tensor(const nlohmann::json& v) { return v.is_object() && v.contains("$tensor"); }
+  static bool is_dtype(const nlohmann::json& v) { return v.is_object() && v.contains("$dtype"); }
+  // Nominal shape of rank `rank`: every dimension `dim`, leading ones 2 past 2^25 elements.
+  static nlohmann::json nominal_shape(int rank, int64_t dim = kNominalDim);
+
+ private:
+  void ranks(TSNode body);
+  void run(TSNode block, uint32_t until, int depth);
+  void assign(TSNode left, const std::optional<nlohmann::json>& value, TSNode right);
+  std::optional<nlohmann::json> call(TSNode n, int depth) const;
+  std::optional<nlohmann::json> method(const nlohmann::json& self, const std::string& name, TSNode args, int depth) const;
+  std::optional<nlohmann::json> name(const std::string& id) const;
+
+  std::optional<nlohmann::json> helper(TSNode call, int depth) const;
+
+  const PythonModule& m_;
+  CalleeLookup callees_;
+  int call_depth_ = 0;
+  int64_t dim_ = kNominalDim;
+  std::optional<nlohmann::json> returned_;  // a helper's: the value of the return it reached
+  bool stopped_ = false;
+  std::map<std::string, nlohmann::json> env_;
+  std::map<std::string, TSNode> assigned_;
+  std::map<std::string, int> rank_;   // tensors' ranks as the launcher's code implies them
+  std::map<std::string, std::string> dtype_;  // element types its asserts state (`x.dtype == torch.int8`)
+  std::set<std::string> lambda_params_;
+  mutable const nlohmann::json* meta_ = nullptr;
+  mutable std::set<std::string>* missing_meta_ = nullptr;
+  mutable std::string meta_name_;
+};
+
+// "torch.float16" / "float16" / "half" -> "fp16"; empty when not a torch dtype name.
+std::string torch_dtype_name(const std::string& qualified);
+
+}  // namespace mine

@@ -1,0 +1,41 @@
+-- Launch sites: where the repository launches each Triton kernel, and what its code says about
+-- every argument. `mine scan` records them; `mine check` reads its signatures from them first.
+
+-- One row per launch of a kernel: `k[grid](...)`, `k.run(..., grid=...)`, through aliases,
+-- attributes and imports from other files of the repository. A launch that can reach several
+-- kernels of one name (matched by name alone) has a row for each.
+-- launcher: qualname of the enclosing function ('' at module level); kind: subscript | run.
+-- grid: the grid expression as written (a local `grid = ...` followed); grid_value: JSON
+-- [g0, g1, g2] evaluated with nominal sizes, NULL when it needs values decided later (autotuned
+-- META keys), which grid_env (JSON: names the grid reads -> nominal values) then supplies.
+-- options: JSON num_warps, num_stages, ... given at the launch.
+-- args: JSON array, one object per argument:
+--   {param, keyword?, position, text, role, dtype?, value?, shape?, tensor?}
+--   param: the kernel parameter it binds ('' when none does); role: tensor | int | float | bool |
+--   str | none | dtype | unknown; dtype: Triton element type of a tensor or dtype ("fp16");
+--   value: nominal value of a scalar, a string, or a dtype as "tl.float16"; shape: nominal shape of
+--   a tensor (every dimension the code leaves open is 64); tensor: the launcher variable a tensor
+--   argument views, so arguments sharing a buffer can be told apart.
+-- complete: 0 when a *args / **kwargs of the launch could not be expanded.
+CREATE TABLE kernel_launches (
+  id         INTEGER PRIMARY KEY,
+  kernel_id  INTEGER NOT NULL REFERENCES kernels(id) ON DELETE CASCADE,
+  repo_id    INTEGER NOT NULL REFERENCES repos(id) ON DELETE CASCADE,
+  path       TEXT NOT NULL,
+  line       INTEGER NOT NULL,
+  launcher   TEXT NOT NULL,
+  kind       TEXT NOT NULL,
+  callee     TEXT NOT NULL,
+  grid       TEXT,
+  grid_value TEXT,
+  grid_env   TEXT NOT NULL DEFAULT '{}',
+  options    TEXT NOT NULL DEFAULT '{}',
+  args       TEXT NOT NULL DEFAULT '[]',
+  complete   INTEGER NOT NULL DEFAULT 1
+);
+CREATE INDEX kernel_launches_by_kernel ON kernel_launches(kernel_id);
+CREATE INDEX kernel_launches_by_repo ON kernel_launches(repo_id);
+
+-- Which launch a signature was read from (NULL: none), and how many launches the kernel has.
+ALTER TABLE kernel_signatures ADD COLUMN launch_id INTEGER;
+ALTER TABLE kernel_signatures ADD COLUMN launch_count INTEGER NOT NULL DEFAULT 0;

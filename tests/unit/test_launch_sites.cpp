@@ -1,0 +1,225 @@
+// Launch sites over tests/fixtures/launch/repo: the fixture files state what they expect.
+//   In launcher files:
+//   # expect: launch KERNEL in LAUNCHER args p=role[:dtype][shape][=value], ...   every argument, in order
+//   # expect: launch KERNEL in LAUNCHER grid JSON                               grid_value as stored
+//   In kernel files (the signature `mine check` infers with the launches attached):
+//   # expect: kernel NAME signature p=type, ...   # expect: kernel NAME constexprs P=json, ...
+//   # expect: kernel NAME guessed p, ...          # expect: kernel NAME args p=json, ...
+//   # expect: kernel NAME tensors p=shape, ...    # expect: kernel NAME grid JSON
+//   # expect: kernel NAME options k=json, ...
+// The repository is scanned by the real scanner into a real corpus file.
+#include <catch2/catch.hpp>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+#include "core/check/signature_inference.h"
+#include "core/launch/launch_binding.h"
+#include "core/launch/launch_finder.h"
+#include "core/scan/scanner.h"
+#include "corpus/check_store.h"
+
+namespace fs = std::filesystem;
+using namespace mine;
+
+namespace {
+
+std::string read_text(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::string trim(const std::string& s) {
+  size_t a = s.find_first_not_of(' '), b = s.find_last_not_of(' ');
+  return a == std::string::npos ? "" : s.substr(a, b - a + 1);
+}
+
+// Splits "a=1, b=[1,2], c="x, y"" at the commas outside brackets and quotes.
+std::vector<std::string> items(const std::string& text) {
+  std::vector<std::string> out;
+  std::string cur;
+  int depth = 0;
+  bool quoted = false;
+  for (char c : text) {
+    if (c == '"') quoted = !quoted;
+    if (!quoted && (c == '[' || c == '{')) ++depth;
+    if (!quoted && (c == ']' || c == '}')) --depth;
+    if (c == ',' && depth == 0 && !quoted) {
+      out.push_back(trim(cur));
+      cur.clear();
+    } else {
+      cur += c;
+    }
+  }
+  if (!trim(cur).empty()) out.push_back(trim(cur));
+  return out;
+}
+
+std::string normalized(const std::string& text) {  // each value re-dumped as JSON where it is JSON
+  std::string out;
+  for (const auto& item : items(text)) {
+    size_t eq = item.find('=');
+    std::string key = item.substr(0, eq), value = eq == std::string::npos ? "" : item.substr(eq + 1);
+    auto parsed = nlohmann::json::parse(value, nullptr, false);
+    out += (out.empty() ? "" : ", ") + key + (eq == std::string::npos ? "" : "=" + (parsed.is_discarded() ? value : parsed.dump()));
+  }
+  return out;
+}
+
+// "k=v, ..." of a JSON object: types as they are spelled (`*fp16`), values as JSON (`"gelu"`).
+template <typename Json>
+std::string pairs(const Json& object, bool json_values = true) {
+  std::string out;
+  for (auto it = object.begin(); it != object.end(); ++it)
+    out += (out.empty() ? "" : ", ") + it.key() + "=" +
+           (!json_values && it.value().is_string() ? it.value().template get<std::string>() : it.value().dump());
+  return out;
+}
+
+std::string rendered_args(const nlohmann::json& args) {
+  std::string out;
+  for (const auto& a : args) {
+    std::string s = a.value("param", "") + "=" + a.value("role", "");
+    if (a.contains("dtype")) s += ":" + a["dtype"].get<std::string>();
+    if (a.contains("shape")) s += a["shape"].dump();
+    if (a.contains("value")) s += "=" + a["value"].dump();
+    out += (out.empty() ? "" : ", ") + s;
+  }
+  return out;
+}
+
+struct ScannedRepo {
+  fs::path db;
+  std::vector<fs::path> files;
+  ~ScannedRepo() {
+    std::error_code ec;
+    fs::remove(db, ec);
+  }
+};
+
+void scan(ScannedRepo& out) {
+  static int counter = 0;
+  fs::path root = fs::path(MINE_FIXTURES_DIR) / "launch" / "repo";
+  out.db = fs::temp_directory_path() / ("mine_launch_" + std::to_string(::getpid()) + "_" + std::to_string(counter++) + ".db");
+  ScanOptions options;
+  options.jobs = 2;
+  Scanner scanner(all_plugins(), options);
+  auto tree = open_source_tree(root.string());
+  auto corpus = Corpus::open(out.db.string(), Corpus::Access::ReadWrite);
+  corpus->store(corpus->begin_scan("scan", nlohmann::json::array()), scanner.extract(*tree, "fixture/launch"));
+  for (const auto& e : fs::recursive_directory_iterator(root))
+    if (e.path().extension() == ".py") out.files.push_back(e.path());
+}
+
+}  // namespace
+
+TEST_CASE("launch sites are recorded as the launcher files expect", "[launch]") {
+  ScannedRepo repo;
+  scan(repo);
+  auto corpus = Corpus::open(repo.db.string(), Corpus::Access::ReadOnly);
+  static const std::regex kExpect(R"(^# expect: launch (\S+) in (\S+) (args|grid) (.*)$)");
+  int checked = 0;
+  for (const auto& file : repo.files) {
+    std::stringstream lines(read_text(file));
+    std::string line;
+    while (std::getline(lines, line)) {
+      std::smatch m;
+      if (!std::regex_match(line, m, kExpect)) continue;
+      std::string kernel = m[1], launcher = m[2], what = m[3], expected = m[4];
+      INFO(file.filename().string() << ": " << line);
+      auto rows = corpus->query("SELECT l.args, l.grid_value FROM kernel_launches l JOIN kernels k ON k.id = l.kernel_id "
+                                "WHERE k.name = '" + kernel + "' AND l.launcher = '" + launcher + "'");
+      REQUIRE(rows.rows.size() == 1);
+      if (what == "args") {
+        CHECK(rendered_args(nlohmann::json::parse(rows.rows[0][0].get<std::string>())) == trim(expected));
+      } else {
+        nlohmann::json grid = rows.rows[0][1].is_null() ? nlohmann::json(nullptr) : nlohmann::json::parse(rows.rows[0][1].get<std::string>());
+        CHECK(grid.dump() == nlohmann::json::parse(expected).dump());
+      }
+      ++checked;
+    }
+  }
+  CHECK(checked >= 6);
+  // No launch row for calls that launch nothing of the repository (torch.empty, x.reshape ...).
+  CHECK(corpus->query("SELECT count(*) FROM kernel_launches").rows[0][0] == 3);
+}
+
+TEST_CASE("signatures follow the repository's launches first, as the kernel files expect", "[launch][check][signature]") {
+  ScannedRepo repo;
+  scan(repo);
+  auto corpus = Corpus::open(repo.db.string(), Corpus::Access::ReadOnly);
+  std::vector<CheckKernel> kernels = select_check_kernels(*corpus, "plugin = 'triton'", 0);
+  attach_launches(*corpus, kernels);
+  REQUIRE(kernels.size() == 4);
+  std::map<std::string, check::InferredSignature> by_name;
+  for (const auto& k : kernels) by_name[k.name] = check::infer_signature({k.plugin, k.name, k.standalone, k.meta, nullptr, k.launches});
+  static const std::regex kExpect(R"(^# expect: kernel (\S+) (signature|constexprs|guessed|args|tensors|grid|options) ?(.*)$)");
+  int checked = 0;
+  for (const auto& file : repo.files) {
+    std::stringstream lines(read_text(file));
+    std::string line;
+    while (std::getline(lines, line)) {
+      std::smatch m;
+      if (!std::regex_match(line, m, kExpect)) continue;
+      INFO(file.filename().string() << ": " << line);
+      std::string name = m[1], what = m[2], expected = m[3];
+      REQUIRE(by_name.count(name));
+      const auto& sig = by_name[name];
+      if (what == "signature") CHECK(pairs(sig.signature(), false) == normalized(expected));
+      if (what == "constexprs") CHECK(normalized(pairs(sig.constexprs())) == normalized(expected));
+      if (what == "args") CHECK(normalized(pairs(sig.args)) == normalized(expected));
+      if (what == "options") CHECK(normalized(pairs(sig.options)) == normalized(expected));
+      if (what == "grid") CHECK(sig.grid.dump() == nlohmann::json::parse(expected).dump());
+      if (what == "guessed") {
+        std::string got;
+        for (const auto& g : sig.guessed()) got += (got.empty() ? "" : ", ") + g.get<std::string>();
+        CHECK(got == trim(expected));
+      }
+      if (what == "tensors") {
+        nlohmann::ordered_json shapes = nlohmann::ordered_json::object();
+        for (const auto& [p, t] : sig.tensors.items()) shapes[p] = t["shape"];
+        CHECK(normalized(pairs(shapes)) == normalized(expected));
+      }
+      ++checked;
+    }
+  }
+  CHECK(checked >= 15);
+  // The corpus says which source decided each parameter.
+  CHECK(by_name["act_kernel"].origins()["ACT"]["origin"] == "launch");
+  CHECK(by_name["scale_kernel"].origins()["BLOCK"]["origin"] == "autotune");
+  CHECK(by_name["lonely_kernel"].launch_count == 0);
+}
+
+TEST_CASE("launches bind by import, alias and name, and skip callees from outside the repository", "[launch]") {
+  auto m = PythonModule::build("a.py",
+                               "import subprocess\n"
+                               "from triton import jit\n"
+                               "def go(x):\n"
+                               "    subprocess.run(['ls'])\n"
+                               "    k = self_kernel\n"
+                               "    k[(1,)](x, 3)\n"
+                               "    obj.kernel[(2, 2)](x, n=4)\n");
+  ModuleIndex index({"a.py", "b.py"});
+  auto found = find_launches(*m, &index);
+  REQUIRE(found.size() == 2);
+  CHECK(found[0].target_name == "self_kernel");
+  CHECK(found[0].grid == nlohmann::json::array({1, 1, 1}));
+  CHECK(found[1].target_name == "kernel");
+  CHECK(found[1].grid == nlohmann::json::array({2, 2, 1}));
+  std::vector<LaunchTarget> kernels = {{1, "kernel", "b.py", "kernel", {"x_ptr", "n"}},
+                                       {2, "kernel", "c.py", "kernel", {"x_ptr", "m"}},
+                                       {3, "self_kernel", "b.py", "self_kernel", {"p", "q"}}};
+  auto linked = link_launches(kernels, found);
+  // `obj.kernel(x, n=4)` fits only the kernel that has a parameter n.
+  REQUIRE(linked.size() == 2);
+  CHECK(linked[0].kernel_id == 3);
+  CHECK(linked[0].site.args[1].param == "q");
+  CHECK(linked[0].site.args[1].value == 3);
+  CHECK(linked[1].kernel_id == 1);
+  CHECK(linked[1].site.args[1].param == "n");
+}
