@@ -3,6 +3,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 import textwrap
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
@@ -28,8 +29,24 @@ def write_bundle(directory, kernels):
         json.dump({"version": 1, "kernels": specs}, f)
 
 
+def reachable(path):
+    """Lets other users pass through the test's own private temporary folders above `path`
+    (TemporaryDirectory makes them 0700): run as root, the harness's workers drop to nobody and
+    must reach a --work-dir or --writable folder, as they must outside the tests."""
+    top = os.path.realpath(tempfile.gettempdir())
+    p = os.path.dirname(os.path.realpath(path))
+    while p.startswith(top + os.sep):
+        st = os.stat(p)
+        if st.st_uid == os.geteuid() and not st.st_mode & 0o001:
+            os.chmod(p, (st.st_mode & 0o777) | 0o711)
+        p = os.path.dirname(p)
+
+
 def run_standin(bundle_dir, out, *args, timeout=300):
     """Run the harness with the Triton stand-in first on the workers' import path."""
+    for flag, value in zip(args, args[1:]):
+        if flag in ("--work-dir", "--writable"):
+            reachable(value)
     env = dict(os.environ)
     env["PYTHONPATH"] = STANDIN + os.pathsep + env.get("PYTHONPATH", "")
     proc = subprocess.run([sys.executable, RUN_BUNDLE, bundle_dir, "--out", out] + list(args),
