@@ -43,7 +43,7 @@ def prepare(work, bundle_dir, cache_dir, tmp_dir, writable, want_gpu, worker_use
     env = {}
     if os.geteuid() == 0 and allow_root:
         log("run_bundle: warning: workers keep root (--allow-root-workers): mined code can signal "
-            "any process, write wherever Landlock allows and ignores RLIMIT_NPROC")
+            "any process, write wherever Landlock allows, and is exempt from RLIMIT_NPROC")
     elif os.geteuid() == 0:
         try:
             uid, gid, label = privileges.resolve(worker_user)
@@ -66,8 +66,8 @@ def prepare(work, bundle_dir, cache_dir, tmp_dir, writable, want_gpu, worker_use
         bundle_problems = privileges.preflight(uid, gid, _bundle_files(bundle_dir), [], [])
         if bundle_problems:
             copy = _readable_copy(bundle_dir, os.path.join(work, "bundle"))
-            log("run_bundle: %s cannot read %s (%s); checking a readable copy in %s"
-                % (label, bundle_dir, bundle_problems[0], copy))
+            log("run_bundle: the workers (%s) cannot read the bundle (%s); checking a readable "
+                "copy in %s" % (label, bundle_problems[0], copy))
             bundle_dir = copy
         problems = privileges.preflight(uid, gid, readable + [bundle_dir], writable_dirs, devices)
         if problems:

@@ -20,6 +20,7 @@ import grp
 import json
 import os
 import pwd
+import stat
 
 DEFAULT_USER = "nobody"
 FALLBACK_ID = 65534  # nobody/nogroup on Debian, Ubuntu and most other distributions
@@ -146,7 +147,14 @@ def _check(uid, gid, readable, writable, devices):
     drop_to(uid, gid)
     problems = []
     for p in readable:
-        if os.path.exists(p) and not os.access(p, os.R_OK | (os.X_OK if os.path.isdir(p) else 0)):
+        try:
+            is_dir = stat.S_ISDIR(os.stat(p).st_mode)
+        except FileNotFoundError:
+            continue
+        except OSError as e:  # a folder above it is closed (os.path.exists would say "absent")
+            problems.append("cannot read %s (%s)" % (p, e.strerror))
+            continue
+        if not os.access(p, os.R_OK | (os.X_OK if is_dir else 0)):
             problems.append("cannot read %s" % p)
     for p in writable:
         if not os.access(p, os.W_OK | os.X_OK):

@@ -42,12 +42,32 @@ def reachable(path):
         p = os.path.dirname(p)
 
 
+_KEPT = []
+
+
+def workers_keep_root():
+    """Why this machine's harness runs keep root ('' when they drop it or are not root): run as
+    root from an interpreter that nobody may read (pyenv under /root, say), workers cannot drop
+    to nobody and the harness refuses to start; the tests then run them with
+    --allow-root-workers, and tests of the drop itself skip, saying why."""
+    if not _KEPT:
+        import privileges
+        why = ""
+        if os.geteuid() == 0:
+            problems = privileges.preflight(65534, 65534, [sys.executable] + [p for p in sys.path if p], [])
+            why = "; ".join(problems)
+        _KEPT.append(why)
+    return _KEPT[0]
+
+
 def run_standin(bundle_dir, out, *args, timeout=300):
     """Run the harness with the Triton stand-in first on the workers' import path."""
     for flag, value in zip(args, args[1:]):
         if flag in ("--work-dir", "--writable"):
             reachable(value)
     env = dict(os.environ)
+    if workers_keep_root():
+        env["MINE_ALLOW_ROOT_WORKERS"] = "1"
     env["PYTHONPATH"] = STANDIN + os.pathsep + env.get("PYTHONPATH", "")
     proc = subprocess.run([sys.executable, RUN_BUNDLE, bundle_dir, "--out", out] + list(args),
                           env=env, capture_output=True, text=True, timeout=timeout)
