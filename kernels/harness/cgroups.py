@@ -157,7 +157,8 @@ def setup(name=None, mountinfo="/proc/self/mountinfo", proc_cgroup="/proc/self/c
             continue
         try:
             _write(os.path.join(path, "cgroup.subtree_control"), " ".join("+" + c for c in controllers))
-            on = _read(os.path.join(path, "cgroup.subtree_control")).split()
+            # The kernel reads back "memory pids"; a plain file (the tests' fake tree) "+pids +memory".
+            on = [c.lstrip("+") for c in _read(os.path.join(path, "cgroup.subtree_control")).split()]
             if [c for c in controllers if c not in on]:
                 raise OSError(0, "controllers not enabled (%s)" % " ".join(on))
         except OSError as e:
