@@ -171,18 +171,17 @@ def gpu_nodes():
     return sorted(p for p in glob.glob("/dev/nvidia*") if not os.path.isdir(p))
 
 
-def preflight(uid, gid, readable, writable, devices=()):
-    """What a worker dropped to uid/gid could not reach, as a list of sentences (empty: all
-    fine). Runs in a forked child so this process keeps root; call it before any thread
-    starts."""
+def in_child(fn):
+    """fn()'s JSON answer, computed in a forked child so that this process keeps its identity
+    ({'error': ...} if it raised). Call it before any thread starts."""
     r, w = os.pipe()
     pid = os.fork()
     if pid == 0:
         try:
             os.close(r)
-            out = _check(uid, gid, readable, writable, devices)
+            out = fn()
         except BaseException as e:  # noqa: B902 -- anything goes back as a sentence
-            out = ["%s" % e]
+            out = {"error": "%s: %s" % (type(e).__name__, e)}
         os.write(w, json.dumps(out).encode())
         os._exit(0)
     os.close(w)
@@ -195,6 +194,13 @@ def preflight(uid, gid, readable, writable, devices=()):
     os.close(r)
     os.waitpid(pid, 0)
     try:
-        return json.loads(data.decode() or '["the preflight child died"]')
+        return json.loads(data.decode())
     except ValueError:
-        return ["the preflight child answered %r" % data[:200]]
+        return {"error": "the child died without an answer (%r)" % data[:200]}
+
+
+def preflight(uid, gid, readable, writable, devices=()):
+    """What a worker dropped to uid/gid could not reach, as a list of sentences (empty: all
+    fine), found by a forked child that has dropped exactly so."""
+    out = in_child(lambda: _check(uid, gid, readable, writable, devices))
+    return [out["error"]] if isinstance(out, dict) else out

@@ -2,7 +2,6 @@
 process keeps its identity), handing folders over, and the preflight that finds what a dropped
 worker could not reach. The drop, chown and preflight tests need root and skip without it; the
 non-root side of each is tested wherever the suite runs."""
-import json
 import os
 import pwd
 import tempfile
@@ -13,30 +12,6 @@ import privileges
 
 ROOT = os.geteuid() == 0
 NOBODY = privileges.FALLBACK_ID
-
-
-def in_child(fn):
-    """fn() in a forked child; its JSON answer, or {'error': ...}."""
-    r, w = os.pipe()
-    pid = os.fork()
-    if pid == 0:
-        try:
-            os.close(r)
-            out = fn()
-        except BaseException as e:  # noqa: B902
-            out = {"error": "%s: %s" % (type(e).__name__, e)}
-        os.write(w, json.dumps(out).encode())
-        os._exit(0)
-    os.close(w)
-    data = b""
-    while True:
-        chunk = os.read(r, 1 << 16)
-        if not chunk:
-            break
-        data += chunk
-    os.close(r)
-    os.waitpid(pid, 0)
-    return json.loads(data.decode())
 
 
 def status_field(name):
@@ -88,7 +63,7 @@ class Drop(unittest.TestCase):
                         out[what] = e.strerror
                 return out
 
-            out = in_child(child)
+            out = privileges.in_child(child)
         self.assertNotIn("error", out)
         self.assertEqual(out["uids"], [NOBODY] * 3)
         self.assertEqual(out["gids"], [NOBODY] * 3)
@@ -111,7 +86,7 @@ class Drop(unittest.TestCase):
             except privileges.IdentityError as e:
                 return {"refused": str(e)}
 
-        out = in_child(child)
+        out = privileges.in_child(child)
         self.assertIn("could not drop root", out.get("refused", ""), out)
 
     def test_what_the_worker_says(self):
@@ -123,7 +98,7 @@ class Drop(unittest.TestCase):
                 os.setresuid(NOBODY, NOBODY, NOBODY)
             return privileges.drop_from_env({"MINE_WORKER_UID": "1", "MINE_WORKER_GID": "1"})
 
-        self.assertEqual(in_child(child), "uid %d (not root: unchanged)" % (NOBODY if ROOT else os.geteuid()))
+        self.assertEqual(privileges.in_child(child), "uid %d (not root: unchanged)" % (NOBODY if ROOT else os.geteuid()))
 
 
 @unittest.skipUnless(ROOT, "chown and the preflight's drop need root")
