@@ -5,13 +5,13 @@ and `memory.max` caps the memory they charge, replacing the pool's resident-memo
 `resource_limit` row, and `cgroup.kill` ends even daemons that left the worker's session.
 
 Where it goes: the run makes one folder, mine-run-PID, under the nearest cgroup from this
-process's own upwards that has the pids and memory controllers enabled for its children and
-that it may write (on a GPU node run as root that is usually the root of the hierarchy or the
-job's delegated cgroup); each worker gets a child of it. It is not made under this process's
-own cgroup, which holds processes and so cannot hand controllers down (cgroup v2's "no internal
-processes" rule). Where no such cgroup exists (cgroup v1, a read-only /sys/fs/cgroup in a
-container, not root and nothing delegated) `setup` says why and the harness falls back to
-RLIMIT_NPROC and the watchdog.
+process's own upwards that has the pids and memory controllers enabled for its children (either
+one where none has both) and that it may write (on a GPU node run as root, usually the root of
+the hierarchy or the job's delegated cgroup); each worker gets a child of it. It is not made
+under this process's own cgroup, which holds processes and so cannot hand controllers down
+(cgroup v2's "no internal processes" rule). Where no such cgroup exists (cgroup v1, a read-only
+/sys/fs/cgroup in a container, not root and nothing delegated) `setup` says why and the harness
+falls back to RLIMIT_NPROC and the watchdog.
 
 A worker joins its cgroup itself, first thing and while still root (worker.py); after it drops
 to an unprivileged uid it can neither leave the cgroup nor raise its limits, which stay owned
@@ -141,14 +141,19 @@ def setup(name=None, mountinfo="/proc/self/mountinfo", proc_cgroup="/proc/self/c
         return None, "this process is in no cgroup v2"
     name = name or "mine-run-%d" % os.getpid()
     why = "no writable cgroup with the pids and memory controllers above %s" % own
+    hosts = []
     for host in _candidates(found[0], found[1], own):
         try:
             enabled = _read(os.path.join(host, "cgroup.subtree_control")).split()
         except OSError:
             continue
         controllers = [c for c in WANTED if c in enabled]
-        if not controllers or not os.access(host, os.W_OK):
-            continue
+        if controllers and os.access(host, os.W_OK):
+            hosts.append((host, controllers))
+    # One that hands down both first (a VM's /process_api may enable only memory while the root
+    # enables pids too); one with either only where there is none such.
+    hosts.sort(key=lambda h: len(h[1]) < len(WANTED))
+    for host, controllers in hosts:
         path = os.path.join(host, name)
         try:
             os.mkdir(path)

@@ -80,6 +80,15 @@ class FakeTree(unittest.TestCase):
         tree, why = self.setup()
         self.assertEqual(tree.path, os.path.join(self.mnt, "job", "mine-run-test"))
 
+    def test_both_controllers_beat_nearness(self):
+        write(os.path.join(self.mnt, "job", "cgroup.subtree_control"), "memory\n")  # as on the GPU VM
+        tree, _ = self.setup()
+        self.assertEqual((tree.path, tree.controllers), (os.path.join(self.mnt, "mine-run-test"), ["pids", "memory"]))
+        write(os.path.join(self.mnt, "cgroup.subtree_control"), "cpu\n")
+        os.rename(tree.path, tree.path + ".old")
+        tree, _ = self.setup()
+        self.assertEqual((tree.path, tree.controllers), (os.path.join(self.mnt, "job", "mine-run-test"), ["memory"]))
+
     def test_none_without_controllers(self):
         write(os.path.join(self.mnt, "cgroup.subtree_control"), "cpu io\n")
         tree, why = self.setup()
