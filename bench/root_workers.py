@@ -54,7 +54,7 @@ def main(extra):
         with open(out) as f:
             rows = {r["id"]: r for r in map(json.loads, f)}
         for kid, (what, _) in kernels.items():
-            r = rows[kid]
+            r = rows.get(kid) or {"status": "no row", "message": ""}
             made = ""
             if os.path.exists(os.path.join(pids, "k%d.txt" % kid)):
                 with open(os.path.join(pids, "k%d.txt" % kid)) as f:

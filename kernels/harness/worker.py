@@ -472,11 +472,16 @@ def main():
                             "sandbox": {"writes": confined, "processes": procs, "identity": identity,
                                         "memory": ", ".join(memory) or "none", "cgroup": "joined" if cg else "none (%s)" % cg_why}})
                 + "\n")
+    me = os.getpid()
     for line in sys.stdin:
         if not line.strip():
             continue
         task = json.loads(line)
         row = w.run_task(task)
+        if os.getpid() != me:
+            # A kernel's fork that raised instead of exiting (a fork bomb's child refused by
+            # the process cap) unwound into this loop: it must neither answer nor take tasks.
+            os._exit(1)
         proto.write(json.dumps(row) + "\n")
         if row.get("recycle"):
             return 0

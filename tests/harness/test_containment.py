@@ -262,6 +262,27 @@ class Containment(unittest.TestCase):
         self.assertEqual(self.rows[8]["status"], "ok")  # the shell failed; the kernel went on
 
 
+class EscapedForks(unittest.TestCase):
+    def test_a_fork_that_returns_into_the_worker_says_nothing(self):
+        # A kernel's child that raises instead of exiting (as a fork bomb's do once a process
+        # cap refuses their own forks) unwinds into the copy of the worker loop it was forked
+        # in: it must not answer for the kernel nor take the next kernel from the pool.
+        escape = kern("pass", pre="import os, time\nif os.fork() == 0:\n    raise RuntimeError('child escaped')\n"
+                                  "time.sleep(0.5)\n")
+        with tempfile.TemporaryDirectory(prefix="mine-escape-") as t:
+            bundle = os.path.join(t, "bundle")
+            os.makedirs(bundle)
+            write_bundle(bundle, [(1, "k", escape, SIG), (2, "k", OK, SIG), (3, "k", escape, SIG), (4, "k", OK, SIG),
+                                  (5, "k", OK, SIG)])
+            out = os.path.join(t, "out.jsonl")
+            proc, rows = run_standin(bundle, out, "--stage", "compile", "--jobs", "1")
+            with open(out) as f:
+                ids = [json.loads(line)["id"] for line in f]
+        self.assertEqual(sorted(ids), [1, 2, 3, 4, 5], proc.stderr[-2000:])
+        for kid in (1, 2, 3, 4, 5):
+            self.assertEqual(rows[kid]["status"], "ok", rows[kid]["message"])
+
+
 @unittest.skipUnless(os.geteuid() == 0, "only root has powers to keep")
 class RootKept(unittest.TestCase):
     def test_allow_root_workers_keeps_root_and_says_so(self):
