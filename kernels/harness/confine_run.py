@@ -8,6 +8,7 @@ import sys
 
 import cgroups
 import privileges
+import sandbox
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -37,11 +38,12 @@ def _readable_copy(bundle_dir, dest):
 
 
 def prepare(work, bundle_dir, cache_dir, tmp_dir, writable, want_gpu, worker_user,
-            allow_root, use_cgroups, log=print):
+            allow_root, use_cgroups, jobs, max_procs, log=print):
     """Returns (worker_env, bundle_dir, cgroup_tree or None). Raises SetupError with what to
     change when the workers could not run as asked."""
     env = {}
-    if os.geteuid() == 0 and allow_root:
+    uid = os.geteuid()
+    if uid == 0 and allow_root:
         log("run_bundle: warning: workers keep root (--allow-root-workers): mined code can signal "
             "any process, write wherever Landlock allows, and is exempt from RLIMIT_NPROC")
     elif os.geteuid() == 0:
@@ -82,4 +84,8 @@ def prepare(work, bundle_dir, cache_dir, tmp_dir, writable, want_gpu, worker_use
             env["MINE_CGROUP_WHY"] = why
     else:
         env["MINE_CGROUP_WHY"] = "disabled (--no-cgroups)"
+    if max_procs > 0 and not (tree and "pids" in tree.controllers):
+        # RLIMIT_NPROC instead of pids.max: one limit for the uid that all workers share,
+        # counted now, before any of them runs a kernel (sandbox.limit_processes says why).
+        env["MINE_NPROC_LIMIT"] = str(sandbox.processes_of_user(uid) + max(jobs, 1) * max_procs)
     return env, bundle_dir, tree

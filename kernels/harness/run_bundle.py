@@ -82,8 +82,8 @@ def main(argv=None):
                     help="keep only the RSS watchdog (for drivers that trip on RLIMIT_DATA)")
     ap.add_argument("--max-procs", type=int, default=256,
                     help="processes a worker may start: its cgroup's pids.max (threads count) "
-                         "where there is one, else RLIMIT_NPROC on top of the user's count (root "
-                         "is exempt from that); 0: no limit")
+                         "where there is one, else RLIMIT_NPROC at the user's count plus jobs x N, "
+                         "shared by the workers (root is exempt from that); 0: no limit")
     ap.add_argument("--writable", action="append", default=[],
                     help="another folder kernels may write in (besides their scratch, the Triton "
                          "cache and /dev); repeatable")
@@ -172,7 +172,7 @@ def main(argv=None):
         extra_env, bundle_dir, tree = prepare(
             work, bundle_dir, cache_dir, tmp_dir, [os.path.abspath(d) for d in a.writable],
             a.stage in ("load", "run"), a.worker_user, a.allow_root_workers, not a.no_cgroups,
-            log=lambda m: print(m, file=sys.stderr, flush=True))
+            min(a.jobs, len(kernels)) or 1, max(a.max_procs, 0), log=lambda m: print(m, file=sys.stderr, flush=True))
     except SetupError as e:
         print("run_bundle: %s" % e, file=sys.stderr)
         return 2

@@ -459,7 +459,8 @@ def main():
         if "pids.max" in cg:
             procs = "cgroup pids.max %s" % cg["pids.max"]
         else:
-            procs = sandbox.limit_processes(int(os.environ.get("MINE_MAX_PROCS", "0") or 0))
+            procs = sandbox.limit_processes(int(os.environ.get("MINE_MAX_PROCS", "0") or 0),
+                                            int(os.environ.get("MINE_NPROC_LIMIT", "0") or 0))
         if "memory.max" in cg:
             memory.append("cgroup memory.max %s" % cg["memory.max"])
         elif os.environ.get("MINE_MEM_LIMIT_MB", "0") not in ("", "0"):
