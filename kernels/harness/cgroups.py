@@ -131,6 +131,18 @@ def _candidates(mount, mount_root, own):
         path = os.path.dirname(path)
 
 
+def _remove_stale(host):
+    """Run folders of harnesses that died without closing them (SIGKILL): their workers have
+    exited with them, so only empty cgroups are left; a live run's folder is never touched."""
+    for entry in os.listdir(host):
+        pid = entry[len("mine-run-"):]
+        if entry.startswith("mine-run-") and pid.isdigit() and not os.path.exists("/proc/" + pid):
+            try:
+                Tree(os.path.join(host, entry), ()).close()
+            except OSError:
+                pass
+
+
 def setup(name=None, mountinfo="/proc/self/mountinfo", proc_cgroup="/proc/self/cgroup"):
     """(Tree, None) for a new run folder, or (None, why not)."""
     found = cgroup2_mount(mountinfo)
@@ -154,6 +166,7 @@ def setup(name=None, mountinfo="/proc/self/mountinfo", proc_cgroup="/proc/self/c
     # enables pids too); one with either only where there is none such.
     hosts.sort(key=lambda h: len(h[1]) < len(WANTED))
     for host, controllers in hosts:
+        _remove_stale(host)
         path = os.path.join(host, name)
         try:
             os.mkdir(path)

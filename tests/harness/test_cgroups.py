@@ -80,6 +80,14 @@ class FakeTree(unittest.TestCase):
         tree, why = self.setup()
         self.assertEqual(tree.path, os.path.join(self.mnt, "job", "mine-run-test"))
 
+    def test_a_dead_runs_folder_goes_a_live_ones_stays(self):
+        dead, live = os.path.join(self.mnt, "mine-run-999999999"), os.path.join(self.mnt, "mine-run-%d" % os.getpid())
+        os.makedirs(os.path.join(dead, "w0-0"))
+        os.makedirs(os.path.join(live, "w0-0"))
+        self.setup()
+        self.assertFalse(os.path.exists(dead))
+        self.assertTrue(os.path.exists(os.path.join(live, "w0-0")))
+
     def test_both_controllers_beat_nearness(self):
         write(os.path.join(self.mnt, "job", "cgroup.subtree_control"), "memory\n")  # as on the GPU VM
         tree, _ = self.setup()
