@@ -172,7 +172,8 @@ def main(argv=None):
         extra_env, bundle_dir, tree = prepare(
             work, bundle_dir, cache_dir, tmp_dir, [os.path.abspath(d) for d in a.writable],
             a.stage in ("load", "run"), a.worker_user, a.allow_root_workers, not a.no_cgroups,
-            min(a.jobs, len(kernels)) or 1, max(a.max_procs, 0), log=lambda m: print(m, file=sys.stderr, flush=True))
+            min(a.jobs, len(kernels)) or 1, max(a.max_procs, 0),
+            log=lambda m: print(m, file=sys.stderr, flush=True))
     except SetupError as e:
         print("run_bundle: %s" % e, file=sys.stderr)
         return 2

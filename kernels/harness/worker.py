@@ -469,10 +469,11 @@ def main():
     except BaseException as e:
         proto.write(json.dumps({"ready": False, "message": trim(exc_message(e))}) + "\n")
         return 3
+    sandbox_said = {"writes": confined, "processes": procs, "identity": identity,
+                    "memory": ", ".join(memory) or "none",
+                    "cgroup": "joined" if cg else "none (%s)" % cg_why}
     proto.write(json.dumps({"ready": True, "versions": w.versions, "pid": os.getpid(),
-                            "sandbox": {"writes": confined, "processes": procs, "identity": identity,
-                                        "memory": ", ".join(memory) or "none", "cgroup": "joined" if cg else "none (%s)" % cg_why}})
-                + "\n")
+                            "sandbox": sandbox_said}) + "\n")
     me = os.getpid()
     for line in sys.stdin:
         if not line.strip():

@@ -98,7 +98,8 @@ class Drop(unittest.TestCase):
                 os.setresuid(NOBODY, NOBODY, NOBODY)
             return privileges.drop_from_env({"MINE_WORKER_UID": "1", "MINE_WORKER_GID": "1"})
 
-        self.assertEqual(privileges.in_child(child), "uid %d (not root: unchanged)" % (NOBODY if ROOT else os.geteuid()))
+        expected = "uid %d (not root: unchanged)" % (NOBODY if ROOT else os.geteuid())
+        self.assertEqual(privileges.in_child(child), expected)
 
 
 @unittest.skipUnless(ROOT, "chown and the preflight's drop need root")
