@@ -27,6 +27,8 @@ def _bundle_files(bundle_dir):
 def _readable_copy(bundle_dir, dest):
     """A copy of the bundle that any user can read: `mine check --run` emits into a private
     (0700) temporary folder, which an unprivileged worker could not enter."""
+    if os.path.isdir(dest):  # a reused --work-dir: last run's copy, perhaps of another bundle
+        shutil.rmtree(dest)
     shutil.copytree(bundle_dir, dest, symlinks=False)
     os.chmod(dest, 0o755)
     for top, dirs, files in os.walk(dest):
@@ -46,7 +48,7 @@ def prepare(work, bundle_dir, cache_dir, tmp_dir, writable, want_gpu, worker_use
     if uid == 0 and allow_root:
         log("run_bundle: warning: workers keep root (--allow-root-workers): mined code can signal "
             "any process, write wherever Landlock allows, and is exempt from RLIMIT_NPROC")
-    elif os.geteuid() == 0:
+    elif uid == 0:
         try:
             uid, gid, label = privileges.resolve(worker_user)
         except privileges.IdentityError as e:
