@@ -3,6 +3,7 @@ group), fed one task at a time. The parent never imports Triton or torch, so not
 does can take the batch down; it only reads the worker's answers, its exit status and /proc.
 """
 import ctypes
+import itertools
 import json
 import os
 import select
@@ -12,6 +13,7 @@ import sys
 import threading
 import time
 
+import cgroups
 from classify import classify, signal_name, trim
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -105,7 +107,7 @@ def sweep_strays(keep, rounds=100):
 
 
 class WorkerProc:
-    def __init__(self, env, log_path):
+    def __init__(self, env, log_path, cgroup=None):
         # Truncated per spawn so a crash message shows this worker's last words only.
         self.log = open(log_path, "wb")
         self.proc = subprocess.Popen([sys.executable, WORKER], stdin=subprocess.PIPE,
@@ -113,6 +115,7 @@ class WorkerProc:
                                      start_new_session=True, cwd=HERE)
         self.buf = b""
         self.log_path = log_path
+        self.cgroup = cgroup  # its own cgroup v2 (cgroups.py), or None
         self.versions = {}
 
     def kill(self):
@@ -124,6 +127,10 @@ class WorkerProc:
             self.proc.wait(timeout=10)
         except subprocess.TimeoutExpired:
             pass
+        if self.cgroup:
+            # cgroup.kill also ends what left the process group (setsid daemons).
+            cgroups.Tree.remove(self.cgroup)
+            self.cgroup = None
         for f in (self.proc.stdin, self.proc.stdout):
             try:
                 f.close()
@@ -168,12 +175,17 @@ class WorkerProc:
 
 class Pool:
     def __init__(self, jobs, devices, work_dir, worker_env, timeout_s, mem_limit_mb,
-                 max_tasks_per_worker=500, on_row=None):
+                 max_tasks_per_worker=500, on_row=None, cgroup_tree=None, max_procs=0):
         self.jobs, self.devices, self.work_dir = jobs, devices, work_dir
         self.worker_env, self.timeout_s = worker_env, timeout_s
         self.mem_limit = (mem_limit_mb << 20) if mem_limit_mb else 0
         self.max_tasks = max_tasks_per_worker
         self.on_row = on_row
+        # With a cgroup per worker, memory.max replaces the RSS watchdog and pids.max caps
+        # processes (cgroups.py); the worker's own RLIMIT_DATA stays.
+        self.cgroup_tree, self.max_procs = cgroup_tree, max_procs
+        self.cgroup_serial = itertools.count()
+        self.watchdog = self.mem_limit if not (cgroup_tree and "memory" in cgroup_tree.controllers) else 0
         self.lock = threading.Lock()
         self.spawns = 0
         self.sandbox = None  # what the workers said they could confine
@@ -201,8 +213,16 @@ class Pool:
         if self.mem_limit:
             env["MINE_MEM_LIMIT_MB"] = str(self.mem_limit >> 20)
         log = os.path.join(self.work_dir, "worker%d.log" % slot)
+        cgroup = None
+        if self.cgroup_tree:
+            try:
+                cgroup = self.cgroup_tree.make("w%d-%d" % (slot, next(self.cgroup_serial)),
+                                               self.max_procs, self.mem_limit)
+            except OSError as e:
+                raise RuntimeError("cannot make the worker's cgroup: %s" % e)
+            env["MINE_CGROUP"] = cgroup
         with self.spawn_lock:
-            w = WorkerProc(env, log)
+            w = WorkerProc(env, log, cgroup)
             self.live_pids.add(w.proc.pid)
         line, why = w.read_line(time.monotonic() + READY_TIMEOUT_S, 0)
         with self.lock:
@@ -288,7 +308,7 @@ class Pool:
             w.proc.stdin.flush()
         except OSError as e:
             return self._fail_row(task, "import", "crash", "worker pipe closed: %s" % e), False
-        line, why = w.read_line(t0 + self.timeout_s, self.mem_limit)
+        line, why = w.read_line(t0 + self.timeout_s, self.watchdog)
         wall_ms = round((time.monotonic() - t0) * 1000.0, 1)
         if line is not None:
             try:
@@ -313,7 +333,14 @@ class Pool:
                 rc = w.proc.wait(timeout=10)
             except subprocess.TimeoutExpired:
                 rc = None
+            oom = cgroups.Tree.oom_kills(w.cgroup) if w.cgroup else 0
             w.kill()
+            if oom:
+                row = self._fail_row(task, "unknown", "resource_limit",
+                                     "host memory limit exceeded (cgroup memory.max %d MiB); the "
+                                     "worker's cgroup was killed" % (self.mem_limit >> 20))
+                row["wall_ms"] = wall_ms
+                return row, False
             if rc is not None and rc < 0:
                 how = "killed by %s" % signal_name(-rc)
                 cls = classify("unknown", (), "", signal_no=-rc)

@@ -5,7 +5,7 @@ for load/run).
 
   python3 kernels/harness/run_bundle.py BUNDLE_DIR --out results.jsonl [--jobs N]
       [--devices 0,1|all] [--stage compile|load|run] [--arch sm_90] [--timeout 60]
-      [--mem-limit-mb N] [--autotune]
+      [--mem-limit-mb N] [--autotune] [--worker-user USER[:GROUP] | --allow-root-workers]
 """
 import argparse
 import collections
@@ -20,6 +20,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bundle import BundleError, load_bundle  # noqa: E402
+from confine_run import SetupError, prepare  # noqa: E402
 from pool import Pool  # noqa: E402
 
 AUTOTUNE_WARPS = (2, 4, 8)
@@ -80,14 +81,24 @@ def main(argv=None):
     ap.add_argument("--no-rlimit-data", action="store_true",
                     help="keep only the RSS watchdog (for drivers that trip on RLIMIT_DATA)")
     ap.add_argument("--max-procs", type=int, default=256,
-                    help="processes a worker may add to the user's count (RLIMIT_NPROC; root is "
-                         "exempt); 0: no limit")
+                    help="processes a worker may start: its cgroup's pids.max (threads count) "
+                         "where there is one, else RLIMIT_NPROC at the user's count plus jobs x N, "
+                         "shared by the workers (root is exempt from that); 0: no limit")
     ap.add_argument("--writable", action="append", default=[],
                     help="another folder kernels may write in (besides their scratch, the Triton "
                          "cache and /dev); repeatable")
     ap.add_argument("--no-sandbox", action="store_true", default=os.environ.get("MINE_NO_SANDBOX") == "1",
                     help="do not confine the workers' file writes with Landlock (also MINE_NO_SANDBOX=1, "
                          "which reaches the harness through `mine check --run`)")
+    ap.add_argument("--worker-user", default=os.environ.get("MINE_WORKER_USER", "nobody"),
+                    help="when started as root, workers drop to this USER[:GROUP] (names or "
+                         "numbers; default nobody, its group; also MINE_WORKER_USER)")
+    ap.add_argument("--allow-root-workers", action="store_true",
+                    default=os.environ.get("MINE_ALLOW_ROOT_WORKERS") == "1",
+                    help="when started as root, let workers keep root (also "
+                         "MINE_ALLOW_ROOT_WORKERS=1); a warning is printed")
+    ap.add_argument("--no-cgroups", action="store_true", default=os.environ.get("MINE_NO_CGROUPS") == "1",
+                    help="no cgroup v2 per worker even where it could be made (also MINE_NO_CGROUPS=1)")
     ap.add_argument("--only", default=None, help="comma-separated kernel ids")
     ap.add_argument("--limit", type=int, default=None)
     ap.add_argument("--autotune", action="store_true",
@@ -157,6 +168,17 @@ def main(argv=None):
     for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
         worker_env.setdefault(var, os.environ.get(var, "1"))
 
+    try:
+        extra_env, bundle_dir, tree = prepare(
+            work, bundle_dir, cache_dir, tmp_dir, [os.path.abspath(d) for d in a.writable],
+            a.stage in ("load", "run"), a.worker_user, a.allow_root_workers, not a.no_cgroups,
+            min(a.jobs, len(kernels)) or 1, max(a.max_procs, 0),
+            log=lambda m: print(m, file=sys.stderr, flush=True))
+    except SetupError as e:
+        print("run_bundle: %s" % e, file=sys.stderr)
+        return 2
+    worker_env.update(extra_env)
+
     tasks = []
     for k in kernels:
         t = {"spec": k, "stage": a.stage, "arch": arch, "bundle_dir": bundle_dir,
@@ -197,8 +219,12 @@ def main(argv=None):
 
     timeout = a.timeout * (len(AUTOTUNE_WARPS) * len(AUTOTUNE_STAGES) if a.autotune else 1)
     pool = Pool(a.jobs, devices if a.stage in ("load", "run") else None, work, worker_env,
-                timeout, a.mem_limit_mb, a.max_tasks_per_worker, on_row)
-    pool.run(tasks)
+                timeout, a.mem_limit_mb, a.max_tasks_per_worker, on_row, tree, max(a.max_procs, 0))
+    try:
+        pool.run(tasks)
+    finally:
+        if tree:
+            tree.close()
     out.close()
     elapsed = time.monotonic() - t0
     ok = sum(v for (s, _), v in counts.items() if s == "ok")

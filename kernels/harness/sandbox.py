@@ -80,7 +80,7 @@ def restrict_writes(writable):
     return "landlock-abi%d" % abi
 
 
-def _processes_of_user(uid):
+def processes_of_user(uid):
     n = 0
     for p in os.listdir("/proc"):
         if not p.isdigit():
@@ -93,14 +93,17 @@ def _processes_of_user(uid):
     return n
 
 
-def limit_processes(extra):
+def limit_processes(extra, limit=0):
     """RLIMIT_NPROC counts every process of the user, so the limit is what the user runs now
-    plus `extra`: a fork bomb in a kernel stops there. The kernel does not apply it to root
-    (CAP_SYS_RESOURCE); there the pool's timeout and process sweep are what stop one."""
+    plus `extra`: a fork bomb in a kernel stops there. `limit`, when the pool worked it out
+    before any worker started (confine_run.py), is used instead: workers that share a uid
+    counting for themselves would each count the others' kernels' processes too, and a worker
+    starting beside a fork bomb would set its own limit above it. The kernel does not apply it
+    to root (CAP_SYS_RESOURCE); there the pool's timeout and process sweep are what stop one."""
     if extra <= 0:
         return "none"
     uid = os.getuid()
-    limit = _processes_of_user(uid) + extra
+    limit = limit if limit > 0 else processes_of_user(uid) + extra
     soft, hard = resource.getrlimit(resource.RLIMIT_NPROC)
     if hard != resource.RLIM_INFINITY:
         limit = min(limit, hard)

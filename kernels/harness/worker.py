@@ -17,8 +17,10 @@ import traceback
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+import cgroups  # noqa: E402
 import cuda_kernel  # noqa: E402
 import launch  # noqa: E402
+import privileges  # noqa: E402
 import sandbox  # noqa: E402
 from classify import classify, trim  # noqa: E402
 
@@ -37,7 +39,7 @@ def apply_limits():
         lim = mb << 20
         resource.setrlimit(resource.RLIMIT_DATA, (lim, lim))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-    return sandbox.limit_processes(int(os.environ.get("MINE_MAX_PROCS", "0") or 0))
+    return ["rlimit-data %d MiB" % mb] if mb > 0 and os.environ.get("MINE_RLIMIT_DATA", "1") == "1" else []
 
 
 def confine_writes():
@@ -445,21 +447,43 @@ def main():
     proto = os.fdopen(os.dup(1), "w", buffering=1)
     os.dup2(2, 1)
     sys.stdout = sys.stderr
-    procs = apply_limits()
     want_gpu = os.environ.get("MINE_WANT_GPU") == "1"
     try:
+        # Order matters (privileges.py, cgroups.py): the cgroup first, so everything the worker
+        # starts counts; the GPU while still root; the drop before any mined code is imported;
+        # RLIMIT_NPROC after it, counted for the new uid.
+        cg, cg_why = cgroups.join_from_env()
+        memory = apply_limits()
         w = Worker(want_gpu)
+        identity = privileges.drop_from_env()
+        if "pids.max" in cg:
+            procs = "cgroup pids.max %s" % cg["pids.max"]
+        else:
+            procs = sandbox.limit_processes(int(os.environ.get("MINE_MAX_PROCS", "0") or 0),
+                                            int(os.environ.get("MINE_NPROC_LIMIT", "0") or 0))
+        if "memory.max" in cg:
+            memory.append("cgroup memory.max %s" % cg["memory.max"])
+        elif os.environ.get("MINE_MEM_LIMIT_MB", "0") not in ("", "0"):
+            memory.append("rss watchdog")
         confined = confine_writes()
     except BaseException as e:
         proto.write(json.dumps({"ready": False, "message": trim(exc_message(e))}) + "\n")
         return 3
+    sandbox_said = {"writes": confined, "processes": procs, "identity": identity,
+                    "memory": ", ".join(memory) or "none",
+                    "cgroup": "joined" if cg else "none (%s)" % cg_why}
     proto.write(json.dumps({"ready": True, "versions": w.versions, "pid": os.getpid(),
-                            "sandbox": {"writes": confined, "processes": procs}}) + "\n")
+                            "sandbox": sandbox_said}) + "\n")
+    me = os.getpid()
     for line in sys.stdin:
         if not line.strip():
             continue
         task = json.loads(line)
         row = w.run_task(task)
+        if os.getpid() != me:
+            # A kernel's fork that raised instead of exiting (a fork bomb's child refused by
+            # the process cap) unwound into this loop: it must neither answer nor take tasks.
+            os._exit(1)
         proto.write(json.dumps(row) + "\n")
         if row.get("recycle"):
             return 0

@@ -17,6 +17,8 @@ FIXTURES = os.environ.get("MINE_FIXTURES_DIR", os.path.join(SOURCE, "tests", "fi
 SHARED_INDUCTOR = os.path.join(os.environ.get("MINE_SHARED_DIR", os.path.join(SOURCE, "..", "shared")),
                                "fixtures", "inductor")
 sys.path.insert(0, os.path.join(SOURCE, "kernels", "harness"))
+sys.path.insert(0, os.path.join(SOURCE, "tests", "harness"))
+import util  # noqa: E402,F401 -- sets MINE_ALLOW_ROOT_WORKERS where nobody cannot run this Python
 
 
 def mine(*args, check=True, env=None):
@@ -227,6 +229,7 @@ class CheckRun(unittest.TestCase):
 
     def test_run_compiles_and_records(self):
         with tempfile.TemporaryDirectory() as tmp:
+            os.chmod(tmp, 0o711)  # it is TMPDIR: run as root, the workers (nobody) work beneath it
             src = os.path.join(tmp, "src")
             os.makedirs(src)
             with open(os.path.join(src, "kernels.py"), "w") as f:

@@ -1,15 +1,18 @@
 """Hostile kernels against the pool, with real processes and the Triton stand-in: fork bombs
 (bounded here, so the test is safe on any machine, and with daemons that setsid() out of the
 worker's process group), 100 GB allocations, writes outside the scratch folder (directly and
-through os.system), and interpreter crashes. Each is contained and classified, nothing survives
-the batch, and the kernels after them still run."""
+through os.system), root's powers (writing /etc, signalling PID 1), and interpreter crashes.
+Each is contained and classified, nothing survives the batch, the machine stays responsive,
+and the kernels after them still run. Run as root, the workers must have dropped to nobody."""
 import json
 import os
+import subprocess
 import tempfile
+import threading
 import time
 import unittest
 
-from util import run_standin, write_bundle
+from util import reachable, run_standin, workers_keep_root, write_bundle
 
 HDR = "import triton\nimport triton.language as tl\n"
 SIG = {"signature": {"x_ptr": "*fp32"}}
@@ -45,7 +48,8 @@ for i in range(40):
         os._exit(0)
 """
 
-# Forks until refused or 150 processes: stopped by RLIMIT_NPROC when not root.
+# Forks until refused or 150 processes: stopped by the worker's cgroup pids.max, or by
+# RLIMIT_NPROC (which binds once the worker is not root).
 FORK_LOOP = """import os, time
 made = 0
 with open(PIDS, "a") as f:
@@ -58,6 +62,13 @@ with open(PIDS, "a") as f:
         f.flush()
         made += 1
 """
+
+
+# Root's powers: a file in /etc, and a signal to PID 1. Signal 0 only asks whether the signal
+# would be allowed, so even a worker that kept root harms nothing.
+ETC_FILE = "/etc/mine-containment-%d" % os.getpid()
+WRITE_ETC = "open(%r, 'w').write('pwned')\n" % ETC_FILE
+SIGNAL_INIT = "import os\nos.kill(1, 0)\n"
 
 
 def alive(pid):
@@ -93,6 +104,7 @@ class Containment(unittest.TestCase):
         o = cls.outside
         cls.pid_dir = os.path.join(t, "pids")
         os.makedirs(cls.pid_dir)
+        os.chmod(cls.pid_dir, 0o777)  # the kernels write here, as nobody when the test is root
 
         def pids_at(kid):
             return "PIDS = %r\n" % os.path.join(cls.pid_dir, "k%d.txt" % kid)
@@ -117,18 +129,40 @@ class Containment(unittest.TestCase):
             (12, "k", kern("pass", pre="import os, signal\nos.kill(os.getpid(), signal.SIGKILL)\n"), SIG),
             (13, "k", kern("pass", pre="open('inside.txt', 'w').write('fine')\n"), SIG),  # its own scratch
             (14, "k", OK, SIG),
+            (15, "k", kern("pass", pre=WRITE_ETC), SIG),
+            (16, "k", kern("pass", pre=SIGNAL_INIT), SIG),
         ]
         write_bundle(cls.bundle, cls.kernels)
+        cls.spawn_s = []
+        running = threading.Event()
+        running.set()
+
+        def watch():  # how long the machine takes to start a process while the bombs go off
+            while running.is_set():
+                s0 = time.monotonic()
+                subprocess.run(["true"])
+                cls.spawn_s.append(time.monotonic() - s0)
+                time.sleep(0.2)
+
+        watcher = threading.Thread(target=watch, daemon=True)
+        watcher.start()
         t0 = time.monotonic()
+        # One job: RLIMIT_NPROC counts every process of the uid, so two workers sharing nobody
+        # would eat into each other's budget where there is no cgroup to cap them separately.
+        # The bombs make 81 processes; the fork loop wants 150, more than the 100 allowed.
         cls.proc, cls.rows = run_standin(cls.bundle, os.path.join(t, "out.jsonl"), "--stage", "compile",
-                                         "--jobs", "2", "--timeout", "4", "--mem-limit-mb", "1024",
-                                         "--max-procs", "32", "--work-dir", cls.work, "--writable", cls.pid_dir)
+                                         "--jobs", "1", "--timeout", "6", "--mem-limit-mb", "2048",
+                                         "--max-procs", "100", "--work-dir", cls.work, "--writable", cls.pid_dir)
         cls.seconds = time.monotonic() - t0
+        running.clear()
+        watcher.join()
         cls.summary = json.loads(cls.proc.stderr.strip().splitlines()[-1])
         cls.confined = str(cls.summary.get("sandbox", {}).get("writes", "")).startswith("landlock")
 
     @classmethod
     def tearDownClass(cls):
+        if os.path.exists(ETC_FILE):
+            os.remove(ETC_FILE)
         # Should containment ever fail, the test still leaves nothing running on the machine.
         for name in os.listdir(cls.pid_dir):
             with open(os.path.join(cls.pid_dir, name)) as f:
@@ -163,17 +197,42 @@ class Containment(unittest.TestCase):
             self.assertEqual([p for p in pids if alive(p)], [], "kernel %d left processes running" % kid)
         self.assertGreater(self.summary["strays_killed"], 0)  # the setsid daemons were swept
 
-    def test_the_fork_loop_hits_the_process_limit_unless_root(self):
-        row = self.rows[3]
-        if os.geteuid() == 0:
-            # RLIMIT_NPROC does not bind root: the loop makes its 150, and the timeout or the
-            # watchdog on the process group's memory ends them.
-            self.assertEqual(len(self.pids(3)), 150)
+    def test_the_fork_loop_hits_the_process_cap(self):
+        row, made = self.rows[3], len(self.pids(3))
+        sandbox = self.summary["sandbox"]
+        if sandbox["identity"].startswith("root") and "pids.max" not in sandbox["processes"]:
+            # Root kept (workers_keep_root) and no cgroup: nothing caps the loop; it goes past
+            # the 100 allowed until the timeout or the memory watchdog ends it.
+            self.assertGreater(made, 100)
             self.assertIn(row["error_class"], ("timeout", "resource_limit"), row["message"])
-        else:
-            self.assertLess(len(self.pids(3)), 150)
-            self.assertEqual(row["status"], "fail")
-            self.assertIn("Resource temporarily unavailable", row["message"])
+            self.skipTest("workers kept root here and no cgroup was available: %s" % sandbox)
+        self.assertLess(made, 150, self.summary["sandbox"])
+        if "pids.max" in self.summary["sandbox"]["processes"]:
+            self.assertLess(made, 100)  # the worker itself is one of the cgroup's 100
+        self.assertEqual(row["status"], "fail")
+        self.assertIn("Resource temporarily unavailable", row["message"])
+
+    def test_the_machine_stays_responsive(self):
+        self.assertGreater(len(self.spawn_s), 5)
+        self.assertLess(max(self.spawn_s), 3.0, sorted(self.spawn_s)[-5:])
+
+    def test_roots_powers_are_gone(self):
+        self.assertFalse(os.path.exists(ETC_FILE))
+        self.assertEqual(self.rows[15]["status"], "fail")
+        self.assertIn("Permission denied", self.rows[15]["message"])
+        if workers_keep_root():
+            self.skipTest("workers kept root on this machine: " + workers_keep_root())
+        self.assertEqual(self.rows[16]["status"], "fail")
+        self.assertIn("Operation not permitted", self.rows[16]["message"])
+
+    @unittest.skipUnless(os.geteuid() == 0, "the harness drops privileges only when started as root")
+    @unittest.skipIf(workers_keep_root(), "workers keep root on this machine: %s" % workers_keep_root())
+    def test_workers_run_as_nobody_when_started_as_root(self):
+        sandbox = self.summary["sandbox"]
+        self.assertEqual(sandbox["identity"], "uid 65534 gid 65534, no groups, no_new_privs")
+        self.assertEqual(os.stat(os.path.join(self.work, "scratch")).st_uid, 65534)
+        self.assertEqual(os.stat(os.path.join(self.work, "triton-cache")).st_uid, 65534)
+        self.assertEqual(os.stat(os.path.join(self.work, "worker0.log")).st_uid, 0)  # stays root's
 
     def test_100_gb_allocations_are_refused(self):
         for kid in (4, 5):
@@ -203,14 +262,55 @@ class Containment(unittest.TestCase):
         self.assertEqual(self.rows[8]["status"], "ok")  # the shell failed; the kernel went on
 
 
+class EscapedForks(unittest.TestCase):
+    def test_a_fork_that_returns_into_the_worker_says_nothing(self):
+        # A kernel's child that raises instead of exiting (as a fork bomb's do once a process
+        # cap refuses their own forks) unwinds into the copy of the worker loop it was forked
+        # in: it must not answer for the kernel nor take the next kernel from the pool.
+        escape = kern("pass", pre="import os, time\nif os.fork() == 0:\n    raise RuntimeError('child escaped')\n"
+                                  "time.sleep(0.5)\n")
+        with tempfile.TemporaryDirectory(prefix="mine-escape-") as t:
+            bundle = os.path.join(t, "bundle")
+            os.makedirs(bundle)
+            write_bundle(bundle, [(1, "k", escape, SIG), (2, "k", OK, SIG), (3, "k", escape, SIG), (4, "k", OK, SIG),
+                                  (5, "k", OK, SIG)])
+            out = os.path.join(t, "out.jsonl")
+            proc, rows = run_standin(bundle, out, "--stage", "compile", "--jobs", "1")
+            with open(out) as f:
+                ids = [json.loads(line)["id"] for line in f]
+        self.assertEqual(sorted(ids), [1, 2, 3, 4, 5], proc.stderr[-2000:])
+        for kid in (1, 2, 3, 4, 5):
+            self.assertEqual(rows[kid]["status"], "ok", rows[kid]["message"])
+
+
+@unittest.skipUnless(os.geteuid() == 0, "only root has powers to keep")
+class RootKept(unittest.TestCase):
+    def test_allow_root_workers_keeps_root_and_says_so(self):
+        # The other side of test_roots_powers_are_gone: the same signal is allowed when the
+        # workers keep root, so that test measures the drop, not the kernel.
+        with tempfile.TemporaryDirectory(prefix="mine-root-") as t:
+            bundle = os.path.join(t, "bundle")
+            os.makedirs(bundle)
+            write_bundle(bundle, [(1, "k", kern("pass", pre=SIGNAL_INIT), SIG)])
+            proc, rows = run_standin(bundle, os.path.join(t, "out.jsonl"), "--stage", "compile", "--jobs", "1",
+                                     "--allow-root-workers")
+            summary = json.loads(proc.stderr.strip().splitlines()[-1])
+            self.assertIn("warning: workers keep root", proc.stderr)
+            self.assertEqual(summary["sandbox"]["identity"], "root (--allow-root-workers)")
+            self.assertEqual(rows[1]["status"], "ok", rows[1]["message"])
+
+
 class WithoutSandbox(unittest.TestCase):
     def test_no_sandbox_really_lets_writes_through(self):
         # The other side of test_writes_outside_the_scratch_folder_are_refused: the same write
         # lands when the sandbox is off, so that test measures the sandbox, not the kernel.
         with tempfile.TemporaryDirectory(prefix="mine-nosandbox-") as t:
-            target = os.path.join(t, "direct.txt")
+            target = os.path.join(t, "open", "direct.txt")
             bundle = os.path.join(t, "bundle")
             os.makedirs(bundle)
+            os.makedirs(os.path.dirname(target))
+            os.chmod(os.path.dirname(target), 0o777)  # file permissions are not what this measures
+            reachable(target)
             write_bundle(bundle, [(1, "k", kern("pass", pre="open(%r, 'w').write('x')\n" % target), SIG)])
             proc, rows = run_standin(bundle, os.path.join(t, "out.jsonl"), "--stage", "compile", "--jobs", "1",
                                      "--no-sandbox", "--work-dir", os.path.join(t, "work"))
