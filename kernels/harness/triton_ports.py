@@ -34,10 +34,15 @@ MOVES = (
          "only names today's tl.math lacks and libdevice has (tanh, pow, erfinv, ...); "
          "exp, log, sqrt, rsqrt ... stayed in tl.math"),
     Move("extra.cuda.libdevice", "triton.language.extra.cuda.libdevice / tl.extra.cuda.libdevice.NAME",
-         "triton.language.extra.libdevice / libdevice.NAME", "3.0", "3.0",
+         "triton.language.extra.libdevice / libdevice.NAME", None, "3.0",
          "triton-lang/triton#3825 (libdevice dispatched per backend: `from triton.language.extra "
          "import libdevice`); triton-lang/triton#4539 (backend module remapping, Triton 3.1)",
-         "applied only where the installed Triton no longer resolves the CUDA path"),
+         "not removed as of Triton 3.6 (it still resolves there): applied only where the installed "
+         "Triton no longer resolves the CUDA path"),
+    Move("float8e4", "tl.float8e4", "tl.float8e4nv", "2.2", "2.2",
+         "triton-lang/triton#2105 ([BACKEND] Solidify f8e4m3: the frontend name became float8e4nv, "
+         "merged 2023-08-18); triton-lang/triton#1841 (fp8e4 vs fp8e4b15 split)",
+         "Triton 3.6 has float8e4nv and no float8e4"),
     Move("make_tensor_descriptor", "tl._experimental_make_tensor_descriptor", "tl.make_tensor_descriptor",
          "3.3", "3.3", "triton-lang/triton#6194 ([BC-break] Remove experimental prefix from tensor "
          "descriptor ops, merged 2025-03-13)", ""),
@@ -85,6 +90,7 @@ _MATH_CALL = re.compile(_prefixes(_TL) + r"\.math\.([A-Za-z_]\w*)")
 _CUDA_LIBDEVICE_ATTR = re.compile(_prefixes(_TL) + r"\.extra\.cuda\.libdevice\.([A-Za-z_]\w*)")
 _CUDA_LIBDEVICE_IMPORT = re.compile(r"^(\s*)from\s+triton\.language\.extra\.cuda\s+import\s+libdevice\b", re.M)
 _LIBDEVICE_2_0_IMPORT = re.compile(r"^(\s*)from\s+triton\.language\s+import\s+libdevice\b", re.M)
+_FLOAT8E4 = re.compile(_prefixes(_TL) + r"\.float8e4(?![\w])")
 _EXPERIMENTAL_MAKE_DESC = re.compile(_prefixes(_TL) + r"\._experimental_make_tensor_descriptor\b")
 _EXPERIMENTAL_DESC_OPS = re.compile(r"\b_experimental_descriptor_(?:load|store)\b")
 _EXPERIMENTAL_TOOLS = re.compile(r"\btriton\.tools\.experimental_descriptor\b")
@@ -201,6 +207,10 @@ def port(source, installed):
         need_libdevice = need_libdevice or bool(seen)
         out, n = _CUDA_LIBDEVICE_IMPORT.subn(lambda m: m.group(1) + LIBDEVICE_IMPORT, out)
         note("extra.cuda.libdevice", "from triton.language.extra.cuda import libdevice", LIBDEVICE_IMPORT, n)
+
+    if applies(moves["float8e4"], v) and installed.resolves("triton.language.float8e4nv"):
+        out, n = _FLOAT8E4.subn(lambda m: m.group(0) + "nv", out)
+        note("float8e4", "tl.float8e4", "tl.float8e4nv", n)
 
     if applies(moves["make_tensor_descriptor"], v):
         out, n = _EXPERIMENTAL_MAKE_DESC.subn("tl.make_tensor_descriptor", out)

@@ -280,8 +280,9 @@ class Worker:
                     raise
                 row["standalone_import"] = {"error_class": classify("import", exc_chain(e), exc_message(e)),
                                             "message": trim(exc_message(e), 400)}
-                fn, source = self.import_entry(task, spec, spec["kernel_only_module"])
+                # Set first: if the kernel-only module fails too, that is the failure to port.
                 row["module_checked"] = "kernel_only"
+                fn, source = self.import_entry(task, spec, spec["kernel_only_module"])
         if stage != "import":
             row["stage_reached"] = "compile"
             self.mark("compile")

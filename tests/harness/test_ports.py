@@ -75,10 +75,17 @@ class PortText(unittest.TestCase):
         self.assertEqual(triton_ports.port(src, installed())[1], [])
         self.assertEqual(triton_ports.unported_moves(src, "3.6.0"), ["experimental_descriptor_load"])
 
+    def test_float8e4_becomes_float8e4nv(self):
+        src = HDR + "def k(x):\n    return x.to(tl.float8e4), tl.float8e4b15\n"
+        out, rewrites = triton_ports.port(src, installed(resolves=("triton.language.float8e4nv",)))
+        self.assertIn("x.to(tl.float8e4nv), tl.float8e4b15", out)  # the b15 format is another type
+        self.assertEqual(rewrites[0]["count"], 1)
+
     def test_table_entries_name_their_source_and_versions(self):
         for move in triton_ports.table():
             self.assertTrue(move["source"], move["id"])
-            self.assertTrue(move["removed_in"], move["id"])
+            # A move without removed_in is gated by what the installed Triton resolves.
+            self.assertTrue(move["removed_in"] or "resolve" in move["note"], move["id"])
 
 
 TANH = HDR + '''
@@ -103,6 +110,11 @@ def k(x_ptr, BLOCK: tl.constexpr):
 '''
 
 
+# A standalone that cannot import (as a 2024 Inductor header on today's torch) whose kernel-only
+# module needs the port: the kernel-only module is what gets ported.
+HEADER_GONE = "from triton.compiler.compiler import AttrsDescriptor\n" + TANH
+
+
 class RetryOnPortedModule(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
@@ -110,7 +122,10 @@ class RetryOnPortedModule(unittest.TestCase):
         cls.bundle = os.path.join(cls.tmp.name, "bundle")
         os.makedirs(cls.bundle)
         spec = {"signature": {"x_ptr": "*fp32"}, "constexprs": {"BLOCK": 64}}
-        write_bundle(cls.bundle, [(1, "k", TANH, spec), (2, "k", UNDEFINED, spec), (3, "k", TANH_AND_BUG, spec)])
+        write_bundle(cls.bundle, [(1, "k", TANH, spec), (2, "k", UNDEFINED, spec), (3, "k", TANH_AND_BUG, spec),
+                                  (4, "k", HEADER_GONE, dict(spec, kernel_only_module="k4_kernel.py"))])
+        with open(os.path.join(cls.bundle, "k4_kernel.py"), "w") as f:
+            f.write(TANH)
         # The stand-in says 0.0+standin; a real Triton 3.6 is what the ports target.
         os.environ["MINE_STANDIN_TRITON_VERSION"] = "3.6.0"
         cls.proc, cls.rows = run_standin(cls.bundle, os.path.join(cls.tmp.name, "out.jsonl"),
@@ -138,6 +153,13 @@ class RetryOnPortedModule(unittest.TestCase):
         self.assertEqual((r["status"], r["error_class"]), ("fail", "missing_name"))
         self.assertNotIn("port", r)
         self.assertNotIn("module_checked", r)
+
+    def test_the_kernel_only_module_is_ported_when_it_was_the_one_checked(self):
+        r = self.rows[4]
+        self.assertEqual((r["status"], r["module_checked"]), ("ok", "ported"), r["message"])
+        self.assertEqual(r["port"]["of"], "kernel_only")
+        self.assertEqual(r["unported"]["module_checked"], "kernel_only")
+        self.assertNotIn("AttrsDescriptor", r["port"]["source"])
 
     def test_ported_module_can_still_fail_on_its_own(self):
         r = self.rows[3]
