@@ -46,12 +46,28 @@ std::string configs_text(const std::string& source) {
 
 }  // namespace
 
+// torch <= 2.3 imported its helpers from torch._inductor; 2.4 moved them under
+// torch._inductor.runtime, where they still are. The kernel-only form uses today's place, so the
+// form a model is trained on, and the one checked, does not depend on the torch that wrote the
+// kernel (the same move is the "inductor.triton_helpers" entry of kernels/harness/triton_ports.py,
+// which ports other modules on a missing_name).
+std::string modern_helper_imports(std::string module) {
+  static const std::regex kFromInductor(R"((^|\n)from torch\._inductor import triton_helpers\b)");
+  static const std::regex kHelpersModule(R"(\btorch\._inductor\.triton_helpers\b)");
+  module = std::regex_replace(module, kFromInductor, "$1from torch._inductor.runtime import triton_helpers");
+  return std::regex_replace(module, kHelpersModule, "torch._inductor.runtime.triton_helpers");
+}
+
 std::optional<std::string> inductor_kernel_only(const PythonModule& standalone, const std::string& entry) {
-  return kernel_only_module(standalone, entry);
+  auto kernel = kernel_only_module(standalone, entry);
+  if (kernel) *kernel = modern_helper_imports(*kernel);
+  return kernel;
 }
 
 std::optional<std::string> inductor_kernel_only(const std::string& standalone, const std::string& entry) {
-  return kernel_only_module(standalone, entry);
+  auto kernel = kernel_only_module(standalone, entry);
+  if (kernel) *kernel = modern_helper_imports(*kernel);
+  return kernel;
 }
 
 InductorSpecialization inductor_specialization(const std::string& source, const std::vector<std::string>& params) {

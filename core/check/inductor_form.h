@@ -16,7 +16,8 @@ namespace mine::check {
 // Triton has no AttrsDescriptor and today's heuristics take other arguments, so the module no
 // longer imports; the @triton.jit function inside it is plain Triton all the same. Its
 // kernel-only form is that function with the imports its body really uses (triton,
-// triton.language, triton_helpers, libdevice, ...), without the header and the decorator.
+// triton.language, triton_helpers, libdevice, ...), without the header and the decorator;
+// helpers imported from where torch <= 2.3 kept them come from torch._inductor.runtime.
 // nullopt when the standalone cannot be read or holds no module-level @triton.jit `entry`.
 std::optional<std::string> inductor_kernel_only(const PythonModule& standalone, const std::string& entry);
 std::optional<std::string> inductor_kernel_only(const std::string& standalone, const std::string& entry);

@@ -165,46 +165,36 @@ def port(source, installed):
         if count:
             rewrites.append({"move": move_id, "old": old, "new": new, "count": count})
 
-    need_libdevice = False
-    if applies(moves["tl.libdevice"], v):
+    def to_libdevice(text, pattern, move_id, keep):
+        """Each call `pattern` matches (group 1: the function) becomes libdevice.NAME unless keep(NAME)."""
         seen = {}
 
-        def lib20(m):
-            if not installed.has_libdevice(m.group(1)):
+        def sub(m):
+            if keep(m.group(1)):
                 return m.group(0)
             seen[m.group(0)] = seen.get(m.group(0), 0) + 1
             return "libdevice." + m.group(1)
-        out = _LIBDEVICE_2_0.sub(lib20, out)
+        text = pattern.sub(sub, text)
         for old, n in seen.items():
-            note("tl.libdevice", old, "libdevice." + old.rsplit(".", 1)[1], n)
-        need_libdevice = need_libdevice or bool(seen)
+            note(move_id, old, "libdevice." + old.rsplit(".", 1)[1], n)
+        return text, bool(seen)
+
+    need_libdevice = False
+    if applies(moves["tl.libdevice"], v):
+        out, moved = to_libdevice(out, _LIBDEVICE_2_0, "tl.libdevice", lambda name: not installed.has_libdevice(name))
+        need_libdevice = need_libdevice or moved
         out, n = _LIBDEVICE_2_0_IMPORT.subn(lambda m: m.group(1) + LIBDEVICE_IMPORT, out)
         note("tl.libdevice", "from triton.language import libdevice", LIBDEVICE_IMPORT, n)
 
     if applies(moves["tl.math.libdevice"], v):
-        seen = {}
-
-        def math_call(m):
-            name = m.group(1)
-            if installed.has_math(name) or not installed.has_libdevice(name):
-                return m.group(0)
-            seen[m.group(0)] = seen.get(m.group(0), 0) + 1
-            return "libdevice." + name
-        out = _MATH_CALL.sub(math_call, out)
-        for old, n in seen.items():
-            note("tl.math.libdevice", old, "libdevice." + old.rsplit(".", 1)[1], n)
-        need_libdevice = need_libdevice or bool(seen)
+        # Only what today's tl.math lacks and libdevice has: tl.math.exp stays where it is.
+        out, moved = to_libdevice(out, _MATH_CALL, "tl.math.libdevice",
+                                  lambda name: installed.has_math(name) or not installed.has_libdevice(name))
+        need_libdevice = need_libdevice or moved
 
     if applies(moves["extra.cuda.libdevice"], v) and not installed.resolves("triton.language.extra.cuda.libdevice"):
-        seen = {}
-
-        def cuda_attr(m):
-            seen[m.group(0)] = seen.get(m.group(0), 0) + 1
-            return "libdevice." + m.group(1)
-        out = _CUDA_LIBDEVICE_ATTR.sub(cuda_attr, out)
-        for old, n in seen.items():
-            note("extra.cuda.libdevice", old, "libdevice." + old.rsplit(".", 1)[1], n)
-        need_libdevice = need_libdevice or bool(seen)
+        out, moved = to_libdevice(out, _CUDA_LIBDEVICE_ATTR, "extra.cuda.libdevice", lambda name: False)
+        need_libdevice = need_libdevice or moved
         out, n = _CUDA_LIBDEVICE_IMPORT.subn(lambda m: m.group(1) + LIBDEVICE_IMPORT, out)
         note("extra.cuda.libdevice", "from triton.language.extra.cuda import libdevice", LIBDEVICE_IMPORT, n)
 

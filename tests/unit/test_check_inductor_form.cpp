@@ -59,6 +59,20 @@ TEST_CASE("the kernel-only form of a 2024 Inductor kernel has no header or heuri
   CHECK(kernel->find("libdevice") != std::string::npos);
   CHECK(kernel->find("@triton.jit\ndef triton_poi_fused_add_0(") != std::string::npos);
   CHECK_FALSE(check::inductor_kernel_only(kModule2024, "no_such_kernel"));
+
+  // torch 2.3 kept the helpers in torch._inductor; the kernel-only form imports them from today's place.
+  std::string torch23 = kModule2024;
+  torch23.replace(torch23.find("from torch._inductor.runtime import triton_helpers, triton_heuristics"),
+                  std::string("from torch._inductor.runtime import triton_helpers, triton_heuristics").size(),
+                  "from torch._inductor import triton_helpers, triton_heuristics");
+  torch23.replace(torch23.find("from torch._inductor.runtime.triton_helpers import"),
+                  std::string("from torch._inductor.runtime.triton_helpers import").size(),
+                  "from torch._inductor.triton_helpers import");
+  auto old = check::inductor_kernel_only(torch23, "triton_poi_fused_add_0");
+  REQUIRE(old);
+  CHECK(old->find("from torch._inductor.runtime import triton_helpers") != std::string::npos);
+  CHECK(old->find("from torch._inductor.runtime.triton_helpers import libdevice") != std::string::npos);
+  CHECK(old->find("from torch._inductor import") == std::string::npos);
 }
 
 TEST_CASE("triton_meta configs of every Inductor era become specialization attributes", "[check][inductor_form]") {
