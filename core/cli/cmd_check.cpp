@@ -177,6 +177,13 @@ int ingest(const std::string& db, const std::string& file, bool quiet) {
     if (outcome.configs) std::cout << " and " << outcome.configs << " autotune configs";
     std::cout << " from " << file << ": ";
     print_summary(rows);
+    // A ported check is two rows (first outcome, ported outcome): say how the ports went.
+    size_t ported = 0, ported_ok = 0;
+    for (const auto& r : rows)
+      if (r.form == "ported") ++ported, ported_ok += r.status == "ok" ? 1 : 0;
+    if (ported)
+      std::cout << "ported onto the checked Triton after a missing name: " << ported << " (" << ported_ok
+                << " ok); the first outcomes are stored too, ported sources in kernel_ports\n";
   }
   return kExitOk;
 }
