@@ -11,6 +11,9 @@
 -- {move, old, new, count} applied for a 'ported' row, else [].
 ALTER TABLE check_results ADD COLUMN form TEXT NOT NULL DEFAULT 'standalone';
 ALTER TABLE check_results ADD COLUMN rewrites TEXT NOT NULL DEFAULT '[]';
+-- Rows ingested before this column said the form in extra.module_checked.
+UPDATE check_results SET form = 'kernel_only'
+  WHERE json_valid(extra) AND json_extract(extra, '$.module_checked') = 'kernel_only';
 
 -- The ported source of a kernel, stored beside the original (kernels.standalone never changes),
 -- one per kernel and Triton version it was ported onto; re-ingesting replaces it.

@@ -1,5 +1,6 @@
 #include "core/check/inductor_form.h"
 
+#include <algorithm>
 #include <regex>
 
 #include "core/check/kernel_only_module.h"
