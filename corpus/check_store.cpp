@@ -6,6 +6,7 @@
 #include <set>
 
 #include "core/error.h"
+#include "core/sha256.h"
 #include "corpus/sqlite_statement.h"
 #include "core/utc_time.h"
 
@@ -163,8 +164,12 @@ IngestOutcome store_check_results(Corpus& corpus, const std::vector<check::Check
   SqliteStatement add(db,
                       "INSERT INTO check_results(kernel_id, standalone_sha256, stage_requested, stage_reached, status, "
                       "error_class, message, compile_ms, n_regs, n_spills, shared_bytes, run_ms, arch, triton_version, "
-                      "torch_version, driver_version, gpu, grid, constexprs, guessed, extra, results_file, checked_at) "
-                      "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+                      "torch_version, driver_version, gpu, grid, constexprs, guessed, extra, results_file, checked_at, form, "
+                      "rewrites) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+  // A ported source lives beside the original, one per kernel and Triton version (008_ports.sql).
+  SqliteStatement add_port(db,
+                           "INSERT OR REPLACE INTO kernel_ports(kernel_id, triton_version, of_form, source, source_sha256, "
+                           "original_sha256, rewrites, status, result_id, created_at) VALUES (?,?,?,?,?,?,?,?,?,?)");
   SqliteStatement add_config(db, "INSERT INTO check_configs(result_id, kernel_id, config, time_ms, is_best, status, error_class, details) "
                              "VALUES (?,?,?,?,?,?,?,?)");
   std::string now = utc_now();
@@ -190,9 +195,18 @@ IngestOutcome store_check_results(Corpus& corpus, const std::vector<check::Check
     bind_json(add, 19, r.constexprs);
     bind_json(add, 20, r.guessed);
     bind_json(add, 21, r.extra);
-    add.bind(22, results_file).bind(23, now);
+    add.bind(22, results_file).bind(23, now).bind(24, r.form);
+    bind_json(add, 25, r.rewrites);
     add.run();
     int64_t result_id = sqlite3_last_insert_rowid(db);
+    if (r.port.is_object()) {
+      std::string source = r.port["source"].get<std::string>();
+      add_port.bind(1, r.kernel_id).bind(2, r.triton_version).bind(3, r.port.value("of", std::string("standalone")));
+      add_port.bind(4, source).bind(5, sha256_hex(source)).bind(6, sha);
+      bind_json(add_port, 7, r.rewrites);
+      add_port.bind(8, r.status).bind(9, result_id).bind(10, now);
+      add_port.run();
+    }
     ++outcome.results;
     for (const auto& c : r.configs) {
       add_config.bind(1, result_id).bind(2, r.kernel_id);

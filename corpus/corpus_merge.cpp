@@ -164,6 +164,12 @@ MergeOutcome merge_corpus(Corpus& out, const std::string& input_path) {
           db, {"check_configs", {{"result_id", "rm.new"}, {"kernel_id", "k.new"}}, {"id"},
                "JOIN merge_result_map rm ON rm.old = s.result_id JOIN merge_kernel_map k ON k.old = s.kernel_id",
                false, true});
+    // Ported sources (008_ports.sql): one per kernel and Triton version; a port already here wins.
+    if (input_has_table(db, "kernel_ports"))
+      outcome.added["kernel_ports"] = run_copy(
+          db, {"kernel_ports", {{"kernel_id", "k.new"}, {"result_id", "rm.new"}}, {},
+               "JOIN merge_kernel_map k ON k.old = s.kernel_id LEFT JOIN merge_result_map rm ON rm.old = s.result_id",
+               true});
   }
   tx.commit();
   return outcome;

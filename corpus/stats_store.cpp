@@ -102,6 +102,28 @@ std::vector<StatsQuery> make_queries() {
        "FROM stages s, latest l\n"
        "GROUP BY s.stage, s.ord HAVING sum(l.reached >= s.ord) > 0 ORDER BY s.ord",
        {"check_results", "check_latest"}, upgrade, run_check},
+      {"check_by_triton", "Check pass rate by Triton version and form checked",
+       // Every check of a version counts, not only the newest per kernel: the same corpus is
+       // often checked on several stacks. A kernel retried on its ported source has two rows;
+       // 'any' counts a kernel as passed on that version when some form of it passed.
+       "SELECT coalesce(nullif(triton_version, ''), '(unknown)') AS triton_version,\n"
+       "       form,\n"
+       "       count(DISTINCT kernel_id) AS kernels,\n"
+       "       count(DISTINCT CASE WHEN status = 'ok' THEN kernel_id END) AS passed,\n"
+       "       round(100.0 * count(DISTINCT CASE WHEN status = 'ok' THEN kernel_id END)\n"
+       "             / max(1, count(DISTINCT kernel_id)), 1) AS pass_pct\n"
+       "FROM (SELECT triton_version, form, kernel_id, status FROM check_results\n"
+       "      UNION ALL SELECT triton_version, 'any', kernel_id, status FROM check_results)\n"
+       "GROUP BY 1, 2\n"
+       "ORDER BY 1 DESC, CASE form WHEN 'any' THEN 0 WHEN 'standalone' THEN 1 WHEN 'kernel_only' THEN 2 ELSE 3 END",
+       {"check_results.form"}, upgrade, run_check},
+      {"ports_by_move", "Ported kernels by moved Triton API (kernels/harness/triton_ports.py)",
+       "SELECT p.triton_version, json_extract(w.value, '$.move') AS move,\n"
+       "       count(DISTINCT p.kernel_id) AS kernels,\n"
+       "       count(DISTINCT CASE WHEN p.status = 'ok' THEN p.kernel_id END) AS passed_after_port\n"
+       "FROM kernel_ports p, json_each(p.rewrites) w\n"
+       "GROUP BY 1, 2 ORDER BY 1 DESC, 3 DESC, 2",
+       {"kernel_ports"}, upgrade, "no kernel needed a port (ports follow a missing_name on a moved API)"},
       {"check_error_classes", "Check failures by error class",
        "SELECT coalesce(error_class, 'unclassified') AS error_class, count(*) AS kernels\n"
        "FROM check_latest WHERE status <> 'ok'\n"

@@ -71,6 +71,7 @@ void write_bundle(const std::string& dir_text, const std::vector<BundleKernel>& 
     if (!k.signature.numels.empty()) entry["numels"] = k.signature.numels;
     if (!k.signature.options.empty()) entry["options"] = k.signature.options;
     entry["guessed"] = k.signature.guessed();
+    if (!k.attrs.empty()) entry["attrs"] = k.attrs;
     if (!k.signature.autotune.empty()) entry["autotune"] = k.signature.autotune;
     if (!k.signature.args.empty()) entry["args"] = k.signature.args;
     if (!k.signature.tensors.empty()) entry["tensors"] = k.signature.tensors;

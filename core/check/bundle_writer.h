@@ -20,6 +20,9 @@ struct BundleKernel {
   std::string language = "triton";  // or "cuda"
   nlohmann::json parameters = nlohmann::json::array();  // CUDA: the C parameter declarations, as written
   std::string launch_bounds;  // CUDA: `__launch_bounds__(...)` when the kernel has one
+  // Triton specialization attributes by parameter ({"x_ptr": [["tt.divisibility", 16]]}): what
+  // an Inductor kernel's triton_meta configs promised (inductor_form.h). Written when not empty.
+  nlohmann::ordered_json attrs = nlohmann::ordered_json::object();
 };
 
 // Writes BUNDLE_DIR/k<id>.py (or .cu) for each kernel and then BUNDLE_DIR/bundle.json (format in

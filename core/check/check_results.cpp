@@ -14,7 +14,8 @@ const std::set<std::string> kKnown = {"id",          "stage_requested", "stage_r
                                       "message",     "compile_ms",      "run_ms",        "n_regs",   "n_spills",
                                       "shared_bytes", "arch",           "triton_version", "torch_version",
                                       "driver_version", "gpu_name",     "gpu",           "grid",     "constexprs",
-                                      "guessed",     "configs",         "best_config"};
+                                      "guessed",     "configs",         "best_config",   "unported"};
+const std::set<std::string> kForms = {"standalone", "kernel_only", "ported"};
 
 struct LineReader {
   const std::string& source;
@@ -84,6 +85,55 @@ std::vector<ConfigTiming> configs_of(const LineReader& r) {
   return out;
 }
 
+// The form checked and, for a ported check, the port (its source is kept out of `extra`:
+// it is stored once, in kernel_ports).
+void read_form(const LineReader& r, CheckResultRow& out) {
+  std::string form = r.text("module_checked");
+  if (!form.empty()) {
+    if (!kForms.count(form)) r.fail("unknown module_checked \"" + form + "\" (standalone, kernel_only or ported)");
+    out.form = form;
+  }
+  if (!r.row.contains("port") || r.row["port"].is_null()) return;
+  const nlohmann::json& port = r.row["port"];
+  if (!port.is_object() || !port.contains("source") || !port["source"].is_string())
+    r.fail("\"port\" must be an object with the ported \"source\"");
+  if (port.contains("rewrites") && !port["rewrites"].is_array()) r.fail("\"port\": \"rewrites\" must be a list");
+  if (out.form != "ported") r.fail("a row with \"port\" must say \"module_checked\": \"ported\"");
+  out.port = port;
+  out.rewrites = port.value("rewrites", nlohmann::json::array());
+  out.extra["port"].erase("source");
+}
+
+// The first outcome of a check that was retried on a ported module: same kernel, environment
+// and request, its own stage, status, error and form; nothing measured.
+CheckResultRow unported_outcome(const LineReader& r, const CheckResultRow& ported) {
+  const nlohmann::json& u = r.row["unported"];
+  if (!u.is_object()) r.fail("\"unported\" must be an object");
+  LineReader ur{r.source, r.line, u};
+  CheckResultRow first;
+  first.line = ported.line;
+  first.kernel_id = ported.kernel_id;
+  first.stage_requested = ported.stage_requested;
+  first.stage_reached = ur.text("stage_reached", true);
+  if (!kStages.count(first.stage_reached)) r.fail("unported: unknown stage_reached \"" + first.stage_reached + "\"");
+  first.status = ur.text("status", true);
+  if (first.status != "fail") r.fail("unported: a check is retried on a ported module only after it failed");
+  first.message = ur.text("message");
+  first.error_class = ur.text("error_class");
+  if (first.error_class.empty() || !is_error_class(first.error_class)) first.error_class = classify_error(first.message);
+  first.form = ur.text("module_checked");
+  if (first.form.empty()) first.form = "standalone";
+  if (!kForms.count(first.form) || first.form == "ported") r.fail("unported: unknown module_checked \"" + first.form + "\"");
+  first.arch = ported.arch;
+  first.triton_version = ported.triton_version;
+  first.torch_version = ported.torch_version;
+  first.driver_version = ported.driver_version;
+  first.gpu = ported.gpu;
+  first.extra = {{"retried_as", "ported"}};
+  if (ported.extra.contains("standalone_import")) first.extra["standalone_import"] = ported.extra["standalone_import"];
+  return first;
+}
+
 }  // namespace
 
 std::vector<CheckResultRow> read_check_results(std::istream& in, const std::string& source) {
@@ -134,6 +184,8 @@ std::vector<CheckResultRow> read_check_results(std::istream& in, const std::stri
     out.configs = configs_of(r);
     for (const auto& [key, value] : row.items())
       if (!kKnown.count(key)) out.extra[key] = value;
+    read_form(r, out);
+    if (row.contains("unported") && !row["unported"].is_null()) rows.push_back(unported_outcome(r, out));
     rows.push_back(std::move(out));
   }
   return rows;

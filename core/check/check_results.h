@@ -28,12 +28,19 @@ struct CheckResultRow {
   nlohmann::json grid, constexprs, guessed;     // null when absent
   nlohmann::json extra = nlohmann::json::object();
   std::vector<ConfigTiming> configs;
+  // Which module was checked: standalone | kernel_only | ported (the row's `module_checked`).
+  std::string form = "standalone";
+  nlohmann::json rewrites = nlohmann::json::array();  // ported rows: [{move, old, new, count}]
+  // Ported rows: {of, rewrites, source} as the harness reported it (stored in kernel_ports).
+  nlohmann::json port;
 };
 
 // Reads a results file (JSON Lines; blank lines ignored). The whole file is validated before
 // anything is returned: a bad line throws mine::Error naming `source` and the line number, so a
 // half-written or foreign file never reaches the corpus in part. A failure without an
-// error_class is classified from its message.
+// error_class is classified from its message. A row that was retried on a ported module
+// (it carries `unported`, the first outcome) becomes two rows: the first outcome, then the
+// ported one, so both are kept.
 std::vector<CheckResultRow> read_check_results(std::istream& in, const std::string& source);
 
 }  // namespace mine::check

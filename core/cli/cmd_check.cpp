@@ -8,6 +8,7 @@
 #include "core/check/bundle_writer.h"
 #include "core/check/check_results.h"
 #include "core/check/harness_process.h"
+#include "core/check/inductor_form.h"
 #include "core/check/kernel_only_module.h"
 #include "core/check/nvcc_batch.h"
 #include "core/check/nvcc_check.h"
@@ -98,10 +99,21 @@ size_t emit(const std::string& db, std::vector<CheckKernel> kernels, const Selec
         continue;
       }
       if (module) kernel_only = check::kernel_only_module(*module, k.name);
+    } else if (k.plugin == "inductor") {
+      // The kernel without the header and heuristics of the torch that wrote it: what the
+      // harness compiles when that header no longer imports (inductor_form.h).
+      kernel_only = check::inductor_kernel_only(k.standalone, k.name);
     }
     check::InferredSignature sig = check::infer_signature({k.plugin, k.name, k.standalone, k.meta, module.get(), k.launches});
+    nlohmann::ordered_json attrs = nlohmann::ordered_json::object();
+    if (k.plugin == "inductor") {
+      std::vector<std::string> params;
+      for (const auto& p : sig.params) params.push_back(p.name);
+      attrs = check::apply_specialization(check::inductor_specialization(k.standalone, params), sig);
+    }
     with_guesses += sig.guessed().empty() ? 0 : 1;
     bundle.push_back({k.id, k.plugin, k.name, k.standalone, sig, kernel_only});
+    bundle.back().attrs = std::move(attrs);
     inferred.emplace_back(std::move(k), std::move(sig));
   }
   if (!quiet && device_functions)
@@ -166,6 +178,13 @@ int ingest(const std::string& db, const std::string& file, bool quiet) {
     if (outcome.configs) std::cout << " and " << outcome.configs << " autotune configs";
     std::cout << " from " << file << ": ";
     print_summary(rows);
+    // A ported check is two rows (first outcome, ported outcome): say how the ports went.
+    size_t ported = 0, ported_ok = 0;
+    for (const auto& r : rows)
+      if (r.form == "ported") ++ported, ported_ok += r.status == "ok" ? 1 : 0;
+    if (ported)
+      std::cout << "ported onto the checked Triton after a missing name: " << ported << " (" << ported_ok
+                << " ok); the first outcomes are stored too, ported sources in kernel_ports\n";
   }
   return kExitOk;
 }

@@ -12,9 +12,11 @@
 #include "core/export/atomic_file.h"
 #include "core/export/chat_prompt.h"
 #include "core/export/decontamination.h"
+#include "core/export/kernel_form.h"
 #include "core/export/train_test_split.h"
 #include "corpus/corpus.h"
 #include "corpus/dedup_store.h"
+#include "corpus/port_store.h"
 
 namespace mine::cli {
 namespace {
@@ -42,10 +44,11 @@ std::string split_path(const std::string& out, const std::string& split) {
 }
 
 // Fields in a reading order: the code, then where it came from, then what is known about it.
-nlohmann::ordered_json jsonl_record(const ExportKernel& k) {
+nlohmann::ordered_json jsonl_record(const ExportKernel& k, const FormedKernel& code) {
   nlohmann::ordered_json r = nlohmann::ordered_json::object();
   r["kernel_id"] = k.id;
-  r["code"] = k.standalone;
+  r["code"] = code.code;
+  r["form"] = code.form;
   r["repo"] = k.repo;
   r["commit"] = k.commit_id.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(k.commit_id);
   r["path"] = k.path;
@@ -65,7 +68,7 @@ nlohmann::ordered_json jsonl_record(const ExportKernel& k) {
   return r;
 }
 
-nlohmann::ordered_json chat_record(const ExportKernel& k) {
+nlohmann::ordered_json chat_record(const ExportKernel& k, const FormedKernel& code) {
   PromptFacts facts;
   facts.plugin = k.plugin;
   facts.name = k.name;
@@ -76,7 +79,7 @@ nlohmann::ordered_json chat_record(const ExportKernel& k) {
     if (kind == "function" || kind == "jit_function") facts.helpers.push_back(d.value("name", std::string()));
   }
   nlohmann::ordered_json user{{"role", "user"}, {"content", chat_prompt(facts)}};
-  nlohmann::ordered_json assistant{{"role", "assistant"}, {"content", fenced(k.standalone)}};
+  nlohmann::ordered_json assistant{{"role", "assistant"}, {"content", fenced(code.code)}};
   return nlohmann::ordered_json{{"messages", nlohmann::ordered_json::array({user, assistant})}};
 }
 
@@ -106,7 +109,7 @@ size_t keep_one_per_cluster(std::vector<const ExportKernel*>& kept,
 
 int run_export(const std::vector<std::string>& args) {
   po::options_description options("mine export options");
-  std::string db, out, format, where, dedup_mode, license, split_by, column;
+  std::string db, out, format, where, dedup_mode, license, split_by, column, form_text;
   std::vector<std::string> splits, benchmarks;
   int jobs = 0;
   options.add_options()
@@ -120,6 +123,9 @@ int run_export(const std::vector<std::string>& args) {
       ("split", po::value(&splits)->composing(), "NAME=FRACTION, e.g. test=0.05 (repeatable); the rest is train")
       ("split-by", po::value(&split_by)->default_value("repo"), "repo (near-duplicate clusters never straddle splits either)")
       ("column", po::value(&column)->default_value("text"), "torchtune: the field that holds the code")
+      ("form", po::value(&form_text)->default_value("original"),
+       "original | kernel-only (Inductor kernels without their torch version's header and heuristics) | "
+       "ported (onto the Triton of the newest check, where a port exists)")
       ("decontaminate", po::value(&benchmarks)->multitoken()->composing(),
        "benchmark files (.py, .json, .jsonl): drop kernels that are near duplicates of their code")
       ("jobs,j", po::value(&jobs)->default_value(0), "threads for decontamination (0 = all cores)")
@@ -140,6 +146,12 @@ int run_export(const std::vector<std::string>& args) {
   if (license != "permissive" && license != "any") throw UsageError{"unknown --license '" + license + "' (use permissive or any)"};
   if (split_by != "repo") throw UsageError{"--split-by: only 'repo' is supported"};
   if (column.empty()) throw UsageError{"--column must name a field"};
+  KernelForm form;
+  try {
+    form = parse_kernel_form(form_text);
+  } catch (const Error& e) {
+    throw UsageError{std::string("--form: ") + e.what()};
+  }
   std::vector<SplitSpec> specs;
   std::set<std::string> split_names;
   for (const auto& s : splits) {
@@ -155,6 +167,7 @@ int run_export(const std::vector<std::string>& args) {
 
   auto corpus = Corpus::open(db, Corpus::Access::ReadOnly);
   std::vector<ExportKernel> all = export_kernels(*corpus, where);
+  std::map<int64_t, std::string> ports = form == KernelForm::Ported ? current_ports(*corpus) : std::map<int64_t, std::string>{};
 
   // 1. License.
   std::map<std::string, size_t> by_license;
@@ -229,18 +242,21 @@ int run_export(const std::vector<std::string>& args) {
   for (size_t s = 0; s < names.size(); ++s)
     files.push_back(std::make_unique<AtomicFile>(s == 0 ? out : split_path(out, names[s])));
   std::vector<bool> first(names.size(), true);
+  std::map<std::string, size_t> written_forms;
   if (format == "torchtune")
     for (auto& f : files) f->write("[");
   for (size_t i = 0; i < kept.size(); ++i) {
     const ExportKernel& k = *kept[i];
     size_t s = static_cast<size_t>(split_of[i]);
+    FormedKernel code = kernel_in_form(form, k.plugin, k.name, k.id, k.standalone, ports);
+    ++written_forms[code.form];
     nlohmann::ordered_json record;
     if (format == "torchtune") {
-      record = nlohmann::ordered_json{{column, fenced(k.standalone)}};
+      record = nlohmann::ordered_json{{column, fenced(code.code)}};
     } else if (format == "jsonl") {
-      record = jsonl_record(k);
+      record = jsonl_record(k, code);
     } else {
-      record = chat_record(k);
+      record = chat_record(k, code);
     }
     std::string line = record.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
     if (format == "torchtune") {
@@ -270,6 +286,11 @@ int run_export(const std::vector<std::string>& args) {
     if (!benchmarks.empty()) {
       std::cout << "  removed as near duplicates of benchmark items: " << contaminated << "\n";
       for (const auto& [f, n] : contaminated_by_file) std::cout << "    " << f << ": " << n << "\n";
+    }
+    if (form != KernelForm::Original) {
+      std::cout << "  forms written:";
+      for (const auto& [f, n] : written_forms) std::cout << " " << f << " " << n << ";";
+      std::cout << "\n";
     }
     for (size_t s = 0; s < names.size(); ++s)
       std::cout << "  written " << names[s] << ": " << written[s] << " -> " << files[s]->path()

@@ -35,7 +35,8 @@ constexpr ChartSpec kCharts[] = {
 // The page's order: charts first, then the tables.
 constexpr const char* kOrder[] = {"top_repositories", "kernels_by_plugin", "kernel_sizes",   "check_pass_rate",
                                   "check_error_classes", "autotune_speedups", "dedup_funnel", "repos_by_state",
-                                  "license_mix", "dup_clusters", "check_outcomes", "scan_problems"};
+                                  "license_mix", "dup_clusters", "check_outcomes", "check_by_triton", "ports_by_move",
+                                  "scan_problems"};
 
 const ChartSpec* chart_for(const std::string& id) {
   for (const auto& c : kCharts)

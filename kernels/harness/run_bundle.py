@@ -69,8 +69,10 @@ def _drop_partial_line(path):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("bundle")
-    ap.add_argument("--out", required=True, help="results, one JSON line per kernel")
+    ap.add_argument("bundle", nargs="?")
+    ap.add_argument("--out", help="results, one JSON line per kernel")
+    ap.add_argument("--ports", action="store_true",
+                    help="print the table of moved Triton APIs the harness ports (JSON) and exit")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--devices", default="all", help="GPU indices (0,1), all, or none")
     ap.add_argument("--stage", choices=("import", "compile", "load", "run"), default="run")
@@ -110,6 +112,12 @@ def main(argv=None):
                     help="keep the rows already in --out and check only the kernels missing there")
     ap.add_argument("--quiet", action="store_true")
     a = ap.parse_args(argv)
+    if a.ports:
+        import triton_ports
+        print(json.dumps(triton_ports.table(), indent=1))
+        return 0
+    if not a.bundle or not a.out:
+        ap.error("give the bundle folder and --out FILE")
 
     try:
         kernels = load_bundle(a.bundle)

@@ -22,6 +22,8 @@ import cuda_kernel  # noqa: E402
 import launch  # noqa: E402
 import privileges  # noqa: E402
 import sandbox  # noqa: E402
+import specialize  # noqa: E402
+import triton_ports  # noqa: E402
 from classify import classify, trim  # noqa: E402
 
 STAGE_ORDER = ("import", "compile", "load", "run")
@@ -241,37 +243,14 @@ class Worker:
         os.chdir(scratch)
         poisoned = False
         try:
-            try:
-                fn, source = self.import_entry(task, spec, spec["module"])
-            except Exception as e:
-                # A standalone whose import fails (a runtime probing hardware, vendor modules,
-                # data files) may still hold a kernel that compiles: check the kernel-only
-                # module instead, and keep the import failure in the row.
-                if stage == "import" or not spec.get("kernel_only_module") or isinstance(e, SyntaxError):
-                    raise
-                row["standalone_import"] = {"error_class": classify("import", exc_chain(e), exc_message(e)),
-                                            "message": trim(exc_message(e), 400)}
-                fn, source = self.import_entry(task, spec, spec["kernel_only_module"])
-                row["module_checked"] = "kernel_only"
-            if stage != "import":
-                row["stage_reached"] = "compile"
-                self.mark("compile")
-                p = launch.plan(spec, kernel_params(fn), source)
-                row.update(grid=p["grid"], constexprs=_jsonable(p["constexprs"]),
-                           guessed=p["guessed"])
-                if task.get("configs"):
-                    row["configs"] = self.autotune(fn, spec, p, task, stage, row)
-                else:
-                    self.compile_shrinking(fn, spec, p, task, stage, row)
-            row["status"] = "ok"
+            self.check_module(task, spec, stage, row)
         except BaseException as e:  # noqa: B902 -- SystemExit from kernel code is a failure too
             if isinstance(e, KeyboardInterrupt):
                 raise
-            # compile_load_run advances row["stage_reached"] as it goes: it names the failure.
-            current = row["stage_reached"]
-            row["message"] = trim(exc_message(e) + "\n" + _tail_tb(e))
-            row["error_class"] = classify(current, exc_chain(e), exc_message(e))
-            poisoned = current in ("load", "run") or isinstance(e, SystemExit)
+            poisoned = self.record_failure(row, e)
+            # A name the installed Triton moved (tl.math.tanh, ...): check the ported module too.
+            if row["error_class"] == "missing_name" and not poisoned:
+                poisoned = self.retry_ported(task, spec, stage, row)
         finally:
             os.chdir(HERE)
             kill_children()
@@ -279,6 +258,82 @@ class Worker:
                 shutil.rmtree(scratch, ignore_errors=True)
         row["recycle"] = poisoned
         return row
+
+    def record_failure(self, row, e):
+        """Fills the row from a failed attempt; True when the CUDA context may be poisoned."""
+        # compile_load_run advances row["stage_reached"] as it goes: it names the failure.
+        current = row["stage_reached"]
+        row["message"] = trim(exc_message(e) + "\n" + _tail_tb(e))
+        row["error_class"] = classify(current, exc_chain(e), exc_message(e))
+        return current in ("load", "run") or isinstance(e, SystemExit)
+
+    def check_module(self, task, spec, stage, row, ported=None):
+        """Imports the entry (or `ported`, a path) and compiles/loads/runs it up to `stage`."""
+        if ported:
+            fn, source = self.import_entry(task, spec, ported)
+        else:
+            try:
+                fn, source = self.import_entry(task, spec, spec["module"])
+            except Exception as e:
+                # A standalone whose import fails (a runtime probing hardware, vendor modules,
+                # data files, an Inductor header of an older torch) may still hold a kernel that
+                # compiles: check the kernel-only module instead, and keep the import failure.
+                if stage == "import" or not spec.get("kernel_only_module") or isinstance(e, SyntaxError):
+                    raise
+                row["standalone_import"] = {"error_class": classify("import", exc_chain(e), exc_message(e)),
+                                            "message": trim(exc_message(e), 400)}
+                # Set first: if the kernel-only module fails too, that is the failure to port.
+                row["module_checked"] = "kernel_only"
+                fn, source = self.import_entry(task, spec, spec["kernel_only_module"])
+        if stage != "import":
+            row["stage_reached"] = "compile"
+            self.mark("compile")
+            p = launch.plan(spec, kernel_params(fn), source)
+            specialize.attach(p, spec)
+            row.update(grid=p["grid"], constexprs=_jsonable(p["constexprs"]),
+                       guessed=p["guessed"])
+            if p.get("attrs"):
+                row["attrs"] = p["attrs"]
+            if task.get("configs"):
+                row["configs"] = self.autotune(fn, spec, p, task, stage, row)
+            else:
+                self.compile_shrinking(fn, spec, p, task, stage, row)
+        row["status"] = "ok"
+
+    def retry_ported(self, task, spec, stage, row):
+        """Checks the module the failure came from again, ported onto the installed Triton
+        (triton_ports.py). The row then describes the ported check; `unported` keeps the first
+        outcome and `port` the rewrites and the ported source. Returns the poisoned flag."""
+        of = row.get("module_checked", "standalone")
+        name = spec["kernel_only_module"] if of == "kernel_only" else spec["module"]
+        try:
+            with open(os.path.join(task["bundle_dir"], name)) as f:
+                original = f.read()
+        except OSError:
+            return False
+        installed = triton_ports.Installed(self.versions.get("triton_version"))
+        ported, rewrites = triton_ports.port(original, installed)
+        unported = triton_ports.unported_moves(original, self.versions.get("triton_version"))
+        if unported:
+            row["moves_without_port"] = unported
+        if not rewrites:
+            return False
+        first = {k: row.get(k) for k in ("stage_reached", "status", "error_class", "message", "module_checked")}
+        path = os.path.join(task["scratch"], "ported_%d.py" % spec["id"])
+        with open(path, "w") as f:
+            f.write(ported)
+        for k in ("error_class", "message", "compile_ms", "n_regs", "n_spills", "shared_bytes", "run_ms"):
+            row[k] = None if k != "message" else ""
+        row.update(stage_reached="import", status="fail", module_checked="ported",
+                   unported=first, port={"of": of, "rewrites": rewrites, "source": ported})
+        self.mark("import")
+        try:
+            self.check_module(task, spec, stage, row, ported=path)
+            return False
+        except BaseException as e:  # noqa: B902
+            if isinstance(e, KeyboardInterrupt):
+                raise
+            return self.record_failure(row, e)
 
     def autotune(self, fn, spec, p, task, stage, row):
         """Every candidate config gets its own result; one that does not fit (shared memory,
@@ -360,7 +415,7 @@ class Worker:
         names = list(p["signature"])
         ckeys = {(names.index(k),): v for k, v in constexprs.items()}
         attrs = {}
-        for name, a in (spec.get("attrs") or {}).items():
+        for name, a in p.get("attrs", spec.get("attrs") or {}).items():
             if name in names:
                 attrs[(names.index(name),)] = [list(x) for x in a]
         src = self.ASTSource(fn, p["signature"], ckeys, attrs)

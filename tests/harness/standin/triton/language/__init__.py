@@ -16,3 +16,5 @@ float16 = dtype("fp16")
 bfloat16 = dtype("bf16")
 float32 = dtype("fp32")
 int32 = dtype("int32")
+
+from . import math  # noqa: E402,F401  (as in Triton: tl.math is an attribute of tl)

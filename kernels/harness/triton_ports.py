@@ -1,0 +1,253 @@
+"""Ports for Triton APIs that moved: a versioned table of moves and a source rewriter.
+
+Kernels are mined from years of code. A kernel written for Triton 2.x that calls
+`tl.math.tanh` fails on Triton 3.x with a missing name although its body is fine: the
+function only moved. When a check fails with `missing_name`, the worker asks `port()` for a
+rewrite of the module onto the installed Triton and checks that too (worker.py); both
+outcomes, the rewrites and the ported source are reported, and the original is never changed.
+
+Each move names the old spelling, today's, the first Triton version without the old one
+(`removed_in`), the first with the new one (`new_since`), and where the move is recorded.
+A move applies only when the installed Triton is at least `removed_in` and, for calls, only
+to names the installed Triton really has under the new spelling, so a port never invents an
+API. Moves without a mechanical rewrite (`new` is None) are listed so that a failure can say
+which move it met (`unported_moves`). Pure text work: no Triton needed to import this module
+(the installed one is asked only through the `has_*` callables).
+"""
+import re
+from collections import namedtuple
+
+Move = namedtuple("Move", "id old new removed_in new_since source note")
+
+# The import every libdevice rewrite relies on: backend-dispatching since Triton 3.0
+# (triton-lang/triton#3825); `libdevice` is also what Inductor's triton_helpers exports.
+LIBDEVICE_IMPORT = "from triton.language.extra import libdevice"
+
+MOVES = (
+    Move("tl.libdevice", "tl.libdevice.NAME / triton.language.libdevice.NAME", "libdevice.NAME",
+         "2.1", "3.0", "triton-lang/triton#1368 (tl.libdevice became tl.math, Triton 2.1); "
+         "triton-lang/triton#3172 (libdevice wrappers moved to extra.cuda.libdevice, Triton 3.0)",
+         "the Triton 2.0 spelling"),
+    Move("tl.math.libdevice", "tl.math.NAME (a libdevice function)", "libdevice.NAME",
+         "3.0", "3.0", "triton-lang/triton#3172 (Moving libdevice wrappers from math.py to "
+         "extra.cuda.libdevice, merged 2024-02-27, released in Triton 3.0)",
+         "only names today's tl.math lacks and libdevice has (tanh, pow, erfinv, ...); "
+         "exp, log, sqrt, rsqrt ... stayed in tl.math"),
+    Move("extra.cuda.libdevice", "triton.language.extra.cuda.libdevice / tl.extra.cuda.libdevice.NAME",
+         "triton.language.extra.libdevice / libdevice.NAME", None, "3.0",
+         "triton-lang/triton#3825 (libdevice dispatched per backend: `from triton.language.extra "
+         "import libdevice`); triton-lang/triton#4539 (backend module remapping, Triton 3.1)",
+         "not removed as of Triton 3.6 (it still resolves there): applied only where the installed "
+         "Triton no longer resolves the CUDA path"),
+    Move("float8e4", "tl.float8e4", "tl.float8e4nv", "2.2", "2.2",
+         "triton-lang/triton#2105 ([BACKEND] Solidify f8e4m3: the frontend name became float8e4nv, "
+         "merged 2023-08-18); triton-lang/triton#1841 (fp8e4 vs fp8e4b15 split)",
+         "Triton 3.6 has float8e4nv and no float8e4"),
+    Move("make_tensor_descriptor", "tl._experimental_make_tensor_descriptor", "tl.make_tensor_descriptor",
+         "3.3", "3.3", "triton-lang/triton#6194 ([BC-break] Remove experimental prefix from tensor "
+         "descriptor ops, merged 2025-03-13)", ""),
+    Move("experimental_descriptor_load", "tl._experimental_descriptor_load / _experimental_descriptor_store",
+         None, "3.4", "3.3", "triton-lang/triton#3739 (added as an experimental escape hatch, "
+         "2024-04); replaced by tensor descriptors (triton-lang/triton#6194)",
+         "no mechanical port: the kernel takes a host-built TMA descriptor pointer, tensor "
+         "descriptors take shape and strides"),
+    Move("tools.experimental_descriptor", "triton.tools.experimental_descriptor (create_1d/2d_tma_descriptor)",
+         None, "3.4", "3.3", "triton-lang/triton#8547 (question: no drop-in replacement; "
+         "triton.tools.tensor_descriptor.TensorDescriptor is the host-side API now)",
+         "no mechanical port: host code, different arguments"),
+    Move("AttrsDescriptor", "from triton.compiler.compiler import AttrsDescriptor", None, "3.3", None,
+         "triton-lang/triton#4734 (refactored, Triton 3.2), triton-lang/triton#6080 (gone in 3.3)",
+         "Inductor headers only: the kernel-only form (`module_checked: kernel_only`) leaves it out"),
+    Move("inductor.triton_helpers", "torch._inductor.triton_helpers / torch._inductor.triton_heuristics",
+         "torch._inductor.runtime.triton_helpers / torch._inductor.runtime.triton_heuristics",
+         "torch 2.4", "torch 2.4", "pytorch/pytorch: Inductor's runtime moved under "
+         "torch/_inductor/runtime (its README: pytorch/pytorch#141492)",
+         "Inductor kernels of torch <= 2.3 import their helpers from the old place"),
+)
+
+
+def version_tuple(text):
+    """'3.6.0+git1234' -> (3, 6, 0); None or junk -> ()."""
+    nums = re.findall(r"\d+", (text or "").split("+")[0])
+    return tuple(int(n) for n in nums[:3])
+
+
+def applies(move, triton_version):
+    """A move applies from its removed_in on (torch moves are gated by what resolves, not here)."""
+    if move.removed_in is None or move.removed_in.startswith("torch"):
+        return True
+    have = version_tuple(triton_version)
+    return not have or have >= version_tuple(move.removed_in)
+
+
+def _prefixes(alias_pattern):
+    return r"(?<![\w.])(?:%s)" % alias_pattern
+
+
+_TL = r"tl|triton\.language"
+_LIBDEVICE_2_0 = re.compile(_prefixes(_TL) + r"\.libdevice\.([A-Za-z_]\w*)")
+_MATH_CALL = re.compile(_prefixes(_TL) + r"\.math\.([A-Za-z_]\w*)")
+_CUDA_LIBDEVICE_ATTR = re.compile(_prefixes(_TL) + r"\.extra\.cuda\.libdevice\.([A-Za-z_]\w*)")
+_CUDA_LIBDEVICE_IMPORT = re.compile(r"^(\s*)from\s+triton\.language\.extra\.cuda\s+import\s+libdevice\b", re.M)
+_LIBDEVICE_2_0_IMPORT = re.compile(r"^(\s*)from\s+triton\.language\s+import\s+libdevice\b", re.M)
+_FLOAT8E4 = re.compile(_prefixes(_TL) + r"\.float8e4(?![\w])")
+_EXPERIMENTAL_MAKE_DESC = re.compile(_prefixes(_TL) + r"\._experimental_make_tensor_descriptor\b")
+_EXPERIMENTAL_DESC_OPS = re.compile(r"\b_experimental_descriptor_(?:load|store)\b")
+_EXPERIMENTAL_TOOLS = re.compile(r"\btriton\.tools\.experimental_descriptor\b")
+_ATTRS_DESCRIPTOR = re.compile(r"\bAttrsDescriptor\b")
+_INDUCTOR_OLD = re.compile(r"\btorch\._inductor\.(triton_helpers|triton_heuristics)\b")
+_INDUCTOR_OLD_FROM = re.compile(r"^(\s*)from\s+torch\._inductor\s+import\s+([^\n]*\btriton_(?:helpers|heuristics)\b[^\n]*)$",
+                                re.M)
+_FUTURE = re.compile(r"^from\s+__future__\s+import[^\n]*\n", re.M)
+
+
+class Installed:
+    """What the installed Triton (and torch) offer, asked lazily. Tests pass their own."""
+
+    def __init__(self, triton_version, math_names=None, libdevice_names=None, resolves=None):
+        self.triton_version = triton_version
+        self._math, self._libdevice = math_names, libdevice_names
+        self._resolves = resolves
+
+    def has_math(self, name):
+        return name in (self._math if self._math is not None else _names("triton.language.math"))
+
+    def has_libdevice(self, name):
+        return name in (self._libdevice if self._libdevice is not None else _names("triton.language.extra.libdevice"))
+
+    def resolves(self, dotted):
+        return self._resolves(dotted) if self._resolves else _resolves(dotted)
+
+
+def _names(module):
+    try:
+        import importlib
+        return set(n for n in dir(importlib.import_module(module)) if not n.startswith("_"))
+    except Exception:
+        return set()
+
+
+def _resolves(dotted):
+    """Whether `a.b.c` imports (as a module) or resolves as attributes from its longest module."""
+    import importlib
+    parts = dotted.split(".")
+    for cut in range(len(parts), 0, -1):
+        try:
+            obj = importlib.import_module(".".join(parts[:cut]))
+        except Exception:
+            continue
+        try:
+            for p in parts[cut:]:
+                obj = getattr(obj, p)
+            return True
+        except AttributeError:
+            return False
+    return False
+
+
+def _add_import(source, line):
+    if re.search(r"^\s*" + re.escape(line) + r"\s*$", source, re.M):
+        return source
+    futures = list(_FUTURE.finditer(source))
+    at = futures[-1].end() if futures else 0
+    return source[:at] + line + "\n" + source[at:]
+
+
+def port(source, installed):
+    """(ported_source, rewrites) for `source` on the installed Triton; rewrites is a list of
+    {"move", "old", "new", "count"}, empty when nothing applied (ported_source is then source)."""
+    rewrites = []
+    out = source
+    v = installed.triton_version
+    moves = {m.id: m for m in MOVES}
+
+    def note(move_id, old, new, count):
+        if count:
+            rewrites.append({"move": move_id, "old": old, "new": new, "count": count})
+
+    def to_libdevice(text, pattern, move_id, keep):
+        """Each call `pattern` matches (group 1: the function) becomes libdevice.NAME unless keep(NAME)."""
+        seen = {}
+
+        def sub(m):
+            if keep(m.group(1)):
+                return m.group(0)
+            seen[m.group(0)] = seen.get(m.group(0), 0) + 1
+            return "libdevice." + m.group(1)
+        text = pattern.sub(sub, text)
+        for old, n in seen.items():
+            note(move_id, old, "libdevice." + old.rsplit(".", 1)[1], n)
+        return text, bool(seen)
+
+    need_libdevice = False
+    if applies(moves["tl.libdevice"], v):
+        out, moved = to_libdevice(out, _LIBDEVICE_2_0, "tl.libdevice", lambda name: not installed.has_libdevice(name))
+        need_libdevice = need_libdevice or moved
+        out, n = _LIBDEVICE_2_0_IMPORT.subn(lambda m: m.group(1) + LIBDEVICE_IMPORT, out)
+        note("tl.libdevice", "from triton.language import libdevice", LIBDEVICE_IMPORT, n)
+
+    if applies(moves["tl.math.libdevice"], v):
+        # Only what today's tl.math lacks and libdevice has: tl.math.exp stays where it is.
+        out, moved = to_libdevice(out, _MATH_CALL, "tl.math.libdevice",
+                                  lambda name: installed.has_math(name) or not installed.has_libdevice(name))
+        need_libdevice = need_libdevice or moved
+
+    if applies(moves["extra.cuda.libdevice"], v) and not installed.resolves("triton.language.extra.cuda.libdevice"):
+        out, moved = to_libdevice(out, _CUDA_LIBDEVICE_ATTR, "extra.cuda.libdevice", lambda name: False)
+        need_libdevice = need_libdevice or moved
+        out, n = _CUDA_LIBDEVICE_IMPORT.subn(lambda m: m.group(1) + LIBDEVICE_IMPORT, out)
+        note("extra.cuda.libdevice", "from triton.language.extra.cuda import libdevice", LIBDEVICE_IMPORT, n)
+
+    if applies(moves["float8e4"], v) and installed.resolves("triton.language.float8e4nv"):
+        out, n = _FLOAT8E4.subn(lambda m: m.group(0) + "nv", out)
+        note("float8e4", "tl.float8e4", "tl.float8e4nv", n)
+
+    if applies(moves["make_tensor_descriptor"], v):
+        out, n = _EXPERIMENTAL_MAKE_DESC.subn("tl.make_tensor_descriptor", out)
+        note("make_tensor_descriptor", "tl._experimental_make_tensor_descriptor", "tl.make_tensor_descriptor", n)
+
+    for old_mod in sorted(set(_INDUCTOR_OLD.findall(out))):
+        if installed.resolves("torch._inductor." + old_mod) or not installed.resolves("torch._inductor.runtime." + old_mod):
+            continue
+        out, n = re.subn(r"\btorch\._inductor\.%s\b" % old_mod, "torch._inductor.runtime." + old_mod, out)
+        note("inductor.triton_helpers", "torch._inductor." + old_mod, "torch._inductor.runtime." + old_mod, n)
+
+    def from_inductor(m):
+        names = [p.strip() for p in m.group(2).split(",")]
+        moved = [p for p in names if p.split(" as ")[0].strip() in ("triton_helpers", "triton_heuristics")]
+        if any(installed.resolves("torch._inductor." + p.split(" as ")[0].strip()) for p in moved):
+            return m.group(0)
+        rest = [p for p in names if p not in moved]
+        lines = [m.group(1) + "from torch._inductor.runtime import " + ", ".join(moved)]
+        if rest:
+            lines.append(m.group(1) + "from torch._inductor import " + ", ".join(rest))
+        from_inductor.count += 1
+        return "\n".join(lines)
+    from_inductor.count = 0
+    if installed.resolves("torch._inductor.runtime.triton_helpers"):
+        out = _INDUCTOR_OLD_FROM.sub(from_inductor, out)
+        note("inductor.triton_helpers", "from torch._inductor import triton_helpers",
+             "from torch._inductor.runtime import triton_helpers", from_inductor.count)
+
+    if need_libdevice:
+        out = _add_import(out, LIBDEVICE_IMPORT)
+    return (out if rewrites else source), rewrites
+
+
+def unported_moves(source, triton_version):
+    """Ids of the moves without a mechanical port that `source` meets on this Triton: they
+    explain a missing_name the port could not fix."""
+    found = []
+    checks = (("experimental_descriptor_load", _EXPERIMENTAL_DESC_OPS),
+              ("tools.experimental_descriptor", _EXPERIMENTAL_TOOLS),
+              ("AttrsDescriptor", _ATTRS_DESCRIPTOR))
+    for move_id, pattern in checks:
+        move = next(m for m in MOVES if m.id == move_id)
+        if applies(move, triton_version) and pattern.search(source):
+            found.append(move_id)
+    return found
+
+
+def table():
+    """The moves as JSON-able dicts (README and `run_bundle.py --ports` print them)."""
+    return [m._asdict() for m in MOVES]

@@ -1,0 +1,172 @@
+"""Ports for moved Triton APIs (triton_ports.py) and the worker's retry on the ported module.
+
+The table's rewrites are checked on text with a stated installed Triton; the retry runs through
+the harness with the Triton stand-in, whose tl.math has exp and sqrt only and whose
+triton.language.extra.libdevice has tanh and pow (as Triton 3.x splits them)."""
+import os
+import tempfile
+import unittest
+
+from util import run_standin, write_bundle
+
+import triton_ports
+
+HDR = "import triton\nimport triton.language as tl\n"
+
+
+def installed(version="3.6.0", math=("exp", "sqrt", "rsqrt"), libdevice=("tanh", "pow", "erfinv"),
+              resolves=()):
+    return triton_ports.Installed(version, set(math), set(libdevice), lambda d: d in set(resolves))
+
+
+class PortText(unittest.TestCase):
+    def test_tl_math_libdevice_function_moves_to_libdevice(self):
+        src = HDR + "@triton.jit\ndef k(x):\n    y = tl.math.tanh(x) + tl.math.exp(x)\n"
+        out, rewrites = triton_ports.port(src, installed())
+        self.assertIn("libdevice.tanh(x) + tl.math.exp(x)", out)  # exp stayed in tl.math
+        self.assertTrue(out.startswith(triton_ports.LIBDEVICE_IMPORT + "\n"))
+        self.assertEqual(rewrites, [{"move": "tl.math.libdevice", "old": "tl.math.tanh",
+                                     "new": "libdevice.tanh", "count": 1}])
+
+    def test_name_libdevice_lacks_is_left_alone(self):
+        src = HDR + "def k(x):\n    return tl.math.nosuchfn(x)\n"
+        out, rewrites = triton_ports.port(src, installed())
+        self.assertEqual((out, rewrites), (src, []))
+
+    def test_older_triton_gets_no_port(self):
+        # tl.math.tanh still existed before Triton 3.0: nothing to port there.
+        src = HDR + "def k(x):\n    return tl.math.tanh(x)\n"
+        self.assertEqual(triton_ports.port(src, installed("2.2.0"))[1], [])
+
+    def test_triton_2_0_libdevice(self):
+        src = HDR + "def k(x):\n    return triton.language.libdevice.pow(x, 2.0) + tl.libdevice.tanh(x)\n"
+        out, rewrites = triton_ports.port(src, installed())
+        self.assertIn("return libdevice.pow(x, 2.0) + libdevice.tanh(x)", out)
+        self.assertEqual({r["move"] for r in rewrites}, {"tl.libdevice"})
+
+    def test_libdevice_import_goes_after_future_imports(self):
+        src = "from __future__ import annotations\n" + HDR + "def k(x):\n    return tl.math.tanh(x)\n"
+        out, _ = triton_ports.port(src, installed())
+        self.assertTrue(out.startswith("from __future__ import annotations\n" + triton_ports.LIBDEVICE_IMPORT))
+
+    def test_cuda_libdevice_path_only_where_it_no_longer_resolves(self):
+        src = "from triton.language.extra.cuda import libdevice\n" + HDR
+        self.assertEqual(triton_ports.port(src, installed(resolves=("triton.language.extra.cuda.libdevice",)))[1], [])
+        out, rewrites = triton_ports.port(src, installed())
+        self.assertTrue(out.startswith(triton_ports.LIBDEVICE_IMPORT + "\n"))
+        self.assertEqual(rewrites[0]["move"], "extra.cuda.libdevice")
+
+    def test_experimental_make_tensor_descriptor(self):
+        src = HDR + "def k(p):\n    d = tl._experimental_make_tensor_descriptor(p, [8], [1], [8])\n"
+        out, rewrites = triton_ports.port(src, installed())
+        self.assertIn("d = tl.make_tensor_descriptor(p, [8], [1], [8])", out)
+        self.assertEqual(triton_ports.port(src, installed("3.2.0"))[1], [])
+
+    def test_old_inductor_helpers_move_under_runtime(self):
+        src = ("from torch._inductor import triton_helpers\n"
+               "from torch._inductor.triton_helpers import libdevice\n")
+        out, rewrites = triton_ports.port(src, installed(resolves=("torch._inductor.runtime.triton_helpers",)))
+        self.assertEqual(out, "from torch._inductor.runtime import triton_helpers\n"
+                              "from torch._inductor.runtime.triton_helpers import libdevice\n")
+        self.assertEqual(len(rewrites), 2)
+
+    def test_moves_without_port_are_named(self):
+        src = HDR + "def k(d):\n    x = tl._experimental_descriptor_load(d, [0], [8], tl.float16)\n"
+        self.assertEqual(triton_ports.port(src, installed())[1], [])
+        self.assertEqual(triton_ports.unported_moves(src, "3.6.0"), ["experimental_descriptor_load"])
+
+    def test_float8e4_becomes_float8e4nv(self):
+        src = HDR + "def k(x):\n    return x.to(tl.float8e4), tl.float8e4b15\n"
+        out, rewrites = triton_ports.port(src, installed(resolves=("triton.language.float8e4nv",)))
+        self.assertIn("x.to(tl.float8e4nv), tl.float8e4b15", out)  # the b15 format is another type
+        self.assertEqual(rewrites[0]["count"], 1)
+
+    def test_table_entries_name_their_source_and_versions(self):
+        for move in triton_ports.table():
+            self.assertTrue(move["source"], move["id"])
+            # A move without removed_in is gated by what the installed Triton resolves.
+            self.assertTrue(move["removed_in"] or "resolve" in move["note"], move["id"])
+
+
+TANH = HDR + '''
+@triton.jit
+def k(x_ptr, BLOCK: tl.constexpr):
+    y = tl.math.tanh(x_ptr)
+'''
+
+UNDEFINED = HDR + '''
+@triton.jit
+def k(x_ptr, BLOCK: tl.constexpr):
+    y = not_a_triton_function(x_ptr)
+'''
+
+# Ported, the first failure goes away but the kernel's own bug remains (tl.math.pow -> libdevice.pow
+# is fine; the missing helper is not a move).
+TANH_AND_BUG = HDR + '''
+@triton.jit
+def k(x_ptr, BLOCK: tl.constexpr):
+    y = tl.math.pow(x_ptr, 2.0)
+    z = not_a_triton_function(y)
+'''
+
+
+# A standalone that cannot import (as a 2024 Inductor header on today's torch) whose kernel-only
+# module needs the port: the kernel-only module is what gets ported.
+HEADER_GONE = "from triton.compiler.compiler import AttrsDescriptor\n" + TANH
+
+
+class RetryOnPortedModule(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.TemporaryDirectory()
+        cls.bundle = os.path.join(cls.tmp.name, "bundle")
+        os.makedirs(cls.bundle)
+        spec = {"signature": {"x_ptr": "*fp32"}, "constexprs": {"BLOCK": 64}}
+        write_bundle(cls.bundle, [(1, "k", TANH, spec), (2, "k", UNDEFINED, spec), (3, "k", TANH_AND_BUG, spec),
+                                  (4, "k", HEADER_GONE, dict(spec, kernel_only_module="k4_kernel.py"))])
+        with open(os.path.join(cls.bundle, "k4_kernel.py"), "w") as f:
+            f.write(TANH)
+        # The stand-in says 0.0+standin; a real Triton 3.6 is what the ports target.
+        os.environ["MINE_STANDIN_TRITON_VERSION"] = "3.6.0"
+        cls.proc, cls.rows = run_standin(cls.bundle, os.path.join(cls.tmp.name, "out.jsonl"),
+                                         "--stage", "compile", "--jobs", "1", "--timeout", "30")
+
+    @classmethod
+    def tearDownClass(cls):
+        os.environ.pop("MINE_STANDIN_TRITON_VERSION", None)
+        cls.tmp.cleanup()
+
+    def test_moved_api_passes_on_the_ported_module(self):
+        r = self.rows[1]
+        self.assertEqual((r["status"], r["module_checked"]), ("ok", "ported"), r["message"])
+        self.assertEqual((r["unported"]["status"], r["unported"]["error_class"]), ("fail", "missing_name"))
+        self.assertEqual(r["port"]["of"], "standalone")
+        self.assertEqual([w["old"] for w in r["port"]["rewrites"]], ["tl.math.tanh"])
+        self.assertIn("y = libdevice.tanh(x_ptr)", r["port"]["source"])
+
+    def test_original_module_is_not_changed(self):
+        with open(os.path.join(self.bundle, "k1.py")) as f:
+            self.assertEqual(f.read(), TANH)
+
+    def test_missing_name_that_is_no_move_gets_no_port(self):
+        r = self.rows[2]
+        self.assertEqual((r["status"], r["error_class"]), ("fail", "missing_name"))
+        self.assertNotIn("port", r)
+        self.assertNotIn("module_checked", r)
+
+    def test_the_kernel_only_module_is_ported_when_it_was_the_one_checked(self):
+        r = self.rows[4]
+        self.assertEqual((r["status"], r["module_checked"]), ("ok", "ported"), r["message"])
+        self.assertEqual(r["port"]["of"], "kernel_only")
+        self.assertEqual(r["unported"]["module_checked"], "kernel_only")
+        self.assertNotIn("AttrsDescriptor", r["port"]["source"])
+
+    def test_ported_module_can_still_fail_on_its_own(self):
+        r = self.rows[3]
+        self.assertEqual((r["status"], r["module_checked"], r["error_class"]), ("fail", "ported", "missing_name"))
+        self.assertIn("not_a_triton_function", r["message"])
+        self.assertEqual(r["unported"]["error_class"], "missing_name")
+
+
+if __name__ == "__main__":
+    unittest.main()
