@@ -667,6 +667,9 @@ bool apply_launch_fact(const LaunchFact& f, bool is_constexpr, const PointerFact
     out.tensors[p.name] = t;
     return true;
   }
+  // A None handed to a parameter the body uses as a pointer: the launcher's optional input left
+  // out. The kernel's body decides instead (a buffer), since not every kernel guards such a use.
+  if (f.role == "none" && !is_constexpr && body.pointers.count(p.name)) return false;
   if (is_constexpr || f.role == "str" || f.role == "none" || f.role == "dtype") {
     if (f.role == "dtype" && f.value.is_null()) return false;
     p.type = "constexpr";
@@ -896,6 +899,23 @@ InferredSignature triton_signature(const KernelSource& k) {
     if (p.type != "constexpr" || known.count(name)) continue;
     auto [v, why] = constexpr_fallback(name, use_of(name));
     p.value = v, p.origin = Origin::Fallback, p.why = "heuristic not evaluable; " + why;
+  }
+  // Tensors whose element type the launcher leaves open (`q` handed in by the caller) take the one
+  // half-precision type it fixes for the others (`torch.empty(..., dtype=torch.float16)`), if there
+  // is exactly one: kernels mix their operands in tl.dot and arithmetic, which wants one type.
+  if (chosen) {
+    std::set<std::string> floats;
+    for (const auto& [name, f] : launched)
+      if (f.role == "tensor" && (f.dtype == "fp16" || f.dtype == "bf16")) floats.insert(f.dtype);  // fp32: statistics buffers
+    if (floats.size() == 1)
+      for (auto& [name, p] : by_name) {
+        auto f = launched.find(name);
+        if (p.origin != Origin::Launch || f == launched.end() || f->second.role != "tensor" || !f->second.dtype.empty()) continue;
+        if (p.type != "*fp32" || facts.dtypes.count(name)) continue;  // the body's own reading of it wins
+        p.type = "*" + *floats.begin();
+        p.why += "; the launcher's floating type";
+        if (out.tensors.contains(name)) out.tensors[name]["dtype"] = *floats.begin();
+      }
   }
   for (const auto& pn : params) {
     InferredParam p = by_name[pn.name];
