@@ -4,6 +4,7 @@
 #include <optional>
 #include <set>
 
+#include "core/check/constant_eval.h"
 #include "core/launch/launcher_values.h"
 
 namespace mine {
@@ -165,23 +166,71 @@ class Finder {
     } else {
       return;
     }
-    if (!is_type(callee, "identifier") && !is_type(callee, "attribute")) return;
+    if (!is_type(callee, "identifier") && !is_type(callee, "attribute") && !is_type(callee, "call")) return;
     LauncherValues values(m_, function, ts_node_start_byte(call), callees_);
     LauncherValues alternate(m_, function, ts_node_start_byte(call), callees_, nullptr, 0, LauncherValues::kAlternateDim);
-    // `kernel = _fwd_kernel` (or `... if cond else ...`) in the launcher: follow the local name.
+    // `kernel = _fwd_kernel` (or `... if cond else ...`, or `table[name]["update"]`) in the
+    // launcher: follow the local name.
     for (int hops = 0; hops < 3 && is_type(callee, "identifier"); ++hops) {
       TSNode to = values.assigned(m_.text_of(callee));
       if (is_type(to, "conditional_expression")) to = ts_node_named_child(to, 0);
-      if (!is_type(to, "identifier") && !is_type(to, "attribute")) break;
+      if (!is_type(to, "identifier") && !is_type(to, "attribute") && !is_type(to, "subscript") && !is_type(to, "call")) break;
       callee = to;
     }
-    Target target = resolve(m_, index_, callee);
-    if (target.external || target.name.empty()) return;
+    std::vector<TSNode> candidates;
+    expand(callee, candidates, 0);
+    for (TSNode candidate : candidates) {
+      Target target = resolve(m_, index_, candidate);
+      if (target.external || target.name.empty()) continue;
+      LaunchSite one = site;
+      one.callee = m_.text_of(candidate);
+      one.target_path = target.path;
+      one.target_name = target.name;
+      describe(call, function, grid, values, alternate, one);
+      out.push_back(std::move(one));
+    }
+  }
+
+  // What a launched expression can be: the name itself; the kernel inside
+  // `torch.library.wrap_triton(k)` / `capture_triton(k)`; every kernel of a module-level
+  // dispatch table (`OPTIMIZERS[name]["update"]`), each a launch of its own.
+  void expand(TSNode e, std::vector<TSNode>& out, int depth) const {
+    if (depth > 8 || out.size() > 64) return;
+    if (is_type(e, "identifier") || is_type(e, "attribute")) {
+      out.push_back(e);
+    } else if (is_type(e, "call")) {
+      std::string fn = m_.text_of(field(e, "function"));
+      if (fn.size() >= 11 && (fn.compare(fn.size() - 11, 11, "wrap_triton") == 0 ||
+                              (fn.size() >= 14 && fn.compare(fn.size() - 14, 14, "capture_triton") == 0))) {
+        TSNode first = ts_node_named_child(field(e, "arguments"), 0);
+        if (!ts_node_is_null(first)) expand(first, out, depth + 1);
+      }
+    } else if (is_type(e, "subscript")) {
+      TSNode base = field(e, "value");
+      while (is_type(base, "subscript")) base = field(base, "value");
+      if (!is_type(base, "identifier")) return;
+      TSNode table = check::ConstantEvaluator(m_, nullptr).module_constant(m_.text_of(base));
+      values_of(table, out, depth + 1);
+    }
+  }
+
+  void values_of(TSNode table, std::vector<TSNode>& out, int depth) const {
+    if (depth > 8 || out.size() > 64) return;
+    if (is_type(table, "dictionary")) {
+      for_each_named_child(table, [&](TSNode pair) {
+        if (is_type(pair, "pair")) values_of(field(pair, "value"), out, depth + 1);
+      });
+    } else if (is_type(table, "list") || is_type(table, "tuple")) {
+      for_each_named_child(table, [&](TSNode v) { values_of(v, out, depth + 1); });
+    } else if (is_type(table, "identifier") || is_type(table, "attribute")) {
+      out.push_back(table);
+    }
+  }
+
+  void describe(TSNode call, TSNode function, TSNode grid, const LauncherValues& values, const LauncherValues& alternate,
+                LaunchSite& site) {
     site.path = m_.path();
     site.line = first_line(call);
-    site.callee = m_.text_of(callee);
-    site.target_path = target.path;
-    site.target_name = target.name;
     if (!ts_node_is_null(function)) {
       auto q = qualname_.find(ts_node_start_byte(function));
       if (q != qualname_.end()) site.launcher = q->second;
@@ -192,7 +241,6 @@ class Finder {
       grid = g;
     }
     if (!ts_node_is_null(grid)) evaluate_grid(grid, values, site);
-    out.push_back(std::move(site));
   }
 
   void add_argument(TSNode value, const std::string& keyword, int position, const LauncherValues& values,

@@ -164,7 +164,8 @@ LauncherValues::LauncherValues(const PythonModule& m, TSNode function, uint32_t 
       }
     }
     std::string a = ts_node_is_null(annotation) ? "" : m_.text_of(annotation);
-    std::optional<json> d = ts_node_is_null(value) ? std::nullopt : constants.eval(value);
+    // Defaults are module-level expressions: constants, and dtypes (`= torch.float8_e4m3fn`).
+    std::optional<json> d = ts_node_is_null(value) ? std::nullopt : eval(value);
     auto rank = rank_.find(name);
     auto stated = dtype_.find(name);
     json dtype = stated != dtype_.end() ? json(stated->second) : json(nullptr);
@@ -182,7 +183,7 @@ LauncherValues::LauncherValues(const PythonModule& m, TSNode function, uint32_t 
       env_[name] = d && is_number(*d) ? json(as_double(*d)) : json(1.0);
     } else if (a == "bool") {
       env_[name] = d && d->is_boolean() ? *d : json(false);
-    } else if (d && !d->is_object()) {
+    } else if (d && (!d->is_object() || is_dtype(*d))) {
       env_[name] = *d;
     } else if (rank != rank_.end() || stated != dtype_.end()) {
       env_[name] = tensor(name, rank != rank_.end() ? nominal_shape(rank->second, dim_) : json(nullptr), dtype);
@@ -703,6 +704,25 @@ std::optional<json> LauncherValues::call(TSNode n, int depth) const {
     json dt = dtype_of(keyword("dtype"));
     if (like && is_tensor(*like)) return tensor("", (*like)["shape"], dt.is_null() ? (*like)["dtype"] : dt);
     return tensor("", nullptr, dt);
+  }
+  if (torch_fn && (last == "finfo" || last == "iinfo") && positional.size() == 1) {
+    // Limits of an element type, as `torch.finfo(dtype).max` reads them.
+    auto v = arg(0);
+    std::string dt = v && is_dtype(*v) && (*v)["$dtype"].is_string() ? (*v)["$dtype"].get<std::string>() : "";
+    if (v && is_tensor(*v) && (*v)["dtype"].is_string()) dt = (*v)["dtype"].get<std::string>();
+    static const std::map<std::string, std::pair<double, double>> kLimits = {  // max, eps
+        {"fp8e4nv", {448.0, 0.125}}, {"fp8e5", {57344.0, 0.25}},   {"fp16", {65504.0, 0.0009765625}},
+        {"bf16", {3.3895313892515355e38, 0.0078125}},               {"fp32", {3.4028234663852886e38, 1.1920928955078125e-07}},
+        {"fp64", {1.7976931348623157e308, 2.220446049250313e-16}}, {"i8", {127, 1}},
+        {"u8", {255, 1}}, {"i16", {32767, 1}}, {"i32", {2147483647.0, 1}}};
+    auto it = kLimits.find(dt);
+    if (it == kLimits.end()) return std::nullopt;
+    bool integer = dt[0] == 'i' || dt[0] == 'u';
+    json info = json::object();
+    info["max"] = integer ? json(static_cast<int64_t>(it->second.first)) : json(it->second.first);
+    info["min"] = integer ? json(dt[0] == 'u' ? int64_t{0} : -static_cast<int64_t>(it->second.first) - 1) : json(-it->second.first);
+    if (!integer) info["eps"] = it->second.second;
+    return info;
   }
   if (torch_fn && last == "arange") {
     std::optional<json> a = arg(0), b = arg(1);
