@@ -206,22 +206,39 @@ class Finder {
         if (!ts_node_is_null(first)) expand(first, out, depth + 1);
       }
     } else if (is_type(e, "subscript")) {
-      TSNode base = field(e, "value");
-      while (is_type(base, "subscript")) base = field(base, "value");
+      // The keys, outermost table first: a constant key (`["update"]`) picks its entry, any
+      // other (`[optimizer_name]`) keeps them all.
+      std::vector<TSNode> keys;
+      TSNode base = e;
+      while (is_type(base, "subscript")) {
+        keys.insert(keys.begin(), field(base, "subscript"));
+        base = field(base, "value");
+      }
       if (!is_type(base, "identifier")) return;
-      TSNode table = check::ConstantEvaluator(m_, nullptr).module_constant(m_.text_of(base));
-      values_of(table, out, depth + 1);
+      check::ConstantEvaluator constants(m_, nullptr);
+      TSNode table = constants.module_constant(m_.text_of(base));
+      std::vector<std::optional<nlohmann::json>> key_values;
+      for (TSNode k : keys) key_values.push_back(constants.eval(k));
+      values_of(table, key_values, 0, out, depth + 1);
     }
   }
 
-  void values_of(TSNode table, std::vector<TSNode>& out, int depth) const {
+  void values_of(TSNode table, const std::vector<std::optional<nlohmann::json>>& keys, size_t level, std::vector<TSNode>& out,
+                 int depth) const {
     if (depth > 8 || out.size() > 64) return;
     if (is_type(table, "dictionary")) {
+      const std::optional<nlohmann::json>* key = level < keys.size() ? &keys[level] : nullptr;
+      check::ConstantEvaluator constants(m_, nullptr);
       for_each_named_child(table, [&](TSNode pair) {
-        if (is_type(pair, "pair")) values_of(field(pair, "value"), out, depth + 1);
+        if (!is_type(pair, "pair")) return;
+        if (key && *key) {
+          auto k = constants.eval(field(pair, "key"));
+          if (!k || *k != **key) return;
+        }
+        values_of(field(pair, "value"), keys, level + 1, out, depth + 1);
       });
     } else if (is_type(table, "list") || is_type(table, "tuple")) {
-      for_each_named_child(table, [&](TSNode v) { values_of(v, out, depth + 1); });
+      for_each_named_child(table, [&](TSNode v) { values_of(v, keys, level + 1, out, depth + 1); });
     } else if (is_type(table, "identifier") || is_type(table, "attribute")) {
       out.push_back(table);
     }

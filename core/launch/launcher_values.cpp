@@ -138,6 +138,17 @@ LauncherValues::LauncherValues(const PythonModule& m, TSNode function, uint32_t 
   if (ts_node_is_null(function)) return;
   TSNode body = field(function, "body");
   ranks(body);
+  // `@custom_fwd(cast_inputs=torch.float16)`: autocast hands the launcher its floating tensors
+  // in that type.
+  std::string cast_inputs;
+  TSNode decorated = ts_node_parent(function);
+  if (is_type(decorated, "decorated_definition"))
+    for (TSNode d : decorators_of(decorated)) {
+      if (!is_type(d, "call")) continue;
+      TSNode cast = keyword_value(d, "cast_inputs", [&](TSNode x) { return m_.text_of(x); });
+      auto q = ts_node_is_null(cast) ? std::nullopt : m_.qualified_name(cast);
+      if (q) cast_inputs = torch_dtype_name(*q);
+    }
   check::ConstantEvaluator constants(m_, nullptr);
   for_each_named_child(field(function, "parameters"), [&](TSNode p) {
     std::string_view t = node_type(p);
@@ -168,7 +179,7 @@ LauncherValues::LauncherValues(const PythonModule& m, TSNode function, uint32_t 
     std::optional<json> d = ts_node_is_null(value) ? std::nullopt : eval(value);
     auto rank = rank_.find(name);
     auto stated = dtype_.find(name);
-    json dtype = stated != dtype_.end() ? json(stated->second) : json(nullptr);
+    json dtype = stated != dtype_.end() ? json(stated->second) : cast_inputs.empty() ? json(nullptr) : json(cast_inputs);
     // `List[torch.Tensor]`, `Tuple[Tensor, ...]`: containers of tensors, not tensors.
     bool container = false;
     for (const char* c : {"List", "list", "Tuple", "tuple", "Sequence", "Dict", "dict", "Iterable"})

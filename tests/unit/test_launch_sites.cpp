@@ -155,7 +155,7 @@ TEST_CASE("signatures follow the repository's launches first, as the kernel file
   auto corpus = Corpus::open(repo.db.string(), Corpus::Access::ReadOnly);
   std::vector<CheckKernel> kernels = select_check_kernels(*corpus, "plugin = 'triton'", 0);
   attach_launches(*corpus, kernels);
-  REQUIRE(kernels.size() == 7);
+  REQUIRE(kernels.size() == 8);
   std::map<std::string, check::InferredSignature> by_name;
   for (const auto& k : kernels) by_name[k.name] = check::infer_signature({k.plugin, k.name, k.standalone, k.meta, nullptr, k.launches});
   static const std::regex kExpect(R"(^# expect: kernel (\S+) (signature|constexprs|guessed|args|tensors|grid|options) ?(.*)$)");
@@ -193,6 +193,8 @@ TEST_CASE("signatures follow the repository's launches first, as the kernel file
   CHECK(by_name["act_kernel"].origins()["ACT"]["origin"] == "launch");
   CHECK(by_name["scale_kernel"].origins()["BLOCK"]["origin"] == "autotune");
   CHECK(by_name["lonely_kernel"].launch_count == 0);
+  CHECK(by_name["lonely_zero"].launch_count == 0);
+  CHECK(by_name["sgd_kernel"].launch_count == 1);
 }
 
 TEST_CASE("launches bind by import, alias and name, and skip callees from outside the repository", "[launch]") {
