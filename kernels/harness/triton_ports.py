@@ -43,6 +43,11 @@ MOVES = (
          "triton-lang/triton#2105 ([BACKEND] Solidify f8e4m3: the frontend name became float8e4nv, "
          "merged 2023-08-18); triton-lang/triton#1841 (fp8e4 vs fp8e4b15 split)",
          "Triton 3.6 has float8e4nv and no float8e4"),
+    Move("dot.trans", "tl.dot(a, b, trans_a=True, trans_b=True)", "tl.dot(tl.trans(a), tl.trans(b))",
+         "2.1", "2.1", "triton-lang/triton#1098 (TypeError: dot() got an unexpected keyword argument "
+         "'trans_b'); ELS-RD/kernl#326 (the migration to tl.trans: 'removed trans_a, trans_b ... for "
+         "tl.dot(), since removed by triton 2.01')",
+         "literal True/False only; a flag passed as a variable is left as it is"),
     Move("make_tensor_descriptor", "tl._experimental_make_tensor_descriptor", "tl.make_tensor_descriptor",
          "3.3", "3.3", "triton-lang/triton#6194 ([BC-break] Remove experimental prefix from tensor "
          "descriptor ops, merged 2025-03-13)", ""),
@@ -91,6 +96,8 @@ _CUDA_LIBDEVICE_ATTR = re.compile(_prefixes(_TL) + r"\.extra\.cuda\.libdevice\.(
 _CUDA_LIBDEVICE_IMPORT = re.compile(r"^(\s*)from\s+triton\.language\.extra\.cuda\s+import\s+libdevice\b", re.M)
 _LIBDEVICE_2_0_IMPORT = re.compile(r"^(\s*)from\s+triton\.language\s+import\s+libdevice\b", re.M)
 _FLOAT8E4 = re.compile(_prefixes(_TL) + r"\.float8e4(?![\w])")
+_DOT_CALL = re.compile(r"\b(?:tl|triton\.language)\.dot\(")
+_TRANS_KEYWORD = re.compile(r"^\s*(trans_a|trans_b)\s*=\s*(True|False)\s*$")
 _EXPERIMENTAL_MAKE_DESC = re.compile(_prefixes(_TL) + r"\._experimental_make_tensor_descriptor\b")
 _EXPERIMENTAL_DESC_OPS = re.compile(r"\b_experimental_descriptor_(?:load|store)\b")
 _EXPERIMENTAL_TOOLS = re.compile(r"\btriton\.tools\.experimental_descriptor\b")
@@ -153,6 +160,79 @@ def _add_import(source, line):
     return source[:at] + line + "\n" + source[at:]
 
 
+def _split_arguments(text, start):
+    """Top-level arguments of the call whose '(' is at text[start - 1]: ([arg texts], end index
+    of the closing ')'), or None when the parentheses do not balance."""
+    depth, args, cur, i, quote = 0, [], [], start, None
+    while i < len(text):
+        c = text[i]
+        if quote:
+            cur.append(c)
+            if c == "\\":
+                cur.append(text[i + 1] if i + 1 < len(text) else "")
+                i += 2
+                continue
+            if c == quote:
+                quote = None
+        elif c in "\"'":
+            quote = c
+            cur.append(c)
+        elif c in "([{":
+            depth += 1
+            cur.append(c)
+        elif c in ")]}":
+            if depth == 0:
+                args.append("".join(cur))
+                return [a for a in args if a.strip()], i
+            depth -= 1
+            cur.append(c)
+        elif c == "," and depth == 0:
+            args.append("".join(cur))
+            cur = []
+        else:
+            cur.append(c)
+        i += 1
+    return None
+
+
+def _port_dot_transposes(source):
+    """`tl.dot(a, b, trans_b=True)` -> `tl.dot(a, tl.trans(b))`: (text, count)."""
+    out, pos, count = [], 0, 0
+    for m in _DOT_CALL.finditer(source):
+        if m.start() < pos:
+            continue
+        split = _split_arguments(source, m.end())
+        if not split:
+            continue
+        args, end = split
+        flags = {}
+        keep = []
+        for a in args:
+            k = _TRANS_KEYWORD.match(a)
+            if k:
+                flags[k.group(1)] = k.group(2) == "True"
+            else:
+                keep.append(a.strip())
+        positional = [a for a in keep if "=" not in a.split("(")[0]]
+        if not flags or len(positional) < 2:
+            continue
+        if flags.get("trans_a"):
+            keep[0] = "tl.trans(%s)" % keep[0]
+        if flags.get("trans_b"):
+            keep[1] = "tl.trans(%s)" % keep[1]
+        out.append(source[pos:m.end()] + ", ".join(keep) + ")")
+        pos = end + 1
+        count += 1
+    out.append(source[pos:])
+    return "".join(out), count
+
+
+def moved_signature(message):
+    """True when a failure message says a call used keywords an API has since dropped (the
+    dot.trans move), which a port can fix although the class is type_error."""
+    return bool(message) and "unexpected keyword argument 'trans_" in message
+
+
 def port(source, installed):
     """(ported_source, rewrites) for `source` on the installed Triton; rewrites is a list of
     {"move", "old", "new", "count"}, empty when nothing applied (ported_source is then source)."""
@@ -201,6 +281,10 @@ def port(source, installed):
     if applies(moves["float8e4"], v) and installed.resolves("triton.language.float8e4nv"):
         out, n = _FLOAT8E4.subn(lambda m: m.group(0) + "nv", out)
         note("float8e4", "tl.float8e4", "tl.float8e4nv", n)
+
+    if applies(moves["dot.trans"], v):
+        out, n = _port_dot_transposes(out)
+        note("dot.trans", "tl.dot(..., trans_a/trans_b=...)", "tl.dot(tl.trans(...), ...)", n)
 
     if applies(moves["make_tensor_descriptor"], v):
         out, n = _EXPERIMENTAL_MAKE_DESC.subn("tl.make_tensor_descriptor", out)

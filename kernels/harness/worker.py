@@ -249,7 +249,8 @@ class Worker:
                 raise
             poisoned = self.record_failure(row, e)
             # A name the installed Triton moved (tl.math.tanh, ...): check the ported module too.
-            if row["error_class"] == "missing_name" and not poisoned:
+            moved = row["error_class"] == "missing_name" or triton_ports.moved_signature(row.get("message"))
+            if moved and not poisoned:
                 poisoned = self.retry_ported(task, spec, stage, row)
         finally:
             os.chdir(HERE)

@@ -33,6 +33,20 @@ class PortText(unittest.TestCase):
         out, rewrites = triton_ports.port(src, installed())
         self.assertEqual((out, rewrites), (src, []))
 
+    def test_dot_transposes_become_tl_trans(self):
+        # Triton 2.1 dropped tl.dot's trans_a/trans_b; literal flags port, a variable flag does not.
+        src = HDR + ("@triton.jit\ndef k(q, k, w, p, flag):\n    a = tl.dot(q, k, trans_b=True)\n"
+                     "    b = tl.dot(tl.load(p, mask=(1, 2)), w, trans_a=True, trans_b=False)\n"
+                     "    c = tl.dot(q, k, trans_b=flag)\n")
+        out, rewrites = triton_ports.port(src, installed())
+        self.assertIn("a = tl.dot(q, tl.trans(k))\n", out)
+        self.assertIn("b = tl.dot(tl.trans(tl.load(p, mask=(1, 2))), w)\n", out)
+        self.assertIn("c = tl.dot(q, k, trans_b=flag)\n", out)
+        self.assertEqual([(r["move"], r["count"]) for r in rewrites], [("dot.trans", 2)])
+        self.assertEqual(triton_ports.port(src, installed("2.0.0"))[1], [])
+        self.assertTrue(triton_ports.moved_signature("TypeError: dot() got an unexpected keyword argument 'trans_b'"))
+        self.assertFalse(triton_ports.moved_signature("TypeError: dot() got an unexpected keyword argument 'acc'"))
+
     def test_older_triton_gets_no_port(self):
         # tl.math.tanh still existed before Triton 3.0: nothing to port there.
         src = HDR + "def k(x):\n    return tl.math.tanh(x)\n"
