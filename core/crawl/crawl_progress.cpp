@@ -91,7 +91,15 @@ void CrawlProgress::mined(const std::string& repo, const std::string& commit, in
   std::lock_guard lock(mutex_);
   ++counts_.mined;
   counts_.kernels += kernels;
+  if (kernels == 0) ++counts_.empty;
   if (!live_) out_ << "mined " << repo << " at " << commit.substr(0, 12) << ": " << kernels << " kernels\n";
+  render_locked(false);
+}
+
+void CrawlProgress::unconfirmed(const std::string& repo) {
+  std::lock_guard lock(mutex_);
+  ++counts_.unconfirmed;
+  if (!live_) out_ << "not cloned " << repo << " (code search found no candidate file)\n";
   render_locked(false);
 }
 
