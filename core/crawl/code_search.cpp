@@ -17,7 +17,7 @@ std::string lower(std::string s) {
 }
 
 // A term with characters GitHub would split on is searched as a phrase.
-std::string quoted(const std::string& term) {
+std::string phrase(const std::string& term) {
   bool plain = std::all_of(term.begin(), term.end(), [](unsigned char c) { return std::isalnum(c) || c == '_'; });
   return plain ? term : "\"" + term + "\"";
 }
@@ -29,7 +29,7 @@ CodeSearch::CodeSearch(GithubClient& client, CodeSearchOptions options) : client
 }
 
 std::string CodeSearch::query_text(const CodeQuery& q, int64_t size_from, int64_t size_to) const {
-  std::string text = quoted(q.term);
+  std::string text = phrase(q.term);
   if (!q.extension.empty()) text += " extension:" + q.extension;
   if (size_from >= 0) text += " size:" + std::to_string(size_from) + ".." + std::to_string(size_to);
   return text;
@@ -127,7 +127,7 @@ bool CodeSearch::confirm(const std::string& full_name) {
   for (size_t i = 0; i < terms.size() && !found; i += kTermsPerConfirmation) {
     std::string text;
     for (size_t j = i; j < std::min(terms.size(), i + kTermsPerConfirmation); ++j)
-      text += (text.empty() ? "" : " OR ") + quoted(terms[j]);
+      text += (text.empty() ? "" : " OR ") + phrase(terms[j]);
     text += " repo:" + full_name;
     ++stats_.confirmations;
     SearchPage page = fetch_search_page(client_, "/search/code?q=" + url_encode(text) + "&per_page=1",

@@ -2,7 +2,6 @@
 // where `triton.jit` is in more files than code search's 1000-result cap, so only size slicing
 // reaches them all, and where code search items carry no stars, so each repository is looked up.
 #include <catch2/catch.hpp>
-#include <curl/curl.h>
 
 #include <nlohmann/json.hpp>
 #include <set>
@@ -12,25 +11,10 @@
 
 using namespace mine;
 using std::chrono::milliseconds;
+using loopback::fetch_json;
+using loopback::violations;
 
 namespace {
-
-size_t append(char* d, size_t s, size_t n, void* out) {
-  static_cast<std::string*>(out)->append(d, s * n);
-  return s * n;
-}
-
-nlohmann::json fetch_json(int port, const std::string& path) {
-  std::string body;
-  CURL* c = curl_easy_init();
-  std::string url = "http://127.0.0.1:" + std::to_string(port) + path;
-  curl_easy_setopt(c, CURLOPT_URL, url.c_str());
-  curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, append);
-  curl_easy_setopt(c, CURLOPT_WRITEDATA, &body);
-  curl_easy_perform(c);
-  curl_easy_cleanup(c);
-  return nlohmann::json::parse(body);
-}
 
 GithubClientOptions fast_options(int port) {
   GithubClientOptions o;
@@ -40,13 +24,6 @@ GithubClientOptions fast_options(int port) {
   o.backoff_cap = milliseconds(400);
   o.reset_margin = milliseconds(300);
   return o;
-}
-
-std::vector<std::string> violations(const nlohmann::json& log) {
-  std::vector<std::string> out;
-  for (const auto& e : log)
-    if (!e["violation"].is_null()) out.push_back(e["path"].get<std::string>() + ": " + e["violation"].get<std::string>());
-  return out;
 }
 
 }  // namespace
