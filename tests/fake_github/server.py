@@ -39,6 +39,7 @@ import urllib.parse
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 SEARCH_CAP = 1000
+CODE_INDEX_MAX_BYTES = 384 * 1024  # GitHub indexes only smaller files for code search
 
 
 def iso(ts):
@@ -100,7 +101,7 @@ def generate_population(count, seed, clone_base):
             # One file per repository holds a kernel (a notebook in every tenth), so `triton.jit`
             # matches more files than code search's 1000-result cap: only size slicing reaches all.
             "code": [{"path": "kernels/k%d.%s" % (i, "ipynb" if i % 10 == 0 else "py"),
-                      "size": int(math.exp(size_rng.uniform(math.log(200), math.log(400000)))),
+                      "size": int(math.exp(size_rng.uniform(math.log(200), math.log(CODE_INDEX_MAX_BYTES)))),
                       "text": "import triton\n@triton.jit\ndef k%d(x): pass\n" % i},
                      {"path": "README.md", "size": 500, "text": "kernels"}],
         })
@@ -503,7 +504,7 @@ class Handler(BaseHTTPRequestHandler):
                 if r.get("code_indexed", True) is False:
                     continue  # GitHub leaves some repositories out of its code index
                 for f in r.get("code") or []:
-                    if code_matches(r, f, alternatives, qualifiers):
+                    if f["size"] <= CODE_INDEX_MAX_BYTES and code_matches(r, f, alternatives, qualifiers):
                         found.append({"name": os.path.basename(f["path"]), "path": f["path"],
                                       "sha": hashlib.sha1(f.get("text", "").encode()).hexdigest(),
                                       "repository": minimal_repository(r), "score": 1.0})
