@@ -23,7 +23,7 @@ CrawlProgress::CrawlProgress(std::ostream& out, bool live) : out_(out), live_(li
 bool CrawlProgress::is_terminal(int fd) { return isatty(fd) == 1; }
 
 std::string CrawlProgress::eta_locked() const {
-  int64_t done = counts_.mined + counts_.unchanged + counts_.failed;
+  int64_t done = counts_.mined + counts_.unchanged + counts_.failed + counts_.unconfirmed;  // unconfirmed: never cloned
   if (!discovery_done_ || done == 0) return "?";
   int64_t left = counts_.discovered - done;
   if (left <= 0) return "0s";
