@@ -68,6 +68,7 @@ void Discovery::report(const std::string& strategy, RepoInfo repo, const std::fu
 
 void Discovery::run(const std::function<void(const RepoInfo&)>& emit) {
   reports_.clear();
+  std::string first_error;
   auto tally_requests = [&](StrategyReport& r, const std::map<std::string, int64_t>& before) {
     int64_t n = 0;
     for (const auto& [resource, count] : client_.requests_by_resource()) {
@@ -86,6 +87,13 @@ void Discovery::run(const std::function<void(const RepoInfo&)>& emit) {
     auto before = client_.requests_by_resource();
     try {
       body();
+    } catch (const Error& e) {
+      // One strategy failing (code search refused, its limit never resetting) must not cost the
+      // others' repositories: note it, go on, and fail the crawl at the end.
+      tally_requests(reports_.back(), before);
+      reports_.back().note = std::string("stopped: ") + e.what();
+      if (first_error.empty()) first_error = std::string(name) + ": " + e.what();
+      return;
     } catch (...) {
       tally_requests(reports_.back(), before);
       throw;
@@ -124,6 +132,7 @@ void Discovery::run(const std::function<void(const RepoInfo&)>& emit) {
   for (auto& r : reports_)
     for (const auto& [name, strategies] : found_by_)
       if (strategies.size() == 1 && strategies.count(r.name)) ++r.only;
+  if (!first_error.empty()) throw Error(first_error);
 }
 
 std::vector<StrategyReport> Discovery::reports() const { return reports_; }

@@ -52,7 +52,8 @@ class Discovery {
  public:
   Discovery(GithubClient& client, DiscoveryOptions options);
 
-  // Throws mine::Error when a strategy's API calls keep failing; what was emitted stays.
+  // A strategy whose API calls keep failing stops with a note in its report and the next one
+  // runs; then run() throws mine::Error naming the first failure. What was emitted stays.
   void run(const std::function<void(const RepoInfo&)>& emit);
 
   // Per strategy, in the order they ran; complete once run() returned or threw.

@@ -231,6 +231,21 @@ class DiscoveryTest(unittest.TestCase):
         self.assertIn("--confirm", r.stderr)
         self.assertFalse(os.path.exists(os.path.join(self.work, "anon2.db")))
 
+    def test_a_failing_strategy_does_not_stop_the_others(self):
+        api, url = start_fake_github(os.path.join(self.work, "population.json"), "--code-search-status", "422")
+        try:
+            saved, self.api_url = self.api_url, url
+            r, db = self.crawl("refused")
+        finally:
+            self.api_url = saved
+            os.killpg(api.pid, signal.SIGTERM)
+            api.wait()
+        self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+        self.assertRegex(r.stdout, r"code_search: 0 found .*stopped: GitHub code search .*HTTP 422")
+        self.assertIn("discovery stopped: code_search:", r.stdout)
+        mined = {n for (n,) in self.rows(db, "SELECT name FROM repos WHERE mined_kernels > 0")}
+        self.assertEqual(mined, {n for n, *_, by in KERNELS if by & {"repo_search", "topic"}})
+
     def test_kill_and_resume_loses_nothing(self):
         ref, ref_db = self.crawl("ref")
         self.assertEqual(ref.returncode, 0, ref.stdout + ref.stderr)

@@ -497,6 +497,9 @@ class Handler(BaseHTTPRequestHandler):
             if not self.headers.get("Authorization"):
                 # GitHub's code search answers only authenticated requests.
                 return 401, {"message": "Requires authentication"}, {}
+            if st.args.code_search_status:
+                # An injected refusal, as GitHub gives one when it cannot run a code search.
+                return st.args.code_search_status, {"message": "Code search is unavailable"}, {}
             q = params.get("q", [""])[0]
             alternatives, qualifiers = parse_code_query(q)
             found = []
@@ -535,6 +538,7 @@ def main():
     ap.add_argument("--retry-after", type=int, default=1)
     ap.add_argument("--fail-502-every", type=int, default=0, help="every Nth request gets a 502")
     ap.add_argument("--incomplete-every", type=int, default=0)
+    ap.add_argument("--code-search-status", type=int, default=0, help="answer every code search with this status")
     # From the environment too, so a test can keep the token off every command line it checks.
     ap.add_argument("--require-token", default=os.environ.get("FAKE_GITHUB_REQUIRE_TOKEN", ""))
     ap.add_argument("--redirect-repos-to", default="", help="answer repos/<owner>/<name> with a 301 to this base URL")
