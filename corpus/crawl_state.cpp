@@ -52,7 +52,9 @@ void CorpusCrawlState::upsert_discovered(const RepoInfo& r) {
                     "pushed_at=excluded.pushed_at, size_kb=excluded.size_kb, fork=excluded.fork, "
                     "archived=excluded.archived, crawl_state=coalesce(repos.crawl_state, 'discovered'), "
                     "crawled_at=excluded.crawled_at, discovered_by=excluded.discovered_by, "
-                    "confirmed=coalesce(excluded.confirmed, repos.confirmed)");
+                    // An answer holds until a push: without a new one, a push forgets the old.
+                    "confirmed=CASE WHEN excluded.confirmed IS NOT NULL THEN excluded.confirmed "
+                    "WHEN repos.pushed_at IS excluded.pushed_at THEN repos.confirmed END");
   // Credentials in a clone URL are never stored.
   const std::string url = url_without_credentials(r.clone_url);
   s.bind(1, r.full_name).bind(2, url).bind(3, url).bind(4, r.stars).bind(5, r.default_branch);
@@ -99,6 +101,17 @@ std::optional<MinedRecord> CorpusCrawlState::last_mined(const std::string& full_
   s.bind(1, full_name);
   if (!s.step()) return std::nullopt;
   return MinedRecord{s.column_text(0), s.column_text(1), s.column_int(2)};
+}
+
+std::optional<int> CorpusCrawlState::prior_confirmation(const RepoInfo& repo) {
+  std::lock_guard lock(mutex_);
+  // A repository mined with kernels at this pushed_at holds candidate files whatever was asked.
+  SqliteStatement s(corpus_.handle(),
+                    "SELECT CASE WHEN mined_kernels > 0 AND mined_pushed_at IS pushed_at THEN 1 ELSE confirmed END "
+                    "FROM repos WHERE name=? AND pushed_at IS ? AND pushed_at IS NOT NULL");
+  s.bind(1, repo.full_name).bind(2, repo.pushed_at);
+  if (!s.step() || s.column_is_null(0)) return std::nullopt;
+  return static_cast<int>(s.column_int(0));
 }
 
 std::optional<CachedResponse> CorpusCrawlState::etag_lookup(const std::string& url) {

@@ -108,7 +108,9 @@ void print_discovery(std::ostream& out, const Discovery& discovery) {
     out << r.found << " found (" << r.first << " first, " << r.only << " only by it), " << r.requests
         << " API requests" << (r.note.empty() ? "" : "; " + r.note) << "\n";
   }
-  if (discovery.confirmations() > 0) out << "  --confirm: " << discovery.confirmations() << " code searches\n";
+  if (discovery.confirmations() > 0 || discovery.reused_confirmations() > 0)
+    out << "  --confirm: " << discovery.confirmations() << " code searches, " << discovery.reused_confirmations()
+        << " answers kept from earlier crawls (not pushed since)\n";
 }
 
 int run_crawl(const std::vector<std::string>& args) {
@@ -262,6 +264,7 @@ int run_crawl(const std::vector<std::string>& args) {
     if (uses(kByCodeSearch)) d.code_queries = code_queries;
     d.have_token = have_token;
     d.confirm = vm.count("confirm") > 0;
+    d.prior_confirmation = [&pipeline](const RepoInfo& r) { return pipeline.prior_confirmation(r); };
     d.max_repos = max_repos;
     d.wanted = owned;  // before lookups and confirmations: other shards spend their own calls
     discovery = std::make_unique<Discovery>(client, d);

@@ -50,6 +50,9 @@ void Discovery::report(const std::string& strategy, RepoInfo repo, const std::fu
     if (options_.confirm) {
       if (strategy == kByCodeSearch) {
         confirmed = 1;
+      } else if (auto prior = options_.prior_confirmation ? options_.prior_confirmation(repo) : std::nullopt) {
+        confirmed = *prior;
+        ++reused_confirmations_;
       } else {
         try {
           confirmed = code_.confirm(repo.full_name) ? 1 : 0;

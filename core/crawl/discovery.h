@@ -2,6 +2,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -30,6 +31,9 @@ struct DiscoveryOptions {
   bool have_token = false;               // code search answers only authenticated requests
   // Clone only what code search confirms holds a candidate file (needs a token).
   bool confirm = false;
+  // --confirm's answer from an earlier crawl when the repository was not pushed since (the
+  // corpus remembers it); null or nullopt: ask code search.
+  std::function<std::optional<int>(const RepoInfo&)> prior_confirmation;
   int64_t max_repos = 0;  // stop after this many distinct repositories; 0 = all
   std::function<bool(const std::string& full_name)> wanted;  // shard filter; null: all
 };
@@ -60,6 +64,7 @@ class Discovery {
   std::vector<StrategyReport> reports() const;
   int64_t unconfirmed() const { return unconfirmed_; }
   int64_t confirmations() const { return code_.stats().confirmations; }
+  int64_t reused_confirmations() const { return reused_confirmations_; }
 
  private:
   struct Enough {};
@@ -73,6 +78,7 @@ class Discovery {
   std::map<std::string, std::set<std::string>> found_by_;  // lower-cased name -> strategies
   std::map<std::string, int> confirmed_;                   // lower-cased name -> RepoInfo::confirmed
   int64_t unconfirmed_ = 0;
+  int64_t reused_confirmations_ = 0;
 };
 
 }  // namespace mine

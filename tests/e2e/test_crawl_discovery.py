@@ -222,6 +222,15 @@ class DiscoveryTest(unittest.TestCase):
         for name, *_, indexed, _by in KERNELS:
             self.assertEqual(name in mined, indexed, name)
 
+        # A second --confirm crawl asks code search nothing about repositories not pushed since.
+        before = len(self.log())
+        r2, _ = self.crawl("confirm", "--confirm")
+        self.assertEqual(r2.returncode, 0, r2.stdout + r2.stderr)
+        asked = [e["path"] for e in self.log()[before:] if e["resource"] == "code_search" and "repo%3A" in e["path"]]
+        self.assertEqual(asked, [])
+        self.assertIn("--confirm: 0 code searches, 6 answers kept from earlier crawls", r2.stdout)
+        self.assertIn(" 0 cloned, 0 fetched", r2.stdout)
+
     def test_without_token_code_search_is_skipped_and_confirm_refused(self):
         r, db = self.crawl("anon", token=False)
         self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
