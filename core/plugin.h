@@ -44,6 +44,14 @@ class KernelSink {
   virtual void problem(int line, const std::string& kind, const std::string& message) = 0;
 };
 
+// What `mine crawl` searches GitHub for to find repositories with a plugin's kernels
+// (include/mine/plugin.h: mine_discovery_hints).
+struct DiscoveryHints {
+  std::vector<std::string> code_search_terms;       // e.g. "triton.jit"
+  std::vector<std::string> code_search_extensions;  // e.g. "py", "ipynb"; empty: every file
+  std::vector<std::string> topics;                  // e.g. "triton"
+};
+
 // An extractor as the scanner drives it: finds kernels of one language or framework in a file.
 // Plugins, built-in or loaded, are written against include/mine/plugin.h and reach the scanner
 // through CAbiPlugin (core/plugin_loader/plugin_host.h); declarative plugins through
@@ -63,6 +71,8 @@ class ExtractorPlugin {
   // twice under two plugins. Asked only of plugins whose prefilter matched; should be cheap.
   virtual bool claims(const FileView& /*file*/) const { return false; }
   virtual void extract(const FileView& file, KernelSink& sink) const = 0;
+  // Terms and topics repository discovery searches for; none by default.
+  virtual DiscoveryHints discovery_hints() const { return {}; }
 };
 
 }  // namespace mine

@@ -15,6 +15,7 @@ class CorpusCrawlState : public CrawlStateStore {
   void mark_mined(const RepoInfo& repo, const std::string& commit, int64_t kernels) override;
   void mark_failed(const std::string& full_name, const std::string& error) override;
   std::optional<MinedRecord> last_mined(const std::string& full_name) override;
+  std::optional<int> prior_confirmation(const RepoInfo& repo) override;
   std::optional<CachedResponse> etag_lookup(const std::string& url) override;
   void etag_store(const std::string& url, const CachedResponse& response) override;
 

@@ -1,5 +1,6 @@
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cctype>
 #include <csignal>
@@ -13,6 +14,7 @@
 #include "core/cli/options.h"
 #include "core/crawl/crawl_clock.h"
 #include "core/crawl/crawl_pipeline.h"
+#include "core/crawl/discovery.h"
 #include "core/crawl/github_client.h"
 #include "core/crawl/repo_cloner.h"
 #include "core/crawl/repo_list.h"
@@ -69,17 +71,71 @@ void refuse_token_argument(const std::vector<std::string>& args) {
   }
 }
 
+std::string join(const std::vector<std::string>& items) {
+  std::string out;
+  for (const auto& i : items) out += (out.empty() ? "" : " ") + i;
+  return out;
+}
+
+// What the plugins declare for discovery (include/mine/plugin.h: mine_discovery_hints).
+std::vector<std::string> default_topics() {
+  std::vector<std::string> out;
+  for (const auto* p : all_plugins())
+    for (const auto& t : p->discovery_hints().topics)
+      if (std::find(out.begin(), out.end(), t) == out.end()) out.push_back(t);
+  return out;
+}
+
+std::vector<CodeQuery> default_code_queries() {
+  std::vector<CodeQuery> out;
+  for (const auto* p : all_plugins()) {
+    DiscoveryHints h = p->discovery_hints();
+    std::vector<std::string> extensions = h.code_search_extensions;
+    if (extensions.empty()) extensions.push_back("");
+    for (const auto& term : h.code_search_terms)
+      for (const auto& ext : extensions) out.push_back({term, ext});
+  }
+  return out;
+}
+
+void print_discovery(std::ostream& out, const Discovery& discovery) {
+  for (const auto& r : discovery.reports()) {
+    out << "  " << r.name << ": ";
+    if (r.note == "off" || r.note.rfind("skipped", 0) == 0) {
+      out << r.note << "\n";
+      continue;
+    }
+    out << r.found << " found (" << r.first << " first, " << r.only << " only by it), " << r.requests
+        << " API requests" << (r.note.empty() ? "" : "; " + r.note) << "\n";
+  }
+  if (discovery.confirmations() > 0 || discovery.reused_confirmations() > 0)
+    out << "  --confirm: " << discovery.confirmations() << " code searches, " << discovery.reused_confirmations()
+        << " answers kept from earlier crawls (not pushed since)\n";
+}
+
 int run_crawl(const std::vector<std::string>& args) {
   refuse_token_argument(args);
   po::options_description options("mine crawl options");
-  std::string db, query, repos_file, cache_dir, api_url, token_file, shard_text;
+  std::string db, repos_file, cache_dir, api_url, token_file, shard_text;
+  std::vector<std::string> queries, topics, code_terms, strategies;
   int64_t min_stars = 100, max_repos = 0, max_repo_size_mb = 2048, max_file_mb = 20;
   int jobs = 0;
   options.add_options()
       ("db", po::value(&db)->default_value(default_db_path()), "corpus file (created if missing)")
       ("min-stars", po::value(&min_stars)->default_value(100), "only repositories with at least this many stars")
-      ("query", po::value(&query)->default_value("triton language:python"),
-       "GitHub search words and qualifiers (the star threshold is added)")
+      ("query", po::value(&queries)->composing()->default_value({"triton"}, "triton"),
+       "repository search: words and qualifiers, searched in name, description, topics and README "
+       "unless an in: qualifier says otherwise (the star threshold is added); repeatable")
+      ("topic", po::value(&topics)->composing()->default_value(default_topics(), join(default_topics())),
+       "topic search: repositories with this GitHub topic; repeatable (default: the plugins' topics)")
+      ("code-search", po::value(&code_terms)->composing(),
+       "code search: files holding this word (default: the plugins' terms, each in the files they read); "
+       "repeatable; needs a token")
+      ("strategy", po::value(&strategies)->composing()->default_value({"code_search", "repo_search", "topic"},
+                                                                        "code_search repo_search topic"),
+       "discovery strategies to run: code_search, repo_search, topic; repeatable")
+      ("confirm", "clone only repositories in which code search finds a file with a kernel's search term "
+                  "(needs a token; costs one code search per repository other strategies found)")
       ("max-repos", po::value(&max_repos)->default_value(0), "stop after this many repositories (0 = all)")
       ("repos-file", po::value(&repos_file), "crawl the repositories listed in this file (owner/name per line) "
                                             "instead of searching")
@@ -101,8 +157,9 @@ int run_crawl(const std::vector<std::string>& args) {
   po::positional_options_description positional;
   po::variables_map vm;
   if (!parse_options(args, options, positional, vm,
-                     "mine crawl [--min-stars 100] [--query Q] [--repos-file FILE] [--db corpus.db] [--jobs N]",
-                     "GITHUB_TOKEN=... mine crawl --min-stars 100 --query 'triton language:python' --max-repos 50"))
+                     "mine crawl [--min-stars 100] [--query Q]... [--topic T]... [--confirm] [--repos-file FILE] "
+                     "[--db corpus.db] [--jobs N]",
+                     "GITHUB_TOKEN=... mine crawl --min-stars 100 --query triton --query 'flash attention' --confirm"))
     return kExitOk;
   if (jobs <= 0) jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   if (min_stars < 0) throw UsageError{"--min-stars must be 0 or more"};
@@ -114,13 +171,21 @@ int run_crawl(const std::vector<std::string>& args) {
     return shard.owns(key);
   };
 
-  auto corpus = Corpus::open(db, Corpus::Access::ReadWrite);
-  CorpusCrawlState state(*corpus);
-  SystemCrawlClock clock;
   GithubClientOptions client_options;
   client_options.api_url = api_url;
   client_options.token = read_token(token_file);
   client_options.cancel = &g_cancel;  // Ctrl-C also ends a rate-limit wait
+  for (const auto& st : strategies)
+    if (st != kByCodeSearch && st != kByRepoSearch && st != kByTopic)
+      throw UsageError{"--strategy: unknown strategy '" + st + "' (code_search, repo_search or topic)"};
+  auto uses = [&](const char* st) { return std::find(strategies.begin(), strategies.end(), st) != strategies.end(); };
+  const bool have_token = !client_options.token.empty();
+  if (vm.count("confirm") && !have_token)
+    throw UsageError{"--confirm asks code search, which answers only with a token: export GITHUB_TOKEN or give --token-file"};
+
+  auto corpus = Corpus::open(db, Corpus::Access::ReadWrite);
+  CorpusCrawlState state(*corpus);
+  SystemCrawlClock clock;
 
   std::error_code ec;
   std::filesystem::create_directories(cache_dir, ec);
@@ -136,7 +201,11 @@ int run_crawl(const std::vector<std::string>& args) {
   scan_options.jobs = 1;
   scan_options.max_file_bytes = max_file_mb << 20;
   Scanner scanner(all_plugins(), scan_options);
-  nlohmann::json inputs = {{"query", query}, {"min_stars", min_stars}, {"api_url", url_without_credentials(api_url)}};
+  std::vector<CodeQuery> code_queries = code_terms.empty() ? default_code_queries() : std::vector<CodeQuery>{};
+  for (const auto& t : code_terms) code_queries.push_back({t, ""});
+  nlohmann::json inputs = {{"query", queries}, {"min_stars", min_stars}, {"api_url", url_without_credentials(api_url)},
+                           {"strategies", strategies}};
+  if (vm.count("confirm")) inputs["confirm"] = true;
   if (!repos_file.empty()) inputs["repos_file"] = repos_file;
   if (!shard.whole()) inputs["shard"] = shard.text();
   int64_t scan_id = corpus->begin_scan("crawl", nlohmann::json::array({inputs}));
@@ -165,6 +234,7 @@ int run_crawl(const std::vector<std::string>& args) {
   client.set_wait_listener([&](const ApiWait& w) { progress.api_wait(w.reason, w.remaining); });
 
   DiscoverFunction discover;
+  std::unique_ptr<Discovery> discovery;
   if (!repos_file.empty()) {
     std::vector<std::string> names = read_repo_list(repos_file);
     discover = [&, names](const std::function<void(const RepoInfo&)>& emit) {
@@ -174,6 +244,7 @@ int run_crawl(const std::vector<std::string>& args) {
         RepoInfo info;
         try {
           info = lookup_repo(client, name);
+          info.discovered_by = kByReposFile;
         } catch (const Error& e) {
           state.mark_failed(name, e.what());
           progress.failed(name, e.what());
@@ -183,18 +254,24 @@ int run_crawl(const std::vector<std::string>& args) {
       }
     };
   } else {
-    RepoSearchOptions search_options;
-    search_options.query = query;
-    search_options.min_stars = min_stars;
-    search_options.max_repos = max_repos;
-    search_options.include_forks = vm.count("include-forks") > 0;
-    search_options.include_archived = vm.count("include-archived") > 0;
-    search_options.max_size_kb = max_repo_size_mb * 1024;
-    discover = [&, search_options](const std::function<void(const RepoInfo&)>& emit) {
-      RepoSearch search(client, search_options);
-      search.run([&](const RepoInfo& r) {
+    DiscoveryOptions d;
+    d.filters.min_stars = min_stars;
+    d.filters.include_forks = vm.count("include-forks") > 0;
+    d.filters.include_archived = vm.count("include-archived") > 0;
+    d.filters.max_size_kb = max_repo_size_mb * 1024;
+    if (uses(kByRepoSearch)) d.terms = queries;
+    if (uses(kByTopic)) d.topics = topics;
+    if (uses(kByCodeSearch)) d.code_queries = code_queries;
+    d.have_token = have_token;
+    d.confirm = vm.count("confirm") > 0;
+    d.prior_confirmation = [&pipeline](const RepoInfo& r) { return pipeline.prior_confirmation(r); };
+    d.max_repos = max_repos;
+    d.wanted = owned;  // before lookups and confirmations: other shards spend their own calls
+    discovery = std::make_unique<Discovery>(client, d);
+    discover = [&](const std::function<void(const RepoInfo&)>& emit) {
+      discovery->run([&](const RepoInfo& r) {
         if (g_cancel) throw Error("crawl interrupted");
-        if (owned(r.full_name)) emit(r);
+        emit(r);
       });
     };
   }
@@ -212,6 +289,13 @@ int run_crawl(const std::vector<std::string>& args) {
   std::cout << "crawl " << (summary.cancelled ? "interrupted" : "done") << ": " << c.discovered << " discovered, "
             << c.cloned << " cloned, " << c.fetched << " fetched, " << c.unchanged << " unchanged, " << c.mined
             << " mined, " << c.kernels << " kernels, " << c.failed << " failed, " << c.api_waits << " API waits\n";
+  if (discovery) print_discovery(std::cout, *discovery);
+  std::cout << "  API requests:";
+  for (const auto& [resource, n] : client.requests_by_resource()) std::cout << " " << resource << " " << n;
+  if (client.requests_by_resource().empty()) std::cout << " none";
+  std::cout << "\n  clones that yielded no kernel: " << c.empty;
+  if (vm.count("confirm")) std::cout << "; not cloned, code search found no candidate file: " << c.unconfirmed;
+  std::cout << "\n";
   for (const auto& [repo, error] : summary.failures) std::cout << "  failed: " << repo << ": " << error << "\n";
   if (!summary.discovery_error.empty()) std::cout << "  discovery stopped: " << summary.discovery_error << "\n";
   if (summary.cancelled) std::cout << "run the same command again to continue where it stopped\n";

@@ -1,11 +1,13 @@
 #include "core/crawl/crawl_pipeline.h"
 
+#include <cctype>
 #include <condition_variable>
 #include <deque>
 #include <exception>
 #include <future>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <thread>
 
 #include "core/error.h"
@@ -14,6 +16,11 @@ namespace mine {
 namespace {
 
 struct Stopped {};
+
+std::string lower_name(std::string s) {
+  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));  // GitHub names ignore case
+  return s;
+}
 
 // Runs tasks one at a time on its own thread: the only thread that touches the state store.
 class WriterThread {
@@ -137,12 +144,20 @@ CrawlSummary CrawlPipeline::run(const DiscoverFunction& discover) {
   };
 
   std::thread discovery([&] {
+    // Several strategies may report one repository: each report adds its strategy to the row,
+    // only the first is queued, so nothing is cloned or mined twice in a run.
+    std::set<std::string> queued;
     try {
       discover([&](const RepoInfo& repo) {
         if (stopping()) throw Stopped{};
         // Queued before the workers can see the repository, so its row exists first.
         writer.call([this, repo] { store_.upsert_discovered(repo); });
+        if (!queued.insert(lower_name(repo.full_name)).second) return;
         progress_.discovered(repo.full_name);
+        if (repo.confirmed == 0) {
+          progress_.unconfirmed(repo.full_name);  // --confirm: recorded, not cloned
+          return;
+        }
         queue.push(repo);
       });
     } catch (const Stopped&) {
@@ -170,8 +185,15 @@ CrawlSummary CrawlPipeline::run(const DiscoverFunction& discover) {
       const RepoInfo& repo = *next;
       try {
         std::optional<MinedRecord> last = writer.call([&] { return store_.last_mined(repo.full_name); }).get();
-        if (options_.trust_pushed_at && last && !repo.pushed_at.empty() && last->pushed_at == repo.pushed_at) {
+        bool not_pushed = last && !repo.pushed_at.empty() && last->pushed_at == repo.pushed_at;
+        if (options_.trust_pushed_at && not_pushed) {
           progress_.unchanged(repo.full_name, "not pushed since mined");
+          continue;
+        }
+        // A repository that yielded nothing is not asked again, even with --always-ask-remote,
+        // until GitHub says it was pushed: most of those are not kernel repositories at all.
+        if (not_pushed && last->kernels == 0) {
+          progress_.unchanged(repo.full_name, "yielded no kernels and not pushed since");
           continue;
         }
         RepoSyncResult synced;

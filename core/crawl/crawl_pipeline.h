@@ -63,6 +63,12 @@ class CrawlPipeline {
   // writer thread's, so the store never sees two calls at once.
   EtagCache& etags() { return etags_; }
 
+  // CrawlStateStore::prior_confirmation for discovery's --confirm, serialised the same way.
+  std::optional<int> prior_confirmation(const RepoInfo& repo) {
+    std::lock_guard lock(store_mutex_);
+    return store_.prior_confirmation(repo);
+  }
+
  private:
   class SerialisedEtags : public EtagCache {
    public:

@@ -23,7 +23,7 @@ CrawlProgress::CrawlProgress(std::ostream& out, bool live) : out_(out), live_(li
 bool CrawlProgress::is_terminal(int fd) { return isatty(fd) == 1; }
 
 std::string CrawlProgress::eta_locked() const {
-  int64_t done = counts_.mined + counts_.unchanged + counts_.failed;
+  int64_t done = counts_.mined + counts_.unchanged + counts_.failed + counts_.unconfirmed;  // unconfirmed: never cloned
   if (!discovery_done_ || done == 0) return "?";
   int64_t left = counts_.discovered - done;
   if (left <= 0) return "0s";
@@ -91,7 +91,15 @@ void CrawlProgress::mined(const std::string& repo, const std::string& commit, in
   std::lock_guard lock(mutex_);
   ++counts_.mined;
   counts_.kernels += kernels;
+  if (kernels == 0) ++counts_.empty;
   if (!live_) out_ << "mined " << repo << " at " << commit.substr(0, 12) << ": " << kernels << " kernels\n";
+  render_locked(false);
+}
+
+void CrawlProgress::unconfirmed(const std::string& repo) {
+  std::lock_guard lock(mutex_);
+  ++counts_.unconfirmed;
+  if (!live_) out_ << "not cloned " << repo << " (code search found no candidate file)\n";
   render_locked(false);
 }
 

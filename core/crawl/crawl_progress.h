@@ -16,6 +16,8 @@ struct CrawlCounts {
   int64_t kernels = 0;
   int64_t failed = 0;
   int64_t api_waits = 0;
+  int64_t empty = 0;        // mined after a clone or fetch and yielded no kernel: a wasted clone
+  int64_t unconfirmed = 0;  // --confirm: code search found no candidate file, so not cloned
 };
 
 // Reports a crawl as it goes: on a terminal one live status line (counts, current rate-limit
@@ -33,6 +35,7 @@ class CrawlProgress {
   void unchanged(const std::string& repo, const std::string& why);
   void mined(const std::string& repo, const std::string& commit, int64_t kernels);
   void failed(const std::string& repo, const std::string& error);
+  void unconfirmed(const std::string& repo);
   // Called about once a second while the API client waits; remaining 0 ends the wait.
   void api_wait(const std::string& reason, std::chrono::milliseconds remaining);
   void log(const std::string& line);  // a message that must not be overwritten by the live line

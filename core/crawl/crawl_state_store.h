@@ -31,6 +31,9 @@ class CrawlStateStore : public EtagCache {
   virtual void mark_mined(const RepoInfo& repo, const std::string& commit, int64_t kernels) = 0;
   virtual void mark_failed(const std::string& full_name, const std::string& error) = 0;
   virtual std::optional<MinedRecord> last_mined(const std::string& full_name) = 0;
+  // What --confirm's code search said of the repository at an earlier crawl, when GitHub reports
+  // no push since (same pushed_at): 1 or 0, or nothing to go on. Saves one code search each.
+  virtual std::optional<int> prior_confirmation(const RepoInfo& /*repo*/) { return std::nullopt; }
   bool already_mined(const std::string& full_name, const std::string& commit) {
     auto m = last_mined(full_name);
     return m && m->commit == commit;

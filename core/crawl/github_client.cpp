@@ -24,10 +24,12 @@ void init_curl() {
   std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
 }
 
-// Which budget a request draws on: GitHub keeps separate ones for search and code search.
+// Which budget a request draws on: GitHub keeps separate ones for search, code search, GraphQL
+// and the rest ("core"), and one spent must not stop calls to the others.
 std::string resource_of(const std::string& url) {
   if (url.find("/search/code") != std::string::npos) return "code_search";
   if (url.find("/search/") != std::string::npos) return "search";
+  if (url.find("/graphql") != std::string::npos) return "graphql";
   return "core";
 }
 
@@ -199,6 +201,7 @@ GithubResponse GithubClient::get(const std::string& path_or_url) {
   while (failures < options_.max_attempts) {
     if (options_.cancel && options_.cancel->load()) throw Error("GET " + redact(url, options_.token) + ": cancelled");
     wait_for_budget(resource);
+    ++requests_by_resource_[resource];
     std::string curl_error;
     GithubResponse r = perform(url, &curl_error);
     if (r.status == 0) {

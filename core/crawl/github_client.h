@@ -74,6 +74,9 @@ class GithubClient {
 
   std::string absolute_url(const std::string& path_or_url) const;
   int requests_sent() const { return requests_sent_; }
+  // Requests sent per rate-limit resource ("core", "search", "code_search", "graphql"),
+  // retries included: what the crawl's summary reports.
+  const std::map<std::string, int64_t>& requests_by_resource() const { return requests_by_resource_; }
   int waits() const { return waits_; }
 
  private:
@@ -97,6 +100,7 @@ class GithubClient {
   std::map<std::string, Budget> budgets_;  // by X-RateLimit-Resource: core, search, code_search
   std::chrono::milliseconds server_skew_{0};  // server Date minus our clock
   int requests_sent_ = 0;
+  std::map<std::string, int64_t> requests_by_resource_;
   int waits_ = 0;
 };
 

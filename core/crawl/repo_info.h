@@ -17,6 +17,12 @@ struct RepoInfo {
   int64_t size_kb = 0;
   bool fork = false;
   bool archived = false;
+  // Set by discovery, not read from the API: the strategy that reported the repository this time
+  // ("repo_search", "code_search", "topic", "repos_file"), stored as a set in repos.discovered_by.
+  std::string discovered_by;
+  // --confirm: 1 when code search found a candidate file in it, 0 when it found none (the
+  // repository is recorded, not cloned), -1 when not asked.
+  int confirmed = -1;
 };
 
 // A whole-number field of an API object, or `fallback` when the object or field is missing, of

@@ -7,13 +7,13 @@
 
 #include "core/crawl/link_header.h"
 #include "core/crawl/response_headers.h"
+#include "core/crawl/search_page.h"
 #include "core/error.h"
 
 namespace mine {
 namespace {
 
-constexpr int64_t kSearchCap = 1000;
-constexpr int kIncompleteRetries = 2;
+constexpr int64_t kSearchCap = kSearchResultCap;
 
 int64_t parse_utc(const std::string& iso) {
   std::tm tm{};
@@ -70,9 +70,7 @@ std::string RepoSearch::query_for(const Slice& s) const {
 }
 
 bool RepoSearch::consume(const nlohmann::json& page) {
-  auto items = page.find("items");
-  if (items == page.end() || !items->is_array()) throw Error("GitHub search: answer has no items array");
-  for (const auto& item : *items) {
+  for (const auto& item : page["items"]) {
     ++items_in_slice_;
     RepoInfo repo = repo_info_from_json(item);
     if (!seen_.insert(lower(repo.full_name)).second) {
@@ -109,23 +107,9 @@ void RepoSearch::search(const Slice& slice) {
   GithubResponse first;
   nlohmann::json page;
   auto fetch = [&](const std::string& u) {
-    for (int attempt = 0;; ++attempt) {
-      ++stats_.requests;
-      first = client_.get(u);
-      if (first.status != 200) {
-        std::string message = api_message(first.body);
-        throw Error("GitHub search '" + query_for(slice) + "': HTTP " + std::to_string(first.status) +
-                    (message.empty() ? "" : ": " + message));
-      }
-      page = nlohmann::json::parse(first.body, nullptr, false);
-      if (!page.is_object()) throw Error("GitHub search: answer is not a JSON object");
-      // GitHub timed out internally: the page may lack repositories; asking again usually helps.
-      if (!api_bool(page, "incomplete_results", false)) return;
-      if (attempt >= kIncompleteRetries) {
-        ++stats_.incomplete_pages;
-        return;
-      }
-    }
+    SearchPage p = fetch_search_page(client_, u, "GitHub search '" + query_for(slice) + "'", pages_);
+    first = std::move(p.response);
+    page = std::move(p.body);
   };
   fetch(url);
   int64_t total = api_int(page, "total_count", 0);
@@ -185,9 +169,17 @@ void RepoSearch::search(const Slice& slice) {
 RepoSearchStats RepoSearch::run(const std::function<void(const RepoInfo&)>& on_repo) {
   on_repo_ = &on_repo;
   stats_ = {};
+  pages_ = {};
   done_ = false;
-  search(Slice{options_.min_stars, -1});
+  try {
+    search(Slice{options_.min_stars, -1});
+  } catch (...) {
+    on_repo_ = nullptr;
+    throw;
+  }
   on_repo_ = nullptr;
+  stats_.requests = pages_.requests;
+  stats_.incomplete_pages = pages_.incomplete_pages;
   return stats_;
 }
 

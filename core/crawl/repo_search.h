@@ -6,6 +6,7 @@
 
 #include "core/crawl/github_client.h"
 #include "core/crawl/repo_info.h"
+#include "core/crawl/search_page.h"
 
 namespace mine {
 
@@ -50,6 +51,8 @@ class RepoSearch {
   // Calls on_repo once per distinct repository (by full_name, case-insensitive) that passes the
   // fork/archived/size filters. Throws mine::Error when the API keeps failing.
   RepoSearchStats run(const std::function<void(const RepoInfo&)>& on_repo);
+  // Pages fetched so far, also after run() threw.
+  int64_t requests() const { return pages_.requests; }
 
  private:
   struct Slice;
@@ -63,6 +66,7 @@ class RepoSearch {
   const std::function<void(const RepoInfo&)>* on_repo_ = nullptr;
   std::set<std::string> seen_;
   RepoSearchStats stats_;
+  SearchPageCounts pages_;
   bool done_ = false;
 };
 

@@ -76,6 +76,9 @@ DeclarativePlugin::DeclarativePlugin(const std::string& manifest_path) {
   description_ = optional_string(m, "description", "declarative plugin " + name_, where);
   prefilters_ = string_list(m, "prefilter", where);
   for (auto& r : string_list(m, "resolves_to", where)) resolves_to_.insert(r);
+  hints_.code_search_terms = string_list(m, "code_search", where);
+  hints_.topics = string_list(m, "topics", where);
+  if (!hints_.code_search_terms.empty()) hints_.code_search_extensions = {"py", "ipynb"};  // what it reads
   std::string kernel_capture = required_string(m, "kernel_capture", where);
   std::string decorator_capture = optional_string(m, "decorator_capture", "", where);
   if (!resolves_to_.empty() && decorator_capture.empty())

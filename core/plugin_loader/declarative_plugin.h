@@ -16,7 +16,9 @@ namespace mine {
 //    "kernel_capture": "kernel",       // capture on the function (decorated or not) that is a kernel
 //    "decorator_capture": "decorator", // optional: capture on a decorator expression, which must
 //    "resolves_to": ["helion.kernel"], //   resolve through the file's imports to one of these
-//    "prefilter": ["helion"]}          // RE2 patterns; default: none (every .py file)
+//    "prefilter": ["helion"],          // RE2 patterns; default: none (every .py file)
+//    "code_search": ["helion.kernel"], // optional: words `mine crawl` asks GitHub code search for
+//    "topics": ["helion"]}             // optional: GitHub topics `mine crawl` searches
 //
 // The core applies the same dependency closure as for every other Python plugin.
 class DeclarativePlugin : public ExtractorPlugin {
@@ -33,9 +35,11 @@ class DeclarativePlugin : public ExtractorPlugin {
   std::vector<std::string> file_suffixes() const override { return {".py"}; }
   std::vector<std::string> prefilter_patterns() const override { return prefilters_; }
   void extract(const FileView& file, KernelSink& sink) const override;
+  DiscoveryHints discovery_hints() const override { return hints_; }
 
  private:
   std::string name_, version_, description_;
+  DiscoveryHints hints_;
   std::vector<std::string> prefilters_;
   std::set<std::string> resolves_to_;
   TSQuery* query_ = nullptr;

@@ -7,9 +7,14 @@
 namespace mine {
 namespace {
 
-const mine_plugin_info* load(const std::string& library) {
+void* open_library(const std::string& library) {
   void* handle = dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!handle) throw Error("cannot load plugin " + library + ": " + dlerror());
+  return handle;
+}
+
+const mine_plugin_info* load(const std::string& library) {
+  void* handle = open_library(library);
   auto entry = reinterpret_cast<mine_plugin_entry_fn>(dlsym(handle, "mine_plugin_entry"));
   if (!entry) {
     dlclose(handle);
@@ -20,8 +25,17 @@ const mine_plugin_info* load(const std::string& library) {
   return info;
 }
 
+// The optional second entry point (include/mine/plugin.h): plugins without it have no hints.
+// dlopen of a library already loaded returns the same handle, so this opens nothing new.
+const mine_discovery_hints* load_hints(const std::string& library) {
+  void* handle = open_library(library);
+  auto entry = reinterpret_cast<mine_plugin_discovery_fn>(dlsym(handle, "mine_plugin_discovery"));
+  return entry ? entry(MINE_PLUGIN_ABI_VERSION) : nullptr;
+}
+
 }  // namespace
 
-ExternalPlugin::ExternalPlugin(const std::string& library) : CAbiPlugin(load(library), library) {}
+ExternalPlugin::ExternalPlugin(const std::string& library)
+    : CAbiPlugin(load(library), library, load_hints(library)) {}
 
 }  // namespace mine

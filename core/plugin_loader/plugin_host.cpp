@@ -279,7 +279,8 @@ std::vector<std::string> strings_of(const char* const* list) {
 
 const mine_host& plugin_host() { return kHost; }
 
-CAbiPlugin::CAbiPlugin(const mine_plugin_info* info, const std::string& origin) : info_(info) {
+CAbiPlugin::CAbiPlugin(const mine_plugin_info* info, const std::string& origin, const mine_discovery_hints* hints)
+    : info_(info) {
   // abi_version is the first field in every version: read nothing else before it matches.
   if (info_->abi_version != MINE_PLUGIN_ABI_VERSION)
     throw Error("plugin " + origin + " was built for mine plugin ABI " + std::to_string(info_->abi_version) +
@@ -289,6 +290,15 @@ CAbiPlugin::CAbiPlugin(const mine_plugin_info* info, const std::string& origin) 
     throw Error("plugin " + origin + " gave no name or no extract function");
   suffixes_ = strings_of(info_->file_suffixes);
   prefilters_ = strings_of(info_->prefilters);
+  if (hints) {
+    if (hints->abi_version != MINE_PLUGIN_ABI_VERSION)
+      throw Error("plugin " + origin + " declares discovery hints for mine plugin ABI " +
+                  std::to_string(hints->abi_version) + ", but this mine speaks ABI " +
+                  std::to_string(MINE_PLUGIN_ABI_VERSION));
+    hints_.code_search_terms = strings_of(hints->code_search_terms);
+    hints_.code_search_extensions = strings_of(hints->code_search_extensions);
+    hints_.topics = strings_of(hints->topics);
+  }
 }
 
 bool CAbiPlugin::claims(const FileView& file) const {

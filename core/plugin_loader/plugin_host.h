@@ -13,7 +13,9 @@ class CAbiPlugin : public ExtractorPlugin {
  public:
   // Throws mine::Error when `info` was built for another ABI (naming both versions and `origin`)
   // or lacks a name or an extract function.
-  CAbiPlugin(const mine_plugin_info* info, const std::string& origin);
+  // `hints` (optional, may be NULL) must outlive this object too; one built for another ABI is
+  // refused the same way.
+  CAbiPlugin(const mine_plugin_info* info, const std::string& origin, const mine_discovery_hints* hints = nullptr);
 
   std::string name() const override { return info_->name; }
   std::string version() const override { return info_->version ? info_->version : "?"; }
@@ -22,9 +24,11 @@ class CAbiPlugin : public ExtractorPlugin {
   std::vector<std::string> prefilter_patterns() const override { return prefilters_; }
   bool claims(const FileView& file) const override;
   void extract(const FileView& file, KernelSink& sink) const override;
+  DiscoveryHints discovery_hints() const override { return hints_; }
 
  private:
   const mine_plugin_info* info_;
+  DiscoveryHints hints_;
   std::vector<std::string> suffixes_, prefilters_;
 };
 

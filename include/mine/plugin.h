@@ -198,6 +198,23 @@ typedef struct mine_plugin_info {
 
 typedef const mine_plugin_info* (*mine_plugin_entry_fn)(uint32_t host_abi);
 
+/* Optional: what `mine crawl` asks GitHub for to find repositories holding this plugin's kernels.
+ * It lives outside mine_plugin_info, behind a second optional entry point, so that plugins built
+ * before it keep their layout and ABI version 2 and load unchanged. A plugin library may export
+ *
+ *     const mine_discovery_hints* mine_plugin_discovery(uint32_t host_abi);
+ *
+ * returning a static struct, or NULL for none. Every list is NULL-terminated, and may be NULL. */
+typedef struct mine_discovery_hints {
+  uint32_t abi_version;                        /* MINE_PLUGIN_ABI_VERSION the plugin was built with */
+  const char* const* code_search_terms;        /* code search words, e.g. {"__global__", NULL} */
+  const char* const* code_search_extensions;   /* without the dot, e.g. {"cu", "cuh", NULL}: each term
+                                                  is searched in files of each; NULL: every file */
+  const char* const* topics;                   /* GitHub topics, e.g. {"cuda-kernels", NULL} */
+} mine_discovery_hints;
+
+typedef const mine_discovery_hints* (*mine_plugin_discovery_fn)(uint32_t host_abi);
+
 #ifdef __cplusplus
 }
 #endif

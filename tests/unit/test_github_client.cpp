@@ -49,29 +49,8 @@ GithubClientOptions fast_options(int port) {
   return o;
 }
 
-size_t append(char* d, size_t s, size_t n, void* out) {
-  static_cast<std::string*>(out)->append(d, s * n);
-  return s * n;
-}
-
-nlohmann::json server_log(int port) {
-  std::string body;
-  CURL* c = curl_easy_init();
-  std::string url = "http://127.0.0.1:" + std::to_string(port) + "/_log";
-  curl_easy_setopt(c, CURLOPT_URL, url.c_str());
-  curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, append);
-  curl_easy_setopt(c, CURLOPT_WRITEDATA, &body);
-  curl_easy_perform(c);
-  curl_easy_cleanup(c);
-  return nlohmann::json::parse(body);
-}
-
-std::vector<std::string> violations(const nlohmann::json& log) {
-  std::vector<std::string> out;
-  for (const auto& e : log)
-    if (!e["violation"].is_null()) out.push_back(e["path"].get<std::string>() + ": " + e["violation"].get<std::string>());
-  return out;
-}
+nlohmann::json server_log(int port) { return loopback::fetch_json(port, "/_log"); }
+using loopback::violations;
 
 const std::string kSearch = "/search/repositories?q=stars%3A%3E%3D100&per_page=100&sort=stars&order=desc";
 

@@ -2,6 +2,7 @@
 // built-in reaches the scanner any other way.
 #include <catch2/catch.hpp>
 
+#include <map>
 #include <set>
 
 #include "core/plugin_loader/plugin_host.h"
@@ -36,4 +37,34 @@ TEST_CASE("a description built for another ABI is refused naming both versions",
     CHECK(what.find("ABI " + std::to_string(MINE_PLUGIN_ABI_VERSION)) != std::string::npos);
     CHECK(what.find("old.so") != std::string::npos);
   }
+}
+
+TEST_CASE("discovery hints come through the optional entry point; plugins without them load unchanged",
+          "[plugins][abi]") {
+  // Built-ins declare what `mine crawl` searches GitHub for.
+  std::map<std::string, DiscoveryHints> hints;
+  for (const auto& p : builtin_plugins()) hints[p->name()] = p->discovery_hints();
+  CHECK(hints["triton"].code_search_terms == std::vector<std::string>{"triton.jit", "triton.autotune"});
+  CHECK(hints["triton"].code_search_extensions == std::vector<std::string>{"py", "ipynb"});
+  CHECK(hints["triton"].topics == std::vector<std::string>{"triton"});
+  CHECK(hints["cuda"].code_search_terms == std::vector<std::string>{"__global__"});
+  CHECK(hints["numba"].code_search_terms == std::vector<std::string>{"cuda.jit"});
+  CHECK(hints["inductor"].code_search_terms.empty());
+
+  // A plugin built before hints existed: same struct, same ABI version, no hints.
+  const mine_plugin_info* info = builtin_plugin_infos().front();
+  CAbiPlugin plain(info, "plain.so");
+  CHECK(plain.discovery_hints().code_search_terms.empty());
+  CHECK(plain.discovery_hints().topics.empty());
+
+  const char* const terms[] = {"helion.kernel", nullptr};
+  const char* const topics[] = {"helion", nullptr};
+  mine_discovery_hints declared = {MINE_PLUGIN_ABI_VERSION, terms, nullptr, topics};
+  CAbiPlugin with(info, "with.so", &declared);
+  CHECK(with.discovery_hints().code_search_terms == std::vector<std::string>{"helion.kernel"});
+  CHECK(with.discovery_hints().code_search_extensions.empty());  // every file
+  CHECK(with.discovery_hints().topics == std::vector<std::string>{"helion"});
+
+  declared.abi_version = MINE_PLUGIN_ABI_VERSION + 1;
+  CHECK_THROWS_WITH(CAbiPlugin(info, "future.so", &declared), Catch::Contains("future.so") && Catch::Contains("ABI"));
 }

@@ -10,6 +10,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <curl/curl.h>
+
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -19,6 +21,8 @@
 #include <string>
 #include <thread>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 namespace loopback {
 
@@ -232,6 +236,31 @@ inline std::string make_served_repo(const std::string& served, const std::string
 inline std::string push_commit(const std::string& served, const std::string& full_name, const std::string& branch,
                                const std::string& scratch, const std::string& content) {
   return commit_into(served, full_name, scratch, content, "more");
+}
+
+// GET http://127.0.0.1:<port><path> as JSON: the fake GitHub API's /_log and /_population.
+inline nlohmann::json fetch_json(int port, const std::string& path) {
+  std::string body;
+  CURL* c = curl_easy_init();
+  std::string url = "http://127.0.0.1:" + std::to_string(port) + path;
+  auto append = +[](char* d, size_t s, size_t n, void* out) {
+    static_cast<std::string*>(out)->append(d, s * n);
+    return s * n;
+  };
+  curl_easy_setopt(c, CURLOPT_URL, url.c_str());
+  curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, append);
+  curl_easy_setopt(c, CURLOPT_WRITEDATA, &body);
+  curl_easy_perform(c);
+  curl_easy_cleanup(c);
+  return nlohmann::json::parse(body);
+}
+
+// The requests of a /_log that the server saw arrive while the client had been told to wait.
+inline std::vector<std::string> violations(const nlohmann::json& log) {
+  std::vector<std::string> out;
+  for (const auto& e : log)
+    if (!e["violation"].is_null()) out.push_back(e["path"].get<std::string>() + ": " + e["violation"].get<std::string>());
+  return out;
 }
 
 }  // namespace loopback

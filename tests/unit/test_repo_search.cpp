@@ -2,7 +2,6 @@
 // more than 1000 share one star count: only star splitting plus creation-date splitting can
 // reach all of them through the 1000-result cap.
 #include <catch2/catch.hpp>
-#include <curl/curl.h>
 
 #include <algorithm>
 #include <nlohmann/json.hpp>
@@ -13,25 +12,9 @@
 
 using namespace mine;
 using std::chrono::milliseconds;
+using loopback::fetch_json;
 
 namespace {
-
-size_t append(char* d, size_t s, size_t n, void* out) {
-  static_cast<std::string*>(out)->append(d, s * n);
-  return s * n;
-}
-
-nlohmann::json fetch_json(int port, const std::string& path) {
-  std::string body;
-  CURL* c = curl_easy_init();
-  std::string url = "http://127.0.0.1:" + std::to_string(port) + path;
-  curl_easy_setopt(c, CURLOPT_URL, url.c_str());
-  curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, append);
-  curl_easy_setopt(c, CURLOPT_WRITEDATA, &body);
-  curl_easy_perform(c);
-  curl_easy_cleanup(c);
-  return nlohmann::json::parse(body);
-}
 
 std::set<std::string> expected(int port, int64_t min_stars) {
   std::set<std::string> names;
