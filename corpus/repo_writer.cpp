@@ -178,7 +178,8 @@ void RepoWriter::store_launches() {
   kernels.reset();
   SqliteStatement put(db,
                       "INSERT INTO kernel_launches(kernel_id, repo_id, path, line, launcher, kind, callee, grid, grid_value, "
-                      "grid_env, options, args, complete) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)");
+                      "grid_env, options, args, complete, launcher_source, launcher_standalone, launcher_self_contained) "
+                      "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
   for (const LinkedLaunch& l : link_launches(targets, launches_)) {
     const LaunchSite& s = l.site;
     nlohmann::json args = nlohmann::json::array();
@@ -200,6 +201,12 @@ void RepoWriter::store_launches() {
     else put.bind(9, s.grid.dump());
     put.bind(10, s.grid_env.dump()).bind(11, s.options.dump());
     put.bind(12, args.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)).bind(13, s.complete ? 1 : 0);
+    if (s.launcher_standalone.empty()) {
+      put.bind_null(14).bind_null(15).bind_null(16);
+    } else {
+      put.bind_static(14, s.launcher_source).bind_static(15, s.launcher_standalone);
+      put.bind(16, s.launcher_self_contained ? 1 : 0);
+    }
     put.run();
   }
 }

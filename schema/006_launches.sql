@@ -17,6 +17,10 @@
 --   a tensor (every dimension the code leaves open is 64); tensor: the launcher variable a tensor
 --   argument views, so arguments sharing a buffer can be told apart.
 -- complete: 0 when a *args / **kwargs of the launch could not be expanded.
+-- launcher_source: the launcher's definition as written; launcher_standalone: a module holding
+-- the launcher with its closure (the kernel, its helpers, imports), what `mine export
+-- --with-launcher` writes; launcher_self_contained: 1 when that closure resolved every name.
+-- NULL for launches at module level.
 CREATE TABLE kernel_launches (
   id         INTEGER PRIMARY KEY,
   kernel_id  INTEGER NOT NULL REFERENCES kernels(id) ON DELETE CASCADE,
@@ -31,7 +35,10 @@ CREATE TABLE kernel_launches (
   grid_env   TEXT NOT NULL DEFAULT '{}',
   options    TEXT NOT NULL DEFAULT '{}',
   args       TEXT NOT NULL DEFAULT '[]',
-  complete   INTEGER NOT NULL DEFAULT 1
+  complete   INTEGER NOT NULL DEFAULT 1,
+  launcher_source         TEXT,
+  launcher_standalone     TEXT,
+  launcher_self_contained INTEGER
 );
 CREATE INDEX kernel_launches_by_kernel ON kernel_launches(kernel_id);
 CREATE INDEX kernel_launches_by_repo ON kernel_launches(repo_id);

@@ -16,6 +16,7 @@
 #include "core/export/train_test_split.h"
 #include "corpus/corpus.h"
 #include "corpus/dedup_store.h"
+#include "corpus/launcher_store.h"
 #include "corpus/port_store.h"
 
 namespace mine::cli {
@@ -68,8 +69,12 @@ nlohmann::ordered_json jsonl_record(const ExportKernel& k, const FormedKernel& c
   return r;
 }
 
-nlohmann::ordered_json chat_record(const ExportKernel& k, const FormedKernel& code) {
+nlohmann::ordered_json chat_record(const ExportKernel& k, const FormedKernel& code, const KernelLauncher* launcher) {
   PromptFacts facts;
+  if (launcher) {
+    facts.launcher = launcher->name.substr(launcher->name.rfind('.') + 1);
+    facts.launcher_source = launcher->source;
+  }
   facts.plugin = k.plugin;
   facts.name = k.name;
   facts.source = k.source;
@@ -128,6 +133,9 @@ int run_export(const std::vector<std::string>& args) {
        "ported (onto the Triton of the newest check, where a port exists)")
       ("decontaminate", po::value(&benchmarks)->multitoken()->composing(),
        "benchmark files (.py, .json, .jsonl): drop kernels that are near duplicates of their code")
+      ("with-launcher", "write each kernel together with the function of its repository that launches it "
+       "(kernel_launches) and that function's closure: a runnable unit; chat prompts then ask for that "
+       "function. Kernels without a launcher are written as they are")
       ("jobs,j", po::value(&jobs)->default_value(0), "threads for decontamination (0 = all cores)")
       ("quiet,q", "print nothing but errors");
   po::variables_map vm;
@@ -168,6 +176,9 @@ int run_export(const std::vector<std::string>& args) {
   auto corpus = Corpus::open(db, Corpus::Access::ReadOnly);
   std::vector<ExportKernel> all = export_kernels(*corpus, where);
   std::map<int64_t, std::string> ports = form == KernelForm::Ported ? current_ports(*corpus) : std::map<int64_t, std::string>{};
+  bool with_launcher = vm.count("with-launcher") > 0;
+  std::map<int64_t, KernelLauncher> launchers = with_launcher ? kernel_launchers(*corpus) : std::map<int64_t, KernelLauncher>{};
+  size_t with_launchers = 0;
 
   // 1. License.
   std::map<std::string, size_t> by_license;
@@ -249,14 +260,22 @@ int run_export(const std::vector<std::string>& args) {
     const ExportKernel& k = *kept[i];
     size_t s = static_cast<size_t>(split_of[i]);
     FormedKernel code = kernel_in_form(form, k.plugin, k.name, k.id, k.standalone, ports);
+    // The launcher's closure holds the kernel as stored: only the original form goes with it.
+    auto launcher = code.form == "original" ? launchers.find(k.id) : launchers.end();
+    const KernelLauncher* with = launcher != launchers.end() ? &launcher->second : nullptr;
+    if (with) {
+      code.code = with->standalone;
+      ++with_launchers;
+    }
     ++written_forms[code.form];
     nlohmann::ordered_json record;
     if (format == "torchtune") {
       record = nlohmann::ordered_json{{column, fenced(code.code)}};
     } else if (format == "jsonl") {
       record = jsonl_record(k, code);
+      if (with_launcher) record["launcher"] = with ? nlohmann::ordered_json(with->name) : nlohmann::ordered_json(nullptr);
     } else {
-      record = chat_record(k, code);
+      record = chat_record(k, code, with);
     }
     std::string line = record.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
     if (format == "torchtune") {
@@ -287,6 +306,8 @@ int run_export(const std::vector<std::string>& args) {
       std::cout << "  removed as near duplicates of benchmark items: " << contaminated << "\n";
       for (const auto& [f, n] : contaminated_by_file) std::cout << "    " << f << ": " << n << "\n";
     }
+    if (with_launcher)
+      std::cout << "  written with their launcher: " << with_launchers << " (the others have none in kernel_launches)\n";
     if (form != KernelForm::Original) {
       std::cout << "  forms written:";
       for (const auto& [f, n] : written_forms) std::cout << " " << f << " " << n << ";";

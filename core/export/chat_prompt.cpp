@@ -134,6 +134,23 @@ std::string chat_prompt(const PromptFacts& f) {
     return p.str();
   }
   std::string language = f.plugin == "triton" ? "Triton" : f.plugin;
+  if (!f.launcher.empty()) {
+    // The answer is a runnable unit: the launcher that takes tensors and the kernel it launches.
+    KernelHeader l = read_kernel_header(f.launcher_source, f.launcher);
+    p << "Implement `" << f.launcher << "` with " << language;
+    if (!l.docstring.empty()) p << ":\n\n" << l.docstring << "\n";
+    else p << ".\n";
+    if (!l.signature.empty()) p << "\nUse this signature:\n```python\n" << l.signature << "\n```\n";
+    p << "\nWrite the kernel (name it `" << f.name << "`) and the function `" << f.launcher
+      << "` that allocates its outputs and launches it.";
+    if (!f.helpers.empty()) {
+      p << " It may call these helper functions, which you define too: ";
+      for (size_t i = 0; i < f.helpers.size(); ++i) p << (i ? ", " : "") << "`" << f.helpers[i] << "`";
+      p << ".";
+    }
+    p << "\n\nReturn a complete Python module with its imports.";
+    return p.str();
+  }
   p << "Write a " << language << " kernel named `" << f.name << "`";
   if (!h.docstring.empty()) {
     p << " that does the following:\n\n" << h.docstring << "\n";

@@ -12,6 +12,10 @@ struct PromptFacts {
   std::string source;  // the kernel's definition as written (decorators included)
   nlohmann::json meta = nlohmann::json::object();
   std::vector<std::string> helpers;  // same-repository functions the kernel calls
+  // The repository function that launches the kernel, when the answer includes it
+  // (`mine export --with-launcher`): the prompt asks for it by its PyTorch-level signature.
+  std::string launcher;         // its name
+  std::string launcher_source;  // its definition
 };
 
 // The parts of a definition a prompt quotes: the `def` header and the docstring's text.

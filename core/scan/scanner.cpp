@@ -18,6 +18,7 @@
 #include "core/repo/module_index.h"
 #include "core/repo/repository_closure.h"
 #include "core/scan/text_checks.h"
+#include "plugins/python_definitions/python_definition.h"
 #include "plugins/registry.h"
 
 namespace mine {
@@ -164,6 +165,32 @@ RepoSnapshot snapshot_header(const SourceTree& tree, const std::string& repo_nam
   return snap;
 }
 
+namespace {
+
+// Each launcher once, as a runnable unit: its definition at top level and its closure across the
+// repository (which reaches the kernel it launches).
+void attach_launchers(const PythonModule& module, const FileView& view, std::vector<LaunchSite>& launches) {
+  std::map<std::string, std::pair<std::string, ClosureResult>> done;
+  for (auto& l : launches) {
+    if (l.launcher.empty()) continue;
+    auto it = done.find(l.launcher);
+    if (it == done.end()) {
+      const FunctionSite* site = nullptr;
+      for (const auto& f : module.functions())
+        if (f.qualname == l.launcher) site = &f;
+      if (!site) continue;
+      std::string definition = definition_at_top_level(module, *site);
+      ClosureResult closure = view.close_over(function_root(module, *site, definition), {});
+      it = done.emplace(l.launcher, std::make_pair(module.dedented_text(site->node, site->indent), std::move(closure))).first;
+    }
+    l.launcher_source = it->second.first;
+    l.launcher_standalone = it->second.second.standalone;
+    l.launcher_self_contained = it->second.second.self_contained;
+  }
+}
+
+}  // namespace
+
 RepoSnapshot Scanner::extract(const SourceTree& tree, const std::string& repo_name) const {
   RepoSnapshot snap = snapshot_header(tree, repo_name);
   extract(tree, repo_name, [&](ScannedFile&& f) {
@@ -295,6 +322,7 @@ void Scanner::extract(const SourceTree& tree, const std::string& repo_name,
       if (const PythonModule* module = view.python()) {
         try {
           out.launches = find_launches(*module, repo.index, repo.module);
+          attach_launchers(*module, view, out.launches);
         } catch (const std::exception& e) {
           problem(0, "internal", std::string("launch sites: ") + e.what());
         }

@@ -1,0 +1,76 @@
+"""mine export --with-launcher: each kernel of tests/fixtures/launch/repo written together with the
+function of the repository that launches it, as one module python can parse and that defines
+both; chat prompts then ask for the launcher by its signature. A real scan into a real corpus."""
+import ast
+import json
+import os
+import subprocess
+import tempfile
+import unittest
+
+MINE = os.environ["MINE"]
+REPO = os.path.join(os.environ["MINE_FIXTURES_DIR"], "launch", "repo")
+
+# kernel -> the launcher the fixtures launch it from (by qualname), or None
+LAUNCHED = {"act_kernel": "activation", "dequant_kernel": "dequantize", "scale_kernel": "Scaler.forward",
+            "sgd_kernel": "step", "adam_kernel": "step", "fp8_cast_kernel": "to_fp8",
+            "lonely_kernel": None, "lonely_zero": None}
+
+
+def mine(*args):
+    return subprocess.run([MINE, *args], check=True, capture_output=True, text=True)
+
+
+def defined(tree):
+    return {n.name for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+
+
+class ExportWithLauncher(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.TemporaryDirectory()
+        cls.db = os.path.join(cls.tmp.name, "c.db")
+        mine("scan", REPO, "--db", cls.db, "-q")
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.tmp.cleanup()
+
+    def export(self, *extra):
+        out = os.path.join(self.tmp.name, "out.jsonl")
+        summary = mine("export", "--db", self.db, "--out", out, "--dedup", "none", *extra).stdout
+        with open(out) as f:
+            return [json.loads(line) for line in f], summary
+
+    def test_records_hold_kernel_and_launcher(self):
+        records, summary = self.export("--with-launcher")
+        self.assertEqual({r["kernel_name"] for r in records}, set(LAUNCHED))
+        self.assertIn("written with their launcher: 6", summary)
+        for r in records:
+            want = LAUNCHED[r["kernel_name"]]
+            self.assertEqual(r["launcher"], want, r["kernel_name"])
+            names = defined(ast.parse(r["code"]))
+            self.assertIn(r["kernel_name"], names)
+            if want:
+                self.assertIn(want.split(".")[-1], names)  # a method is written as a function
+
+    def test_without_the_option_the_kernel_alone(self):
+        records, _ = self.export()
+        for r in records:
+            self.assertNotIn("launcher", r)
+            names = defined(ast.parse(r["code"]))
+            self.assertNotIn("activation", names)
+
+    def test_chat_prompt_asks_for_the_launcher(self):
+        records, _ = self.export("--with-launcher", "--format", "chat")
+        prompts = [r["messages"][0]["content"] for r in records]
+        act = [p for p in prompts if "`activation`" in p]
+        self.assertEqual(len(act), 1)
+        self.assertIn("def activation(x: torch.Tensor, scale: float = 0.5):", act[0])
+        self.assertIn("name it `act_kernel`", act[0])
+        lonely = [p for p in prompts if "`lonely_kernel`" in p]
+        self.assertTrue(lonely and lonely[0].startswith("Write a Triton kernel named `lonely_kernel`"))
+
+
+if __name__ == "__main__":
+    unittest.main()
