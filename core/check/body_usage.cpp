@@ -1,0 +1,229 @@
+#include "core/check/body_usage.h"
+
+#include <algorithm>
+#include <cctype>
+
+#include "core/check/decorator_facts.h"
+#include "core/check/name_text.h"
+
+namespace mine::check {
+namespace {
+
+bool bool_flag_name(const std::string& up) {
+  for (const char* p : {"HAS_", "IS_", "USE_", "EVEN_", "ENABLE_", "DO_", "APPLY_", "RETURN_", "SAVE_", "WITH_",
+                        "NEED_", "SHOULD_", "ALLOW_", "CAUSAL", "TRAINING"})
+    if (starts_with(up, p) || (std::string(p).back() != '_' && contains(up, p))) return true;
+  return false;
+}
+
+
+// Calls `visit` on every call expression below `body`.
+template <typename Visit>
+void for_each_call(TSNode body, Visit visit) {
+  std::vector<TSNode> stack{body};
+  while (!stack.empty()) {
+    TSNode n = stack.back();
+    stack.pop_back();
+    if (is_type(n, "call")) visit(n);
+    for_each_named_child(n, [&](TSNode c) { stack.push_back(c); });
+  }
+}
+
+// Identifiers of expression `e` into `out`, not looking inside nodes of the `opaque` types
+// (other calls type their own operands; an attribute's name is no variable).
+void identifiers_in(const PythonModule& m, TSNode e, std::initializer_list<const char*> opaque, std::set<std::string>& out) {
+  std::vector<TSNode> stack{e};
+  while (!stack.empty()) {
+    TSNode x = stack.back();
+    stack.pop_back();
+    if (is_type(x, "identifier")) out.insert(m.text_of(x));
+    bool stop = false;
+    for (const char* t : opaque) stop = stop || is_type(x, t);
+    if (!stop) for_each_named_child(x, [&](TSNode c) { stack.push_back(c); });
+  }
+}
+
+}  // namespace
+
+std::pair<nlohmann::json, std::string> constexpr_fallback(const std::string& name, const ConstexprUse& use) {
+  std::string up = upper(name);
+  bool arange_bound = use.arange_bound;
+  if (use.dtype) return {"tl.float32", "used as a dtype"};
+  if (use.pointer_branch) return {*use.pointer_branch, "takes the branch that uses a parameter as a pointer"};
+  if (bool_flag_name(up)) return {false, "flag name"};
+  // `for i in tl.static_range(W)` copies the body W times: a guess of 1024 for a letter makes
+  // one compile take minutes (conv widths, hyper-connection counts), and real counts are small.
+  if (use.unrolled) return {4, "tl.static_range bound"};
+  if (use.condition && !arange_bound) return {false, "tested as a condition"};
+  // `dtype_min_value`: a value of the dtype (a load's `other=`), not the dtype itself.
+  if (ends_with(up, "VALUE") || ends_with(up, "_VAL")) return {0, "value name"};
+  if (contains(up, "DTYPE")) return {"tl.float32", "dtype name"};
+  if (contains(up, "NUM_WARPS")) return {4, "num_warps name"};
+  if (contains(up, "STAGES")) return {2, "stages name"};
+  if (starts_with(up, "GROUP") || contains(up, "GROUP_SIZE") || contains(up, "GROUP_M")) return {8, "group size name"};
+  // BM, BN, BK, and flash-linear-attention's BT/BC/BV/BTL/BTS: its kernels are written for
+  // chunks of 64 (its default chunk size), and 128-wide tiles of several of them spill so much
+  // that ptxas runs for minutes.
+  bool short_block = (up.size() == 2 || up.size() == 3) && up[0] == 'B' &&
+                     std::all_of(up.begin() + 1, up.end(), [](char c) { return c >= 'A' && c <= 'Z'; });
+  if (short_block && name == up) return {64, "block size name"};
+  bool block = contains(up, "BLOCK") || contains(up, "TILE") || contains(up, "SIZE") || contains(up, "DIM") ||
+               starts_with(up, "BS") || short_block || arange_bound;
+  if (block) {
+    bool k_step = ends_with(up, "_K") || ends_with(up, "BK") || up == "K_BLOCK" || ends_with(up, "BLOCK_K");
+    return {k_step ? 64 : 128, arange_bound ? "tl.arange bound" : "block size name"};
+  }
+  // M, N, K, D ...: problem sizes that kernels check against their blocks
+  // (`tl.static_assert(K % BLOCK_SIZE_K == 0)`); 1024 is a multiple of every block guessed above.
+  if (name.size() == 1 && std::isupper(static_cast<unsigned char>(name[0]))) return {1024, "dimension letter"};
+  return {1, "no value found"};
+}
+
+// Names used as the end of a tl.arange: those must be powers of two. `tl.arange(0, pad_hd // 2)`:
+// every name in the end expression sizes the range, and a guess of 1 would make it empty.
+std::set<std::string> arange_bounds(const PythonModule& m, TSNode body) {
+  std::set<std::string> out;
+  for_each_call(body, [&](TSNode n) {
+    auto q = m.qualified_name(field(n, "function"));
+    TSNode args = field(n, "arguments");
+    if (q && ends_with(*q, "language.arange") && ts_node_named_child_count(args) >= 2)
+      identifiers_in(m, ts_node_named_child(args, 1), {"call", "attribute"}, out);
+  });
+  return out;
+}
+
+// Identifiers used where Triton wants a dtype: `x.to(OUT_DTYPE)`, `tl.zeros(..., dtype=ACC)`.
+// A constexpr used so gets a dtype, whatever its name.
+std::set<std::string> dtype_operands(const PythonModule& m, TSNode body) {
+  std::set<std::string> out;
+  for_each_call(body, [&](TSNode n) {
+    TSNode fn = field(n, "function");
+    TSNode args = field(n, "arguments");
+    if (is_type(fn, "attribute") && m.text_of(field(fn, "attribute")) == "to") {
+      TSNode first = ts_node_named_child_count(args) ? ts_node_named_child(args, 0) : TSNode{};
+      if (is_type(first, "identifier")) out.insert(m.text_of(first));
+    }
+    for_each_named_child(args, [&](TSNode a) {
+      if (!is_type(a, "keyword_argument")) return;
+      std::string key = m.text_of(field(a, "name"));
+      TSNode value = field(a, "value");
+      if ((key == "dtype" || key == "out_dtype" || key == "acc_dtype") && is_type(value, "identifier"))
+        out.insert(m.text_of(value));
+    });
+  });
+  return out;
+}
+
+// Identifiers used as loop bounds (`range(0, n_cols, BLOCK)`, `tl.range`, `tl.static_range`):
+// Triton requires them to be integers, which outweighs any use in float math elsewhere
+// (`tl.sqrt(total / n_cols + eps)`).
+std::set<std::string> loop_bound_operands(const PythonModule& m, TSNode body) {
+  std::set<std::string> out;
+  for_each_call(body, [&](TSNode n) {
+    TSNode fn = field(n, "function");
+    auto q = m.qualified_name(fn);
+    bool loop = (is_type(fn, "identifier") && m.text_of(fn) == "range") ||
+                (q && (ends_with(*q, "language.range") || ends_with(*q, "language.static_range")));
+    if (loop) identifiers_in(m, field(n, "arguments"), {"call", "keyword_argument"}, out);
+  });
+  return out;
+}
+
+// Identifiers in the arguments of tl.static_range, whose loops Triton unrolls.
+std::set<std::string> static_range_operands(const PythonModule& m, TSNode body) {
+  std::set<std::string> out;
+  for_each_call(body, [&](TSNode n) {
+    auto q = m.qualified_name(field(n, "function"));
+    if (!q || !ends_with(*q, "language.static_range")) return;
+    // start and end set the trip count; a large step only makes it smaller.
+    size_t index = 0;
+    for_each_named_child(field(n, "arguments"), [&](TSNode a) {
+      if (is_type(a, "keyword_argument") || is_type(a, "comment")) return;
+      if (index++ < 2) identifiers_in(m, a, {"call"}, out);
+    });
+  });
+  return out;
+}
+
+// Names tested for truth on their own: `if INVERT:`, `if not flag:`, `1 if invert else 0`,
+// `a and FLAG`. A number there would be a guess; a bool says what the code does with it.
+std::set<std::string> condition_operands(const PythonModule& m, TSNode body, int depth) {
+  std::set<std::string> out;
+  // A flag handed on to a helper that tests it (`impl(..., invert)`) is tested all the same.
+  std::vector<TSNode> calls;
+  auto take = [&](TSNode c) {
+    while (is_type(c, "not_operator") || is_type(c, "parenthesized_expression"))
+      c = is_type(c, "not_operator") ? field(c, "argument") : ts_node_named_child(c, 0);
+    if (is_type(c, "identifier")) out.insert(m.text_of(c));
+  };
+  std::vector<TSNode> stack{body};
+  while (!stack.empty()) {
+    TSNode n = stack.back();
+    stack.pop_back();
+    std::string_view t = node_type(n);
+    if (t == "if_statement" || t == "elif_clause" || t == "while_statement") take(field(n, "condition"));
+    if (t == "conditional_expression") take(ts_node_named_child(n, 1));
+    if (t == "boolean_operator") {
+      take(field(n, "left"));
+      take(field(n, "right"));
+    }
+    if (t == "call" && is_type(field(n, "function"), "identifier")) calls.push_back(n);
+    for_each_named_child(n, [&](TSNode c) { stack.push_back(c); });
+  }
+  for (TSNode call : calls) {
+    const FunctionSite* helper = depth < 4 ? module_function(m, m.text_of(field(call, "function"))) : nullptr;
+    if (!helper) continue;
+    std::set<std::string> tested = condition_operands(m, field(helper->definition, "body"), depth + 1);
+    for_each_call_argument(m, call, helper->definition, [&](const std::string& target, TSNode value) {
+      if (tested.count(target) && is_type(value, "identifier")) out.insert(m.text_of(value));
+    });
+  }
+  return out;
+}
+
+// Identifiers inside the arguments of float-only math (tl.exp(-x), tl.sqrt(var + eps)): a
+// scalar there must be a float, since Triton refuses integer operands for these.
+std::set<std::string> float_math_operands(const PythonModule& m, TSNode body) {
+  static const std::set<std::string> kFloatOnly = {"exp", "exp2", "log", "log2", "log1p", "sqrt", "rsqrt", "sqrt_rn",
+                                                   "sin", "cos", "tanh", "sigmoid", "erf", "fdiv", "div_rn"};
+  std::set<std::string> out;
+  for_each_call(body, [&](TSNode n) {
+    auto q = m.qualified_name(field(n, "function"));
+    std::string op = q ? q->substr(q->rfind('.') + 1) : "";
+    if (q && q->rfind("triton.language", 0) == 0 && kFloatOnly.count(op))
+      identifiers_in(m, field(n, "arguments"), {"call", "keyword_argument"}, out);
+  });
+  return out;
+}
+
+bool float_name(const std::string& name) {
+  std::string up = upper(name);
+  // `Scale_row_stride`, `beta_stride_b`: strides and sizes of float tensors are integers.
+  for (const char* p : {"STRIDE", "NUMEL", "OFFSET", "_LEN", "SIZE", "_DIM", "NUM_"})
+    if (contains(up, p)) return false;
+  for (const char* p : {"EPS", "SCALE", "ALPHA", "BETA", "GAMMA", "MOMENTUM", "LR", "TEMPERATURE", "SOFTCAP",
+                        "SLOPE", "THETA", "DECAY", "DROPOUT", "LOGIT_CAP", "CLAMP", "MIN_VAL", "MAX_VAL"})
+    if (up == p || starts_with(up, std::string(p) + "_") || ends_with(up, std::string("_") + p)) return true;
+  return up == "P" || up == "SM_SCALE";
+}
+
+bool index_name(const std::string& name) {
+  std::string up = upper(name);
+  for (const char* p : {"IDX", "INDEX", "INDICES", "OFFSETS", "IDS", "SEQLENS", "LENS", "LENGTHS", "COUNTS", "POSITIONS",
+                        "TOKEN_IDS", "EXPERT_IDS", "LOCK"})
+    if (contains(up, p)) return true;
+  return false;
+}
+
+bool pointer_name(const std::string& raw) {
+  // `itensor_ptr0 ... itensor_ptr3`: numbered pointers, one per input tensor.
+  std::string name = raw;
+  while (name.size() > 1 && std::isdigit(static_cast<unsigned char>(name.back()))) name.pop_back();
+  return ends_with(name, "_ptr") || ends_with(name, "_ptrs") || ends_with(name, "Ptr") || name == "ptr" ||
+         starts_with(name, "ptr_") || ends_with(name, "_PTR");
+}
+
+// Takes what a launch site says of one parameter. False when it says nothing usable for the
+// parameter's kind (a tensor handed to a constexpr), so that the next fact source decides.
+
+}  // namespace mine::check

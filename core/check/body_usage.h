@@ -1,0 +1,44 @@
+#pragma once
+// Fact source 4 of the signature resolver (signature_inference.h), the last: what a kernel's
+// body says about its parameters when nothing states them (pointer use is pointer_usage.h),
+// and the fallbacks by use and name for constexprs nothing decided.
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <set>
+#include <string>
+#include <utility>
+
+#include "core/python/module_model.h"
+
+namespace mine::check {
+
+// How a constexpr is used in the kernel's body, for the fallbacks below.
+struct ConstexprUse {
+  bool arange_bound = false;  // in a tl.arange end
+  bool dtype = false;         // where Triton wants a dtype
+  bool unrolled = false;      // in a tl.static_range: the loop is unrolled at compile time
+  bool condition = false;     // tested as a condition (`if INVERT:`, `1 if flag else 0`)
+  std::optional<bool> pointer_branch;  // the value that takes the branch using a parameter as a pointer
+};
+
+// A value for a constexpr nothing decided, from its use and name, with the reason.
+std::pair<nlohmann::json, std::string> constexpr_fallback(const std::string& name, const ConstexprUse& use = {});
+
+// Names in a tl.arange end (they must be powers of two).
+std::set<std::string> arange_bounds(const PythonModule& m, TSNode body);
+// Identifiers used where Triton wants a dtype: `x.to(OUT_DTYPE)`, `tl.zeros(..., dtype=ACC)`.
+std::set<std::string> dtype_operands(const PythonModule& m, TSNode body);
+// Identifiers used as loop bounds (`range`, `tl.range`, `tl.static_range`): integers.
+std::set<std::string> loop_bound_operands(const PythonModule& m, TSNode body);
+// Identifiers in the bounds of tl.static_range, whose loops Triton unrolls.
+std::set<std::string> static_range_operands(const PythonModule& m, TSNode body);
+// Names tested for truth on their own (`if INVERT:`), also inside helpers they are handed to.
+std::set<std::string> condition_operands(const PythonModule& m, TSNode body, int depth = 0);
+// Identifiers inside the arguments of float-only math (tl.exp, tl.sqrt, ...).
+std::set<std::string> float_math_operands(const PythonModule& m, TSNode body);
+
+bool float_name(const std::string& name);    // eps, scale, alpha, ... (never strides or sizes)
+bool index_name(const std::string& name);    // idx, offsets, seqlens, ... -> *i32
+bool pointer_name(const std::string& name);  // *_ptr, *_ptrs, ptr_*, numbered pointers
+
+}  // namespace mine::check
