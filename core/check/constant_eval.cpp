@@ -195,18 +195,7 @@ std::optional<nlohmann::json> ConstantEvaluator::eval(TSNode n, int depth) const
     if (!c) return std::nullopt;
     return eval(truthy(*c) ? body : other, depth + 1);
   }
-  if (type == "list" || type == "tuple") {
-    nlohmann::json out = nlohmann::json::array();
-    bool ok = true;
-    for_each_named_child(n, [&](TSNode c) {
-      if (!ok || is_type(c, "comment")) return;
-      auto v = eval(c, depth + 1);
-      if (!v) ok = false;
-      else out.push_back(*v);
-    });
-    if (!ok) return std::nullopt;
-    return out;
-  }
+  if (type == "list" || type == "tuple") return all_elements(n, [&](TSNode c) { return eval(c, depth + 1); });
   if (type == "call") return call(n, depth);
   return std::nullopt;
 }

@@ -32,4 +32,20 @@ class ConstantEvaluator {
 // Python truthiness of a JSON value as Python would see the corresponding literal.
 bool truthy(const nlohmann::json& v);
 
+// The values of the elements of a list or tuple node by `eval` (comments skipped), as a JSON
+// array; nullopt as soon as one is not knowable.
+template <typename Eval>
+std::optional<nlohmann::json> all_elements(TSNode n, Eval&& eval) {
+  nlohmann::json out = nlohmann::json::array();
+  bool ok = true;
+  for_each_named_child(n, [&](TSNode c) {
+    if (!ok || is_type(c, "comment")) return;
+    auto v = eval(c);
+    if (!v) ok = false;
+    else out.push_back(*v);
+  });
+  if (!ok) return std::nullopt;
+  return out;
+}
+
 }  // namespace mine::check

@@ -109,6 +109,16 @@ KernelHeader read_kernel_header(const std::string& source, const std::string& na
   return h;
 }
 
+namespace {
+
+std::string helpers_sentence(const std::vector<std::string>& helpers) {
+  std::string out = "It may call these helper functions, which you define too: ";
+  for (size_t i = 0; i < helpers.size(); ++i) out += (i ? ", `" : "`") + helpers[i] + "`";
+  return out + ".";
+}
+
+}  // namespace
+
 std::string chat_prompt(const PromptFacts& f) {
   std::ostringstream p;
   KernelHeader h = read_kernel_header(f.source, f.name);
@@ -143,11 +153,7 @@ std::string chat_prompt(const PromptFacts& f) {
     if (!l.signature.empty()) p << "\nUse this signature:\n```python\n" << l.signature << "\n```\n";
     p << "\nWrite the kernel (name it `" << f.name << "`) and the function `" << f.launcher
       << "` that allocates its outputs and launches it.";
-    if (!f.helpers.empty()) {
-      p << " It may call these helper functions, which you define too: ";
-      for (size_t i = 0; i < f.helpers.size(); ++i) p << (i ? ", " : "") << "`" << f.helpers[i] << "`";
-      p << ".";
-    }
+    if (!f.helpers.empty()) p << " " << helpers_sentence(f.helpers);
     p << "\n\nReturn a complete Python module with its imports.";
     return p.str();
   }
@@ -158,11 +164,7 @@ std::string chat_prompt(const PromptFacts& f) {
     p << ".\n";
   }
   if (!h.signature.empty()) p << "\nUse this signature:\n```python\n" << h.signature << "\n```\n";
-  if (!f.helpers.empty()) {
-    p << "\nIt may call these helper functions, which you define too: ";
-    for (size_t i = 0; i < f.helpers.size(); ++i) p << (i ? ", " : "") << "`" << f.helpers[i] << "`";
-    p << ".\n";
-  }
+  if (!f.helpers.empty()) p << "\n" << helpers_sentence(f.helpers) << "\n";
   p << "\nReturn a complete Python module with its imports.";
   return p.str();
 }

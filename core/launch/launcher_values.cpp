@@ -642,18 +642,8 @@ std::optional<json> LauncherValues::eval(TSNode e, int depth) const {
     if (!c) return eval(body, depth + 1);  // the first branch: what the code reads as the usual case
     return eval(check::truthy(*c) ? body : other, depth + 1);
   }
-  if (t == "tuple" || t == "list" || t == "expression_list") {
-    json out = json::array();
-    bool ok = true;
-    for_each_named_child(e, [&](TSNode c) {
-      if (!ok || is_type(c, "comment")) return;
-      auto v = eval(c, depth + 1);
-      if (!v) ok = false;
-      else out.push_back(*v);
-    });
-    if (!ok) return std::nullopt;
-    return out;
-  }
+  if (t == "tuple" || t == "list" || t == "expression_list")
+    return check::all_elements(e, [&](TSNode c) { return eval(c, depth + 1); });
   return std::nullopt;
 }
 

@@ -116,6 +116,23 @@ void scan(ScannedRepo& out) {
     if (e.path().extension() == ".py") out.files.push_back(e.path());
 }
 
+// Calls `check(file, line, match)` for every line of the repository's files that `expect` matches.
+template <typename Check>
+int for_each_expectation(const ScannedRepo& repo, const std::regex& expect, Check check) {
+  int seen = 0;
+  for (const auto& file : repo.files) {
+    std::stringstream lines(read_text(file));
+    std::string line;
+    while (std::getline(lines, line)) {
+      std::smatch m;
+      if (!std::regex_match(line, m, expect)) continue;
+      check(file, line, m);
+      ++seen;
+    }
+  }
+  return seen;
+}
+
 }  // namespace
 
 TEST_CASE("launch sites are recorded as the launcher files expect", "[launch]") {
@@ -123,27 +140,19 @@ TEST_CASE("launch sites are recorded as the launcher files expect", "[launch]") 
   scan(repo);
   auto corpus = Corpus::open(repo.db.string(), Corpus::Access::ReadOnly);
   static const std::regex kExpect(R"(^# expect: launch (\S+) in (\S+) (args|grid) (.*)$)");
-  int checked = 0;
-  for (const auto& file : repo.files) {
-    std::stringstream lines(read_text(file));
-    std::string line;
-    while (std::getline(lines, line)) {
-      std::smatch m;
-      if (!std::regex_match(line, m, kExpect)) continue;
-      std::string kernel = m[1], launcher = m[2], what = m[3], expected = m[4];
-      INFO(file.filename().string() << ": " << line);
-      auto rows = corpus->query("SELECT l.args, l.grid_value FROM kernel_launches l JOIN kernels k ON k.id = l.kernel_id "
-                                "WHERE k.name = '" + kernel + "' AND l.launcher = '" + launcher + "'");
-      REQUIRE(rows.rows.size() == 1);
-      if (what == "args") {
-        CHECK(rendered_args(nlohmann::json::parse(rows.rows[0][0].get<std::string>())) == trim(expected));
-      } else {
-        nlohmann::json grid = rows.rows[0][1].is_null() ? nlohmann::json(nullptr) : nlohmann::json::parse(rows.rows[0][1].get<std::string>());
-        CHECK(grid.dump() == nlohmann::json::parse(expected).dump());
-      }
-      ++checked;
+  int checked = for_each_expectation(repo, kExpect, [&](const fs::path& file, const std::string& line, const std::smatch& m) {
+    std::string kernel = m[1], launcher = m[2], what = m[3], expected = m[4];
+    INFO(file.filename().string() << ": " << line);
+    auto rows = corpus->query("SELECT l.args, l.grid_value FROM kernel_launches l JOIN kernels k ON k.id = l.kernel_id "
+                              "WHERE k.name = '" + kernel + "' AND l.launcher = '" + launcher + "'");
+    REQUIRE(rows.rows.size() == 1);
+    if (what == "args") {
+      CHECK(rendered_args(nlohmann::json::parse(rows.rows[0][0].get<std::string>())) == trim(expected));
+    } else {
+      nlohmann::json grid = rows.rows[0][1].is_null() ? nlohmann::json(nullptr) : nlohmann::json::parse(rows.rows[0][1].get<std::string>());
+      CHECK(grid.dump() == nlohmann::json::parse(expected).dump());
     }
-  }
+  });
   CHECK(checked >= 9);
   // No launch row for calls that launch nothing of the repository (torch.empty, x.reshape ...).
   CHECK(corpus->query("SELECT count(*) FROM kernel_launches").rows[0][0] == 6);
@@ -159,35 +168,27 @@ TEST_CASE("signatures follow the repository's launches first, as the kernel file
   std::map<std::string, check::InferredSignature> by_name;
   for (const auto& k : kernels) by_name[k.name] = check::infer_signature({k.plugin, k.name, k.standalone, k.meta, nullptr, k.launches});
   static const std::regex kExpect(R"(^# expect: kernel (\S+) (signature|constexprs|guessed|args|tensors|grid|options) ?(.*)$)");
-  int checked = 0;
-  for (const auto& file : repo.files) {
-    std::stringstream lines(read_text(file));
-    std::string line;
-    while (std::getline(lines, line)) {
-      std::smatch m;
-      if (!std::regex_match(line, m, kExpect)) continue;
-      INFO(file.filename().string() << ": " << line);
-      std::string name = m[1], what = m[2], expected = m[3];
-      REQUIRE(by_name.count(name));
-      const auto& sig = by_name[name];
-      if (what == "signature") CHECK(pairs(sig.signature(), false) == normalized(expected));
-      if (what == "constexprs") CHECK(normalized(pairs(sig.constexprs())) == normalized(expected));
-      if (what == "args") CHECK(normalized(pairs(sig.args)) == normalized(expected));
-      if (what == "options") CHECK(normalized(pairs(sig.options)) == normalized(expected));
-      if (what == "grid") CHECK(sig.grid.dump() == nlohmann::json::parse(expected).dump());
-      if (what == "guessed") {
-        std::string got;
-        for (const auto& g : sig.guessed()) got += (got.empty() ? "" : ", ") + g.get<std::string>();
-        CHECK(got == trim(expected));
-      }
-      if (what == "tensors") {
-        nlohmann::ordered_json shapes = nlohmann::ordered_json::object();
-        for (const auto& [p, t] : sig.tensors.items()) shapes[p] = t["shape"];
-        CHECK(normalized(pairs(shapes)) == normalized(expected));
-      }
-      ++checked;
+  int checked = for_each_expectation(repo, kExpect, [&](const fs::path& file, const std::string& line, const std::smatch& m) {
+    INFO(file.filename().string() << ": " << line);
+    std::string name = m[1], what = m[2], expected = m[3];
+    REQUIRE(by_name.count(name));
+    const auto& sig = by_name[name];
+    if (what == "signature") CHECK(pairs(sig.signature(), false) == normalized(expected));
+    if (what == "constexprs") CHECK(normalized(pairs(sig.constexprs())) == normalized(expected));
+    if (what == "args") CHECK(normalized(pairs(sig.args)) == normalized(expected));
+    if (what == "options") CHECK(normalized(pairs(sig.options)) == normalized(expected));
+    if (what == "grid") CHECK(sig.grid.dump() == nlohmann::json::parse(expected).dump());
+    if (what == "guessed") {
+      std::string got;
+      for (const auto& g : sig.guessed()) got += (got.empty() ? "" : ", ") + g.get<std::string>();
+      CHECK(got == trim(expected));
     }
-  }
+    if (what == "tensors") {
+      nlohmann::ordered_json shapes = nlohmann::ordered_json::object();
+      for (const auto& [p, t] : sig.tensors.items()) shapes[p] = t["shape"];
+      CHECK(normalized(pairs(shapes)) == normalized(expected));
+    }
+  });
   CHECK(checked >= 20);
   // The corpus says which source decided each parameter.
   CHECK(by_name["act_kernel"].origins()["ACT"]["origin"] == "launch");
