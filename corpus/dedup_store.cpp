@@ -172,6 +172,13 @@ std::vector<ExportKernel> export_kernels(const Corpus& corpus, const std::string
   auto repo_cols = columns_of(db, "repos");
   std::string stars = optional_column(repo_cols, "r", {"stars", "stargazers_count"});
   std::string license = optional_column(repo_cols, "r", {"license_spdx", "license"});
+  // Since schema 007 each kernel carries its own license (its file's SPDX tag, else the
+  // repository's from the API or its license file); kernels stored before that keep the API's.
+  auto kernel_cols = columns_of(db, "kernels");
+  if (kernel_cols.count("license")) {
+    std::string file = repo_cols.count("license_file") ? "r.license_file" : "NULL";
+    license = "COALESCE(k.license, NULLIF(" + license + ", 'NOASSERTION'), " + file + ")";
+  }
   // `mine check` (schema/005_check.sql) keeps every result; the newest one says where the kernel
   // got to: "ok:run", "fail:compile", ... Without that table the status is unknown (null).
   std::string check = "NULL";

@@ -12,6 +12,7 @@
 #include "core/export/atomic_file.h"
 #include "core/export/chat_prompt.h"
 #include "core/export/decontamination.h"
+#include "core/export/kernel_language.h"
 #include "core/export/train_test_split.h"
 #include "corpus/corpus.h"
 #include "corpus/dedup_store.h"
@@ -26,12 +27,6 @@ const std::set<std::string> kPermissive = {
     "0BSD",      "ISC",        "Unlicense",  "CC0-1.0",      "Zlib",         "BSL-1.0",
     "Python-2.0", "PSF-2.0",   "NCSA",       "UPL-1.0",      "MIT-CMU",      "X11",
     "PostgreSQL", "WTFPL",     "CC-BY-4.0",  "AFL-3.0",      "ECL-2.0",      "Artistic-2.0"};
-
-std::string fenced(const std::string& code) {
-  std::string body = code;
-  while (!body.empty() && (body.back() == '\n' || body.back() == ' ')) body.pop_back();
-  return "```python\n" + body + "\n```";
-}
 
 std::string split_path(const std::string& out, const std::string& split) {
   std::filesystem::path p(out);
@@ -54,6 +49,7 @@ nlohmann::ordered_json jsonl_record(const ExportKernel& k) {
   r["license"] = k.license.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(k.license);
   r["stars"] = k.stars ? nlohmann::ordered_json(*k.stars) : nlohmann::ordered_json(nullptr);
   r["plugin"] = k.plugin;
+  r["language"] = kernel_language(k.plugin, k.meta);
   r["kernel_name"] = k.name;
   r["qualname"] = k.qualname;
   r["self_contained"] = k.self_contained;
@@ -68,15 +64,16 @@ nlohmann::ordered_json jsonl_record(const ExportKernel& k) {
 nlohmann::ordered_json chat_record(const ExportKernel& k) {
   PromptFacts facts;
   facts.plugin = k.plugin;
+  facts.language = kernel_language(k.plugin, k.meta);
   facts.name = k.name;
   facts.source = k.source;
   facts.meta = k.meta;
   for (const auto& d : k.dependencies) {
     std::string kind = d.value("kind", std::string());
-    if (kind == "function" || kind == "jit_function") facts.helpers.push_back(d.value("name", std::string()));
+    if (kind == "function" || kind == "jit_function" || kind == "device_function") facts.helpers.push_back(d.value("name", std::string()));
   }
   nlohmann::ordered_json user{{"role", "user"}, {"content", chat_prompt(facts)}};
-  nlohmann::ordered_json assistant{{"role", "assistant"}, {"content", fenced(k.standalone)}};
+  nlohmann::ordered_json assistant{{"role", "assistant"}, {"content", fenced(k.standalone, facts.language)}};
   return nlohmann::ordered_json{{"messages", nlohmann::ordered_json::array({user, assistant})}};
 }
 
@@ -106,7 +103,7 @@ size_t keep_one_per_cluster(std::vector<const ExportKernel*>& kept,
 
 int run_export(const std::vector<std::string>& args) {
   po::options_description options("mine export options");
-  std::string db, out, format, where, dedup_mode, license, split_by, column;
+  std::string db, out, format, where, dedup_mode, license, split_by, column, language;
   std::vector<std::string> splits, benchmarks;
   int jobs = 0;
   options.add_options()
@@ -117,6 +114,9 @@ int run_export(const std::vector<std::string>& args) {
       ("dedup", po::value(&dedup_mode)->default_value("near"),
        "none | exact (identical after normalization, including renamed locals) | near (MinHash clusters too)")
       ("license", po::value(&license)->default_value("any"), "permissive | any")
+      ("language", po::value(&language)->default_value("any"),
+       "python | cuda | any: only kernels whose standalone is in this language (CUDA C++ from .cu files "
+       "and from Python strings is cuda; Triton, Inductor and numba are python)")
       ("split", po::value(&splits)->composing(), "NAME=FRACTION, e.g. test=0.05 (repeatable); the rest is train")
       ("split-by", po::value(&split_by)->default_value("repo"), "repo (near-duplicate clusters never straddle splits either)")
       ("column", po::value(&column)->default_value("text"), "torchtune: the field that holds the code")
@@ -127,7 +127,7 @@ int run_export(const std::vector<std::string>& args) {
   po::variables_map vm;
   if (!parse_options(args, options, {}, vm,
                      "mine export --out FILE --format torchtune|jsonl|chat [--where SQL] [--dedup none|exact|near] "
-                     "[--license permissive|any] [--split test=0.05 --split-by repo] [--column text] "
+                     "[--license permissive|any] [--language python|cuda] [--split test=0.05 --split-by repo] [--column text] "
                      "[--decontaminate FILE...]",
                      "mine dedup && mine export --out triton.json --format torchtune --license permissive "
                      "--split test=0.05 --decontaminate kernelbench.jsonl"))
@@ -137,6 +137,8 @@ int run_export(const std::vector<std::string>& args) {
     throw UsageError{"unknown --format '" + format + "' (use torchtune, jsonl or chat)"};
   if (dedup_mode != "none" && dedup_mode != "exact" && dedup_mode != "near")
     throw UsageError{"unknown --dedup '" + dedup_mode + "' (use none, exact or near)"};
+  if (language != "any" && !is_known_language(language))
+    throw UsageError{"unknown --language '" + language + "' (use python, cuda or any)"};
   if (license != "permissive" && license != "any") throw UsageError{"unknown --license '" + license + "' (use permissive or any)"};
   if (split_by != "repo") throw UsageError{"--split-by: only 'repo' is supported"};
   if (column.empty()) throw UsageError{"--column must name a field"};
@@ -155,6 +157,13 @@ int run_export(const std::vector<std::string>& args) {
 
   auto corpus = Corpus::open(db, Corpus::Access::ReadOnly);
   std::vector<ExportKernel> all = export_kernels(*corpus, where);
+  std::map<std::string, size_t> by_language;
+  if (language != "any") {
+    std::vector<ExportKernel> chosen;
+    for (auto& k : all)
+      if (kernel_language(k.plugin, k.meta) == language) chosen.push_back(std::move(k));
+    all = std::move(chosen);
+  }
 
   // 1. License.
   std::map<std::string, size_t> by_license;
@@ -234,9 +243,10 @@ int run_export(const std::vector<std::string>& args) {
   for (size_t i = 0; i < kept.size(); ++i) {
     const ExportKernel& k = *kept[i];
     size_t s = static_cast<size_t>(split_of[i]);
+    by_language[kernel_language(k.plugin, k.meta)]++;
     nlohmann::ordered_json record;
     if (format == "torchtune") {
-      record = nlohmann::ordered_json{{column, fenced(k.standalone)}};
+      record = nlohmann::ordered_json{{column, fenced(k.standalone, kernel_language(k.plugin, k.meta))}};
     } else if (format == "jsonl") {
       record = jsonl_record(k);
     } else {
@@ -257,7 +267,8 @@ int run_export(const std::vector<std::string>& args) {
   for (auto& f : files) f->commit();
 
   if (!quiet) {
-    std::cout << "export: " << all.size() << " kernels selected" << (where.empty() ? "" : " by --where") << "\n";
+    std::cout << "export: " << all.size() << " kernels selected" << (where.empty() ? "" : " by --where")
+              << (language == "any" ? "" : " in " + language) << "\n";
     std::cout << "  by license:";
     for (const auto& [l, n] : by_license) std::cout << " " << l << " " << n << ";";
     std::cout << "\n";
@@ -271,6 +282,9 @@ int run_export(const std::vector<std::string>& args) {
       std::cout << "  removed as near duplicates of benchmark items: " << contaminated << "\n";
       for (const auto& [f, n] : contaminated_by_file) std::cout << "    " << f << ": " << n << "\n";
     }
+    std::cout << "  written by language:";
+    for (const auto& [l, n] : by_language) std::cout << " " << l << " " << n << ";";
+    std::cout << "\n";
     for (size_t s = 0; s < names.size(); ++s)
       std::cout << "  written " << names[s] << ": " << written[s] << " -> " << files[s]->path()
                 << (written[s] == 0 && !kept.empty() ? "  (empty: splits take whole repositories)" : "") << "\n";

@@ -12,6 +12,7 @@ struct PromptFacts {
   std::string source;  // the kernel's definition as written (decorators included)
   nlohmann::json meta = nlohmann::json::object();
   std::vector<std::string> helpers;  // same-repository functions the kernel calls
+  std::string language = "python";   // of the standalone: 'python' or 'cuda' (see kernel_language)
 };
 
 // The parts of a definition a prompt quotes: the `def` header and the docstring's text.
@@ -20,6 +21,8 @@ struct KernelHeader {
   std::string docstring;  // cleaned of its indentation; empty if none
 };
 KernelHeader read_kernel_header(const std::string& source, const std::string& name);
+// The same for a CUDA C++ kernel: its declaration up to the body, on one line; no docstring.
+KernelHeader read_cuda_header(const std::string& source);
 
 // The user turn of a chat example whose answer is the kernel's standalone module. Built only from
 // facts, never from the answer's body: the name, the signature, the docstring, the helpers it

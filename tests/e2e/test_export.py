@@ -17,7 +17,8 @@ DEDUP = os.path.join(FIXTURES, "dedup")
 TRITON = os.path.join(FIXTURES, "triton")
 
 JSONL_KEYS = {"kernel_id", "code", "repo", "commit", "path", "start_line", "end_line", "license", "stars", "plugin",
-              "kernel_name", "qualname", "self_contained", "dependencies", "check_status", "cluster_id"}
+              "kernel_name", "qualname", "self_contained", "dependencies", "check_status", "cluster_id",
+              "language"}
 FENCE = re.compile(r"\A```python\n(.*)\n```\Z", re.S)
 
 
