@@ -119,6 +119,51 @@ bool is_license_file_name(std::string_view path) {
   return starts_with(upper, "LICENSE") || starts_with(upper, "LICENCE") || starts_with(upper, "COPYING");
 }
 
+int license_file_rank(std::string_view path) {
+  std::string upper;
+  for (char c : path) upper += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  int rank = 0;
+  for (const char* plain : {"LICENSE", "LICENCE", "COPYING"}) {
+    std::string p = plain;
+    if (upper == p) return rank;
+    if (upper == p + ".MD" || upper == p + ".TXT" || upper == p + ".RST") return rank + 1;
+    if (p == "LICENCE") rank += 2;  // LICENSE and LICENCE share ranks 0 and 1
+  }
+  return 4;
+}
+
+namespace {
+
+// An SPDX license expression: ids (`Apache-2.0`, `LicenseRef-x`, `GPL-2.0+`) joined by AND, OR
+// and WITH, with parentheses.
+bool is_spdx_expression(const std::string& value) {
+  bool want_id = true;
+  size_t i = 0;
+  int depth = 0;
+  while (i < value.size()) {
+    char c = value[i];
+    if (c == ' ') {
+      ++i;
+    } else if (c == '(' && want_id) {
+      ++depth;
+      ++i;
+    } else if (c == ')' && !want_id && depth > 0) {
+      --depth;
+      ++i;
+    } else {
+      size_t end = value.find_first_of(" ()", i);
+      std::string token = value.substr(i, end == std::string::npos ? std::string::npos : end - i);
+      bool op = token == "AND" || token == "OR" || token == "WITH" || token == "and" || token == "or";
+      if (op == want_id) return false;
+      want_id = op;
+      i += token.size();
+    }
+  }
+  return !want_id && depth == 0;
+}
+
+}  // namespace
+
 std::optional<std::string> spdx_header(std::string_view text) {
   static constexpr std::string_view kTag = "SPDX-License-Identifier:";
   // The tag belongs at the top of a file; 30 lines leave room for a shebang and a banner.
@@ -145,7 +190,9 @@ std::optional<std::string> spdx_header(std::string_view text) {
   size_t b = out.find_first_not_of(' ');
   if (b == std::string::npos) return std::nullopt;
   size_t e = out.find_last_not_of(' ');
-  return out.substr(b, e - b + 1);
+  out = out.substr(b, e - b + 1);
+  if (!is_spdx_expression(out)) return std::nullopt;
+  return out;
 }
 
 bool same_license(const std::string& a, const std::string& b) {

@@ -42,9 +42,15 @@ std::vector<std::string> license_words(std::string_view text);
 // Whether `path` (repository-relative) names a license file at the repository's root:
 // LICENSE*, LICENCE*, COPYING* in any case (LICENSE, LICENSE.md, COPYING.txt, LICENSE-MIT...).
 bool is_license_file_name(std::string_view path);
+// Which license file speaks for the repository when it has several, lowest first: LICENSE before
+// LICENSE.md before COPYING before COPYING.txt before LICENSE-THIRD-PARTY or COPYING.LESSER.
+// (A repository with LICENSE and COPYING, e.g. Apache-2.0 for the library and AGPL-3.0 for a
+// bundled app, is known by its LICENSE, as GitHub knows it.)
+int license_file_rank(std::string_view path);
 
 // The value of an `SPDX-License-Identifier:` tag in the first lines of a source file
-// (a comment in any language), e.g. "Apache-2.0" or "MIT OR Apache-2.0"; nullopt when none.
+// (a comment in any language), e.g. "Apache-2.0" or "MIT OR Apache-2.0"; nullopt when none, or
+// when the value is no SPDX expression (`GNU Affero General Public License v3.0`).
 std::optional<std::string> spdx_header(std::string_view text);
 
 // Whether two SPDX ids name the same license, whatever spelling each side uses

@@ -1,7 +1,6 @@
 #include "core/scan/repo_license.h"
 
 #include <algorithm>
-#include <cctype>
 
 #include "core/license/license_detector.h"
 
@@ -10,25 +9,13 @@ namespace {
 
 constexpr int64_t kMaxLicenseBytes = 1 << 20;  // the longest SPDX texts are ~40 KB
 
-// 0: LICENSE, 1: LICENSE.md / .txt / .rst, 2: anything else (LICENSE-MIT, COPYING.LESSER).
-int rank(const std::string& path) {
-  std::string upper;
-  for (char c : path) upper += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  for (const char* plain : {"LICENSE", "LICENCE", "COPYING"}) {
-    std::string p = plain;
-    if (upper == p) return 0;
-    if (upper == p + ".MD" || upper == p + ".TXT" || upper == p + ".RST") return 1;
-  }
-  return 2;
-}
-
 }  // namespace
 
 RepoLicense detect_repo_license(const SourceTree& tree) {
   RepoLicense out;
   std::vector<SourceEntry> candidates = tree.list([](std::string_view path) { return is_license_file_name(path); });
   std::stable_sort(candidates.begin(), candidates.end(), [](const SourceEntry& a, const SourceEntry& b) {
-    return std::make_pair(rank(a.path), a.path) < std::make_pair(rank(b.path), b.path);
+    return std::make_pair(license_file_rank(a.path), a.path) < std::make_pair(license_file_rank(b.path), b.path);
   });
   auto reader = tree.reader();
   for (auto& entry : candidates) {

@@ -5,8 +5,7 @@
 namespace mine {
 
 // The license a tree's own license file states: the root's LICENSE*, LICENCE* and COPYING*
-// files are tried in order of how plainly they are named (LICENSE before LICENSE.md before
-// LICENSE-THIRD-PARTY), and the first that matches a known SPDX text counts. A tree without
+// files are tried in license_file_rank order, and the first that matches a known SPDX text counts. A tree without
 // one, or whose files match none, gives an empty id (the path of the file tried is kept).
 RepoLicense detect_repo_license(const SourceTree& tree);
 

@@ -86,6 +86,20 @@ TEST_CASE("license file names and SPDX headers", "[license]") {
   std::string late(40, '\n');
   CHECK_FALSE(spdx_header(late + "# SPDX-License-Identifier: MIT\n").has_value());  // not at the top
 
+  CHECK(spdx_header("# SPDX-License-Identifier: (MIT OR Apache-2.0) AND GPL-2.0-only WITH Classpath-exception-2.0\n") ==
+        "(MIT OR Apache-2.0) AND GPL-2.0-only WITH Classpath-exception-2.0");
+  // Seen in real code: a license's name where its id belongs. Not an id: the repository's license stands.
+  CHECK_FALSE(spdx_header("# SPDX-License-Identifier: GNU Affero General Public License v3.0\n").has_value());
+  CHECK_FALSE(spdx_header("# SPDX-License-Identifier: MIT OR\n").has_value());
+
+  // LICENSE speaks for the repository before COPYING (a library under Apache-2.0 with an app under AGPL-3.0).
+  CHECK(license_file_rank("LICENSE") < license_file_rank("LICENSE.md"));
+  CHECK(license_file_rank("LICENCE") == license_file_rank("LICENSE"));
+  CHECK(license_file_rank("LICENSE.txt") < license_file_rank("COPYING"));
+  CHECK(license_file_rank("COPYING") < license_file_rank("COPYING.txt"));
+  CHECK(license_file_rank("COPYING.txt") < license_file_rank("LICENSE-THIRD-PARTY"));
+  CHECK(license_file_rank("COPYING.LESSER") == license_file_rank("LICENSE-MIT"));
+
   CHECK(same_license("GPL-3.0", "GPL-3.0-only"));
   CHECK(same_license("gpl-3.0-or-later", "GPL-3.0"));
   CHECK(same_license("MIT", "mit"));
