@@ -55,6 +55,8 @@ struct RepoSnapshot {
   std::string source_kind;  // 'git' | 'folder'
   std::string location;
   std::string commit_id;
+  std::string local_path;  // local scans: the folder or repository read (name may be owner/name)
+  std::string origin_url;  // git: the origin remote, credentials removed; empty without one
   RepoLicense license;
   std::vector<FileRecord> files;
   std::vector<KernelRecord> kernels;

@@ -63,6 +63,8 @@ RepoWriter::RepoWriter(Corpus& corpus, int64_t scan_id, const RepoSnapshot& head
   header_.location = header.location;
   header_.commit_id = header.commit_id;
   header_.license = header.license;
+  header_.local_path = header.local_path;
+  header_.origin_url = header.origin_url;
 }
 
 RepoWriter::~RepoWriter() {
@@ -92,6 +94,7 @@ void RepoWriter::begin() {
                               "VALUES (?, ?, ?, ?, ?) ON CONFLICT(name) DO UPDATE SET "
                               "source_kind=excluded.source_kind, location=excluded.location, "
                               "commit_id=excluded.commit_id, scanned_at=excluded.scanned_at");
+  adopt_path_named_row(db);
   upsert_repo.bind(1, header_.name).bind(2, header_.source_kind).bind(3, header_.location);
   upsert_repo.bind_optional(4, header_.commit_id).bind(5, utc_now());
   upsert_repo.run();
@@ -100,6 +103,11 @@ void RepoWriter::begin() {
   repo_id_of.step();
   repo_id_ = repo_id_of.column_int(0);
   repo_id_of.reset();
+  if (!header_.local_path.empty()) {  // crawls leave these as the local scan set them
+    SqliteStatement where(db, "UPDATE repos SET local_path=?, origin_url=? WHERE id=?");
+    where.bind(1, header_.local_path).bind_optional(2, header_.origin_url).bind(3, repo_id_);
+    where.run();
+  }
 
   record_license(db);
 
@@ -110,6 +118,21 @@ void RepoWriter::begin() {
   ids.bind(1, repo_id_);
   while (ids.step()) previous_.insert(ids.column_int(0));
   ids.reset();
+}
+
+void RepoWriter::adopt_path_named_row(sqlite3* db) {
+  if (header_.local_path.empty() || header_.local_path == header_.name) return;
+  SqliteStatement taken(db, "SELECT 1 FROM repos WHERE name=?");
+  taken.bind(1, header_.name);
+  if (taken.step()) return;  // already known by its GitHub name (crawled, or scanned before)
+  taken.reset();
+  SqliteStatement rename(db, "UPDATE repos SET name=? WHERE name=?");
+  rename.bind(1, header_.name).bind(2, header_.local_path);
+  rename.run();
+  if (sqlite3_changes(db) == 0) return;
+  SqliteStatement kernels(db, "UPDATE kernels SET repo=? WHERE repo=?");
+  kernels.bind(1, header_.name).bind(2, header_.local_path);
+  kernels.run();
 }
 
 void RepoWriter::record_license(sqlite3* db) {

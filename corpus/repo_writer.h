@@ -39,6 +39,9 @@ class RepoWriter {
   // Stores what the license file says beside the API's license, and picks the repository's
   // license for its kernels (the API's when it names one, else the file's).
   void record_license(sqlite3* db);
+  // A repository scanned by path before mine named clones by their GitHub origin keeps its row
+  // (and its kernels their ids) under the new name, unless that name is taken already.
+  void adopt_path_named_row(sqlite3* db);
   int64_t write_kernel(const KernelRecord& rec);  // the row's id; 0 for a repeat in the same file
 
   Corpus& corpus_;
