@@ -167,6 +167,23 @@ void DedupStore::write_clusters(const std::vector<int64_t>& ids, const std::vect
   tx.commit();
 }
 
+std::optional<DedupRunSummary> DedupStore::last_run() const {
+  SqliteStatement s(db_,
+                    "SELECT params, threshold, bands, rows_per_band, kernels, hashed, exact_removed, alpha_removed, "
+                    "near_removed FROM dedup_runs ORDER BY id DESC LIMIT 1");
+  if (!s.step()) return std::nullopt;
+  DedupRunSummary run;
+  run.params = s.column_text(0);
+  run.threshold = sqlite3_column_double(s.raw(), 1);
+  run.bands = {static_cast<int>(s.column_int(2)), static_cast<int>(s.column_int(3))};
+  run.kernels = s.column_int(4);
+  run.hashed = s.column_int(5);
+  run.exact_removed = s.column_int(6);
+  run.alpha_removed = s.column_int(7);
+  run.near_removed = s.column_int(8);
+  return run;
+}
+
 std::vector<ExportKernel> export_kernels(const Corpus& corpus, const std::string& where) {
   sqlite3* db = corpus.handle();
   auto repo_cols = columns_of(db, "repos");

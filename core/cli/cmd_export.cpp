@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "core/cli/command.h"
+#include "core/cli/dedup_run.h"
 #include "core/cli/options.h"
 #include "core/dedup/representative.h"
 #include "core/dedup/signature_batch.h"
@@ -122,14 +123,16 @@ int run_export(const std::vector<std::string>& args) {
       ("column", po::value(&column)->default_value("text"), "torchtune: the field that holds the code")
       ("decontaminate", po::value(&benchmarks)->multitoken()->composing(),
        "benchmark files (.py, .json, .jsonl): drop kernels that are near duplicates of their code")
-      ("jobs,j", po::value(&jobs)->default_value(0), "threads for decontamination (0 = all cores)")
+      ("jobs,j", po::value(&jobs)->default_value(0), "threads for decontamination and dedup (0 = all cores)")
+      ("no-dedup-update", "fail, as before, when selected kernels have not been through `mine dedup`, instead of "
+                          "running its incremental update first")
       ("quiet,q", "print nothing but errors");
   po::variables_map vm;
   if (!parse_options(args, options, {}, vm,
                      "mine export --out FILE --format torchtune|jsonl|chat [--where SQL] [--dedup none|exact|near] "
                      "[--license permissive|any] [--language python|cuda] [--split test=0.05 --split-by repo] [--column text] "
-                     "[--decontaminate FILE...]",
-                     "mine dedup && mine export --out triton.json --format torchtune --license permissive "
+                     "[--decontaminate FILE...] [--no-dedup-update]",
+                     "mine export --out triton.json --format torchtune --license permissive "
                      "--split test=0.05 --decontaminate kernelbench.jsonl"))
     return kExitOk;
   if (out.empty()) throw UsageError{"give --out FILE"};
@@ -157,6 +160,22 @@ int run_export(const std::vector<std::string>& args) {
 
   auto corpus = Corpus::open(db, Corpus::Access::ReadOnly);
   std::vector<ExportKernel> all = export_kernels(*corpus, where);
+  // Kernels never hashed cannot be deduplicated: bring the corpus up to date the way `mine dedup`
+  // does (only new kernels are hashed, with the parameters of the last run), then read again.
+  bool needs_clusters = dedup_mode != "none" || !benchmarks.empty();
+  size_t unhashed = 0;
+  for (const auto& k : all) unhashed += !k.near_cluster.has_value();
+  std::optional<DedupOutcome> dedup_update;
+  if (needs_clusters && unhashed > 0 && !vm.count("no-dedup-update")) {
+    corpus.reset();
+    auto writable = Corpus::open(db, Corpus::Access::ReadWrite);
+    DedupSettings settings = last_dedup_settings(*writable).value_or(DedupSettings{});
+    settings.threads = threads;
+    dedup_update = run_incremental_dedup(*writable, settings);
+    writable.reset();
+    corpus = Corpus::open(db, Corpus::Access::ReadOnly);
+    all = export_kernels(*corpus, where);
+  }
   std::map<std::string, size_t> by_language;
   if (language != "any") {
     std::vector<ExportKernel> chosen;
@@ -181,9 +200,9 @@ int run_export(const std::vector<std::string>& args) {
   // 2. Duplicates.
   size_t not_deduped = 0;
   for (const ExportKernel* k : kept) not_deduped += !k->near_cluster.has_value();
-  if ((dedup_mode != "none" || !benchmarks.empty()) && not_deduped > 0)
+  if (needs_clusters && not_deduped > 0)
     throw Error(std::to_string(not_deduped) + " of the selected kernels have not been through `mine dedup` yet; run `mine dedup --db " +
-                db + "` first (it only hashes what is new)");
+                db + "` first (it only hashes what is new), or export without --no-dedup-update");
   size_t exact_removed = 0, renamed_removed = 0, near_removed = 0;
   if (dedup_mode != "none") {
     std::vector<const ExportKernel*> probe = kept;
@@ -267,6 +286,10 @@ int run_export(const std::vector<std::string>& args) {
   for (auto& f : files) f->commit();
 
   if (!quiet) {
+    if (dedup_update)
+      std::cout << "dedup: " << unhashed << " selected kernels had not been through `mine dedup`: ran its incremental "
+                << "update first (" << dedup_update->run.hashed << " kernels hashed, " << dedup_update->run.kernels
+                << " clustered; --no-dedup-update to fail instead)\n";
     std::cout << "export: " << all.size() << " kernels selected" << (where.empty() ? "" : " by --where")
               << (language == "any" ? "" : " in " + language) << "\n";
     std::cout << "  by license:";
