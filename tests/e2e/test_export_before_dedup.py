@@ -4,20 +4,14 @@ keeps the old refusal."""
 import json
 import os
 import shutil
-import subprocess
+import sys
 import tempfile
 import unittest
 
-MINE = os.environ["MINE"]
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from mine_cli import mine, query  # noqa: E402
+
 FIXTURES = os.environ["MINE_FIXTURES_DIR"]
-
-
-def mine(*args, check=True):
-    return subprocess.run([MINE, *args], check=check, capture_output=True, text=True)
-
-
-def query(db, sql):
-    return json.loads(mine("query", sql, "--db", db, "--format", "json").stdout)
 
 
 class ExportBeforeDedup(unittest.TestCase):

@@ -6,27 +6,15 @@ import ast
 import json
 import os
 import re
-import subprocess
+import sys
 import tempfile
 import unittest
 
-MINE = os.environ["MINE"]
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from mine_cli import mine, read_json, read_jsonl  # noqa: E402
+
 FIXTURES = os.environ["MINE_FIXTURES_DIR"]
 FENCE = re.compile(r"\A```(\w+)\n(.*)\n```\Z", re.S)
-
-
-def mine(*args, check=True):
-    return subprocess.run([MINE, *args], check=check, capture_output=True, text=True)
-
-
-def read_json(path):
-    with open(path) as f:
-        return json.load(f)
-
-
-def read_jsonl(path):
-    with open(path) as f:
-        return [json.loads(line) for line in f]
 
 
 class ExportLanguage(unittest.TestCase):

@@ -6,11 +6,13 @@ mix by source."""
 import json
 import os
 import sqlite3
-import subprocess
+import sys
 import tempfile
 import unittest
 
-MINE = os.environ["MINE"]
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from mine_cli import mine, git  # noqa: E402
+
 
 # The MIT license as projects write it: a title, the year and holder filled in.
 MIT = """MIT License
@@ -45,14 +47,6 @@ def {name}(x_ptr, BLOCK: tl.constexpr):
     offs = tl.arange(0, BLOCK)
     tl.store(x_ptr + offs, tl.load(x_ptr + offs) + {value})
 """
-
-
-def mine(*args, check=True):
-    return subprocess.run([MINE, *args], check=check, capture_output=True, text=True)
-
-
-def git(repo, *args):
-    subprocess.run(["git", "-C", repo, *args], check=True, capture_output=True)
 
 
 class LicenseProvenance(unittest.TestCase):

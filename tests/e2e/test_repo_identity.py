@@ -4,11 +4,13 @@ that named it by path before keeps its rows and kernel ids; --path-names keeps t
 two corpora scanned from different clones of one repository merge without duplicates."""
 import json
 import os
-import subprocess
+import sys
 import tempfile
 import unittest
 
-MINE = os.environ["MINE"]
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from mine_cli import mine, git, query  # noqa: E402
+
 FIXTURES = os.environ["MINE_FIXTURES_DIR"]
 
 KERNEL = """import triton
@@ -20,18 +22,6 @@ def add_one(x_ptr, BLOCK: tl.constexpr):
     offs = tl.arange(0, BLOCK)
     tl.store(x_ptr + offs, tl.load(x_ptr + offs) + 1)
 """
-
-
-def mine(*args):
-    return subprocess.run([MINE, *args], check=True, capture_output=True, text=True)
-
-
-def git(repo, *args):
-    subprocess.run(["git", "-C", repo, *args], check=True, capture_output=True)
-
-
-def query(db, sql):
-    return json.loads(mine("query", sql, "--db", db, "--format", "json").stdout)
 
 
 def make_clone(path, origin):

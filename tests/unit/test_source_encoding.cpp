@@ -5,26 +5,18 @@
 #include <catch2/catch.hpp>
 
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <regex>
-#include <sstream>
 
 #include "core/scan/scanner.h"
 #include "core/scan/source_encoding.h"
 #include "core/scan/text_checks.h"
+#include "fixture_expectations.h"
 
 namespace fs = std::filesystem;
 using namespace mine;
 
 namespace {
-
-std::string read_file(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 // What each fixture's kernel docstring must read as UTF-8 (the fixtures hold other encodings).
 const std::map<std::string, std::string> kDocstrings = {
@@ -64,22 +56,18 @@ TEST_CASE("PEP 263 declarations are read as CPython reads them", "[encoding]") {
 TEST_CASE("encoding fixtures meet the expectations written in them", "[encoding][fixtures]") {
   static const std::regex kernels(R"(# expect: kernels (\d+))"), encoding(R"(# expect: encoding (\S+))"),
       error(R"(# expect: error (\w+) (line (\d+)|(\S+)))");
-  fs::path dir = fs::path(MINE_FIXTURES_DIR) / "encoding";
-  std::vector<fs::path> files;
-  for (const auto& e : fs::directory_iterator(dir))
-    if (e.path().extension() == ".py") files.push_back(e.path());
-  std::sort(files.begin(), files.end());
+  auto files = testing::fixture_files((fs::path(MINE_FIXTURES_DIR) / "encoding").string(), ".py");
   REQUIRE(files.size() >= 7);
   Scanner scanner(all_plugins(), ScanOptions{});
   for (const auto& file : files) {
-    std::string name = file.filename().string();
+    std::string name = fs::path(file).filename().string();
     INFO("fixture " << name);
-    std::string raw = read_file(file);
+    std::string raw = testing::read_fixture(file);
     std::smatch m;
     REQUIRE(std::regex_search(raw, m, kernels));
     size_t want_kernels = std::stoul(m[1]);
-    auto tree = open_source_tree(file.string());
-    RepoSnapshot snap = scanner.extract(*tree, file.string());
+    auto tree = open_source_tree(file);
+    RepoSnapshot snap = scanner.extract(*tree, file);
     REQUIRE(snap.files.size() == 1);
     CHECK(snap.kernels.size() == want_kernels);
     if (std::regex_search(raw, m, encoding)) CHECK(snap.files[0].encoding == m[1].str());
