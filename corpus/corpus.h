@@ -19,12 +19,21 @@ struct FileRecord {
   int64_t size = 0;
   bool parsed = false;
   int kernel_count = 0;
+  std::string encoding;  // the declared encoding (PEP 263) the text was decoded from; empty for UTF-8
 };
 
 struct KernelRecord {
   std::string plugin;
   std::string path;
   ExtractedKernel kernel;
+  std::string spdx_header;  // the file's SPDX-License-Identifier value; empty when it has none
+};
+
+// The license a repository's own license file states (see core/license/license_detector.h).
+struct RepoLicense {
+  std::string spdx_id;    // empty when no license file matched a known license
+  std::string path;       // the license file read; empty when the tree has none
+  double confidence = 0;  // of the best candidate
 };
 
 struct ScanProblem {
@@ -48,6 +57,9 @@ struct RepoSnapshot {
   std::string source_kind;  // 'git' | 'folder'
   std::string location;
   std::string commit_id;
+  std::string local_path;  // local scans: the folder or repository read (name may be owner/name)
+  std::string origin_url;  // git: the origin remote, credentials removed; empty without one
+  RepoLicense license;
   std::vector<FileRecord> files;
   std::vector<KernelRecord> kernels;
   std::vector<ScanProblem> problems;

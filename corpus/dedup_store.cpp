@@ -167,11 +167,35 @@ void DedupStore::write_clusters(const std::vector<int64_t>& ids, const std::vect
   tx.commit();
 }
 
+std::optional<DedupRunSummary> DedupStore::last_run() const {
+  SqliteStatement s(db_,
+                    "SELECT params, threshold, bands, rows_per_band, kernels, hashed, exact_removed, alpha_removed, "
+                    "near_removed FROM dedup_runs ORDER BY id DESC LIMIT 1");
+  if (!s.step()) return std::nullopt;
+  DedupRunSummary run;
+  run.params = s.column_text(0);
+  run.threshold = sqlite3_column_double(s.raw(), 1);
+  run.bands = {static_cast<int>(s.column_int(2)), static_cast<int>(s.column_int(3))};
+  run.kernels = s.column_int(4);
+  run.hashed = s.column_int(5);
+  run.exact_removed = s.column_int(6);
+  run.alpha_removed = s.column_int(7);
+  run.near_removed = s.column_int(8);
+  return run;
+}
+
 std::vector<ExportKernel> export_kernels(const Corpus& corpus, const std::string& where) {
   sqlite3* db = corpus.handle();
   auto repo_cols = columns_of(db, "repos");
   std::string stars = optional_column(repo_cols, "r", {"stars", "stargazers_count"});
   std::string license = optional_column(repo_cols, "r", {"license_spdx", "license"});
+  // Since schema 007 each kernel carries its own license (its file's SPDX tag, else the
+  // repository's from the API or its license file); kernels stored before that keep the API's.
+  auto kernel_cols = columns_of(db, "kernels");
+  if (kernel_cols.count("license")) {
+    std::string file = repo_cols.count("license_file") ? "r.license_file" : "NULL";
+    license = "COALESCE(k.license, NULLIF(" + license + ", 'NOASSERTION'), " + file + ")";
+  }
   // `mine check` (schema/005_check.sql) keeps every result; the newest one says where the kernel
   // got to: "ok:run", "fail:compile", ... Without that table the status is unknown (null).
   std::string check = "NULL";

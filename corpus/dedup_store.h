@@ -59,6 +59,8 @@ class DedupStore {
   // `ids[i]` is the kernel of assignment index i.
   void write_clusters(const std::vector<int64_t>& ids, const std::vector<std::string>& repos,
                       const dedup::ClusterAssignment& clusters, const DedupRunSummary& run) const;
+  // The newest recorded run (params, threshold and bands; counts), or nullopt before any.
+  std::optional<DedupRunSummary> last_run() const;
 
  private:
   sqlite3* db_;

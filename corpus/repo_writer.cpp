@@ -6,6 +6,7 @@
 
 #include "core/error.h"
 #include "core/launch/launch_binding.h"
+#include "core/license/license_detector.h"
 #include "core/sha256.h"
 #include "corpus/inductor_store.h"
 #include "corpus/sqlite_statement.h"
@@ -32,15 +33,16 @@ std::string dep_insert_sql(size_t rows) {
 struct RepoWriter::Statements {
   explicit Statements(sqlite3* db)
       : tx(db),
-        add_file(db, "INSERT INTO files(repo_id, path, blob_id, size, parsed, kernel_count) VALUES (?, ?, ?, ?, ?, ?)"),
+        add_file(db, "INSERT INTO files(repo_id, path, blob_id, size, parsed, kernel_count, encoding) VALUES (?, ?, ?, ?, ?, ?, ?)"),
         find(db, "SELECT id FROM kernels WHERE repo_id=? AND path=? AND qualname=? AND source_sha256=?"),
         insert(db,
                "INSERT INTO kernels(plugin, name, qualname, repo, repo_id, path, start_line, end_line, "
                "source, standalone, source_sha256, standalone_sha256, self_contained, external_modules, "
-               "meta, commit_id) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"),
+               "meta, commit_id, license, license_source) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"),
         update(db,
                "UPDATE kernels SET plugin=?, name=?, start_line=?, end_line=?, standalone=?, "
-               "standalone_sha256=?, self_contained=?, external_modules=?, meta=?, commit_id=? WHERE id=?"),
+               "standalone_sha256=?, self_contained=?, external_modules=?, meta=?, commit_id=?, license=?, "
+               "license_source=? WHERE id=?"),
         drop_deps(db, "DELETE FROM kernel_deps WHERE kernel_id=?"),
         add_deps(kDepBatch + 1),
         add_problem(db, "INSERT INTO scan_errors(scan_id, repo, path, line, kind, message) VALUES (?,?,?,?,?,?)") {}
@@ -61,6 +63,9 @@ RepoWriter::RepoWriter(Corpus& corpus, int64_t scan_id, const RepoSnapshot& head
   header_.source_kind = header.source_kind;
   header_.location = header.location;
   header_.commit_id = header.commit_id;
+  header_.license = header.license;
+  header_.local_path = header.local_path;
+  header_.origin_url = header.origin_url;
 }
 
 RepoWriter::~RepoWriter() {
@@ -90,6 +95,7 @@ void RepoWriter::begin() {
                               "VALUES (?, ?, ?, ?, ?) ON CONFLICT(name) DO UPDATE SET "
                               "source_kind=excluded.source_kind, location=excluded.location, "
                               "commit_id=excluded.commit_id, scanned_at=excluded.scanned_at");
+  adopt_path_named_row(db);
   upsert_repo.bind(1, header_.name).bind(2, header_.source_kind).bind(3, header_.location);
   upsert_repo.bind_optional(4, header_.commit_id).bind(5, utc_now());
   upsert_repo.run();
@@ -98,6 +104,13 @@ void RepoWriter::begin() {
   repo_id_of.step();
   repo_id_ = repo_id_of.column_int(0);
   repo_id_of.reset();
+  if (!header_.local_path.empty()) {  // crawls leave these as the local scan set them
+    SqliteStatement where(db, "UPDATE repos SET local_path=?, origin_url=? WHERE id=?");
+    where.bind(1, header_.local_path).bind_optional(2, header_.origin_url).bind(3, repo_id_);
+    where.run();
+  }
+
+  record_license(db);
 
   SqliteStatement drop_files(db, "DELETE FROM files WHERE repo_id=?");
   drop_files.bind(1, repo_id_);
@@ -108,11 +121,62 @@ void RepoWriter::begin() {
   ids.reset();
 }
 
+void RepoWriter::adopt_path_named_row(sqlite3* db) {
+  if (header_.local_path.empty() || header_.local_path == header_.name) return;
+  SqliteStatement taken(db, "SELECT 1 FROM repos WHERE name=?");
+  taken.bind(1, header_.name);
+  if (taken.step()) return;  // already known by its GitHub name (crawled, or scanned before)
+  taken.reset();
+  SqliteStatement rename(db, "UPDATE repos SET name=? WHERE name=?");
+  rename.bind(1, header_.name).bind(2, header_.local_path);
+  rename.run();
+  if (sqlite3_changes(db) == 0) return;
+  SqliteStatement kernels(db, "UPDATE kernels SET repo=? WHERE repo=?");
+  kernels.bind(1, header_.name).bind(2, header_.local_path);
+  kernels.run();
+}
+
+void RepoWriter::record_license(sqlite3* db) {
+  std::string api;
+  {
+    SqliteStatement api_of(db, "SELECT license FROM repos WHERE id=?");
+    api_of.bind(1, repo_id_);
+    if (api_of.step() && !api_of.column_is_null(0)) api = api_of.column_text(0);
+  }
+  const RepoLicense& file = header_.license;
+  // GitHub says NOASSERTION when its own detector found a license file it could not name.
+  bool api_named = !api.empty() && api != "NOASSERTION";
+  std::string disagreement;
+  if (api_named && !file.spdx_id.empty() && !same_license(api, file.spdx_id))
+    disagreement = "api " + api + ", file " + file.spdx_id;
+  SqliteStatement update(db,
+                         "UPDATE repos SET license_file=?, license_file_path=?, license_file_confidence=?, "
+                         "license_disagreement=? WHERE id=?");
+  update.bind_optional(1, file.spdx_id).bind_optional(2, file.path);
+  if (file.path.empty()) {
+    update.bind_null(3);
+  } else {
+    update.bind(3, file.confidence);
+  }
+  update.bind_optional(4, disagreement).bind(5, repo_id_);
+  update.run();
+  if (api_named) {
+    repo_license_ = api;
+    repo_license_source_ = "api";
+  } else if (!file.spdx_id.empty()) {
+    repo_license_ = file.spdx_id;
+    repo_license_source_ = "file";
+  } else {
+    repo_license_.clear();
+    repo_license_source_ = "none";
+  }
+}
+
 void RepoWriter::add(const FileRecord& f) {
   begin();
   auto& s = st_->add_file;
   s.bind(1, repo_id_).bind(2, f.path).bind(3, f.blob_id).bind(4, f.size).bind(5, f.parsed ? 1 : 0);
-  s.bind(6, f.kernel_count);
+  s.bind(6, f.kernel_count).bind_optional(7, f.encoding);
   s.run();
 }
 
@@ -221,13 +285,17 @@ int64_t RepoWriter::write_kernel(const KernelRecord& rec) {
   int64_t id = st.find.step() ? st.find.column_int(0) : 0;
   st.find.reset();
   if (id && kept_.count(id)) return id;  // the same definition twice in one file (if/else variants)
+  bool tagged = !rec.spdx_header.empty();
+  const std::string& license = tagged ? rec.spdx_header : repo_license_;
+  const std::string& license_source = tagged ? std::string("spdx-header") : repo_license_source_;
   // The texts outlive each statement's run: bound without a copy (standalones reaching a whole
   // runtime are tens of KB each).
   if (id) {
     st.update.bind(1, rec.plugin).bind(2, k.name).bind(3, k.start_line).bind(4, k.end_line);
     st.update.bind_static(5, k.standalone);
     st.update.bind(6, standalone_sha).bind(7, k.self_contained ? 1 : 0).bind(8, externals.dump());
-    st.update.bind(9, k.meta.dump()).bind_optional(10, header_.commit_id).bind(11, id);
+    st.update.bind(9, k.meta.dump()).bind_optional(10, header_.commit_id);
+    st.update.bind_optional(11, license).bind(12, license_source).bind(13, id);
     st.update.run();
     ++outcome_.kernels_kept;
   } else {
@@ -236,6 +304,7 @@ int64_t RepoWriter::write_kernel(const KernelRecord& rec) {
     st.insert.bind_static(9, k.source).bind_static(10, k.standalone);
     st.insert.bind(11, source_sha).bind(12, standalone_sha).bind(13, k.self_contained ? 1 : 0);
     st.insert.bind(14, externals.dump()).bind(15, k.meta.dump()).bind_optional(16, header_.commit_id);
+    st.insert.bind_optional(17, license).bind(18, license_source);
     st.insert.run();
     id = sqlite3_last_insert_rowid(corpus_.handle());
     ++outcome_.kernels_added;

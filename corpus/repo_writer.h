@@ -38,6 +38,12 @@ class RepoWriter {
   struct Statements;
   void begin();
   void restore_temp_store();
+  // Stores what the license file says beside the API's license, and picks the repository's
+  // license for its kernels (the API's when it names one, else the file's).
+  void record_license(sqlite3* db);
+  // A repository scanned by path before mine named clones by their GitHub origin keeps its row
+  // (and its kernels their ids) under the new name, unless that name is taken already.
+  void adopt_path_named_row(sqlite3* db);
   int64_t write_kernel(const KernelRecord& rec);  // the row's id; 0 for a repeat in the same file
 
   Corpus& corpus_;
@@ -47,6 +53,7 @@ class RepoWriter {
   std::unique_ptr<Statements> st_;  // set once the transaction has begun
   int64_t saved_temp_store_ = -1;   // the connection's temp_store while this writer changed it
   std::set<int64_t> previous_, kept_;
+  std::string repo_license_, repo_license_source_ = "none";
   // Inductor records are written at commit: rows are shared between records of the whole tree.
   std::vector<KernelRecord> inductor_;
   std::vector<LaunchSite> launches_;

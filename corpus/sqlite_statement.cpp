@@ -58,6 +58,11 @@ SqliteStatement& SqliteStatement::bind(int index, int64_t value) {
   return *this;
 }
 
+SqliteStatement& SqliteStatement::bind(int index, double value) {
+  if (sqlite3_bind_double(stmt_, index, value) != SQLITE_OK) fail(db_, "cannot bind parameter");
+  return *this;
+}
+
 SqliteStatement& SqliteStatement::bind_null(int index) {
   if (sqlite3_bind_null(stmt_, index) != SQLITE_OK) fail(db_, "cannot bind parameter");
   return *this;

@@ -26,6 +26,7 @@ class SqliteStatement {
   SqliteStatement& bind_static(int index, std::string_view value);
   SqliteStatement& bind(int index, int64_t value);
   SqliteStatement& bind(int index, int value) { return bind(index, static_cast<int64_t>(value)); }
+  SqliteStatement& bind(int index, double value);
   SqliteStatement& bind_null(int index);
   SqliteStatement& bind_optional(int index, const std::string& value) {
     return value.empty() ? bind_null(index) : bind(index, std::string_view(value));

@@ -44,13 +44,26 @@ std::vector<StatsQuery> make_queries() {
        "FROM kernels k JOIN repos r ON r.id = k.repo_id\n"
        "GROUP BY r.id ORDER BY 2 DESC, 1 LIMIT 20",
        {"kernels", "repos"}, "", "scan some code: `mine scan PATH`"},
-      {"license_mix", "License mix",
-       "SELECT coalesce(r.license, '(unknown)') AS license,\n"
-       "       count(*) AS repositories,\n"
-       "       coalesce(sum(k.n), 0) AS kernels\n"
-       "FROM repos r LEFT JOIN " + std::string(kKernelsPerRepo) + " k ON k.repo_id = r.id\n"
-       "GROUP BY 1 ORDER BY 3 DESC, 2 DESC, 1",
-       {"repos.license"}, upgrade, "licenses come from GitHub: `mine crawl`"},
+      {"license_mix", "License mix (by where each kernel's license comes from)",
+       // source: 'spdx-header' (the file's own tag), 'api' (GitHub), 'file' (the repository's
+       // LICENSE file), 'none'.
+       "SELECT coalesce(license, '(unknown)') AS license,\n"
+       "       coalesce(license_source, 'none') AS source,\n"
+       "       count(DISTINCT repo_id) AS repositories,\n"
+       "       count(*) AS kernels\n"
+       "FROM kernels GROUP BY 1, 2 ORDER BY 4 DESC, 3 DESC, 1, 2",
+       {"kernels.license_source"}, upgrade, "scan some code: `mine scan PATH`"},
+      {"license_sources", "Where kernel licenses come from",
+       "SELECT coalesce(license_source, 'none') AS source,\n"
+       "       count(DISTINCT repo_id) AS repositories,\n"
+       "       count(*) AS kernels\n"
+       "FROM kernels GROUP BY 1 ORDER BY 3 DESC, 1",
+       {"kernels.license_source"}, upgrade, "scan some code: `mine scan PATH`"},
+      {"license_disagreements", "Repositories whose license file disagrees with GitHub",
+       "SELECT name AS repository, license AS api, license_file AS file, license_file_path AS path,\n"
+       "       round(license_file_confidence, 3) AS confidence\n"
+       "FROM repos WHERE license_disagreement IS NOT NULL ORDER BY name",
+       {"repos.license_disagreement"}, upgrade, "no disagreement between GitHub and the license files"},
       {"kernel_sizes", "Kernel size (lines of the definition)",
        "SELECT CASE WHEN n <= 10 THEN '1-10' WHEN n <= 25 THEN '11-25' WHEN n <= 50 THEN '26-50'\n"
        "            WHEN n <= 100 THEN '51-100' WHEN n <= 200 THEN '101-200' WHEN n <= 500 THEN '201-500'\n"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs everything `mine` needs to build and test on a fresh Debian 12 machine.
-# Third-party source (the tree-sitter grammars) is unpacked into third_party/ (git-ignored),
+# Third-party source (the tree-sitter grammars, the SPDX license texts) is unpacked into third_party/ (git-ignored),
 # never committed. Re-running is cheap: finished steps are skipped.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -28,12 +28,14 @@ if [ ${#missing[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}"
 fi
 
-# Grammars: name@version and the npm registry's sha512 integrity of the tarball.
+# Grammars and data: name@version and the npm registry's sha512 integrity of the tarball.
 # tree-sitter-python stays on 0.23.x: 0.25 is ABI 15, which Debian's tree-sitter 0.20.7 cannot load.
 grammars=(
   "tree-sitter-python@0.23.6 sha512-yIM9z0oxKIxT7bAtPOhgoVl6gTXlmlIhue7liFT4oBPF/lha7Ha4dQBS82Av6hMMRZoVnFJI8M6mL+SwWoLD3A=="
   # tree-sitter-cuda stays on 0.20.4 for the same reason: 0.21.1 is ABI 15.
   "tree-sitter-cuda@0.20.4 sha512-mZiwGJEsPDLA6cweIYtGroSQoLu5+yLFl0I617OoODUL/+X62SrqOR60bxJDUkPBnsRUGi/EEcXfVIfOIJgNQw=="
+  # The SPDX license texts `mine scan` matches LICENSE files against (cmake/embed_licenses.cmake).
+  "spdx-license-list@6.12.0 sha512-+nUYqm3aZMSHbjsthK+i/HHI2okTElCvqwUd4k8QcSk+FTGgjq+fsdFj2wZOaX6XmR2JdWhf/NeflNnvKOjcnQ=="
 )
 mkdir -p "$here/third_party"
 for entry in "${grammars[@]}"; do

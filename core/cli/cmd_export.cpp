@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "core/cli/command.h"
+#include "core/cli/dedup_run.h"
 #include "core/cli/options.h"
 #include "core/dedup/representative.h"
 #include "core/dedup/signature_batch.h"
@@ -13,6 +14,7 @@
 #include "core/export/chat_prompt.h"
 #include "core/export/decontamination.h"
 #include "core/export/kernel_form.h"
+#include "core/export/kernel_language.h"
 #include "core/export/train_test_split.h"
 #include "corpus/corpus.h"
 #include "corpus/dedup_store.h"
@@ -29,12 +31,6 @@ const std::set<std::string> kPermissive = {
     "0BSD",      "ISC",        "Unlicense",  "CC0-1.0",      "Zlib",         "BSL-1.0",
     "Python-2.0", "PSF-2.0",   "NCSA",       "UPL-1.0",      "MIT-CMU",      "X11",
     "PostgreSQL", "WTFPL",     "CC-BY-4.0",  "AFL-3.0",      "ECL-2.0",      "Artistic-2.0"};
-
-std::string fenced(const std::string& code) {
-  std::string body = code;
-  while (!body.empty() && (body.back() == '\n' || body.back() == ' ')) body.pop_back();
-  return "```python\n" + body + "\n```";
-}
 
 std::string split_path(const std::string& out, const std::string& split) {
   std::filesystem::path p(out);
@@ -58,6 +54,7 @@ nlohmann::ordered_json jsonl_record(const ExportKernel& k, const FormedKernel& c
   r["license"] = k.license.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(k.license);
   r["stars"] = k.stars ? nlohmann::ordered_json(*k.stars) : nlohmann::ordered_json(nullptr);
   r["plugin"] = k.plugin;
+  r["language"] = kernel_language(k.plugin, k.meta);
   r["kernel_name"] = k.name;
   r["qualname"] = k.qualname;
   r["self_contained"] = k.self_contained;
@@ -76,15 +73,16 @@ nlohmann::ordered_json chat_record(const ExportKernel& k, const FormedKernel& co
     facts.launcher_source = launcher->source;
   }
   facts.plugin = k.plugin;
+  facts.language = kernel_language(k.plugin, k.meta);
   facts.name = k.name;
   facts.source = k.source;
   facts.meta = k.meta;
   for (const auto& d : k.dependencies) {
     std::string kind = d.value("kind", std::string());
-    if (kind == "function" || kind == "jit_function") facts.helpers.push_back(d.value("name", std::string()));
+    if (kind == "function" || kind == "jit_function" || kind == "device_function") facts.helpers.push_back(d.value("name", std::string()));
   }
   nlohmann::ordered_json user{{"role", "user"}, {"content", chat_prompt(facts)}};
-  nlohmann::ordered_json assistant{{"role", "assistant"}, {"content", fenced(code.code)}};
+  nlohmann::ordered_json assistant{{"role", "assistant"}, {"content", fenced(code.code, facts.language)}};
   return nlohmann::ordered_json{{"messages", nlohmann::ordered_json::array({user, assistant})}};
 }
 
@@ -114,7 +112,7 @@ size_t keep_one_per_cluster(std::vector<const ExportKernel*>& kept,
 
 int run_export(const std::vector<std::string>& args) {
   po::options_description options("mine export options");
-  std::string db, out, format, where, dedup_mode, license, split_by, column, form_text;
+  std::string db, out, format, where, dedup_mode, license, split_by, column, form_text, language;
   std::vector<std::string> splits, benchmarks;
   int jobs = 0;
   options.add_options()
@@ -125,6 +123,9 @@ int run_export(const std::vector<std::string>& args) {
       ("dedup", po::value(&dedup_mode)->default_value("near"),
        "none | exact (identical after normalization, including renamed locals) | near (MinHash clusters too)")
       ("license", po::value(&license)->default_value("any"), "permissive | any")
+      ("language", po::value(&language)->default_value("any"),
+       "python | cuda | any: only kernels whose standalone is in this language (CUDA C++ from .cu files "
+       "and from Python strings is cuda; Triton, Inductor and numba are python)")
       ("split", po::value(&splits)->composing(), "NAME=FRACTION, e.g. test=0.05 (repeatable); the rest is train")
       ("split-by", po::value(&split_by)->default_value("repo"), "repo (near-duplicate clusters never straddle splits either)")
       ("column", po::value(&column)->default_value("text"), "torchtune: the field that holds the code")
@@ -136,14 +137,16 @@ int run_export(const std::vector<std::string>& args) {
       ("with-launcher", "write each kernel together with the function of its repository that launches it "
        "(kernel_launches) and that function's closure: a runnable unit; chat prompts then ask for that "
        "function. Kernels without a launcher are written as they are")
-      ("jobs,j", po::value(&jobs)->default_value(0), "threads for decontamination (0 = all cores)")
+      ("jobs,j", po::value(&jobs)->default_value(0), "threads for decontamination and dedup (0 = all cores)")
+      ("no-dedup-update", "fail, as before, when selected kernels have not been through `mine dedup`, instead of "
+                          "running its incremental update first")
       ("quiet,q", "print nothing but errors");
   po::variables_map vm;
   if (!parse_options(args, options, {}, vm,
                      "mine export --out FILE --format torchtune|jsonl|chat [--where SQL] [--dedup none|exact|near] "
-                     "[--license permissive|any] [--split test=0.05 --split-by repo] [--column text] "
-                     "[--decontaminate FILE...]",
-                     "mine dedup && mine export --out triton.json --format torchtune --license permissive "
+                     "[--license permissive|any] [--language python|cuda] [--split test=0.05 --split-by repo] [--column text] "
+                     "[--decontaminate FILE...] [--no-dedup-update]",
+                     "mine export --out triton.json --format torchtune --license permissive "
                      "--split test=0.05 --decontaminate kernelbench.jsonl"))
     return kExitOk;
   if (out.empty()) throw UsageError{"give --out FILE"};
@@ -151,6 +154,8 @@ int run_export(const std::vector<std::string>& args) {
     throw UsageError{"unknown --format '" + format + "' (use torchtune, jsonl or chat)"};
   if (dedup_mode != "none" && dedup_mode != "exact" && dedup_mode != "near")
     throw UsageError{"unknown --dedup '" + dedup_mode + "' (use none, exact or near)"};
+  if (language != "any" && !is_known_language(language))
+    throw UsageError{"unknown --language '" + language + "' (use python, cuda or any)"};
   if (license != "permissive" && license != "any") throw UsageError{"unknown --license '" + license + "' (use permissive or any)"};
   if (split_by != "repo") throw UsageError{"--split-by: only 'repo' is supported"};
   if (column.empty()) throw UsageError{"--column must name a field"};
@@ -175,6 +180,29 @@ int run_export(const std::vector<std::string>& args) {
 
   auto corpus = Corpus::open(db, Corpus::Access::ReadOnly);
   std::vector<ExportKernel> all = export_kernels(*corpus, where);
+  // Kernels never hashed cannot be deduplicated: bring the corpus up to date the way `mine dedup`
+  // does (only new kernels are hashed, with the parameters of the last run), then read again.
+  bool needs_clusters = dedup_mode != "none" || !benchmarks.empty();
+  size_t unhashed = 0;
+  for (const auto& k : all) unhashed += !k.near_cluster.has_value();
+  std::optional<DedupOutcome> dedup_update;
+  if (needs_clusters && unhashed > 0 && !vm.count("no-dedup-update")) {
+    corpus.reset();
+    auto writable = Corpus::open(db, Corpus::Access::ReadWrite);
+    DedupSettings settings = last_dedup_settings(*writable).value_or(DedupSettings{});
+    settings.threads = threads;
+    dedup_update = run_incremental_dedup(*writable, settings);
+    writable.reset();
+    corpus = Corpus::open(db, Corpus::Access::ReadOnly);
+    all = export_kernels(*corpus, where);
+  }
+  std::map<std::string, size_t> by_language;
+  if (language != "any") {
+    std::vector<ExportKernel> chosen;
+    for (auto& k : all)
+      if (kernel_language(k.plugin, k.meta) == language) chosen.push_back(std::move(k));
+    all = std::move(chosen);
+  }
   std::map<int64_t, std::string> ports = form == KernelForm::Ported ? current_ports(*corpus) : std::map<int64_t, std::string>{};
   bool with_launcher = vm.count("with-launcher") > 0;
   std::map<int64_t, KernelLauncher> launchers = with_launcher ? kernel_launchers(*corpus) : std::map<int64_t, KernelLauncher>{};
@@ -196,9 +224,9 @@ int run_export(const std::vector<std::string>& args) {
   // 2. Duplicates.
   size_t not_deduped = 0;
   for (const ExportKernel* k : kept) not_deduped += !k->near_cluster.has_value();
-  if ((dedup_mode != "none" || !benchmarks.empty()) && not_deduped > 0)
+  if (needs_clusters && not_deduped > 0)
     throw Error(std::to_string(not_deduped) + " of the selected kernels have not been through `mine dedup` yet; run `mine dedup --db " +
-                db + "` first (it only hashes what is new)");
+                db + "` first (it only hashes what is new), or export without --no-dedup-update");
   size_t exact_removed = 0, renamed_removed = 0, near_removed = 0;
   if (dedup_mode != "none") {
     std::vector<const ExportKernel*> probe = kept;
@@ -269,8 +297,10 @@ int run_export(const std::vector<std::string>& args) {
     }
     ++written_forms[code.form];
     nlohmann::ordered_json record;
+    std::string code_language = kernel_language(k.plugin, k.meta);
+    by_language[code_language]++;
     if (format == "torchtune") {
-      record = nlohmann::ordered_json{{column, fenced(code.code)}};
+      record = nlohmann::ordered_json{{column, fenced(code.code, code_language)}};
     } else if (format == "jsonl") {
       record = jsonl_record(k, code);
       if (with_launcher) record["launcher"] = with ? nlohmann::ordered_json(with->name) : nlohmann::ordered_json(nullptr);
@@ -292,7 +322,12 @@ int run_export(const std::vector<std::string>& args) {
   for (auto& f : files) f->commit();
 
   if (!quiet) {
-    std::cout << "export: " << all.size() << " kernels selected" << (where.empty() ? "" : " by --where") << "\n";
+    if (dedup_update)
+      std::cout << "dedup: " << unhashed << " selected kernels had not been through `mine dedup`: ran its incremental "
+                << "update first (" << dedup_update->run.hashed << " kernels hashed, " << dedup_update->run.kernels
+                << " clustered; --no-dedup-update to fail instead)\n";
+    std::cout << "export: " << all.size() << " kernels selected" << (where.empty() ? "" : " by --where")
+              << (language == "any" ? "" : " in " + language) << "\n";
     std::cout << "  by license:";
     for (const auto& [l, n] : by_license) std::cout << " " << l << " " << n << ";";
     std::cout << "\n";
@@ -313,6 +348,9 @@ int run_export(const std::vector<std::string>& args) {
       for (const auto& [f, n] : written_forms) std::cout << " " << f << " " << n << ";";
       std::cout << "\n";
     }
+    std::cout << "  written by language:";
+    for (const auto& [l, n] : by_language) std::cout << " " << l << " " << n << ";";
+    std::cout << "\n";
     for (size_t s = 0; s < names.size(); ++s)
       std::cout << "  written " << names[s] << ": " << written[s] << " -> " << files[s]->path()
                 << (written[s] == 0 && !kept.empty() ? "  (empty: splits take whole repositories)" : "") << "\n";

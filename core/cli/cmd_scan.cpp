@@ -7,6 +7,8 @@
 #include "core/error.h"
 #include "core/plugin_loader/plugin_set.h"
 #include "core/python/name_scopes.h"
+#include "core/crawl/secret_redaction.h"
+#include "core/scan/repo_identity.h"
 #include "core/scan/scanner.h"
 #include "core/shard/shard_spec.h"
 #include "corpus/corpus.h"
@@ -39,6 +41,8 @@ int run_scan(const std::vector<std::string>& args) {
       ("inductor-cache", po::value(&inductor_cache)->composing(),
        "a torchinductor cache folder (/tmp/torchinductor_$USER) where kernels that Inductor output names only "
        "by a '# kernel path:' comment are read (repeatable; default: the ':'-separated $MINE_INDUCTOR_CACHE)")
+      ("path-names", "name git repositories by their path even when their origin remote is on GitHub "
+                     "(by default such a clone is named owner/name, like a crawled repository)")
       ("verbose,v", "print every per-file problem as it is found")
       ("quiet,q", "print nothing but errors");
   po::positional_options_description positional;
@@ -64,7 +68,7 @@ int run_scan(const std::vector<std::string>& args) {
       std::cout << "shard " << shard.text() << ": " << mine_paths.size() << " of " << paths.size() << " inputs\n";
     paths = std::move(mine_paths);
   }
-  bool verbose = vm.count("verbose") > 0, quiet = vm.count("quiet") > 0;
+  bool verbose = vm.count("verbose") > 0, quiet = vm.count("quiet") > 0, path_names = vm.count("path-names") > 0;
 
   ScanOptions scan_options;
   scan_options.jobs = jobs;
@@ -99,6 +103,13 @@ int run_scan(const std::vector<std::string>& args) {
       // Each file is stored as soon as it is extracted, while the threads go on with the next
       // ones: the write overlaps extraction instead of following it. Still one transaction.
       RepoSnapshot header = snapshot_header(*tree, name);
+      // A clone of a GitHub repository is that repository: named as a crawl names it, so local
+      // and crawled corpora merge, with the folder it was read from kept beside the name.
+      header.local_path = name;
+      std::string origin = tree->origin_url();
+      if (!origin.empty()) header.origin_url = url_without_credentials(origin);
+      if (auto github = github_repo_name(origin); github && !path_names) header.name = *github;
+      name = header.name;
       RepoWriter writer(*corpus, scan_id, header);
       int64_t files = 0, parsed = 0, kernels = 0, problems = 0;
       StoreOutcome stored;
@@ -117,7 +128,7 @@ int run_scan(const std::vector<std::string>& args) {
       totals.errors += problems;
       double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       if (!quiet) {
-        std::cout << path << " (" << tree->kind() << (header.commit_id.empty() ? "" : " " + header.commit_id.substr(0, 12))
+        std::cout << path << (name == header.local_path ? "" : " = " + name) << " (" << tree->kind() << (header.commit_id.empty() ? "" : " " + header.commit_id.substr(0, 12))
                   << "): " << files << " files, " << parsed << " parsed, " << kernels
                   << " kernels (" << stored.kernels_added << " new, " << stored.kernels_removed << " removed), "
                   << problems << " problems, " << std::fixed;

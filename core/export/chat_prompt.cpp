@@ -109,6 +109,22 @@ KernelHeader read_kernel_header(const std::string& source, const std::string& na
   return h;
 }
 
+KernelHeader read_cuda_header(const std::string& source) {
+  KernelHeader h;
+  size_t body = source.find('{');
+  if (body == std::string::npos) return h;
+  // Comment and preprocessor lines above the declaration are no part of it.
+  std::istringstream in(source.substr(0, body));
+  std::string declaration;
+  for (std::string line; std::getline(in, line);) {
+    size_t first = line.find_first_not_of(" \t");
+    if (first == std::string::npos || line.compare(first, 2, "//") == 0 || line[first] == '#') continue;
+    declaration += line + "\n";
+  }
+  h.signature = collapse_whitespace(declaration);
+  return h;
+}
+
 namespace {
 
 std::string helpers_sentence(const std::vector<std::string>& helpers) {
@@ -117,11 +133,24 @@ std::string helpers_sentence(const std::vector<std::string>& helpers) {
   return out + ".";
 }
 
+// How a prompt names the kernel's language and what it asks back.
+struct LanguageWords {
+  std::string kernel;  // "Triton kernel"
+  std::string fence;   // tag of the signature's fence
+  std::string answer;  // what the answer must be
+};
+
+LanguageWords words_for(const PromptFacts& f) {
+  if (f.language == "cuda") return {"CUDA C++ kernel", "cuda", "a complete CUDA C++ source file with its includes"};
+  std::string name = f.plugin == "triton" ? "Triton" : f.plugin == "numba" ? "Numba CUDA" : f.plugin;
+  return {name + " kernel", "python", "a complete Python module with its imports"};
+}
+
 }  // namespace
 
 std::string chat_prompt(const PromptFacts& f) {
   std::ostringstream p;
-  KernelHeader h = read_kernel_header(f.source, f.name);
+  KernelHeader h = f.language == "cuda" ? read_cuda_header(f.source) : read_kernel_header(f.source, f.name);
   if (f.plugin == "inductor") {
     std::string category = f.meta.value("category", std::string());
     p << "Write the Triton kernel that PyTorch Inductor generates";
@@ -143,29 +172,29 @@ std::string chat_prompt(const PromptFacts& f) {
     p << "\nReturn a complete Python module with its imports.";
     return p.str();
   }
-  std::string language = f.plugin == "triton" ? "Triton" : f.plugin;
+  LanguageWords words = words_for(f);
   if (!f.launcher.empty()) {
     // The answer is a runnable unit: the launcher that takes tensors and the kernel it launches.
     KernelHeader l = read_kernel_header(f.launcher_source, f.launcher);
-    p << "Implement `" << f.launcher << "` with " << language;
+    p << "Implement `" << f.launcher << "` with " << (f.plugin == "triton" ? "Triton" : words.kernel);
     if (!l.docstring.empty()) p << ":\n\n" << l.docstring << "\n";
     else p << ".\n";
     if (!l.signature.empty()) p << "\nUse this signature:\n```python\n" << l.signature << "\n```\n";
     p << "\nWrite the kernel (name it `" << f.name << "`) and the function `" << f.launcher
       << "` that allocates its outputs and launches it.";
     if (!f.helpers.empty()) p << " " << helpers_sentence(f.helpers);
-    p << "\n\nReturn a complete Python module with its imports.";
+    p << "\n\nReturn " << words.answer << ".";
     return p.str();
   }
-  p << "Write a " << language << " kernel named `" << f.name << "`";
+  p << "Write a " << words.kernel << " named `" << f.name << "`";
   if (!h.docstring.empty()) {
     p << " that does the following:\n\n" << h.docstring << "\n";
   } else {
     p << ".\n";
   }
-  if (!h.signature.empty()) p << "\nUse this signature:\n```python\n" << h.signature << "\n```\n";
+  if (!h.signature.empty()) p << "\nUse this signature:\n```" << words.fence << "\n" << h.signature << "\n```\n";
   if (!f.helpers.empty()) p << "\n" << helpers_sentence(f.helpers) << "\n";
-  p << "\nReturn a complete Python module with its imports.";
+  p << "\nReturn " << words.answer << ".";
   return p.str();
 }
 

@@ -16,6 +16,7 @@ struct PromptFacts {
   // (`mine export --with-launcher`): the prompt asks for it by its PyTorch-level signature.
   std::string launcher;         // its name
   std::string launcher_source;  // its definition
+  std::string language = "python";   // of the standalone: 'python' or 'cuda' (see kernel_language)
 };
 
 // The parts of a definition a prompt quotes: the `def` header and the docstring's text.
@@ -24,6 +25,8 @@ struct KernelHeader {
   std::string docstring;  // cleaned of its indentation; empty if none
 };
 KernelHeader read_kernel_header(const std::string& source, const std::string& name);
+// The same for a CUDA C++ kernel: its declaration up to the body, on one line; no docstring.
+KernelHeader read_cuda_header(const std::string& source);
 
 // The user turn of a chat example whose answer is the kernel's standalone module. Built only from
 // facts, never from the answer's body: the name, the signature, the docstring, the helpers it

@@ -11,71 +11,6 @@ namespace {
 // Blocks of module-level statements; each level is several levels of the syntax tree.
 int max_statement_depth() { return max_nesting() / 4; }
 
-std::vector<ImportBinding> parse_import(const SyntaxTree& tree, TSNode n) {
-  std::vector<ImportBinding> out;
-  auto text = [&](TSNode x) { return std::string(tree.text_of(x)); };
-  std::string_view t = node_type(n);
-  if (t == "import_statement") {
-    visit_named_children(n, [&](TSNode c) {
-      ImportBinding b;
-      if (is_type(c, "aliased_import")) {
-        b.module = text(field(c, "name"));
-        b.local = text(field(c, "alias"));
-        b.target = b.module;
-      } else if (is_type(c, "dotted_name")) {
-        b.module = text(c);
-        b.local = text(ts_node_named_child(c, 0));
-        b.target = b.local;
-      } else {
-        return;
-      }
-      out.push_back(std::move(b));
-    });
-  } else if (t == "import_from_statement") {
-    TSNode module = field(n, "module_name");
-    std::string module_name;
-    int level = 0;
-    if (is_type(module, "relative_import")) {
-      visit_named_children(module, [&](TSNode c) {
-        if (is_type(c, "import_prefix")) {
-          std::string dots = text(c);
-          level = static_cast<int>(std::count(dots.begin(), dots.end(), '.'));
-        } else if (is_type(c, "dotted_name")) {
-          module_name = text(c);
-        }
-      });
-    } else {
-      module_name = text(module);
-    }
-    std::string prefix = std::string(static_cast<size_t>(level), '.') + module_name;
-    auto join = [&](const std::string& name) {
-      if (prefix.empty()) return name;
-      if (prefix.back() == '.') return prefix + name;
-      return prefix + "." + name;
-    };
-    visit_named_children(n, [&](TSNode c) {
-      if (ts_node_eq(c, module)) return;
-      ImportBinding b;
-      b.module = module_name;
-      b.level = level;
-      if (is_type(c, "aliased_import")) {
-        b.imported = text(field(c, "name"));
-        b.local = text(field(c, "alias"));
-      } else if (is_type(c, "dotted_name")) {
-        b.imported = text(c);
-        b.local = b.imported;
-      } else if (is_type(c, "wildcard_import")) {
-        b.star = true;
-      } else {
-        return;
-      }
-      b.target = b.star ? prefix : join(b.imported);
-      out.push_back(std::move(b));
-    });
-  }
-  return out;
-}
-
 bool is_import(TSNode n) {
   return is_type(n, "import_statement") || is_type(n, "import_from_statement") ||
          is_type(n, "future_import_statement");
@@ -236,6 +171,7 @@ void PythonModule::collect_functions(TSNode n, const std::string& prefix, bool i
         auto found = statement_at_.find(ts_node_start_byte(c));
         if (found != statement_at_.end()) site.statement = &statements_[found->second];
       }
+      if (auto scope = local_scope_with_imports(*tree_, def)) local_scopes_.push_back(std::move(*scope));
       functions_.push_back(site);
       collect_functions(field(def, "body"), site.qualname + ".<locals>.", false, true, depth + 1);
     } else if (is_type(def, "class_definition")) {
@@ -307,11 +243,25 @@ std::optional<std::string> PythonModule::qualified_name(TSNode expression) const
     n = field(n, "object");
   }
   if (!is_type(n, "identifier")) return std::nullopt;
-  const ImportBinding* b = import_of(text_of(n));
+  std::string base = text_of(n);
+  const ImportBinding* b = nullptr;
+  if (const LocalScope* local = local_scope_binding(base, ts_node_start_byte(n))) {
+    b = local->import_of(base);
+  } else {
+    b = import_of(base);
+  }
   if (!b) return std::nullopt;
   std::string out = b->target;
   for (auto it = chain.rbegin(); it != chain.rend(); ++it) out += "." + *it;
   return out;
+}
+
+const LocalScope* PythonModule::local_scope_binding(const std::string& name, uint32_t byte) const {
+  const LocalScope* innermost = nullptr;
+  for (const auto& scope : local_scopes_)
+    if (scope.contains(byte) && scope.binds(name) && (!innermost || scope.body_start > innermost->body_start))
+      innermost = &scope;
+  return innermost;
 }
 
 std::string PythonModule::dedented_text(TSNode n, int indent) const { return dedent_lines(text_of(n), indent); }

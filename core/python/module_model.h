@@ -6,23 +6,12 @@
 #include <string>
 #include <vector>
 
+#include "core/python/import_binding.h"
+#include "core/python/local_scopes.h"
 #include "core/python/name_scopes.h"
 #include "core/python/syntax_tree.h"
 
 namespace mine {
-
-// One name bound by an import statement.
-struct ImportBinding {
-  std::string local;     // the name bound in the module: `tl` for `import triton.language as tl`
-  std::string module;    // dotted module after any leading dots: `triton.language`, `utils` for `from .utils import x`
-  int level = 0;         // leading dots of a relative import
-  std::string imported;  // `from m import imported [as local]`; empty for `import m`
-  bool star = false;     // `from m import *` (binds nothing nameable)
-  // Dotted name the local refers to: `triton.jit` for `from triton import jit`, `a` for
-  // `import a.b`, `triton.language` for `import triton.language as tl`. Relative imports keep
-  // their dots: `.utils.silu`.
-  std::string target;
-};
 
 enum class StatementKind { Function, Class, Assignment, Import, Guarded, Other };
 
@@ -77,7 +66,12 @@ class PythonModule {
   // Dotted name an expression refers to after resolving its base through the imports:
   // `tt.jit` -> `triton.jit` when `import triton as tt`; `jit(...)` -> `triton.jit` when
   // `from triton import jit`. nullopt when the base is defined in this file or unbound.
+  // A function's own imports count where they are in scope: `@triton.jit` on a function nested
+  // in one that runs `import triton` resolves, as Python resolves it when the outer one runs.
   std::optional<std::string> qualified_name(TSNode expression) const;
+  // The innermost function scope that holds `byte` and binds `name`, among functions whose
+  // bodies import something; nullptr when the name is the module's (or unbound).
+  const LocalScope* local_scope_binding(const std::string& name, uint32_t byte) const;
 
   std::string text_of(TSNode n) const { return std::string(tree_->text_of(n)); }
   // Source of a statement with its indentation removed, so a nested definition reads as top level.
@@ -95,6 +89,7 @@ class PythonModule {
   std::vector<FunctionSite> functions_;
   std::map<std::string, std::vector<size_t>> binders_;
   std::map<uint32_t, size_t> statement_at_;  // start byte -> index in statements_
+  std::vector<LocalScope> local_scopes_;     // functions that import something, in source order
 };
 
 // `text` with up to `indent` columns of leading blanks removed from every line but the first

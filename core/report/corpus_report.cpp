@@ -29,14 +29,15 @@ constexpr ChartSpec kCharts[] = {
     {"autotune_speedups", "Autotune speedups", Shape::Histogram, "speedup", "kernels", "#f58518"},
     {"dedup_funnel", "Deduplication funnel", Shape::Bars, "step", "kernels", "#b279a2"},
     {"repos_by_state", "Repositories by crawl state", Shape::Bars, "state", "repositories", "#9d755d"},
-    {"license_mix", "Kernels by repository license", Shape::Bars, "license", "kernels", "#bab0ac"},
+    {"license_mix", "Kernels by license / where it comes from", Shape::Bars, "license", "kernels", "#bab0ac"},
+    {"license_sources", "Kernels by license source", Shape::Bars, "source", "kernels", "#bab0ac"},
 };
 
 // The page's order: charts first, then the tables.
 constexpr const char* kOrder[] = {"top_repositories", "kernels_by_plugin", "kernel_sizes",   "check_pass_rate",
                                   "check_error_classes", "autotune_speedups", "dedup_funnel", "repos_by_state",
-                                  "license_mix", "dup_clusters", "check_outcomes", "check_by_triton", "ports_by_move",
-                                  "scan_problems"};
+                                  "license_mix", "license_sources", "license_disagreements", "dup_clusters",
+                                  "check_outcomes", "check_by_triton", "ports_by_move", "scan_problems"};
 
 const ChartSpec* chart_for(const std::string& id) {
   for (const auto& c : kCharts)
@@ -58,6 +59,7 @@ std::vector<ChartBar> bars_of(const StatsSection& s, const ChartSpec& spec) {
   std::vector<ChartBar> bars;
   if (!li || !vi) return bars;
   auto category = column(r, "category");
+  if (!category && spec.label_column != std::string("source")) category = column(r, "source");
   auto attempted = column(r, "attempted"), passed = column(r, "passed");
   for (const auto& row : r.rows) {
     ChartBar b;

@@ -94,6 +94,14 @@ class GitTree : public SourceTree {
   std::string kind() const override { return "git"; }
   std::string location() const override { return path_; }
   std::string commit_id() const override { return commit_; }
+  std::string origin_url() const override {
+    git_remote* remote = nullptr;
+    if (git_remote_lookup(&remote, handle_.repo, "origin") != 0) return "";
+    const char* url = git_remote_url(remote);
+    std::string out = url ? url : "";
+    git_remote_free(remote);
+    return out;
+  }
 
   std::vector<SourceEntry> list(const std::function<bool(std::string_view)>& wanted) const override {
     struct Walk {

@@ -1,5 +1,9 @@
 #include "core/scan/scanner.h"
 
+#include "core/license/license_detector.h"
+#include "core/scan/repo_license.h"
+#include "core/scan/source_encoding.h"
+
 #include <re2/re2.h>
 
 #include <atomic>
@@ -43,9 +47,11 @@ bool accepts(const ExtractorPlugin& p, std::string_view path) {
   return false;
 }
 
-// Why a file's bytes are not source text, or empty when they are.
-std::string unusable(const std::string& content) {
+// Why a file's bytes are not source text, or empty when they are; a Python file declaring
+// another encoding (PEP 263) is decoded to UTF-8 in place.
+std::string unusable(const std::string& path, std::string& content) {
   if (looks_binary(content)) return "binary";
+  if (has_suffix(path, ".py")) return decode_python_source(content).error.empty() ? "" : "encoding";
   if (first_invalid_utf8(content) != std::string::npos) return "encoding";
   return "";
 }
@@ -162,6 +168,7 @@ RepoSnapshot snapshot_header(const SourceTree& tree, const std::string& repo_nam
   snap.source_kind = tree.kind();
   snap.location = tree.location();
   snap.commit_id = tree.commit_id();
+  snap.license = detect_repo_license(tree);
   return snap;
 }
 
@@ -228,7 +235,7 @@ void Scanner::extract(const SourceTree& tree, const std::string& repo_name,
   auto process = [&](BlobReader& reader, SourceEntry& entry, ScannedFile& out, const Repository& repo) {
     std::string content;
     std::string failure = reader.read(entry, options_.max_file_bytes, content);
-    out.file = {entry.path, entry.blob_id, std::max<int64_t>(entry.size, 0), false, 0};
+    out.file = {entry.path, entry.blob_id, std::max<int64_t>(entry.size, 0), false, 0, ""};
     auto problem = [&](int line, const std::string& kind, const std::string& message) {
       out.problems.push_back({entry.path, line, kind, message});
     };
@@ -240,10 +247,17 @@ void Scanner::extract(const SourceTree& tree, const std::string& repo_name,
     if (!failure.empty()) return problem(0, "unreadable", failure);
     if (content.empty()) return;
     if (looks_binary(content)) return problem(0, "binary", "file holds NUL bytes; not source text");
-    size_t bad = first_invalid_utf8(content);
-    if (bad != std::string::npos)
-      return problem(line_of_offset(content, bad), "encoding",
-                     "invalid UTF-8 at byte " + std::to_string(bad) + "; file skipped");
+    if (has_suffix(entry.path, ".py")) {
+      // Python files may declare another encoding (PEP 263); stored and parsed as UTF-8.
+      DecodedSource decoded = decode_python_source(content);
+      if (!decoded.error.empty()) {
+        int line = decoded.error_offset == std::string::npos ? 0 : line_of_offset(content, decoded.error_offset);
+        return problem(line, "encoding", decoded.error + "; file skipped");
+      }
+      out.file.encoding = decoded.encoding;
+    } else if (size_t bad = first_invalid_utf8(content); bad != std::string::npos) {
+      return problem(line_of_offset(content, bad), "encoding", "invalid UTF-8 at byte " + std::to_string(bad) + "; file skipped");
+    }
 
     std::vector<size_t> chosen;
     for (size_t i = 0; i < plugins_.size(); ++i)
@@ -328,6 +342,10 @@ void Scanner::extract(const SourceTree& tree, const std::string& repo_name,
         }
       }
     }
+    // A file's own SPDX tag overrides the repository's license for its kernels.
+    if (!out.kernels.empty())
+      if (auto tag = spdx_header(content))
+        for (auto& k : out.kernels) k.spdx_header = *tag;
   };
 
   // Imported files that did not pass the prefilter are read and parsed here, on demand.
@@ -342,7 +360,7 @@ void Scanner::extract(const SourceTree& tree, const std::string& repo_name,
       return modules.get(path, [&]() -> std::optional<std::string> {
         SourceEntry entry = entries[found->second];
         std::string content;
-        if (!reader.read(entry, options_.max_file_bytes, content).empty() || !unusable(content).empty())
+        if (!reader.read(entry, options_.max_file_bytes, content).empty() || !unusable(path, content).empty())
           return std::nullopt;
         return content;
       });

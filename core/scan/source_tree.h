@@ -30,6 +30,9 @@ class SourceTree {
   virtual std::string kind() const = 0;  // 'git' | 'folder'
   virtual std::string location() const = 0;
   virtual std::string commit_id() const { return ""; }
+  // The URL of a git repository's `origin` remote as configured (credentials included, if the
+  // configuration holds any: strip them before storing); empty for folders and without one.
+  virtual std::string origin_url() const { return ""; }
   // Files whose path `wanted` accepts. Symlinks and submodules are never followed.
   virtual std::vector<SourceEntry> list(const std::function<bool(std::string_view)>& wanted) const = 0;
   virtual std::unique_ptr<BlobReader> reader() const = 0;

@@ -81,7 +81,9 @@ class CheckEmit(unittest.TestCase):
         with open(os.path.join(out, "bundle.json")) as f:
             emitted = {k["entry"] for k in json.load(f)["kernels"]}
         every = {r["name"] for r in query(self.db, "SELECT name FROM kernels WHERE plugin='triton'")}
-        self.assertEqual(every - emitted, {"_mean_square", "_sigmoid", "_inner", "_tile"})
+        # _add_one (function_scoped_import.py), a helper hoisted from the function that defines it
+        # beside its caller, returns a value: a device function, left out too.
+        self.assertEqual(every - emitted, {"_mean_square", "_sigmoid", "_inner", "_tile", "_add_one"})
 
     def test_modules_are_the_standalones(self):
         for k in self.doc["kernels"]:

@@ -7,32 +7,21 @@ import os
 import re
 import shutil
 import sqlite3
-import subprocess
 import tempfile
+import sys
 import unittest
 
-MINE = os.environ["MINE"]
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from mine_cli import mine, read_json, read_jsonl  # noqa: E402
+
 FIXTURES = os.environ["MINE_FIXTURES_DIR"]
 DEDUP = os.path.join(FIXTURES, "dedup")
 TRITON = os.path.join(FIXTURES, "triton")
 
 JSONL_KEYS = {"kernel_id", "code", "repo", "commit", "path", "start_line", "end_line", "license", "stars", "plugin",
-              "kernel_name", "qualname", "self_contained", "dependencies", "check_status", "cluster_id", "form"}
+              "kernel_name", "qualname", "self_contained", "dependencies", "check_status", "cluster_id", "form",
+              "language"}
 FENCE = re.compile(r"\A```python\n(.*)\n```\Z", re.S)
-
-
-def mine(*args, check=True):
-    return subprocess.run([MINE, *args], check=check, capture_output=True, text=True)
-
-
-def read_json(path):
-    with open(path) as f:
-        return json.load(f)
-
-
-def read_jsonl(path):
-    with open(path) as f:
-        return [json.loads(line) for line in f]
 
 
 def read_text(path):

@@ -1,5 +1,8 @@
 #include "fixture_expectations.h"
 
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
 #include <regex>
 #include <sstream>
 
@@ -47,6 +50,21 @@ FixtureExpectations read_expectations(const std::string& text) {
     }
   }
   return out;
+}
+
+std::string read_fixture(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::vector<std::string> fixture_files(const std::string& dir, const std::string& extension) {
+  std::vector<std::string> files;
+  for (const auto& e : std::filesystem::directory_iterator(dir))
+    if (e.path().extension() == extension) files.push_back(e.path().string());
+  std::sort(files.begin(), files.end());
+  return files;
 }
 
 }  // namespace mine::testing

@@ -29,4 +29,10 @@ struct FixtureExpectations {
 
 FixtureExpectations read_expectations(const std::string& file_text);
 
+// The bytes of a fixture file, as they are (fixtures may hold other encodings than UTF-8).
+std::string read_fixture(const std::string& path);
+
+// The files of a fixture folder whose extension is `extension` (".py"), sorted.
+std::vector<std::string> fixture_files(const std::string& dir, const std::string& extension);
+
 }  // namespace mine::testing

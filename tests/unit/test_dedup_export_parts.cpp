@@ -10,6 +10,7 @@
 #include "core/error.h"
 #include "core/export/atomic_file.h"
 #include "core/export/chat_prompt.h"
+#include "core/export/kernel_language.h"
 #include "core/export/train_test_split.h"
 
 using namespace mine;
@@ -82,6 +83,35 @@ TEST_CASE("inductor prompts name the ATen ops and the PyTorch code", "[dedup][ex
   CHECK(p.find("aten.add") != std::string::npos);
   CHECK(p.find("y = x + 1") != std::string::npos);
   CHECK(p.find("pointwise") != std::string::npos);
+}
+
+TEST_CASE("CUDA prompts name CUDA C++ and quote the declaration in a cuda fence", "[dedup][export]") {
+  std::string src =
+      "// Adds one.\n"
+      "template <typename T>\n"
+      "__global__ void __launch_bounds__(256)\n"
+      "add_one(T* x, int n) {\n"
+      "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+      "  if (i < n) x[i] += 1;\n"
+      "}\n";
+  CHECK(read_cuda_header(src).signature == "template <typename T> __global__ void __launch_bounds__(256) add_one(T* x, int n)");
+  PromptFacts facts{"cuda", "add_one", src, nlohmann::json::object(), {"clamp"}, "cuda"};
+  std::string p = chat_prompt(facts);
+  CHECK(p.find("Write a CUDA C++ kernel named `add_one`") != std::string::npos);
+  CHECK(p.find("```cuda\ntemplate <typename T>") != std::string::npos);
+  CHECK(p.find("`clamp`") != std::string::npos);
+  CHECK(p.find("Python") == std::string::npos);
+  CHECK(p.find("threadIdx") == std::string::npos);  // the answer's body never leaks into the prompt
+}
+
+TEST_CASE("a kernel's language picks its fence", "[dedup][export]") {
+  CHECK(kernel_language("cuda", {{"embedded_in", "cupy.RawKernel"}}) == "cuda");
+  CHECK(kernel_language("triton", nlohmann::json::object()) == "python");
+  CHECK(kernel_language("numba", nlohmann::json::object()) == "python");
+  CHECK(kernel_language("myplugin", {{"language", "cuda"}}) == "cuda");
+  CHECK(kernel_language("myplugin", {{"language", "fortran"}}) == "python");  // unknown: not trusted
+  CHECK(fenced("x = 1\n\n", "python") == "```python\nx = 1\n```");
+  CHECK(fenced("__global__ void k() {}\n", "cuda") == "```cuda\n__global__ void k() {}\n```");
 }
 
 TEST_CASE("an atomic file appears only on commit", "[dedup][export]") {

@@ -14,13 +14,6 @@ using namespace mine;
 
 namespace {
 
-std::string read_file(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 std::string joined(const std::set<std::string>& names) {
   std::string out;
   for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
@@ -38,7 +31,7 @@ void check_fixtures(const std::string& plugin, const std::set<std::string>& exte
 
   Scanner scanner(all_plugins(), ScanOptions{});
   for (const auto& file : files) {
-    auto expected = testing::read_expectations(read_file(file));
+    auto expected = testing::read_expectations(testing::read_fixture(file));
     INFO("fixture " << file.filename().string());
     REQUIRE(expected.kernel_count >= 0);
 

@@ -14,13 +14,6 @@ using namespace mine;
 
 namespace {
 
-std::string read_file(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 std::string joined(const std::set<std::string>& names) {
   std::string out;
   for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
@@ -39,7 +32,7 @@ TEST_CASE("triton fixtures meet the expectations written in them", "[triton][fix
 
   Scanner scanner(all_plugins(), ScanOptions{});
   for (const auto& file : files) {
-    auto expected = testing::read_expectations(read_file(file));
+    auto expected = testing::read_expectations(testing::read_fixture(file));
     INFO("fixture " << file.filename().string());
     REQUIRE(expected.kernel_count >= 0);  // every fixture must state its kernel count
 
