@@ -12,11 +12,11 @@ struct PromptFacts {
   std::string source;  // the kernel's definition as written (decorators included)
   nlohmann::json meta = nlohmann::json::object();
   std::vector<std::string> helpers;  // same-repository functions the kernel calls
+  std::string language = "python";   // of the standalone: 'python' or 'cuda' (see kernel_language)
   // The repository function that launches the kernel, when the answer includes it
   // (`mine export --with-launcher`): the prompt asks for it by its PyTorch-level signature.
   std::string launcher;         // its name
   std::string launcher_source;  // its definition
-  std::string language = "python";   // of the standalone: 'python' or 'cuda' (see kernel_language)
 };
 
 // The parts of a definition a prompt quotes: the `def` header and the docstring's text.
