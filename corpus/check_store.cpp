@@ -111,21 +111,7 @@ void attach_launches(const Corpus& read_only, std::vector<CheckKernel>& kernels)
       if (!q.column_is_null(7)) s.grid = parsed(q.column_text(7), nullptr);
       s.grid_env = parsed(q.column_text(8), nlohmann::json::object());
       s.options = parsed(q.column_text(9), nlohmann::json::object());
-      for (const auto& a : parsed(q.column_text(10), nlohmann::json::array())) {
-        if (!a.is_object()) continue;
-        LaunchArgument arg;
-        arg.param = a.value("param", "");
-        arg.keyword = a.value("keyword", "");
-        arg.position = a.value("position", -1);
-        arg.text = a.value("text", "");
-        arg.role = a.value("role", "unknown");
-        arg.dtype = a.value("dtype", "");
-        arg.value = a.contains("value") ? a["value"] : nlohmann::json(nullptr);
-        arg.shape = a.contains("shape") ? a["shape"] : nlohmann::json(nullptr);
-        arg.tensor = a.value("tensor", "");
-        arg.nominal = a.value("nominal", false);
-        s.args.push_back(std::move(arg));
-      }
+      s.args = arguments_from_json(parsed(q.column_text(10), nlohmann::json::array()));
       s.complete = q.column_int(11) != 0;
       k.launches.push_back(std::move(s));
     }

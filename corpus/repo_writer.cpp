@@ -246,17 +246,7 @@ void RepoWriter::store_launches() {
                       "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
   for (const LinkedLaunch& l : link_launches(targets, launches_)) {
     const LaunchSite& s = l.site;
-    nlohmann::json args = nlohmann::json::array();
-    for (const auto& a : s.args) {
-      nlohmann::json o = {{"param", a.param}, {"position", a.position}, {"text", a.text}, {"role", a.role}};
-      if (!a.keyword.empty()) o["keyword"] = a.keyword;
-      if (!a.dtype.empty()) o["dtype"] = a.dtype;
-      if (!a.value.is_null()) o["value"] = a.value;
-      if (!a.shape.is_null()) o["shape"] = a.shape;
-      if (!a.tensor.empty()) o["tensor"] = a.tensor;
-      if (a.nominal) o["nominal"] = true;
-      args.push_back(std::move(o));
-    }
+    nlohmann::json args = arguments_json(s.args);
     put.bind(1, l.kernel_id).bind(2, repo_id_).bind(3, s.path).bind(4, s.line).bind(5, s.launcher).bind(6, s.kind);
     put.bind(7, s.callee);
     if (s.grid_text.empty()) put.bind_null(8);

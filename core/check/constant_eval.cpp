@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "core/check/name_text.h"
 #include "plugins/inductor/python_literal.h"
 
 namespace mine::check {
@@ -19,36 +20,6 @@ bool integral(const nlohmann::json& v) { return v.is_number_integer() || v.is_bo
 
 int64_t as_int(const nlohmann::json& v) { return v.is_boolean() ? (v.get<bool>() ? 1 : 0) : v.get<int64_t>(); }
 
-int64_t floor_div(int64_t a, int64_t b) {
-  int64_t q = a / b;
-  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
-}
-
-std::optional<nlohmann::json> arithmetic(const nlohmann::json& a, const std::string& op, const nlohmann::json& b) {
-  if (integral(a) && integral(b)) {
-    int64_t x = as_int(a), y = as_int(b);
-    if (op == "+") return x + y;
-    if (op == "-") return x - y;
-    if (op == "*") return x * y;
-    if (op == "//" && y != 0) return floor_div(x, y);
-    if (op == "%" && y != 0) return x - floor_div(x, y) * y;
-    if (op == "/" && y != 0) return static_cast<double>(x) / static_cast<double>(y);
-    if (op == "<<" && y >= 0 && y < 63) return x << y;
-    if (op == ">>" && y >= 0 && y < 63) return x >> y;
-    if (op == "**" && y >= 0 && y < 63) return static_cast<int64_t>(std::pow(static_cast<double>(x), static_cast<double>(y)));
-    return std::nullopt;
-  }
-  auto x = number(a), y = number(b);
-  if (!x || !y) return std::nullopt;
-  if (op == "+") return *x + *y;
-  if (op == "-") return *x - *y;
-  if (op == "*") return *x * *y;
-  if (op == "/" && *y != 0) return *x / *y;
-  if (op == "//" && *y != 0) return std::floor(*x / *y);
-  if (op == "**") return std::pow(*x, *y);
-  return std::nullopt;
-}
-
 std::optional<bool> compare(const nlohmann::json& a, const std::string& op, const nlohmann::json& b) {
   if (op == "==") return a == b || (number(a) && number(b) && *number(a) == *number(b));
   if (op == "!=") return !(a == b || (number(a) && number(b) && *number(a) == *number(b)));
@@ -63,13 +34,45 @@ std::optional<bool> compare(const nlohmann::json& a, const std::string& op, cons
   return std::nullopt;
 }
 
-int64_t next_power_of_2(int64_t n) {
-  int64_t p = 1;
-  while (p < n && p < (int64_t{1} << 62)) p <<= 1;
-  return p;
+}  // namespace
+
+int64_t floor_div(int64_t a, int64_t b) {
+  int64_t q = a / b;
+  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
 }
 
-}  // namespace
+std::optional<nlohmann::json> arithmetic(const nlohmann::json& a, const std::string& op, const nlohmann::json& b) {
+  if (a.is_array() && b.is_array() && op == "+") {  // SIZES + [256]
+    nlohmann::json joined = a;
+    for (const auto& v : b) joined.push_back(v);
+    return joined;
+  }
+  if (integral(a) && integral(b)) {
+    int64_t x = as_int(a), y = as_int(b);
+    if (op == "+") return x + y;
+    if (op == "-") return x - y;
+    if (op == "*") return x * y;
+    if (op == "//" && y != 0) return floor_div(x, y);
+    if (op == "%" && y != 0) return x - floor_div(x, y) * y;
+    if (op == "/" && y != 0) return static_cast<double>(x) / static_cast<double>(y);
+    if (op == "<<" && y >= 0 && y < 63) return x << y;
+    if (op == ">>" && y >= 0 && y < 63) return x >> y;
+    if (op == "**" && y >= 0 && y < 63) return static_cast<int64_t>(std::pow(static_cast<double>(x), static_cast<double>(y)));
+    if (op == "&") return x & y;
+    if (op == "|") return x | y;
+    if (op == "^") return x ^ y;
+    return std::nullopt;
+  }
+  auto x = number(a), y = number(b);
+  if (!x || !y) return std::nullopt;
+  if (op == "+") return *x + *y;
+  if (op == "-") return *x - *y;
+  if (op == "*") return *x * *y;
+  if (op == "/" && *y != 0) return *x / *y;
+  if (op == "//" && *y != 0) return std::floor(*x / *y);
+  if (op == "**") return std::pow(*x, *y);
+  return std::nullopt;
+}
 
 bool truthy(const nlohmann::json& v) {
   if (v.is_null()) return false;
@@ -146,11 +149,6 @@ std::optional<nlohmann::json> ConstantEvaluator::eval(TSNode n, int depth) const
     auto a = eval(field(n, "left"), depth + 1), b = eval(field(n, "right"), depth + 1);
     if (!a || !b) return std::nullopt;
     std::string op = m_.text_of(field(n, "operator"));
-    if (op == "+" && a->is_array() && b->is_array()) {  // SIZES + [256]
-      nlohmann::json joined = *a;
-      for (const auto& v : *b) joined.push_back(v);
-      return joined;
-    }
     return arithmetic(*a, op, *b);
   }
   if (type == "boolean_operator") {

@@ -29,6 +29,12 @@ class ConstantEvaluator {
   Lookup lookup_;
 };
 
+// Python's `a op b` for numbers (ints stay ints; `//` and `%` floor as Python does; `&`, `|`, `^`,
+// shifts on ints) and `+` of two lists; nullopt where Python would raise or the result is no number.
+std::optional<nlohmann::json> arithmetic(const nlohmann::json& a, const std::string& op, const nlohmann::json& b);
+// Python's `a // b` on ints (b != 0).
+int64_t floor_div(int64_t a, int64_t b);
+
 // Python truthiness of a JSON value as Python would see the corresponding literal.
 bool truthy(const nlohmann::json& v);
 

@@ -2,13 +2,6 @@
 
 namespace mine::check {
 
-const FunctionSite* module_function(const PythonModule& m, const std::string& name) {
-  const FunctionSite* found = nullptr;
-  for (const auto& f : m.functions())
-    if (f.statement && f.name == name && !f.in_class) found = &f;
-  return found;
-}
-
 TSNode single_return(const PythonModule& m, const std::string& function) {
   const FunctionSite* f = module_function(m, function);
   if (!f) return TSNode{};

@@ -10,14 +10,13 @@
 #include "core/check/constant_eval.h"
 #include "core/check/name_text.h"
 #include "core/check/pointer_usage.h"
+#include "core/python/function_parameters.h"
 #include "core/python/module_model.h"
 
 namespace mine::check {
 
 constexpr int64_t kNominalInt = 1024;  // stands in for integer arguments when evaluating heuristics
 
-// The module-level function `name` of `m` (not a method, not nested), or nullptr.
-const FunctionSite* module_function(const PythonModule& m, const std::string& name);
 // `return <expr>` of a module function with one return, for configs built by a helper.
 TSNode single_return(const PythonModule& m, const std::string& function);
 

@@ -17,7 +17,7 @@ inline bool ends_with(const std::string& s, const std::string& suffix) {
 }
 inline int64_t next_power_of_2(int64_t n) {
   int64_t p = 1;
-  while (p < n && p < (int64_t{1} << 40)) p <<= 1;
+  while (p < n && p < (int64_t{1} << 62)) p <<= 1;
   return p;
 }
 

@@ -2,6 +2,8 @@
 
 #include <functional>
 
+#include "core/python/function_parameters.h"
+
 namespace mine::check {
 namespace {
 
@@ -60,13 +62,7 @@ std::string triton_dtype(const std::string& name) {
 
 std::vector<std::string> parameter_names(const PythonModule& m, TSNode definition) {
   std::vector<std::string> out;
-  for_each_named_child(field(definition, "parameters"), [&](TSNode p) {
-    std::string_view t = node_type(p);
-    if (t == "identifier") out.push_back(m.text_of(p));
-    else if (t == "default_parameter" || t == "typed_default_parameter") out.push_back(m.text_of(field(p, "name")));
-    else if (t == "typed_parameter" && is_type(ts_node_named_child(p, 0), "identifier"))
-      out.push_back(m.text_of(ts_node_named_child(p, 0)));
-  });
+  for (const auto& p : parameter_nodes(m, definition)) out.push_back(p.name);
   return out;
 }
 

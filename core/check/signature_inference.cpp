@@ -27,6 +27,7 @@
 #include "core/check/name_text.h"
 #include "core/check/pointer_usage.h"
 #include "core/error.h"
+#include "core/python/function_parameters.h"
 #include "core/python/module_model.h"
 
 namespace mine::check {
@@ -179,34 +180,6 @@ InferredSignature inductor_signature(const KernelSource& k) {
 
 // ---------------------------------------------------------------- other Triton kernels
 
-struct ParamNodes {
-  std::string name;
-  TSNode annotation{};
-  TSNode default_value{};
-};
-
-std::vector<ParamNodes> parameter_nodes(const PythonModule& m, TSNode definition) {
-  std::vector<ParamNodes> out;
-  for_each_named_child(field(definition, "parameters"), [&](TSNode p) {
-    std::string_view t = node_type(p);
-    ParamNodes n;
-    if (t == "identifier") {
-      n.name = m.text_of(p);
-    } else if (t == "default_parameter" || t == "typed_default_parameter") {
-      n.name = m.text_of(field(p, "name"));
-      n.default_value = field(p, "value");
-      if (t == "typed_default_parameter") n.annotation = field(p, "type");
-    } else if (t == "typed_parameter" && is_type(ts_node_named_child(p, 0), "identifier")) {
-      n.name = m.text_of(ts_node_named_child(p, 0));
-      n.annotation = field(p, "type");
-    } else {
-      return;  // *args, **kwargs, `/`, `*`
-    }
-    out.push_back(n);
-  });
-  return out;
-}
-
 bool apply_launch_fact(const LaunchFact& f, bool is_constexpr, const PointerFacts& body, InferredParam& p,
                        InferredSignature& out) {
   p.origin = Origin::Launch;
@@ -290,7 +263,7 @@ InferredSignature triton_signature(const KernelSource& k) {
     return out;
   }
 
-  std::vector<ParamNodes> params = parameter_nodes(*m, site->definition);
+  std::vector<ParameterNodes> params = parameter_nodes(*m, site->definition);
   DecoratorReader reader(*m);
   AutotuneConfig autotune;
   std::vector<TSNode> heuristic_dicts;

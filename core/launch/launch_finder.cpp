@@ -6,6 +6,7 @@
 
 #include "core/check/constant_eval.h"
 #include "core/launch/launcher_values.h"
+#include "core/python/function_parameters.h"
 
 namespace mine {
 namespace {
@@ -27,7 +28,7 @@ ModuleLocation module_of(const PythonModule& m, const ModuleIndex* index, const 
   const ImportBinding* b = m.import_of(local);
   if (!b || !index) return {};
   if (b->imported.empty()) return index->absolute(b->module, m.path());
-  ModuleLocation package = b->level > 0 ? index->relative(b->module, b->level, m.path()) : index->absolute(b->module, m.path());
+  ModuleLocation package = index->imported(b->module, b->level, m.path());
   if (!package.dir.empty()) {
     ModuleLocation sub = index->submodule(package.dir, b->imported);
     if (sub.found()) return sub;
@@ -52,7 +53,7 @@ Target resolve(const PythonModule& m, const ModuleIndex* index, TSNode callee) {
       return t;
     }
     if (!index) return t;
-    ModuleLocation loc = b->level > 0 ? index->relative(b->module, b->level, m.path()) : index->absolute(b->module, m.path());
+    ModuleLocation loc = index->imported(b->module, b->level, m.path());
     if (!loc.found()) {
       t.external = true;
       return t;
@@ -71,7 +72,7 @@ Target resolve(const PythonModule& m, const ModuleIndex* index, TSNode callee) {
         if (!loc.file.empty()) t.path = loc.file;
         else if (!loc.found() && index) {
           const ImportBinding* b = m.import_of(base);
-          ModuleLocation top = b->level > 0 ? index->relative(b->module, b->level, m.path()) : index->absolute(b->module, m.path());
+          ModuleLocation top = index->imported(b->module, b->level, m.path());
           t.external = !top.found();
         }
       }
@@ -105,12 +106,6 @@ std::string role_of(const std::optional<json>& v, LaunchArgument& a) {
   return "unknown";
 }
 
-const FunctionSite* module_function(const PythonModule& m, const std::string& name) {
-  for (const auto& f : m.functions())
-    if (f.statement && !f.in_class && !f.in_function && f.name == name) return &f;
-  return nullptr;
-}
-
 // Helpers a launcher calls, in its own file or in a repository file it imports them from.
 LauncherValues::CalleeLookup callee_lookup(const ModuleIndex* index, const ModuleLoader& module_at) {
   return [index, module_at](const PythonModule& from, TSNode fn) -> LauncherValues::Callee {
@@ -121,7 +116,7 @@ LauncherValues::CalleeLookup callee_lookup(const ModuleIndex* index, const Modul
       if (const FunctionSite* f = module_function(from, name)) return {&from, f->definition};
       const ImportBinding* b = from.import_of(name);
       if (!b || b->imported.empty() || !index || !module_at) return {};
-      ModuleLocation loc = b->level > 0 ? index->relative(b->module, b->level, from.path()) : index->absolute(b->module, from.path());
+      ModuleLocation loc = index->imported(b->module, b->level, from.path());
       if (loc.file.empty()) return {};
       where = module_at(loc.file);
       name = b->imported;

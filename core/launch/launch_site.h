@@ -45,4 +45,8 @@ struct LaunchSite {
   bool launcher_self_contained = false;
 };
 
+// kernel_launches.args as stored (schema/006_launches.sql), written and read in one place.
+nlohmann::json arguments_json(const std::vector<LaunchArgument>& args);
+std::vector<LaunchArgument> arguments_from_json(const nlohmann::json& args);
+
 }  // namespace mine

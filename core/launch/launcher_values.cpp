@@ -5,66 +5,26 @@
 #include <vector>
 
 #include "core/check/constant_eval.h"
+#include "core/check/name_text.h"
+#include "core/python/function_parameters.h"
 #include "core/python/module_model.h"
 
 namespace mine {
 namespace {
 
 using json = nlohmann::json;
+using check::arithmetic;
+using check::ends_with;
+using check::floor_div;
 constexpr int kMaxDepth = 48;
 constexpr int64_t kMaxNominalElements = int64_t{1} << 25;
 
-bool ends_with(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
 std::string last_part(const std::string& dotted) { return dotted.substr(dotted.rfind('.') + 1); }
 
 bool is_int(const json& v) { return v.is_number_integer() || v.is_boolean(); }
 int64_t as_int(const json& v) { return v.is_boolean() ? (v.get<bool>() ? 1 : 0) : v.get<int64_t>(); }
 bool is_number(const json& v) { return v.is_number() || v.is_boolean(); }
 double as_double(const json& v) { return v.is_boolean() ? (v.get<bool>() ? 1.0 : 0.0) : v.get<double>(); }
-
-int64_t floor_div(int64_t a, int64_t b) {
-  int64_t q = a / b;
-  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
-}
-
-std::optional<json> arithmetic(const json& a, const std::string& op, const json& b) {
-  if (a.is_array() && b.is_array() && op == "+") {
-    json out = a;
-    for (const auto& v : b) out.push_back(v);
-    return out;
-  }
-  if (!is_number(a) || !is_number(b)) return std::nullopt;
-  if (is_int(a) && is_int(b)) {
-    int64_t x = as_int(a), y = as_int(b);
-    if (op == "+") return x + y;
-    if (op == "-") return x - y;
-    if (op == "*") return x * y;
-    if (op == "//") return y == 0 ? std::optional<json>() : json(floor_div(x, y));
-    if (op == "%") return y == 0 ? std::optional<json>() : json(x - floor_div(x, y) * y);
-    if (op == "/") return y == 0 ? std::optional<json>() : json(static_cast<double>(x) / static_cast<double>(y));
-    if (op == "**" && y >= 0 && y < 63) {
-      int64_t r = 1;
-      for (int64_t i = 0; i < y; ++i) r *= x;
-      return r;
-    }
-    if (op == "<<" && y >= 0 && y < 62) return x << y;
-    if (op == ">>" && y >= 0 && y < 63) return x >> y;
-    if (op == "&") return x & y;
-    if (op == "|") return x | y;
-    if (op == "^") return x ^ y;
-    return std::nullopt;
-  }
-  double x = as_double(a), y = as_double(b);
-  if (op == "+") return x + y;
-  if (op == "-") return x - y;
-  if (op == "*") return x * y;
-  if (op == "/") return y == 0 ? std::optional<json>() : json(x / y);
-  if (op == "//") return y == 0 ? std::optional<json>() : json(std::floor(x / y));
-  if (op == "**") return std::pow(x, y);
-  return std::nullopt;
-}
 
 int64_t product(const json& shape) {
   int64_t p = 1;
@@ -149,34 +109,19 @@ LauncherValues::LauncherValues(const PythonModule& m, TSNode function, uint32_t 
       auto q = ts_node_is_null(cast) ? std::nullopt : m_.qualified_name(cast);
       if (q) cast_inputs = torch_dtype_name(*q);
     }
-  check::ConstantEvaluator constants(m_, nullptr);
-  for_each_named_child(field(function, "parameters"), [&](TSNode p) {
-    std::string_view t = node_type(p);
-    std::string name;
-    TSNode annotation{}, value{};
-    if (t == "identifier") {
-      name = m_.text_of(p);
-    } else if (t == "default_parameter" || t == "typed_default_parameter") {
-      name = m_.text_of(field(p, "name"));
-      value = field(p, "value");
-      if (t == "typed_default_parameter") annotation = field(p, "type");
-    } else if (t == "typed_parameter" && is_type(ts_node_named_child(p, 0), "identifier")) {
-      name = m_.text_of(ts_node_named_child(p, 0));
-      annotation = field(p, "type");
-    } else {
-      return;
-    }
-    if (name == "self" || name == "cls" || name == "ctx") return;
+  for (const ParameterNodes& p : parameter_nodes(m_, function)) {
+    const std::string& name = p.name;
+    if (name == "self" || name == "cls" || name == "ctx") continue;
     if (bound) {
       auto given = bound->find(name);
       if (given != bound->end()) {
         env_[name] = given->second;
-        return;
+        continue;
       }
     }
-    std::string a = ts_node_is_null(annotation) ? "" : m_.text_of(annotation);
+    std::string a = ts_node_is_null(p.annotation) ? "" : m_.text_of(p.annotation);
     // Defaults are module-level expressions: constants, and dtypes (`= torch.float8_e4m3fn`).
-    std::optional<json> d = ts_node_is_null(value) ? std::nullopt : eval(value);
+    std::optional<json> d = ts_node_is_null(p.default_value) ? std::nullopt : eval(p.default_value);
     auto rank = rank_.find(name);
     auto stated = dtype_.find(name);
     json dtype = stated != dtype_.end() ? json(stated->second) : cast_inputs.empty() ? json(nullptr) : json(cast_inputs);
@@ -199,7 +144,7 @@ LauncherValues::LauncherValues(const PythonModule& m, TSNode function, uint32_t 
     } else if (rank != rank_.end() || stated != dtype_.end()) {
       env_[name] = tensor(name, rank != rank_.end() ? nominal_shape(rank->second, dim_) : json(nullptr), dtype);
     }
-  });
+  }
   run(body, until, 0);
 }
 
@@ -736,9 +681,7 @@ std::optional<json> LauncherValues::call(TSNode n, int depth) const {
   if ((ends_with(callee, "next_power_of_2")) && positional.size() == 1) {
     auto v = arg(0);
     if (!v || !is_int(*v)) return std::nullopt;
-    int64_t p = 1;
-    while (p < as_int(*v) && p < (int64_t{1} << 40)) p <<= 1;
-    return p;
+    return check::next_power_of_2(as_int(*v));
   }
   if (ends_with(callee, "cdiv") && positional.size() == 2) {
     auto a = arg(0), b = arg(1);

@@ -29,6 +29,10 @@ class ModuleIndex {
   ModuleLocation absolute(const std::string& dotted, const std::string& importer, ModuleLocation* top = nullptr) const;
   // `from ..a.b import x` in `importer`: `level` leading dots, `dotted` may be empty.
   ModuleLocation relative(const std::string& dotted, int level, const std::string& importer) const;
+  // Either, as the import says: relative with leading dots (`level` > 0), else absolute.
+  ModuleLocation imported(const std::string& dotted, int level, const std::string& importer) const {
+    return level > 0 ? relative(dotted, level, importer) : absolute(dotted, importer);
+  }
   // The submodule `name` of a package folder, if the repository has it.
   ModuleLocation submodule(const std::string& package_dir, const std::string& name) const;
 
