@@ -1,5 +1,7 @@
 #include "core/check/pointer_usage.h"
 
+#include <algorithm>
+#include <cstdint>
 #include <functional>
 
 #include "core/python/function_parameters.h"
@@ -149,6 +151,31 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
     for (uint32_t i = count; i > 0; --i) stack.push_back(ts_node_named_child(n, i - 1));
   }
 
+  // The assignments of `name` whose value can be the one read at byte `use`: those before it that
+  // no later assignment in the same block replaces first (`ptr = scales_ptrs + g; s = tl.load(ptr);
+  // ptr = zeros_ptrs + g; z = tl.load(ptr)` loads zeros from zeros_ptr only), branches kept apart.
+  // Read before any of them (a loop-carried value): all of them.
+  auto enclosing_block = [&](TSNode n) {
+    for (TSNode up = ts_node_parent(n); !ts_node_is_null(up); up = ts_node_parent(up))
+      if (is_type(up, "block")) return up;
+    return body;
+  };
+  auto reaching = [&](const std::vector<TSNode>& rhss, uint32_t use) {
+    std::vector<TSNode> out;
+    for (TSNode a : rhss) {
+      uint32_t at = ts_node_start_byte(a);
+      if (at >= use) continue;
+      bool replaced = false;
+      for (TSNode b : rhss) {
+        uint32_t bt = ts_node_start_byte(b);
+        if (bt <= at || bt >= use) continue;
+        TSNode block = enclosing_block(b);
+        replaced = replaced || (at >= ts_node_start_byte(block) && at < ts_node_end_byte(block));
+      }
+      if (!replaced) out.push_back(a);
+    }
+    return out.empty() ? rhss : out;
+  };
   // The parameters an address expression is based on: the left of `+`/`-` chains, through
   // subscripts, casts and local aliases (`x_ptrs = x_ptr + offs`).
   std::function<void(TSNode, std::set<std::string>&, std::set<std::string>&, int)> bases =
@@ -161,7 +188,7 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
           if (!seen.insert(name).second) return;
           auto it = assigned.find(name);
           if (it != assigned.end())
-            for (TSNode rhs : it->second) bases(rhs, found, seen, depth + 1);
+            for (TSNode rhs : reaching(it->second, ts_node_start_byte(e))) bases(rhs, found, seen, depth + 1);
         } else if (t == "parenthesized_expression") {
           bases(ts_node_named_child(e, 0), found, seen, depth + 1);
         } else if (t == "binary_operator") {
@@ -424,12 +451,20 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
   // fp32 elements would fail to compile a kernel that is fine.
   {
     std::set<std::string> int_used(offset_names);  // inside another address: an index
+    // Where each name is used as an integer: a name rebound later (`zeros = (zeros >> s) & 0xF`
+    // then `zeros = (zeros + 1) * scales`) is an integer only up to its last such use, so only the
+    // values it held before then (or within a loop around one) are integers too.
+    std::map<std::string, std::vector<uint32_t>> used_at;
+    for (const auto& name : offset_names) used_at[name].push_back(UINT32_MAX);
     auto collect = [&](TSNode e) {
       std::vector<TSNode> inner{e};
       while (!inner.empty()) {
         TSNode x = inner.back();
         inner.pop_back();
-        if (is_type(x, "identifier")) int_used.insert(m_.text_of(x));
+        if (is_type(x, "identifier")) {
+          int_used.insert(m_.text_of(x));
+          used_at[m_.text_of(x)].push_back(ts_node_start_byte(x));
+        }
         if (is_type(x, "call") && op_name(x) == "load") continue;  // a nested load types its own pointer
         for_each_named_child(x, [&](TSNode c) { inner.push_back(c); });
       }
@@ -493,7 +528,10 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
       const PointerFacts& hf = facts(*helper);
       for_each_call_argument(m_, call, helper->definition, [&](const std::string& target, TSNode value) {
         if (hf.integer_params.count(target))
-          for (const std::string& name : arithmetic_operands(value)) int_used.insert(name);
+          for (const std::string& name : arithmetic_operands(value)) {
+            int_used.insert(name);
+            used_at[name].push_back(ts_node_start_byte(value));
+          }
       });
     }
     // A local that starts as an integer literal and is updated inside a loop or branch must
@@ -502,8 +540,30 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
     for (const auto& [local, rhss] : assigned) {
       bool int_literal = false;
       for (TSNode rhs : rhss) int_literal = int_literal || is_type(rhs, "integer") || integer_fill(rhs);
-      if (int_literal && (rhss.size() > 1 || updated.count(local))) int_used.insert(local);
+      if (int_literal && (rhss.size() > 1 || updated.count(local))) {
+        int_used.insert(local);
+        used_at[local].push_back(UINT32_MAX);
+      }
     }
+    // Whether the value `rhs` gives its local can reach one of the local's integer uses.
+    auto reaches_use = [&](const std::string& local, TSNode rhs) {
+      uint32_t at = ts_node_start_byte(rhs);
+      for (uint32_t use : used_at[local]) {
+        if (at < use) return true;
+        for (TSNode up = ts_node_parent(rhs); !ts_node_is_null(up) && !ts_node_eq(up, body); up = ts_node_parent(up))
+          if ((is_type(up, "for_statement") || is_type(up, "while_statement")) && use >= ts_node_start_byte(up) &&
+              use < ts_node_end_byte(up)) {
+            // Into the next iteration, unless the loop binds the local again before the use.
+            bool killed = false;
+            auto again = assigned.find(local);
+            if (again != assigned.end())
+              for (TSNode other : again->second)
+                killed = killed || (ts_node_start_byte(other) >= ts_node_start_byte(up) && ts_node_start_byte(other) < use);
+            if (!killed) return true;
+          }
+      }
+      return false;
+    };
     // Integer use spreads to what the value is computed from: `out_offset = cumsum - repeats`
     // used as an offset makes both operands integers, as does `end = tl.minimum(a, seq_len)`
     // used as a loop bound. A cast stops it: the operand's own type no longer matters.
@@ -513,16 +573,24 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
         for (const auto* sources : {&assigned, &updated}) {
           auto it = sources->find(local);
           if (it == sources->end()) continue;
-          for (TSNode rhs : it->second)
-            for (const std::string& name : arithmetic_operands(rhs))
+          for (TSNode rhs : it->second) {
+            if (!reaches_use(local, rhs)) continue;
+            for (const std::string& name : arithmetic_operands(rhs)) {
               if (int_used.insert(name).second) grew = true;
+              auto& at = used_at[name];
+              if (std::find(at.begin(), at.end(), ts_node_start_byte(rhs)) == at.end()) {
+                at.push_back(ts_node_start_byte(rhs));
+                grew = true;
+              }
+            }
+          }
         }
       }
     }
     for (const auto& [local, rhss] : updated) {
       if (!int_used.count(local)) continue;
       for (TSNode rhs : rhss)
-        for (TSNode read : reads_in(rhs)) {
+        for (TSNode read : reaches_use(local, rhs) ? reads_in(rhs) : std::vector<TSNode>{}) {
           TSNode address = argument(read, 0);
           if (ts_node_is_null(address)) address = keyword(read, "pointer", m_);
           for (const auto& p : bases_of(address)) set_dtype(p, "i32", "loaded values used as integers");
@@ -531,7 +599,7 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
     for (const auto& [local, rhss] : assigned) {
       if (!int_used.count(local)) continue;
       for (TSNode rhs : rhss) {
-        if (!cast_type(rhs).empty()) continue;
+        if (!cast_type(rhs).empty() || !reaches_use(local, rhs)) continue;
         for (TSNode read : reads_in(rhs)) {
           TSNode address = argument(read, 0);
           if (ts_node_is_null(address)) address = keyword(read, "pointer", m_);

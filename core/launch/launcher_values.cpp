@@ -18,6 +18,7 @@ using check::ends_with;
 using check::floor_div;
 constexpr int kMaxDepth = 48;
 constexpr int64_t kMaxNominalElements = int64_t{1} << 25;
+constexpr int kMaxForkedPaths = 16;  // paths a helper's undecided conditions may split into, in all
 
 std::string last_part(const std::string& dotted) { return dotted.substr(dotted.rfind('.') + 1); }
 
@@ -53,6 +54,19 @@ json contiguous_strides(const json& shape) {
   }
   for (size_t i = rev.size(); i-- > 0;) out.push_back(rev[i]);
   return out;
+}
+
+// tree-sitter reads `*v.shape` as the attribute `shape` of `*v`: a starred element is one whose
+// leftmost operand is a list_splat.
+bool leading_splat(TSNode c) {
+  for (int i = 0; i < 8 && !ts_node_is_null(c); ++i) {
+    if (is_type(c, "list_splat")) return true;
+    if (is_type(c, "attribute")) c = field(c, "object");
+    else if (is_type(c, "subscript")) c = field(c, "value");
+    else if (is_type(c, "call")) c = field(c, "function");
+    else return false;
+  }
+  return false;
 }
 
 int64_t normalized_axis(int64_t axis, size_t rank) { return axis < 0 ? axis + static_cast<int64_t>(rank) : axis; }
@@ -93,8 +107,9 @@ LauncherValues::LauncherValues(const PythonModule& m, const json& env) : m_(m) {
 }
 
 LauncherValues::LauncherValues(const PythonModule& m, TSNode function, uint32_t until, CalleeLookup callees,
-                               const std::map<std::string, json>* bound, int call_depth, int64_t dim)
-    : m_(m), callees_(std::move(callees)), call_depth_(call_depth), dim_(dim) {
+                               const std::map<std::string, json>* bound, int call_depth, int64_t dim,
+                               std::shared_ptr<int> fork_budget)
+    : m_(m), callees_(std::move(callees)), call_depth_(call_depth), dim_(dim), fork_budget_(std::move(fork_budget)) {
   if (ts_node_is_null(function)) return;
   TSNode body = field(function, "body");
   ranks(body);
@@ -129,10 +144,20 @@ LauncherValues::LauncherValues(const PythonModule& m, TSNode function, uint32_t 
     bool container = false;
     for (const char* c : {"List", "list", "Tuple", "tuple", "Sequence", "Dict", "dict", "Iterable"})
       container = container || a.rfind(c, 0) == 0;
-    if (d && d->is_null()) {
-      env_[name] = nullptr;  // `mask: Optional[Tensor] = None`: the path without it
+    // `scale: float | None = None`, `Optional[float]`: the kernel computes with a float; the launcher
+    // (or the kernel) fills in None only as a shorthand for a value derived later.
+    bool optional_float = a.find("float") != std::string::npos && a.find("Tensor") == std::string::npos &&
+                          !container;
+    if (d && d->is_null() && optional_float) {
+      env_[name] = 1.0;
+    } else if (d && d->is_null() && !(a.find("Tensor") != std::string::npos && rank != rank_.end() && !container)) {
+      // `mask: Optional[Tensor] = None`: the path without it, unless the launcher reads its layout
+      // (`beta.shape[2]`), which it only does to a tensor it is given.
+      env_[name] = nullptr;
     } else if (a.find("Tensor") != std::string::npos && !container) {
-      env_[name] = tensor(name, rank != rank_.end() ? nominal_shape(rank->second, dim_) : json(nullptr), dtype);
+      // A tensor handed straight to the kernel, its shape never read: laid out like the others.
+      int r = rank != rank_.end() ? rank->second : widest_rank_;
+      env_[name] = tensor(name, r > 0 ? nominal_shape(r, dim_) : json(nullptr), dtype);
     } else if (a == "int") {
       env_[name] = d && is_int(*d) ? *d : json(dim_);
     } else if (a == "float") {
@@ -170,21 +195,46 @@ void LauncherValues::ranks(TSNode body) {
     std::string_view t = node_type(n);
     if (t == "assignment") {
       TSNode left = field(n, "left");
-      std::string owner = shape_owner(field(n, "right"));
-      if (!owner.empty() && (is_type(left, "pattern_list") || is_type(left, "tuple_pattern"))) {
-        int count = 0;
-        bool star = false;
+      TSNode right = field(n, "right");
+      std::string owner = shape_owner(right);
+      int count = 0;
+      bool star = false;
+      if (is_type(left, "pattern_list") || is_type(left, "tuple_pattern"))
         for_each_named_child(left, [&](TSNode c) {
           ++count;
           star = star || is_type(c, "list_splat_pattern");
         });
+      if (!owner.empty() && count > 0) {
         // `*batch, n = x.shape`: at least the named dimensions; the star takes one.
         rank_[owner] = std::max(rank_[owner], count);
+        if (!star) exact_.insert(owner);
+      } else if (count > 0 && !star && (is_type(right, "expression_list") || is_type(right, "tuple"))) {
+        // `B, T, H, K, V = *k.shape, v.shape[-1]`: the splat takes what the other elements leave.
+        std::string splat_owner;
+        int others = 0, splats = 0;
+        for_each_named_child(right, [&](TSNode c) {
+          if (leading_splat(c)) {
+            ++splats;
+            TSNode object = is_type(c, "attribute") ? field(c, "object") : TSNode{};
+            if (is_type(object, "list_splat") && m_.text_of(field(c, "attribute")) == "shape" &&
+                is_type(ts_node_named_child(object, 0), "identifier"))
+              splat_owner = m_.text_of(ts_node_named_child(object, 0));
+          } else if (!is_type(c, "comment")) {
+            ++others;
+          }
+        });
+        if (splats == 1 && !splat_owner.empty() && count > others) {
+          rank_[splat_owner] = count - others;
+          exact_.insert(splat_owner);
+        }
       }
     } else if (t == "subscript") {
       std::string owner = shape_owner(field(n, "value"));
       TSNode key = field(n, "subscript");
       if (!owner.empty() && is_type(key, "integer")) at_least(owner, std::stoll(m_.text_of(key)) + 1);
+      // `v.shape[-1]`: counted from the end, it says only that the tensor has that many dimensions.
+      if (!owner.empty() && is_type(key, "unary_operator") && is_type(field(key, "argument"), "integer"))
+        at_least(owner, std::stoll(m_.text_of(field(key, "argument"))));
     } else if (t == "call") {
       TSNode fn = field(n, "function");
       TSNode args = field(n, "arguments");
@@ -193,6 +243,8 @@ void LauncherValues::ranks(TSNode body) {
         TSNode a = ts_node_named_child(args, 0);
         if ((method == "size" || method == "stride") && is_type(a, "integer"))
           at_least(m_.text_of(field(fn, "object")), std::stoll(m_.text_of(a)) + 1);
+        if ((method == "size" || method == "stride") && is_type(a, "unary_operator") && is_type(field(a, "argument"), "integer"))
+          at_least(m_.text_of(field(fn, "object")), std::stoll(m_.text_of(field(a, "argument"))));
       }
       if (is_type(fn, "attribute") && is_type(field(fn, "object"), "identifier")) {
         std::string method = m_.text_of(field(fn, "attribute"));
@@ -234,7 +286,10 @@ void LauncherValues::ranks(TSNode body) {
         }
         if (!owner.empty()) {
           int64_t r64 = std::stoll(m_.text_of(r));
-          if (r64 > 0 && r64 <= 8) rank_[owner] = static_cast<int>(r64);
+          if (r64 > 0 && r64 <= 8) {
+            rank_[owner] = static_cast<int>(r64);
+            exact_.insert(owner);
+          }
         }
       }
     }
@@ -243,12 +298,25 @@ void LauncherValues::ranks(TSNode body) {
     }
     for_each_named_child(n, [&](TSNode c) { stack.push_back(c); });
   }
+  // A tensor whose code reads only some dimensions (`v.shape[-1]`, `v.shape[2]`) is most often laid
+  // out like the launcher's tensors of known rank (q, k, v of one attention): a buffer of too low a
+  // rank is what the kernel's strides overrun, one of too high a rank only costs memory.
+  for (const std::string& name : exact_) widest_rank_ = std::max(widest_rank_, rank_[name]);
+  for (auto& [name, rank] : rank_)
+    if (!exact_.count(name)) rank = std::max(rank, widest_rank_);
 }
 
-void LauncherValues::run(TSNode block, uint32_t until, int depth) {
+void LauncherValues::run(TSNode block, uint32_t until, int depth, uint32_t start) {
   if (ts_node_is_null(block) || depth > 24) return;
   uint32_t count = ts_node_named_child_count(block);
-  for (uint32_t i = 0; i < count && !stopped_; ++i) {
+  // The statements left in this block and the enclosing ones, for the paths a helper forks into.
+  frames_.push_back({block, start, depth});
+  struct Pop {
+    std::vector<Frame>& f;
+    ~Pop() { f.pop_back(); }
+  } pop{frames_};
+  for (uint32_t i = start; i < count && !stopped_; ++i) {
+    frames_.back().next = i + 1;
     TSNode s = ts_node_named_child(block, i);
     if (ts_node_start_byte(s) >= until) return;
     std::string_view t = node_type(s);
@@ -298,7 +366,10 @@ void LauncherValues::run(TSNode block, uint32_t until, int depth) {
         for (auto& [cond, body] : branches) {
           std::optional<json> v = ts_node_is_null(cond) ? std::optional<json>(true) : eval(cond);
           if (!v) {
-            stopped_ = true;  // the values do not decide which return is reached
+            // The values do not decide which return is reached (`if torch.compiler.is_compiling():
+            // return x.contiguous()`): a value all the paths from here agree on is still known.
+            returned_ = agreed_return(branches, until);
+            stopped_ = true;
             return;
           }
           if (check::truthy(*v)) {
@@ -343,6 +414,31 @@ void LauncherValues::run(TSNode block, uint32_t until, int depth) {
       run(field(s, "body"), until, depth + 1);
     }
   }
+}
+
+std::optional<json> LauncherValues::agreed_return(const std::vector<std::pair<TSNode, TSNode>>& branches,
+                                                  uint32_t until) const {
+  bool has_else = !branches.empty() && ts_node_is_null(branches.back().first);
+  size_t paths = branches.size() + (has_else ? 0 : 1);
+  if (!fork_budget_ || *fork_budget_ < static_cast<int>(paths)) return std::nullopt;
+  *fork_budget_ -= static_cast<int>(paths);
+  std::optional<json> agreed;
+  for (size_t b = 0; b < paths; ++b) {
+    LauncherValues path = *this;
+    if (b < branches.size()) path.run(branches[b].second, until, frames_.back().depth + 1);
+    // Then what follows the `if`, innermost block first.
+    std::vector<Frame> rest = frames_;
+    while (!rest.empty() && !path.stopped_) {
+      Frame f = rest.back();
+      rest.pop_back();
+      path.frames_ = rest;
+      path.run(f.block, until, f.depth, f.next);
+    }
+    if (!path.stopped_ || !path.returned_) return std::nullopt;
+    if (agreed && *agreed != *path.returned_) return std::nullopt;
+    agreed = path.returned_;
+  }
+  return agreed;
 }
 
 void LauncherValues::assign(TSNode left, const std::optional<json>& value, TSNode right) {
@@ -444,6 +540,8 @@ std::optional<json> LauncherValues::eval(TSNode e, int depth) const {
       t == "none")
     return check::ConstantEvaluator(m_, nullptr).eval(e);
   if (t == "parenthesized_expression") return eval(ts_node_named_child(e, 0), depth + 1);
+  // The value a starred element spreads; its container splices it (see leading_splat).
+  if (t == "list_splat") return eval(ts_node_named_child(e, 0), depth + 1);
   if (t == "identifier") {
     std::string id = m_.text_of(e);
     if (auto v = name(id)) return v;
@@ -587,8 +685,21 @@ std::optional<json> LauncherValues::eval(TSNode e, int depth) const {
     if (!c) return eval(body, depth + 1);  // the first branch: what the code reads as the usual case
     return eval(check::truthy(*c) ? body : other, depth + 1);
   }
-  if (t == "tuple" || t == "list" || t == "expression_list")
-    return check::all_elements(e, [&](TSNode c) { return eval(c, depth + 1); });
+  if (t == "tuple" || t == "list" || t == "expression_list") {
+    // `(NK, *v.shape)`: a starred element spreads its sequence in place.
+    json out = json::array();
+    bool ok = true;
+    for_each_named_child(e, [&](TSNode c) {
+      if (!ok || is_type(c, "comment")) return;
+      bool splat = leading_splat(c);
+      auto v = eval(c, depth + 1);
+      if (!v || (splat && !v->is_array())) ok = false;
+      else if (splat) for (const auto& x : *v) out.push_back(x);
+      else out.push_back(*v);
+    });
+    if (!ok) return std::nullopt;
+    return out;
+  }
   return std::nullopt;
 }
 
@@ -771,7 +882,8 @@ std::optional<json> LauncherValues::helper(TSNode call, int depth) const {
     if (auto v = eval(a, depth + 1)) bound[params[position]] = *v;
     ++position;
   });
-  LauncherValues inner(*callee.module, callee.definition, UINT32_MAX, callees_, &bound, call_depth_ + 1, dim_);
+  LauncherValues inner(*callee.module, callee.definition, UINT32_MAX, callees_, &bound, call_depth_ + 1, dim_,
+                       std::make_shared<int>(kMaxForkedPaths));
   return inner.returned();
 }
 
@@ -780,8 +892,15 @@ std::optional<json> LauncherValues::method(const json& self, const std::string& 
   std::map<std::string, std::optional<json>> keywords;
   for_each_named_child(arguments, [&](TSNode a) {
     if (is_type(a, "comment")) return;
-    if (is_type(a, "keyword_argument")) keywords[m_.text_of(field(a, "name"))] = eval(field(a, "value"), depth + 1);
-    else args.push_back(eval(a, depth + 1));
+    if (is_type(a, "keyword_argument")) {
+      keywords[m_.text_of(field(a, "name"))] = eval(field(a, "value"), depth + 1);
+    } else if (leading_splat(a)) {  // `q.new_empty(NK, *v.shape)`
+      auto v = eval(a, depth + 1);
+      if (v && v->is_array()) for (const auto& x : *v) args.push_back(x);
+      else args.push_back(std::nullopt);
+    } else {
+      args.push_back(eval(a, depth + 1));
+    }
   });
   bool shaped = known_shape(self);
   const json shape = shaped ? self["shape"] : json(nullptr);
@@ -864,7 +983,11 @@ std::optional<json> LauncherValues::method(const json& self, const std::string& 
     if (name == "expand" && shaped && dims.size() == rank)
       for (size_t i = 0; i < rank; ++i)
         if (as_int(dims[i]) == -1) dims[i] = shape[i];
-    return with(dims, self["dtype"], name.rfind("new_", 0) == 0);
+    json dtype = self["dtype"];
+    auto stated = keywords.find("dtype");  // `q.new_empty(n, dtype=torch.float32)`
+    if (name.rfind("new_", 0) == 0 && stated != keywords.end() && stated->second && is_dtype(*stated->second))
+      dtype = (*stated->second)["$dtype"];
+    return with(dims, dtype, name.rfind("new_", 0) == 0);
   }
   if (name == "flatten") return with(shaped ? json::array({product(shape)}) : json(nullptr), self["dtype"], false);
   if (name == "t") {

@@ -1,6 +1,8 @@
 #pragma once
 #include <functional>
 #include <map>
+#include <memory>
+#include <vector>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <set>
@@ -43,7 +45,7 @@ class LauncherValues {
   // (a helper evaluated for its caller); the others get nominal values from their annotations.
   LauncherValues(const PythonModule& m, TSNode function, uint32_t until, CalleeLookup callees = {},
                  const std::map<std::string, nlohmann::json>* bound = nullptr, int call_depth = 0,
-                 int64_t dim = kNominalDim);
+                 int64_t dim = kNominalDim, std::shared_ptr<int> fork_budget = nullptr);
   // An environment given directly (a stored launch's grid_env), for evaluating a grid later.
   LauncherValues(const PythonModule& m, const nlohmann::json& env);
 
@@ -68,7 +70,16 @@ class LauncherValues {
 
  private:
   void ranks(TSNode body);
-  void run(TSNode block, uint32_t until, int depth);
+  struct Frame {
+    TSNode block;
+    uint32_t next;  // the statement after the one being run
+    int depth;
+  };
+  void run(TSNode block, uint32_t until, int depth, uint32_t start = 0);
+  // A helper's return value when its values do not decide an `if`: each branch, then the rest of
+  // the enclosing blocks, must reach a return of the same value.
+  std::optional<nlohmann::json> agreed_return(const std::vector<std::pair<TSNode, TSNode>>& branches,
+                                              uint32_t until) const;
   void assign(TSNode left, const std::optional<nlohmann::json>& value, TSNode right);
   std::optional<nlohmann::json> call(TSNode n, int depth) const;
   std::optional<nlohmann::json> method(const nlohmann::json& self, const std::string& name, TSNode args, int depth) const;
@@ -82,9 +93,13 @@ class LauncherValues {
   int64_t dim_ = kNominalDim;
   std::optional<nlohmann::json> returned_;  // a helper's: the value of the return it reached
   bool stopped_ = false;
+  std::vector<Frame> frames_;
+  std::shared_ptr<int> fork_budget_;  // shared by a helper's forked paths
   std::map<std::string, nlohmann::json> env_;
   std::map<std::string, TSNode> assigned_;
   std::map<std::string, int> rank_;   // tensors' ranks as the launcher's code implies them
+  std::set<std::string> exact_;       // those whose rank the code states (`M, N = x.shape`), not bounds
+  int widest_rank_ = 0;               // the largest rank the code states
   std::map<std::string, std::string> dtype_;  // element types its asserts state (`x.dtype == torch.int8`)
   std::set<std::string> lambda_params_;
   mutable const nlohmann::json* meta_ = nullptr;

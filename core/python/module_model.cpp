@@ -88,7 +88,8 @@ std::unique_ptr<PythonModule> PythonModule::build(std::string path, std::string 
   try {
     m->collect_statements(m->tree_->root(), 0);
     for (size_t i = 0; i < m->statements_.size(); ++i) {
-      for (const auto& name : m->statements_[i].binds) m->binders_[name].push_back(i);
+      for (const auto& name : m->statements_[i].binds)
+        if (!m->alternatives_.count({i, name})) m->binders_[name].push_back(i);
       m->statement_at_[ts_node_start_byte(m->statements_[i].node)] = i;
     }
     m->collect_functions(m->tree_->root(), "", false, false, 0);
@@ -137,6 +138,23 @@ void PythonModule::collect_statements(TSNode block, int depth) {
       if (is_main_guard(*tree_, c)) return;  // script code, never a kernel's dependency
       if (only_simple_statements(c, 0)) {
         add_statement(c, StatementKind::Guarded);
+      } else if (is_type(c, "if_statement")) {
+        // `if triton >= 3: tanh = libdevice.tanh / else: tanh = tl.math.tanh`: the branches are
+        // alternatives, and a standalone that took both would run them in a row, the last one
+        // winning. A name the first branches bind keeps those bindings; later branches' are not
+        // its binders.
+        std::set<std::string> bound_before;
+        for (TSNode b : blocks_of(c)) {
+          size_t first = statements_.size();
+          collect_statements(b, depth + 1);
+          std::set<std::string> bound_here;
+          for (size_t i = first; i < statements_.size(); ++i)
+            for (const auto& name : statements_[i].binds) {
+              bound_here.insert(name);
+              if (bound_before.count(name)) alternatives_.insert({i, name});
+            }
+          bound_before.insert(bound_here.begin(), bound_here.end());
+        }
       } else {
         for (TSNode b : blocks_of(c)) collect_statements(b, depth + 1);
       }

@@ -89,6 +89,8 @@ class PythonModule {
   std::vector<FunctionSite> functions_;
   std::map<std::string, std::vector<size_t>> binders_;
   std::map<uint32_t, size_t> statement_at_;  // start byte -> index in statements_
+  // (statement, name): a later branch of an `if` rebinding what an earlier branch bound.
+  std::set<std::pair<size_t, std::string>> alternatives_;
   std::vector<LocalScope> local_scopes_;     // functions that import something, in source order
 };
 

@@ -201,7 +201,12 @@ class ClosureBuilder {
 
   Entity* resolve_uncached(const PythonModule* m, const std::string& name, const ModuleStatement* without) {
     auto binders = m->bindings_of(name);
-    if (without) binders.erase(std::remove(binders.begin(), binders.end(), without), binders.end());
+    // `k = triton.jit(k)` reads the bindings before it; `k = triton.heuristics(...)(k)` after it
+    // wraps the kernel and is none of its dependencies (taken, it ran before the jit).
+    if (without)
+      binders.erase(std::remove_if(binders.begin(), binders.end(),
+                                   [&](const ModuleStatement* s) { return s->order >= without->order; }),
+                    binders.end());
     if (binders.empty()) {
       if (without) return nullptr;
       std::string external_star;

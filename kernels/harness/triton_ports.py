@@ -39,6 +39,17 @@ MOVES = (
          "import libdevice`); triton-lang/triton#4539 (backend module remapping, Triton 3.1)",
          "not removed as of Triton 3.6 (it still resolves there): applied only where the installed "
          "Triton no longer resolves the CUDA path"),
+    Move("tl.math.import", "from triton.language.math import NAME (a libdevice function)",
+         "from triton.language.extra.libdevice import NAME", "3.0", "3.0",
+         "triton-lang/triton#3172 (the same move as tl.math.libdevice, spelled as an import)",
+         "only names today's tl.math lacks and libdevice has; the others stay in the import"),
+    Move("global.constexpr", "NAME = 1e-6 at module level, read inside @triton.jit",
+         "NAME = triton.language.constexpr(1e-6)", "3.3", None,
+         "the NameError Triton 3.3 and later raise: 'Cannot access global variable NAME from within "
+         "@jit'ed function. Triton kernels can only access global variables that are instantiated as "
+         "constexpr'; older Triton read plain module globals as constants",
+         "only module-level names bound once to a number or bool literal and read inside a jitted "
+         "function"),
     Move("float8e4", "tl.float8e4", "tl.float8e4nv", "2.2", "2.2",
          "triton-lang/triton#2105 ([BACKEND] Solidify f8e4m3: the frontend name became float8e4nv, "
          "merged 2023-08-18); triton-lang/triton#1841 (fp8e4 vs fp8e4b15 split)",
@@ -106,6 +117,8 @@ _INDUCTOR_OLD = re.compile(r"\btorch\._inductor\.(triton_helpers|triton_heuristi
 _INDUCTOR_OLD_FROM = re.compile(r"^(\s*)from\s+torch\._inductor\s+import\s+([^\n]*\btriton_(?:helpers|heuristics)\b[^\n]*)$",
                                 re.M)
 _FUTURE = re.compile(r"^from\s+__future__\s+import[^\n]*\n", re.M)
+_MATH_FROM_IMPORT = re.compile(r"^([ \t]*)from\s+triton\.language\.math\s+import\s+([\w \t,]+?)[ \t]*$", re.M)
+CONSTEXPR_IMPORT = "import triton.language"
 
 
 class Installed:
@@ -227,6 +240,75 @@ def _port_dot_transposes(source):
     return "".join(out), count
 
 
+def _port_math_imports(source, installed):
+    """`from triton.language.math import tanh, exp` -> tanh from libdevice, exp kept: (text, moved names)."""
+    moved_names = []
+
+    def sub(m):
+        names = [n.strip() for n in m.group(2).split(",") if n.strip()]
+        moved = [n for n in names if not installed.has_math(n.split(" as ")[0].strip())
+                 and installed.has_libdevice(n.split(" as ")[0].strip())]
+        if not moved:
+            return m.group(0)
+        moved_names.extend(moved)
+        kept = [n for n in names if n not in moved]
+        lines = [m.group(1) + "from triton.language.extra.libdevice import " + ", ".join(moved)]
+        if kept:
+            lines.insert(0, m.group(1) + "from triton.language.math import " + ", ".join(kept))
+        return "\n".join(lines)
+    return _MATH_FROM_IMPORT.sub(sub, source), moved_names
+
+
+def _jitted_globals(source):
+    """Module-level names bound once to a number or bool literal and read inside a function whose
+    decorators mention `jit`: {name: line index of the binding}. Empty when the source does not parse."""
+    import ast
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return {}
+    bound, literal = {}, {}
+    for node in tree.body:
+        targets = node.targets if isinstance(node, ast.Assign) else (
+            [node.target] if isinstance(node, ast.AnnAssign) and node.value is not None else [])
+        for t in targets:
+            if isinstance(t, ast.Name):
+                bound[t.id] = bound.get(t.id, 0) + 1
+                value = node.value
+                if isinstance(value, ast.UnaryOp) and isinstance(value.op, ast.USub):
+                    value = value.operand
+                is_literal = (isinstance(value, ast.Constant) and isinstance(value.value, (int, float, bool))
+                              and len(node.targets if isinstance(node, ast.Assign) else [1]) == 1
+                              and node.lineno == node.end_lineno and isinstance(node, ast.Assign))
+                if is_literal:
+                    literal[t.id] = node.lineno - 1
+    read = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and any(
+                "jit" in ast.unparse(d) for d in node.decorator_list):
+            local = {a.arg for a in node.args.args + node.args.kwonlyargs}
+            for n in ast.walk(node):
+                if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id not in local:
+                    read.add(n.id)
+    return {name: line for name, line in literal.items() if bound.get(name) == 1 and name in read}
+
+
+def _port_jitted_globals(source):
+    """`EPS = 1e-6` read in a kernel -> `EPS = triton.language.constexpr(1e-6)`: (text, names)."""
+    found = _jitted_globals(source)
+    if not found:
+        return source, []
+    lines = source.split("\n")
+    names = []
+    for name, at in sorted(found.items(), key=lambda kv: kv[1]):
+        m = re.match(r"^(%s)(\s*=\s*)(.+?)(\s*(#.*)?)$" % re.escape(name), lines[at])
+        if not m:
+            continue
+        lines[at] = m.group(1) + m.group(2) + "triton.language.constexpr(" + m.group(3) + ")" + m.group(4)
+        names.append(name)
+    return "\n".join(lines), names
+
+
 def moved_signature(message):
     """True when a failure message says a call used keywords an API has since dropped (the
     dot.trans move), which a port can fix although the class is type_error."""
@@ -271,6 +353,19 @@ def port(source, installed):
         out, moved = to_libdevice(out, _MATH_CALL, "tl.math.libdevice",
                                   lambda name: installed.has_math(name) or not installed.has_libdevice(name))
         need_libdevice = need_libdevice or moved
+
+    if applies(moves["tl.math.import"], v):
+        out, moved = _port_math_imports(out, installed)
+        for name in moved:
+            note("tl.math.import", "from triton.language.math import " + name,
+                 "from triton.language.extra.libdevice import " + name, 1)
+
+    if applies(moves["global.constexpr"], v):
+        out, names = _port_jitted_globals(out)
+        for name in names:
+            note("global.constexpr", name + " = <literal>", name + " = triton.language.constexpr(<literal>)", 1)
+        if names:
+            out = _add_import(out, CONSTEXPR_IMPORT)
 
     if applies(moves["extra.cuda.libdevice"], v) and not installed.resolves("triton.language.extra.cuda.libdevice"):
         out, moved = to_libdevice(out, _CUDA_LIBDEVICE_ATTR, "extra.cuda.libdevice", lambda name: False)

@@ -95,6 +95,29 @@ class PortText(unittest.TestCase):
         self.assertIn("x.to(tl.float8e4nv), tl.float8e4b15", out)  # the b15 format is another type
         self.assertEqual(rewrites[0]["count"], 1)
 
+    def test_math_import_of_a_libdevice_function(self):
+        # `from triton.language.math import tanh` stopped importing in Triton 3.0; exp stayed.
+        src = "from triton.language.math import tanh, exp\n" + HDR
+        out, rewrites = triton_ports.port(src, installed())
+        self.assertTrue(out.startswith("from triton.language.math import exp\n"
+                                       "from triton.language.extra.libdevice import tanh\n"), out)
+        self.assertEqual([r["move"] for r in rewrites], ["tl.math.import"])
+        self.assertEqual(triton_ports.port(src, installed("2.3.0"))[1], [])
+
+    def test_literal_global_read_in_a_kernel_becomes_constexpr(self):
+        # Triton 3.3 refuses plain globals in kernels; a literal bound once ports, the others do not.
+        src = HDR + ("EPSILON = 1e-12  # guard\nSCALE = -2\nTWICE = 1\nTWICE = 2\nUNUSED = 3\nNAME = 'x'\n"
+                     "@triton.jit\ndef k(x, EPS_ARG):\n    y = x + EPSILON * SCALE + TWICE + EPS_ARG\n")
+        out, rewrites = triton_ports.port(src, installed())
+        self.assertIn("\nEPSILON = triton.language.constexpr(1e-12)  # guard\n", out)
+        self.assertIn("\nSCALE = triton.language.constexpr(-2)\n", out)
+        for kept in ("TWICE = 1\nTWICE = 2\n", "UNUSED = 3\n", "NAME = 'x'\n"):
+            self.assertIn(kept, out)
+        self.assertTrue(out.startswith(triton_ports.CONSTEXPR_IMPORT + "\n"))
+        self.assertEqual(sorted(r["old"] for r in rewrites), ["EPSILON = <literal>", "SCALE = <literal>"])
+        compile(out, "ported.py", "exec")
+        self.assertEqual(triton_ports.port(src, installed("3.2.0"))[1], [])
+
     def test_table_entries_name_their_source_and_versions(self):
         for move in triton_ports.table():
             self.assertTrue(move["source"], move["id"])

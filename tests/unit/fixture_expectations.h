@@ -13,12 +13,15 @@ namespace mine::testing {
 //   # expect: kernel Q unresolved a, b       the unresolved names of Q, exactly
 //   # expect: kernel Q not self-contained    Q's standalone cannot stand alone
 //   # expect: no kernel Q                    Q must not be reported
+//   # expect: kernel Q standalone has TEXT   Q's standalone holds the line TEXT (trimmed)
+//   # expect: kernel Q standalone lacks TEXT Q's standalone holds no line TEXT
 struct KernelExpectation {
   bool has_needs = false;
   std::set<std::string> needs;
   bool has_unresolved = false;
   std::set<std::string> unresolved;
   bool not_self_contained = false;
+  std::vector<std::string> standalone_has, standalone_lacks;
 };
 
 struct FixtureExpectations {

@@ -55,6 +55,17 @@ TEST_CASE("triton fixtures meet the expectations written in them", "[triton][fix
       for (const auto& d : k.dependencies) (d.kind == "unresolved" ? unresolved : needs).insert(d.name);
       if (want.has_needs) CHECK(joined(needs) == joined(want.needs));
       if (want.has_unresolved) CHECK(joined(unresolved) == joined(want.unresolved));
+      std::set<std::string> lines;
+      {
+        std::stringstream in(k.standalone);
+        std::string l;
+        while (std::getline(in, l)) {
+          size_t b = l.find_first_not_of(" \t"), e = l.find_last_not_of(" \t\r");
+          if (b != std::string::npos) lines.insert(l.substr(b, e - b + 1));
+        }
+      }
+      for (const auto& text : want.standalone_has) CHECK(lines.count(text) == 1);
+      for (const auto& text : want.standalone_lacks) CHECK(lines.count(text) == 0);
       if (want.not_self_contained) {
         CHECK_FALSE(k.self_contained);
       } else {
