@@ -49,6 +49,7 @@ std::pair<nlohmann::json, std::string> constexpr_fallback(const std::string& nam
   std::string up = upper(name);
   bool arange_bound = use.arange_bound;
   if (use.dtype) return {"tl.float32", "used as a dtype"};
+  if (use.string_option) return {*use.string_option, "handed to a Triton option that takes a string"};
   if (use.pointer_branch) return {*use.pointer_branch, "takes the branch that uses a parameter as a pointer"};
   if (bool_flag_name(up)) return {false, "flag name"};
   // `for i in tl.static_range(W)` copies the body W times: a guess of 1024 for a letter makes
@@ -109,6 +110,24 @@ std::set<std::string> dtype_operands(const PythonModule& m, TSNode body) {
       TSNode value = field(a, "value");
       if ((key == "dtype" || key == "out_dtype" || key == "acc_dtype") && is_type(value, "identifier"))
         out.insert(m.text_of(value));
+    });
+  });
+  return out;
+}
+
+std::map<std::string, std::string> string_option_operands(const PythonModule& m, TSNode body) {
+  // Each option with a value every Triton 3.x accepts (its default where it has a string one).
+  static const std::map<std::string, std::string> kOptions = {
+      {"input_precision", "ieee"}, {"eviction_policy", ""}, {"cache_modifier", ""},
+      {"padding_option", ""},      {"rounding", "rtne"},    {"sem", "acq_rel"},
+      {"scope", "gpu"},            {"fp_downcast_rounding", "rtne"}};
+  std::map<std::string, std::string> out;
+  for_each_call(body, [&](TSNode n) {
+    for_each_named_child(field(n, "arguments"), [&](TSNode a) {
+      if (!is_type(a, "keyword_argument")) return;
+      auto option = kOptions.find(m.text_of(field(a, "name")));
+      TSNode value = field(a, "value");
+      if (option != kOptions.end() && is_type(value, "identifier")) out.emplace(m.text_of(value), option->second);
     });
   });
   return out;

@@ -3,6 +3,7 @@
 // body says about its parameters when nothing states them (pointer use is pointer_usage.h),
 // and the fallbacks by use and name for constexprs nothing decided.
 #include <nlohmann/json.hpp>
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -19,6 +20,7 @@ struct ConstexprUse {
   bool unrolled = false;      // in a tl.static_range: the loop is unrolled at compile time
   bool condition = false;     // tested as a condition (`if INVERT:`, `1 if flag else 0`)
   std::optional<bool> pointer_branch;  // the value that takes the branch using a parameter as a pointer
+  std::optional<std::string> string_option;  // handed to a Triton option that takes a string
 };
 
 // A value for a constexpr nothing decided, from its use and name, with the reason.
@@ -28,6 +30,9 @@ std::pair<nlohmann::json, std::string> constexpr_fallback(const std::string& nam
 std::set<std::string> arange_bounds(const PythonModule& m, TSNode body);
 // Identifiers used where Triton wants a dtype: `x.to(OUT_DTYPE)`, `tl.zeros(..., dtype=ACC)`.
 std::set<std::string> dtype_operands(const PythonModule& m, TSNode body);
+// Identifiers handed to Triton keyword options that take strings (`input_precision=PREC`,
+// `eviction_policy=POLICY`), with a value each option accepts.
+std::map<std::string, std::string> string_option_operands(const PythonModule& m, TSNode body);
 // Identifiers used as loop bounds (`range`, `tl.range`, `tl.static_range`): integers.
 std::set<std::string> loop_bound_operands(const PythonModule& m, TSNode body);
 // Identifiers in the bounds of tl.static_range, whose loops Triton unrolls.

@@ -313,8 +313,11 @@ InferredSignature triton_signature(const KernelSource& k) {
   std::set<std::string> dtype_uses = dtype_operands(*m, field(site->definition, "body"));
   std::set<std::string> unrolled = static_range_operands(*m, field(site->definition, "body"));
   std::set<std::string> conditions = condition_operands(*m, field(site->definition, "body"));
+  std::map<std::string, std::string> string_options = string_option_operands(*m, field(site->definition, "body"));
   auto use_of = [&](const std::string& name) {
     ConstexprUse u;
+    auto option = string_options.find(name);
+    if (option != string_options.end()) u.string_option = option->second;
     u.arange_bound = bounds.count(name) > 0;
     u.dtype = dtype_uses.count(name) > 0;
     u.unrolled = unrolled.count(name) > 0;

@@ -62,6 +62,49 @@ bool only_simple_statements(TSNode n, int depth) {
   return true;
 }
 
+// `os.environ.get("FLA_USE_FAST_OPS", "0") == "1"`: an opt-in through the environment, decided by
+// its default (what runs where nobody set it); nullopt for any other condition.
+std::optional<bool> environment_default(const SyntaxTree& tree, TSNode cond) {
+  auto literal = [&](TSNode n) -> std::optional<std::string> {
+    std::string text(tree.text_of(n));
+    if (is_type(n, "integer")) return text;
+    if (is_type(n, "string") && text.size() >= 2 && (text[0] == '"' || text[0] == '\'') && text.back() == text[0] &&
+        text.find('\\') == std::string::npos && text.find('{') == std::string::npos)
+      return text.substr(1, text.size() - 2);
+    return std::nullopt;
+  };
+  // The value an environment lookup gives when the variable is unset: its default, or None.
+  auto unset_value = [&](TSNode call, std::optional<std::string>& value) {
+    if (!is_type(call, "call")) return false;
+    std::string fn(tree.text_of(field(call, "function")));
+    if (fn != "os.environ.get" && fn != "os.getenv" && fn != "environ.get" && fn != "getenv") return false;
+    TSNode args = field(call, "arguments");
+    if (ts_node_named_child_count(args) == 0 || ts_node_named_child_count(args) > 2) return false;
+    if (ts_node_named_child_count(args) == 2) {
+      value = literal(ts_node_named_child(args, 1));
+      return value.has_value();
+    }
+    value.reset();
+    return true;
+  };
+  std::optional<std::string> value;
+  if (is_type(cond, "parenthesized_expression")) return environment_default(tree, ts_node_named_child(cond, 0));
+  if (is_type(cond, "not_operator")) {
+    auto inner = environment_default(tree, field(cond, "argument"));
+    return inner ? std::optional<bool>(!*inner) : std::nullopt;
+  }
+  if (unset_value(cond, value)) return value && !value->empty();
+  if (is_type(cond, "comparison_operator") && ts_node_named_child_count(cond) == 2 &&
+      unset_value(ts_node_named_child(cond, 0), value)) {
+    std::string op(tree.text_of(ts_node_child(cond, 1)));
+    auto other = literal(ts_node_named_child(cond, 1));
+    if (!other || (op != "==" && op != "!=")) return std::nullopt;
+    bool equal = value && *value == *other;
+    return op == "==" ? equal : !equal;
+  }
+  return std::nullopt;
+}
+
 bool is_main_guard(const SyntaxTree& tree, TSNode n) {
   if (!is_type(n, "if_statement")) return false;
   std::string condition(tree.text_of(field(n, "condition")));
@@ -143,12 +186,19 @@ void PythonModule::collect_statements(TSNode block, int depth) {
         // alternatives, and a standalone that took both would run them in a row, the last one
         // winning. A name the first branches bind keeps those bindings; later branches' are not
         // its binders.
-        std::set<std::string> bound_before;
+        std::vector<std::pair<size_t, size_t>> ranges;  // each block's statements, in source order
         for (TSNode b : blocks_of(c)) {
           size_t first = statements_.size();
           collect_statements(b, depth + 1);
+          ranges.push_back({first, statements_.size()});
+        }
+        // An environment opt-in off by default: the other branches are the ones that run.
+        if (environment_default(*tree_, field(c, "condition")) == std::optional<bool>(false) && ranges.size() > 1)
+          std::rotate(ranges.begin(), ranges.begin() + 1, ranges.end());
+        std::set<std::string> bound_before;
+        for (const auto& [first, last] : ranges) {
           std::set<std::string> bound_here;
-          for (size_t i = first; i < statements_.size(); ++i)
+          for (size_t i = first; i < last; ++i)
             for (const auto& name : statements_[i].binds) {
               bound_here.insert(name);
               if (bound_before.count(name)) alternatives_.insert({i, name});

@@ -14,6 +14,10 @@ MAX_BUFFER_ELEMS = 1 << 26
 # all of it.
 MAX_SHAPED_ELEMS = 1 << 27
 DEFAULT_INT = 1024
+# An integer a launched kernel's launcher leaves open (a size computed in a loop): its tensors have
+# the launcher's nominal dimensions (32, core/launch/launcher_values.h), and three guessed sizes
+# of 1024 multiplied in an offset would index far past them.
+LAUNCHED_DEFAULT_INT = 32
 MAX_GRID_Y = 65535
 
 TORCH_DTYPES = {
@@ -130,7 +134,7 @@ def default_grid(numels, constexprs, int_args):
     return [1, 1, 1], True
 
 
-def scalar_value(name, ty, numels, args):
+def scalar_value(name, ty, numels, args, default_int=DEFAULT_INT):
     if name in args:
         return args[name], False
     if name in numels:
@@ -142,7 +146,7 @@ def scalar_value(name, ty, numels, args):
         return 1, True
     if ty == "i1":
         return 1, True
-    return DEFAULT_INT, True
+    return default_int, True
 
 
 def buffer_elems(numels, int_values):
@@ -202,7 +206,8 @@ def plan(spec, params, source=""):
         if ty == "constexpr":
             args.append((name, "constexpr", constexprs[name]))
         elif not ty.startswith("*"):
-            value, was_guess = scalar_value(name, ty, numels, spec.get("args") or {})
+            value, was_guess = scalar_value(name, ty, numels, spec.get("args") or {},
+                                            LAUNCHED_DEFAULT_INT if spec.get("launch") else DEFAULT_INT)
             if was_guess and name not in guessed:
                 guessed.append(name)
             if isinstance(value, int) and "stride" not in name.lower():

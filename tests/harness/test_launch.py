@@ -80,6 +80,17 @@ class Plan(unittest.TestCase):
         self.assertEqual(p["grid"], [16, 1, 1])
         self.assertNotIn("M", p["guessed"])
 
+    def test_sizes_a_launcher_leaves_open_stay_near_its_tensors(self):
+        # log_softmax_backward-style: M, N, K computed in a loop over the shape; the launched
+        # tensors have the launcher's nominal sizes, so open sizes are nominal too, not 1024 each.
+        names = ("out", "grad", "M", "N", "K")
+        spec = {"signature": {"out": "*fp32", "grad": "*fp32", "M": "i32", "N": "i32", "K": "i32"},
+                "tensors": {"out": {"shape": [32], "dtype": "fp32"}}}
+        values = {a[0]: a[2] for a in plan(dict(spec, launch={"id": 1}), params(*names))["args"]}
+        self.assertEqual((values["M"], values["N"], values["K"]), (32, 32, 32))
+        values = {a[0]: a[2] for a in plan(spec, params(*names))["args"]}
+        self.assertEqual(values["M"], launch.DEFAULT_INT)  # no launch: the old guess
+
     def test_errors_name_the_parameter(self):
         with self.assertRaisesRegex(ValueError, "'n'"):
             plan({"signature": {"x": "*fp32"}}, params("x", "n"))
