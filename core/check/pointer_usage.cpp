@@ -620,6 +620,46 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
     if (!dtype.empty() && (dtype[0] == 'i' || dtype[0] == 'u'))
       for (const auto& p : bases_of(op.address)) set_dtype(p, dtype, "loaded value cast to " + dtype);
   }
+  // `acc = tl.zeros(..., dtype=tl.int32)` then `acc += tl.dot(a, b)`: an integer GEMM, whose
+  // operands Triton dots as int8 only (fp operands give an fp32 product the accumulator refuses).
+  {
+    auto loads_of = [&](TSNode operand) {
+      std::vector<TSNode> found;
+      if (is_type(operand, "call") && op_name(operand) == "load") found.push_back(operand);
+      if (is_type(operand, "identifier")) {
+        auto it = assigned.find(m_.text_of(operand));
+        if (it != assigned.end())
+          for (TSNode rhs : it->second)
+            if (is_type(rhs, "call") && op_name(rhs) == "load") found.push_back(rhs);
+      }
+      return found;
+    };
+    for (const auto& [local, rhss] : assigned) {
+      bool int32_accumulator = false;
+      for (TSNode rhs : rhss) {
+        if (!is_type(rhs, "call") || (op_name(rhs) != "zeros" && op_name(rhs) != "full")) continue;
+        TSNode dtype = keyword(rhs, "dtype", m_);
+        auto q = ts_node_is_null(dtype) ? std::nullopt : m_.qualified_name(dtype);
+        int32_accumulator = int32_accumulator || (q && triton_dtype(*q) == "i32");
+      }
+      if (!int32_accumulator) continue;
+      std::vector<TSNode> dots;
+      auto upd = updated.find(local);
+      if (upd != updated.end())
+        for (TSNode rhs : upd->second)
+          if (is_type(rhs, "call") && op_name(rhs) == "dot") dots.push_back(rhs);
+      for (TSNode rhs : rhss)  // `acc = tl.dot(a, b, acc)`
+        if (is_type(rhs, "call") && op_name(rhs) == "dot" && m_.text_of(rhs).find(local) != std::string::npos)
+          dots.push_back(rhs);
+      for (TSNode dot : dots)
+        for (int i = 0; i < 2; ++i)
+          for (TSNode load : loads_of(argument(dot, i))) {
+            TSNode address = argument(load, 0);
+            if (ts_node_is_null(address)) address = keyword(load, "pointer", m_);
+            for (const auto& p : bases_of(address)) set_dtype(p, "i8", "operand of a tl.dot into an int32 accumulator");
+          }
+    }
+  }
   // `other=` of a load: a float fill value means float elements.
   for (const auto& op : ops) {
     if (op.name != "load") continue;

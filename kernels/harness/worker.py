@@ -181,6 +181,12 @@ class Worker:
             if torch.cuda.is_available():
                 torch.cuda.init()
                 self.versions["gpu_name"] = torch.cuda.get_device_name(0)
+                # Kernels that build TMA descriptors in the kernel (`tl.make_tensor_descriptor`)
+                # need scratch memory from the host; their repositories set this allocator.
+                set_allocator = getattr(triton, "set_allocator", None)
+                if set_allocator is not None:
+                    set_allocator(lambda size, alignment, stream:
+                                  torch.empty(size, dtype=torch.int8, device="cuda"))
         else:
             # Importing torch only for its version would cost start-up time and memory.
             try:
