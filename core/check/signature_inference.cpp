@@ -408,6 +408,19 @@ InferredSignature triton_signature(const KernelSource& k) {
     p.value = v, p.origin = Origin::Fallback, p.why = why;
     known[name] = v;
   }
+  // Three or more sizes guessed at 1024 (H, K, V of a multi-head kernel) index as their product,
+  // far past any buffer the harness allocates: they get 128, still a multiple of the blocks guessed.
+  {
+    std::vector<InferredParam*> letters;
+    for (auto& [name, p] : by_name)
+      if (p.origin == Origin::Fallback && p.why == "dimension letter") letters.push_back(&p);
+    if (letters.size() >= 3)
+      for (InferredParam* p : letters) {
+        p->value = 128;
+        p->why = "dimension letter, one of " + std::to_string(letters.size()) + " (kept small: they multiply)";
+        known[p->name] = 128;
+      }
+  }
   for (TSNode d : heuristic_dicts) {
     std::set<std::string> keys, nominal;
     auto values = reader.heuristics(d, known, ints, keys, nominal);
