@@ -253,7 +253,8 @@ class Walker {
       skip = true;
     } else if (t == "block") {
       emit("<indent>");
-    } else if (t == "function_definition" || t == "lambda") {
+    } else if ((t == "function_definition" || t == "lambda") && ts_node_is_named(n)) {
+      // (The anonymous `lambda` keyword inside a lambda node has the same type: a token.)
       scopes_.push_back(Scope{n, local_names(n, src_), false, {}});
       pushed = true;
     } else if (leaf_node) {
