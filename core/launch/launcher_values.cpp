@@ -254,9 +254,38 @@ void LauncherValues::ranks(TSNode body) {
           at_least(m_.text_of(field(fn, "object")), 1);
       }
     } else if (t == "assert_statement") {
+      TSNode c = ts_node_named_child(n, 0);
+      // `assert q.dtype == k.dtype == v.dtype`: one element type for all of them.
+      if (is_type(c, "comparison_operator") && ts_node_named_child_count(c) >= 2) {
+        std::vector<std::string> same;
+        bool all_dtypes = true;
+        for_each_named_child(c, [&](TSNode x) {
+          bool dtype_of_name = is_type(x, "attribute") && m_.text_of(field(x, "attribute")) == "dtype" &&
+                               is_type(field(x, "object"), "identifier");
+          all_dtypes = all_dtypes && dtype_of_name;
+          if (dtype_of_name) same.push_back(m_.text_of(field(x, "object")));
+        });
+        bool only_equal = true;
+        for (uint32_t i = 0; i < ts_node_child_count(c); ++i) {
+          TSNode op = ts_node_child(c, i);
+          if (!ts_node_is_named(op)) only_equal = only_equal && m_.text_of(op) == "==";
+        }
+        if (all_dtypes && only_equal) same_dtype_.push_back(same);
+      }
+      // `assert k.shape == (batch, seqlen_k, nheads, d)`: k has that many dimensions.
+      if (is_type(c, "comparison_operator") && ts_node_named_child_count(c) == 2) {
+        std::string owner = shape_owner(ts_node_named_child(c, 0));
+        TSNode r = ts_node_named_child(c, 1);
+        if (!owner.empty() && (is_type(r, "tuple") || is_type(r, "list")) && m_.text_of(c).find("==") != std::string::npos) {
+          int count = static_cast<int>(ts_node_named_child_count(r));
+          if (count > 0 && count <= 8) {
+            rank_[owner] = count;
+            exact_.insert(owner);
+          }
+        }
+      }
       // `assert x.dtype == torch.int8`, `assert x.dtype in (torch.float16, torch.bfloat16)`: the
       // element type the launcher is written for (the first one named).
-      TSNode c = ts_node_named_child(n, 0);
       if (is_type(c, "comparison_operator") && ts_node_named_child_count(c) == 2) {
         TSNode l = ts_node_named_child(c, 0), r = ts_node_named_child(c, 1);
         std::string op = m_.text_of(c).substr(m_.text_of(l).size());
@@ -301,6 +330,13 @@ void LauncherValues::ranks(TSNode body) {
   // A tensor whose code reads only some dimensions (`v.shape[-1]`, `v.shape[2]`) is most often laid
   // out like the launcher's tensors of known rank (q, k, v of one attention): a buffer of too low a
   // rank is what the kernel's strides overrun, one of too high a rank only costs memory.
+  for (const auto& group : same_dtype_) {
+    std::string known;
+    for (const auto& name : group)
+      if (dtype_.count(name)) known = dtype_[name];
+    if (!known.empty())
+      for (const auto& name : group) dtype_.emplace(name, known);
+  }
   for (const std::string& name : exact_) widest_rank_ = std::max(widest_rank_, rank_[name]);
   for (auto& [name, rank] : rank_)
     if (!exact_.count(name)) rank = std::max(rank, widest_rank_);

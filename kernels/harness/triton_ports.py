@@ -279,7 +279,7 @@ def _jitted_globals(source):
                     value = value.operand
                 is_literal = (isinstance(value, ast.Constant) and isinstance(value.value, (int, float, bool))
                               and len(node.targets if isinstance(node, ast.Assign) else [1]) == 1
-                              and node.lineno == node.end_lineno and isinstance(node, ast.Assign))
+                              and node.lineno == node.end_lineno)
                 if is_literal:
                     literal[t.id] = node.lineno - 1
     read = set()
@@ -301,7 +301,8 @@ def _port_jitted_globals(source):
     lines = source.split("\n")
     names = []
     for name, at in sorted(found.items(), key=lambda kv: kv[1]):
-        m = re.match(r"^(%s)(\s*=\s*)(.+?)(\s*(#.*)?)$" % re.escape(name), lines[at])
+        # `EPS = 1e-6` and `EPS: tl.constexpr = 1e-6` (an annotation Triton 3.3 no longer honours).
+        m = re.match(r"^(%s)(?:\s*:[^=]+?)?(\s*=\s*)(.+?)(\s*(#.*)?)$" % re.escape(name), lines[at])
         if not m:
             continue
         lines[at] = m.group(1) + m.group(2) + "triton.language.constexpr(" + m.group(3) + ")" + m.group(4)
