@@ -69,6 +69,26 @@ bool leading_splat(TSNode c) {
   return false;
 }
 
+// `[a:b]` with integer literals (either may be missing or negative); nullopt for steps and
+// anything else. tree-sitter names neither bound, so the `:` tells them apart.
+std::optional<std::pair<std::optional<int64_t>, std::optional<int64_t>>> literal_slice(const PythonModule& m, TSNode slice) {
+  if (!is_type(slice, "slice")) return std::nullopt;
+  std::optional<int64_t> bounds[2];
+  int part = 0;
+  for (uint32_t i = 0; i < ts_node_child_count(slice); ++i) {
+    TSNode c = ts_node_child(slice, i);
+    if (!ts_node_is_named(c)) {
+      if (m.text_of(c) == ":" && ++part > 1) return std::nullopt;  // a step
+      continue;
+    }
+    bool negative = is_type(c, "unary_operator") && m.text_of(c).rfind("-", 0) == 0;
+    TSNode number = negative ? field(c, "argument") : c;
+    if (!is_type(number, "integer")) return std::nullopt;
+    bounds[part] = std::stoll(m.text_of(number)) * (negative ? -1 : 1);
+  }
+  return std::make_pair(bounds[0], bounds[1]);
+}
+
 int64_t normalized_axis(int64_t axis, size_t rank) { return axis < 0 ? axis + static_cast<int64_t>(rank) : axis; }
 
 int64_t dtype_bytes(const std::string& dt) {
@@ -235,6 +255,11 @@ void LauncherValues::ranks(TSNode body) {
       // `v.shape[-1]`: counted from the end, it says only that the tensor has that many dimensions.
       if (!owner.empty() && is_type(key, "unary_operator") && is_type(field(key, "argument"), "integer"))
         at_least(owner, std::stoll(m_.text_of(field(key, "argument"))));
+      // `g.shape[-2:]`, `x.shape[:2]`: at least as many dimensions as the bounds name.
+      if (auto bounds = owner.empty() ? std::nullopt : literal_slice(m_, key)) {
+        for (const auto& b : {bounds->first, bounds->second})
+          if (b) at_least(owner, *b < 0 ? -*b : *b);
+      }
     } else if (t == "call") {
       TSNode fn = field(n, "function");
       TSNode args = field(n, "arguments");
@@ -646,6 +671,17 @@ std::optional<json> LauncherValues::eval(TSNode e, int depth) const {
     if (is_tensor(*container)) {  // a view of the same buffer
       json out = *container;
       out["shape"] = nullptr;
+      return out;
+    }
+    if (auto bounds = container->is_array() ? literal_slice(m_, key) : std::nullopt) {
+      int64_t size = static_cast<int64_t>(container->size());
+      auto clamp = [&](std::optional<int64_t> b, int64_t missing) {
+        int64_t v = b ? (*b < 0 ? *b + size : *b) : missing;
+        return std::min(std::max<int64_t>(v, 0), size);
+      };
+      json out = json::array();
+      for (int64_t i = clamp(bounds->first, 0); i < clamp(bounds->second, size); ++i)
+        out.push_back((*container)[static_cast<size_t>(i)]);
       return out;
     }
     auto k = eval(key, depth + 1);
