@@ -381,10 +381,21 @@ class Worker:
         """Guessed block sizes can make a block bigger than Triton allows (three 128-wide
         dimensions exceed its 2**20 elements); the guess is at fault, not the kernel, so the
         guessed power-of-two constexprs are halved and the compile retried a few times."""
-        for attempt in range(MAX_SHRINKS + 1):
+        attempt = -1
+        while True:
+            attempt += 1
             try:
                 return self.compile_load_run(fn, spec, p, task, stage, row, None)
             except Exception as e:
+                # Software pipelining multiplies a tile's shared memory by num_stages; launch sites
+                # tuned for operands narrower than the types the check had to assume (fp8 data
+                # typed fp32) overflow it. One stage is the same kernel, unpipelined.
+                options = spec.get("options") or {}
+                if _shared_memory(exc_message(e)) and options.get("num_stages", 3) > 1:
+                    spec = dict(spec, options=dict(options, num_stages=1))
+                    row["num_stages"] = 1
+                    attempt -= 1
+                    continue
                 shrinkable = [n for n in p["guessed"] if _halvable(p["constexprs"].get(n))]
                 if attempt == MAX_SHRINKS or not shrinkable or not _too_big(exc_message(e)):
                     raise
@@ -487,6 +498,10 @@ def _dtype_name(value):
 
 def _halvable(v):
     return isinstance(v, int) and not isinstance(v, bool) and v >= 32 and (v & (v - 1)) == 0
+
+
+def _shared_memory(message):
+    return "out of resource: shared memory" in message
 
 
 def _too_big(message):

@@ -58,6 +58,16 @@ def k(x_ptr, BLOCK: tl.constexpr):
     undefined_helper(x_ptr)
 '''
 
+# Pipelining multiplies shared memory by num_stages; the launch's 4 stages overflow it here.
+SHARED_KERNEL = HDR + '''
+import triton.compiler
+@triton.jit
+def k(x_ptr, BLOCK: tl.constexpr):
+    need = triton.compiler.current_options.get("num_stages", 3) * BLOCK * 1024
+    if need > 232448:
+        raise RuntimeError("out of resource: shared memory, Required: %d, Hardware limit: 232448" % need)
+'''
+
 SIG = {"signature": {"x_ptr": "*fp32"}}
 
 
@@ -76,6 +86,7 @@ class Fallbacks(unittest.TestCase):
             (4, "k", RUNTIME_PROBE, dict(SIG, constexprs={"BLOCK": 64}, kernel_only_module="k4_kernel.py")),
             (5, "k", RUNTIME_PROBE, dict(SIG, constexprs={"BLOCK": 64})),  # no kernel-only module
             (6, "k", RUNTIME_PROBE, dict(SIG, constexprs={"BLOCK": 64}, kernel_only_module="k6_kernel.py")),
+            (7, "k", SHARED_KERNEL, dict(SIG, constexprs={"BLOCK": 128}, options={"num_stages": 4})),
         ]
         write_bundle(bundle, kernels)
         for kid, text in ((4, KERNEL_ONLY), (6, BROKEN_BODY_ONLY)):
@@ -91,7 +102,7 @@ class Fallbacks(unittest.TestCase):
         cls.tmp.cleanup()
 
     def test_all_kernels_reported(self):
-        self.assertEqual(sorted(self.rows), [1, 2, 3, 4, 5, 6], self.proc.stderr[-2000:])
+        self.assertEqual(sorted(self.rows), [1, 2, 3, 4, 5, 6, 7], self.proc.stderr[-2000:])
 
     def test_dtype_text_becomes_a_triton_dtype(self):
         self.assertEqual(self.rows[1]["status"], "ok", self.rows[1]["message"])
@@ -101,6 +112,14 @@ class Fallbacks(unittest.TestCase):
         self.assertEqual(r["status"], "ok", r["message"])
         self.assertEqual(r["shrunk"], 1)
         self.assertEqual(r["constexprs"], {"BLOCK_A": 64, "BLOCK_B": 64, "BLOCK_C": 64})
+
+    def test_shared_memory_overflow_retries_unpipelined(self):
+        # The stated block stays; one stage is the same kernel without software pipelining.
+        r = self.rows[7]
+        self.assertEqual(r["status"], "ok", r["message"])
+        self.assertEqual(r["num_stages"], 1)
+        self.assertEqual(r["constexprs"], {"BLOCK": 128})
+        self.assertNotIn("shrunk", r)
 
     def test_stated_blocks_are_not_changed(self):
         r = self.rows[3]

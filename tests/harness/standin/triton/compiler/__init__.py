@@ -22,7 +22,13 @@ class CompiledKernel:
         raise RuntimeError("the Triton stand-in cannot load kernels: no GPU here")
 
 
+# The options of the compile in progress, for stand-in kernels whose outcome depends on them.
+current_options = {}
+
+
 def compile(src, target=None, options=None):
+    global current_options
+    current_options = dict(options or {})
     names = list(src.signature)
     args = []
     for i, name in enumerate(names):
