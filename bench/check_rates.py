@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
 """Compile and run rates of a `run_bundle.py --stage run` results file, by repository.
 
-usage: bench/check_rates.py RESULTS.jsonl --db corpus.db [--baseline BEFORE.jsonl]
+usage: bench/check_rates.py RESULTS.jsonl --db corpus.db [--baseline BEFORE.jsonl [--baseline-db before.db]]
 
 Prints a markdown table: kernels, compiled, ran, their rates and the failures by class; with
 --baseline, the same kernels' figures from an earlier run side by side. Kernels are joined to
-their repository through the corpus the bundle was emitted from (kernel ids).
+their repository through the corpus the bundle was emitted from (kernel ids); a baseline emitted
+from another corpus (another scan gives other ids) names its own with --baseline-db.
 """
 import argparse
 import collections
@@ -59,16 +60,20 @@ def main():
     ap.add_argument("results")
     ap.add_argument("--db", required=True)
     ap.add_argument("--baseline")
+    ap.add_argument("--baseline-db")
     a = ap.parse_args()
-    db = sqlite3.connect("file:%s?mode=ro" % a.db, uri=True)
-    repo_of = {kid: repo.rstrip("/").split("/")[-2] if repo.endswith("/repo") else repo
-               for kid, repo in db.execute("SELECT id, repo FROM kernels")}
+
+    def repos(path):
+        db = sqlite3.connect("file:%s?mode=ro" % path, uri=True)
+        return {kid: repo.rstrip("/").split("/")[-2] if repo.endswith("/repo") else repo
+                for kid, repo in db.execute("SELECT id, repo FROM kernels")}
+    repo_of = repos(a.db)
     rows = load(a.results)
     print(table(rows, repo_of, "this run: " + a.results))
     if a.baseline:
         base = load(a.baseline)
         print()
-        print(table(base, repo_of, "baseline: " + a.baseline))
+        print(table(base, repos(a.baseline_db) if a.baseline_db else repo_of, "baseline: " + a.baseline))
     return 0
 
 
