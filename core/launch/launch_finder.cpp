@@ -291,6 +291,16 @@ class Finder {
       } else if (is_type(a, "list_splat")) {
         TSNode inner = ts_node_named_child(a, 0);
         TSNode list = is_type(inner, "identifier") ? values.assigned(m_.text_of(inner)) : inner;
+        // `*(strides if has_bias else (0, 0, 0))`: the branch the launcher's values decide.
+        for (int hop = 0; hop < 4 && (is_type(list, "conditional_expression") || is_type(list, "parenthesized_expression")); ++hop) {
+          if (is_type(list, "parenthesized_expression")) {
+            list = ts_node_named_child(list, 0);
+            continue;
+          }
+          auto c = values.eval(ts_node_named_child(list, 1));
+          if (!c) break;
+          list = ts_node_named_child(list, check::truthy(*c) ? 0 : 2);
+        }
         if (is_type(list, "tuple") || is_type(list, "list")) {
           for_each_named_child(list, [&](TSNode e) {
             if (!is_type(e, "comment")) add_argument(e, "", positions_known ? position++ : -1, values, alternate, site);

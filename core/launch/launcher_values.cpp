@@ -170,7 +170,8 @@ LauncherValues::LauncherValues(const PythonModule& m, TSNode function, uint32_t 
                           !container;
     if (d && d->is_null() && optional_float) {
       env_[name] = 1.0;
-    } else if (d && d->is_null() && !(a.find("Tensor") != std::string::npos && rank != rank_.end() && !container)) {
+    } else if (d && d->is_null() &&
+               !(a.find("Tensor") != std::string::npos && rank != rank_.end() && !container && read_unguarded(body, name))) {
       // `mask: Optional[Tensor] = None`: the path without it, unless the launcher reads its layout
       // (`beta.shape[2]`), which it only does to a tensor it is given.
       env_[name] = nullptr;
@@ -191,6 +192,39 @@ LauncherValues::LauncherValues(const PythonModule& m, TSNode function, uint32_t 
     }
   }
   run(body, until, 0);
+}
+
+// Whether the launcher reads `name`'s layout (`name.shape`, `name.stride(1)`) outside a test of
+// `name` against None: `beta.shape[2]` on every path says the caller always hands a tensor, while
+// `h0.stride(0) if h0 is not None else 0` reads it only where one was given.
+bool LauncherValues::read_unguarded(TSNode body, const std::string& name) const {
+  auto guards = [&](TSNode cond) {
+    std::string c = m_.text_of(cond);
+    return c == name || c.find(name + " is not None") != std::string::npos || c.find(name + " is None") != std::string::npos;
+  };
+  std::vector<TSNode> stack{body};
+  while (!stack.empty()) {
+    TSNode n = stack.back();
+    stack.pop_back();
+    if (is_type(n, "attribute") && is_type(field(n, "object"), "identifier") && m_.text_of(field(n, "object")) == name) {
+      std::string attr = m_.text_of(field(n, "attribute"));
+      if (attr == "shape" || attr == "stride" || attr == "size" || attr == "dim" || attr == "ndim" || attr == "numel") {
+        bool guarded = false;
+        for (TSNode up = ts_node_parent(n); !guarded && !ts_node_is_null(up) && !ts_node_eq(up, body); up = ts_node_parent(up)) {
+          if (is_type(up, "if_statement") || is_type(up, "elif_clause") || is_type(up, "while_statement"))
+            guarded = guards(field(up, "condition"));
+          else if (is_type(up, "conditional_expression"))
+            guarded = guards(ts_node_named_child(up, 1));
+          else if (is_type(up, "boolean_operator"))
+            guarded = guards(ts_node_named_child(up, 0));
+        }
+        if (!guarded) return true;
+      }
+    }
+    if ((is_type(n, "function_definition") || is_type(n, "lambda")) && !ts_node_eq(n, body)) continue;
+    for_each_named_child(n, [&](TSNode c) { stack.push_back(c); });
+  }
+  return false;
 }
 
 // Ranks of the launcher's tensors from how its code reads their shapes.
