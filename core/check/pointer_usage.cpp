@@ -259,6 +259,41 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
     if (attr == "element_ty" && is_type(object, "attribute")) object = field(object, "object");
     for (const auto& p : bases_of(object)) note(p, "." + attr + " read");
   }
+  // The kernel states its element types itself: `tl.static_assert(b.dtype == tl.int8)` after
+  // `b = tl.load(b_ptrs)`, `tl.static_assert(x_ptr.dtype.element_ty == tl.bfloat16)`. Before
+  // every other dtype rule, which only guess.
+  {
+    std::vector<TSNode> walk{body};
+    while (!walk.empty()) {
+      TSNode n = walk.back();
+      walk.pop_back();
+      for_each_named_child(n, [&](TSNode c) { walk.push_back(c); });
+      if (!is_type(n, "call") || op_name(n) != "static_assert") continue;
+      TSNode cond = argument(n, 0);
+      if (!is_type(cond, "comparison_operator") || ts_node_named_child_count(cond) != 2 ||
+          m_.text_of(cond).find("==") == std::string::npos)
+        continue;
+      TSNode l = ts_node_named_child(cond, 0), r = ts_node_named_child(cond, 1);
+      if (!is_type(l, "attribute")) std::swap(l, r);
+      auto q = m_.qualified_name(r);
+      std::string dtype = triton_dtype(q ? *q : m_.text_of(r));
+      if (dtype.empty() || !is_type(l, "attribute")) continue;
+      std::string attr = m_.text_of(field(l, "attribute"));
+      TSNode object = field(l, "object");
+      if (attr == "element_ty" && is_type(object, "attribute") && m_.text_of(field(object, "attribute")) == "dtype") {
+        for (const auto& p : bases_of(field(object, "object"))) set_dtype(p, dtype, "tl.static_assert on its element type");
+      } else if (attr == "dtype" && is_type(object, "identifier")) {
+        auto it = assigned.find(m_.text_of(object));
+        if (it == assigned.end()) continue;
+        for (TSNode rhs : reaching(it->second, ts_node_start_byte(object)))
+          if (is_type(rhs, "call") && op_name(rhs) == "load") {
+            TSNode address = argument(rhs, 0);
+            if (ts_node_is_null(address)) address = keyword(rhs, "pointer", m_);
+            for (const auto& p : bases_of(address)) set_dtype(p, dtype, "tl.static_assert on the loaded values' type");
+          }
+      }
+    }
+  }
 
   // Flags that switch a parameter between pointer and value: the pointer branch is the one a
   // launch with a pointer argument can compile.

@@ -16,6 +16,7 @@
 #include "core/cli/command.h"
 #include "core/cli/options.h"
 #include "core/error.h"
+#include "core/python/function_parameters.h"
 #include "core/python/module_model.h"
 #include "core/shard/shard_spec.h"
 #include "corpus/check_store.h"
@@ -74,7 +75,7 @@ size_t emit(const std::string& db, std::vector<CheckKernel> kernels, const Selec
             bool quiet) {
   std::vector<std::pair<CheckKernel, check::InferredSignature>> inferred;
   std::vector<check::BundleKernel> bundle;
-  size_t with_guesses = 0, device_functions = 0, cuda = 0;
+  size_t with_guesses = 0, device_functions = 0, methods = 0, cuda = 0;
   for (auto& k : kernels) {
     if (is_cuda(k)) {
       check::BundleKernel b{k.id, k.plugin, k.name, k.standalone, {}, std::nullopt};
@@ -98,6 +99,15 @@ size_t emit(const std::string& db, std::vector<CheckKernel> kernels, const Selec
         ++device_functions;
         continue;
       }
+      // A jitted method (`@gluon.jit def release(self, ...)` of an aggregate class) runs only
+      // inside a kernel that holds the object.
+      if (entry && !selection.include_helpers) {  // (its standalone may hold it without the class)
+        auto params = parameter_nodes(*module, entry->definition);
+        if (!params.empty() && params.front().name == "self") {
+          ++methods;
+          continue;
+        }
+      }
       if (module) kernel_only = check::kernel_only_module(*module, k.name);
     } else if (k.plugin == "inductor") {
       // The kernel without the header and heuristics of the torch that wrote it: what the
@@ -119,6 +129,9 @@ size_t emit(const std::string& db, std::vector<CheckKernel> kernels, const Selec
   if (!quiet && device_functions)
     std::cout << "skipping " << device_functions << " jitted function" << (device_functions == 1 ? "" : "s")
               << " that return a value (device functions, never launched; --include-helpers checks them alone)\n";
+  if (!quiet && methods)
+    std::cout << "skipping " << methods << " jitted method" << (methods == 1 ? "" : "s")
+              << " (called through their object inside other kernels; --include-helpers checks them alone)\n";
   check::write_bundle(dir, bundle);
   auto corpus = Corpus::open(db, Corpus::Access::ReadWrite);
   store_signatures(*corpus, inferred);

@@ -15,7 +15,8 @@ REPO = os.path.join(os.environ["MINE_FIXTURES_DIR"], "launch", "repo")
 LAUNCHED = {"act_kernel": "activation", "dequant_kernel": "dequantize", "scale_kernel": "Scaler.forward",
             "sgd_kernel": "step", "adam_kernel": "step", "fp8_cast_kernel": "to_fp8",
             "lonely_kernel": None, "lonely_zero": None, "state_kernel": "state_fwd",
-            "dequant_gemv_kernel": None, "int8_mm_kernel": None, "precision_kernel": None, "heads_kernel": None}
+            "dequant_gemv_kernel": None, "int8_mm_kernel": None, "precision_kernel": None, "heads_kernel": None,
+            "asserted_mm_kernel": None}
 
 
 def mine(*args):
