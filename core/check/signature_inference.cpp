@@ -266,6 +266,7 @@ InferredSignature triton_signature(const KernelSource& k) {
   std::vector<ParameterNodes> params = parameter_nodes(*m, site->definition);
   DecoratorReader reader(*m);
   AutotuneConfig autotune;
+  std::vector<AutotuneConfig> autotune_configs;
   std::vector<TSNode> heuristic_dicts;
   for (TSNode d : site->decorators) {
     if (!is_type(d, "call")) continue;
@@ -287,6 +288,7 @@ InferredSignature triton_signature(const KernelSource& k) {
       reader.configs(ts_node_is_null(configs) ? first_positional : configs, {}, all, kMaxAutotuneConfigs);
       if (all.empty()) out.notes.push_back("autotune configs not readable without running code");
       else autotune = all.front();
+      autotune_configs = all;
       for (const auto& c : all) {
         autotune.keys.insert(c.keys.begin(), c.keys.end());
         nlohmann::ordered_json entry = c.options;
@@ -400,6 +402,48 @@ InferredSignature triton_signature(const KernelSource& k) {
       if (p.type == "i32") ints.insert(p.name);
     }
     by_name[p.name] = p;
+  }
+  // The kernel's `tl.static_assert(BLOCK_N <= HEAD_DIM)` against the sizes the launch gives: the
+  // first autotune config that satisfies them, when the first one does not.
+  if (autotune_configs.size() > 1) {
+    std::vector<TSNode> asserts;
+    std::vector<TSNode> walk{field(site->definition, "body")};
+    while (!walk.empty()) {
+      TSNode n = walk.back();
+      walk.pop_back();
+      for_each_named_child(n, [&](TSNode c) { walk.push_back(c); });
+      auto q = is_type(n, "call") ? m->qualified_name(field(n, "function")) : std::nullopt;
+      TSNode first = is_type(n, "call") ? ts_node_named_child(field(n, "arguments"), 0) : TSNode{};
+      if (q && ends_with(*q, "static_assert") && !ts_node_is_null(first)) asserts.push_back(first);
+    }
+    auto holds = [&](const Env& env) {
+      ConstantEvaluator e(*m, [&](const std::string& name) -> std::optional<nlohmann::json> {
+        auto it = env.find(name);
+        return it == env.end() ? std::nullopt : std::optional<nlohmann::json>(it->second);
+      });
+      for (TSNode a : asserts) {
+        auto v = e.eval(a);
+        if (v && !truthy(*v)) return false;  // undecided asserts are the compile's to judge
+      }
+      return true;
+    };
+    if (!asserts.empty() && !holds(known)) {
+      for (size_t i = 1; i < autotune_configs.size(); ++i) {
+        Env env = known;
+        for (const auto& [name, p] : by_name)
+          if (p.origin == Origin::Autotune && autotune_configs[i].values.count(name)) env[name] = autotune_configs[i].values.at(name);
+        if (!holds(env)) continue;
+        for (auto& [name, p] : by_name)
+          if (p.origin == Origin::Autotune && autotune_configs[i].values.count(name)) {
+            p.value = env[name];
+            p.why = "autotune config " + std::to_string(i + 1) + ", the first the kernel's tl.static_assert accepts";
+            known[name] = p.value;
+          }
+        for (const auto& [key, v] : autotune_configs[i].options.items())
+          if (!chosen || !k.launches[*chosen].options.contains(key)) out.options[key] = v;
+        break;
+      }
+    }
   }
   // Fallbacks for constexprs nothing set, except those a heuristic will compute.
   for (auto& [name, p] : by_name) {
