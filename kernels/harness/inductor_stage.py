@@ -77,6 +77,20 @@ def _clone(torch, args):
     return [a.clone() for a in args]
 
 
+def resolve_stand_ins(torch, kwargs):
+    """StandIn markers (module_inputs.py) as the objects they stand for."""
+    out = {}
+    for name, value in kwargs.items():
+        if isinstance(value, module_inputs.StandIn):
+            if value.kind == "config":
+                value = module_inputs.ConfigStandIn()
+            else:
+                cls = getattr(torch.nn, value.target.rsplit(".", 1)[1])
+                value = cls if value.kind == "class" else cls()
+        out[name] = value
+    return out
+
+
 def instantiate(cls, kwargs, record):
     """cls(**kwargs), giving module_inputs.SIZE to arguments a TypeError says are missing."""
     for attempt in range(MAX_INIT_TRIES + 1):
@@ -107,7 +121,7 @@ def run(task, row, torch, mark):
         raise NotAModule("%s is not a torch.nn.Module subclass (got %s)" % (spec["entry"], type(cls).__name__))
     info["phase"] = "instantiate"
     torch.manual_seed(0)
-    kwargs = module_inputs.init_kwargs(inputs)
+    kwargs = resolve_stand_ins(torch, module_inputs.init_kwargs(inputs))
     device = torch.device("cuda")
     model = instantiate(cls, kwargs, info["deduce"]).to(device).eval()
 

@@ -13,7 +13,7 @@ import re
 
 BATCH = 2
 SIZE = 16          # the plugin guesses sizes as 16 too (input_inference.h): they agree
-MAX_RANK = 6
+MAX_RANK = 8
 DEFAULT_HIGH = 2   # integer inputs of unknown range: valid indices for any table
 
 
@@ -21,12 +21,82 @@ class InputError(ValueError):
     """The inputs spec cannot be read."""
 
 
+class StandIn:
+    """An __init__ argument that is an object, not a number: `kind` is "config", "class" or
+    "instance", `target` the torch.nn class ("torch.nn.ReLU") for the last two. inductor_stage.py
+    turns it into the object."""
+    STAND_IN_CLASSES = ("torch.nn.ReLU", "torch.nn.Identity", "torch.nn.GELU")
+
+    def __init__(self, text):
+        kind, _, target = text.partition(":")
+        if kind not in ("config", "class", "instance") or (kind != "config" and target not in self.STAND_IN_CLASSES):
+            raise InputError("unknown stand-in %r" % text)
+        self.kind, self.target = kind, target
+
+    def __repr__(self):
+        return "<stand-in %s%s>" % (self.kind, ":" + self.target if self.target else "")
+
+
+def guess_attribute(name):
+    """What a config object's attribute `name` most likely holds, read from its name (the
+    plugin guesses __init__ arguments the same way)."""
+    n = name.lower()
+    if "eps" in n:
+        return 1e-5
+    if "drop" in n:
+        return 0.0
+    if "range" in n or n.endswith("std"):
+        return 0.02
+    if n.startswith(("use_", "is_", "has_", "with_", "output_", "return_", "tie_")):
+        return False
+    if n.startswith("act") or n.endswith("_act") or "activation" in n:
+        return "silu"  # the one activation every LLM-style config accepts
+    if "head" in n:
+        return 4
+    if "vocab" in n:
+        return 100
+    if "layers" in n or "depth" in n:
+        return 2
+    if "ratio" in n or "factor" in n:
+        return 4
+    if n.endswith(("type", "mode", "name", "dtype", "impl", "implementation")):
+        return None
+    if "theta" in n or "base" in n:
+        return 10000.0
+    return SIZE
+
+
+class ConfigStandIn:
+    """A configuration object whose every attribute (and item) is guessed from its name."""
+
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return guess_attribute(name)
+
+    def __getitem__(self, name):
+        return guess_attribute(str(name))
+
+    def get(self, name, default=None):
+        return guess_attribute(str(name))
+
+    def __contains__(self, name):
+        return True
+
+    def __repr__(self):
+        return "<config stand-in>"
+
+
 def init_kwargs(inputs):
-    """{name: value} for the __init__ arguments the harness passes (defaults are left to Python)."""
+    """{name: value} for the __init__ arguments the harness passes (defaults are left to Python);
+    object arguments are StandIn markers."""
     out = {}
     for arg in (inputs or {}).get("init", []):
         if not isinstance(arg, dict) or not isinstance(arg.get("name"), str):
             raise InputError("init argument %r is not {name, literal?, source}" % (arg,))
+        if arg.get("stand_in"):
+            out[arg["name"]] = StandIn(arg["stand_in"])
+            continue
         if "literal" not in arg:
             continue
         try:
@@ -49,7 +119,8 @@ def tensor_specs(inputs):
         for k, v in (t.get("dims") or {}).items():
             if isinstance(v, int) and 0 < v <= 1 << 16:
                 dims[int(k)] = v
-        spec = {"name": t["name"], "rank": rank, "dims": dims, "dtype": t.get("dtype", "float32")}
+        spec = {"name": t["name"], "rank": rank, "dims": dims, "dtype": t.get("dtype", "float32"),
+                "rank_known": t.get("rank_known", True) is not False}
         if t.get("high") is not None:
             spec["high"] = t["high"]
         specs.append(spec)
@@ -183,7 +254,8 @@ def _r_missing_args(specs, m):
     known = {s["name"] for s in specs}
     added = [n for n in names if n not in known]
     for n in added:
-        specs.append({"name": n, "rank": specs[0]["rank"] if specs else 4, "dims": {}, "dtype": "float32"})
+        specs.append({"name": n, "rank": specs[0]["rank"] if specs else 4, "dims": {}, "dtype": "float32",
+                      "rank_known": False})
     return ("added inputs %s" % ", ".join(added)) if added else None
 
 
@@ -233,9 +305,31 @@ RULES = (
 _COMPILED = [(re.compile(p), rule) for p, rule in RULES]
 
 
+# Ranks tried, in order, for an input whose rank nothing in the source fixed, when the error
+# names no shape (an einops pattern, a KeyError on ndim): tokens, images, matrices, volumes.
+RANK_ORDER = (3, 4, 2, 5)
+
+
+def _next_rank(specs):
+    for s in specs:
+        if s.get("rank_known", True):
+            continue
+        tried = s.setdefault("ranks_tried", [])
+        if s["rank"] not in tried:
+            tried.append(s["rank"])
+        for r in RANK_ORDER:
+            if r not in tried:
+                old = s["rank"]
+                s["rank"] = r
+                s["dims"] = {k: v for k, v in s["dims"].items() if k < 0}
+                return "rank %d -> %d (trying another rank)" % (old, r)
+    return None
+
+
 def deduce(specs, message):
     """(new specs, what changed) for the error `message` raised by the module on `specs`, or
-    (None, None) when no rule applies or none changes anything: the caller stops trying."""
+    (None, None) when no rule applies or none changes anything: the caller stops trying. Without
+    a rule for the message, an input of unknown rank gets the next rank of RANK_ORDER."""
     for pattern, rule in _COMPILED:
         m = pattern.search(message or "")
         if not m:
@@ -244,7 +338,9 @@ def deduce(specs, message):
         why = rule(trial, m)
         if why:
             return trial, why
-    return None, None
+    trial = copy.deepcopy(specs)
+    why = _next_rank(trial)
+    return (trial, why) if why else (None, None)
 
 
 def missing_init_args(message):

@@ -69,12 +69,28 @@ bool plain_parameter(const nlohmann::json& p) {
 // A guess from the parameter's name and annotation; nullopt when it reads as a config object.
 std::pair<std::string, std::string> guess_by_name(const std::string& raw, const std::string& annotation) {
   std::string n = lower(raw);
+  auto ends = [&](const char* suffix) {
+    std::string x(suffix);
+    return n.size() >= x.size() && n.compare(n.size() - x.size(), x.size(), x) == 0;
+  };
+  // Objects rather than numbers: the harness makes a stand-in for each (module_inputs.py).
   if (n == "config" || n == "cfg" || n == "args" || n == "opt" || n == "opts" || n == "params" || n == "hparams" ||
       contains(n, "config"))
-    return {"None", "unknown"};
+    return {"config", "stand_in"};
+  if (n.rfind("act", 0) == 0 || ends("_act") || contains(n, "activation") || ends("nonlinearity"))
+    return {"class:torch.nn.ReLU", "stand_in"};
+  if (n == "layer" || ends("_layer") || ends("_cls") || ends("_fn") || ends("_class") || ends("block") ||
+      n.rfind("norm", 0) == 0)
+    return {"class:torch.nn.Identity", "stand_in"};
+  if (n == "model" || n == "module" || n == "net" || n == "network" || n == "backbone" || n == "encoder" ||
+      n == "decoder" || n == "teacher" || n == "student" || n == "transformer" || n == "fn" || ends("_model") ||
+      ends("_module") || ends("_net") || ends("_encoder"))
+    return {"instance:torch.nn.Identity", "stand_in"};
+  if (n == "dtype" || n == "device" || ends("_dtype") || ends("_device")) return {"None", "size_name"};
   if (contains(n, "eps")) return {"1e-05", "size_name"};
   if (contains(n, "drop") || n == "p" || contains(n, "dropout")) return {"0.0", "size_name"};
   if (contains(n, "kernel")) return {"3", "size_name"};
+  if (contains(n, "patch")) return {"4", "size_name"};  // a 16-wide image in 4x4 patches
   if (contains(n, "stride") || contains(n, "dilation")) return {"1", "size_name"};
   if (contains(n, "padding") || n == "pad") return {"1", "size_name"};
   if (n == "groups") return {"1", "size_name"};
@@ -106,6 +122,7 @@ struct InitValue {
   std::string name;
   std::optional<std::string> literal;
   std::string source;
+  std::string stand_in;  // "config", "class:torch.nn.ReLU", "instance:torch.nn.Identity"
 };
 
 class Inference {
@@ -119,6 +136,7 @@ class Inference {
     for (const auto& v : init_) {
       nlohmann::json e = {{"name", v.name}, {"source", v.source}};
       if (v.literal) e["literal"] = *v.literal;
+      if (!v.stand_in.empty()) e["stand_in"] = v.stand_in;
       init.push_back(e);
     }
     return {{"init", init}, {"forward", infer_forward()}};
@@ -152,7 +170,7 @@ class Inference {
     for (const auto& p : params) {
       if (!plain_parameter(p)) continue;
       std::string name = p["name"];
-      InitValue v{name, std::nullopt, ""};
+      InitValue v{name, std::nullopt, "", ""};
       if (auto it = sites.find(name); it != sites.end()) {
         v.literal = it->second;
         v.source = "call_site";
@@ -162,7 +180,8 @@ class Inference {
         if (integer_of(d)) known_[name] = *integer_of(d);
       } else {
         auto [lit, source] = guess_by_name(name, p.value("annotation", ""));
-        v.literal = lit;
+        if (source == "stand_in") v.stand_in = lit;
+        else v.literal = lit;
         v.source = source;
       }
       if (v.literal && integer_of(*v.literal)) known_[name] = *integer_of(*v.literal);
@@ -330,6 +349,22 @@ class Inference {
     if (!ts_node_is_null(first_layer)) from_layer(first_layer, t);
   }
 
+  // The first input of an image model: channels and side from the model's own arguments
+  // (`in_chans=3`, `img_size=224`), which its patch embedding and asserts expect.
+  void image_sizes(Tensor& t) {
+    if ((t.rank && *t.rank != 4) || t.dims.count(-1) || t.dims.count(1)) return;
+    std::optional<long long> channels, side;
+    for (const char* n : {"in_chans", "in_channels", "channels", "num_channels", "in_ch", "image_channels", "in_chs"})
+      if (!channels && known_.count(n)) channels = known_[n];
+    for (const char* n : {"img_size", "image_size", "input_size", "resolution", "img_res"})
+      if (!side && known_.count(n)) side = known_[n];
+    if (!channels && !side) return;
+    if (!t.rank) t.rank = 4;
+    if (channels) t.dims[1] = *channels;
+    if (side && *side <= 512) t.dims[2] = t.dims[3] = *side;
+    t.evidence.push_back("image arguments of __init__");
+  }
+
   nlohmann::json infer_forward() {
     nlohmann::json out = nlohmann::json::array();
     auto forward = method_of(m_, cls_, "forward");
@@ -353,6 +388,7 @@ class Inference {
         t.dtype = "int64";
         t.evidence.push_back("named as indices");
       }
+      if (out.empty() && t.dtype == "float32") image_sizes(t);
       nlohmann::json e = {{"name", name}, {"dtype", t.dtype}};
       if (t.rank && t.min_rank && *t.min_rank > *t.rank) t.rank.reset();  // contradicting clues: let the deducer try
       // No exact clue: the least rank the uses allow, else tokens (B, N, C) when only the width

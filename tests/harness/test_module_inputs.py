@@ -101,3 +101,42 @@ class Deducer(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class StandIns(unittest.TestCase):
+    def test_object_arguments_become_markers(self):
+        kw = mi.init_kwargs({"init": [{"name": "config", "source": "stand_in", "stand_in": "config"},
+                                      {"name": "act_layer", "source": "stand_in", "stand_in": "class:torch.nn.ReLU"}]})
+        self.assertEqual((kw["config"].kind, kw["act_layer"].kind, kw["act_layer"].target),
+                         ("config", "class", "torch.nn.ReLU"))
+
+    def test_only_known_torch_classes_stand_in(self):
+        with self.assertRaises(mi.InputError):
+            mi.init_kwargs({"init": [{"name": "x", "stand_in": "class:os.system"}]})
+
+    def test_config_attributes_are_guessed_by_name(self):
+        c = mi.ConfigStandIn()
+        self.assertEqual(c.hidden_size, mi.SIZE)
+        self.assertEqual(c.num_attention_heads, 4)
+        self.assertEqual(c.rms_norm_eps, 1e-5)
+        self.assertEqual(c.hidden_act, "silu")
+        self.assertEqual(c["vocab_size"], 100)
+        self.assertFalse(c.use_cache)
+        with self.assertRaises(AttributeError):
+            c.__deepcopy__
+
+
+class RankTrials(unittest.TestCase):
+    def test_unknown_rank_cycles_on_messages_without_a_rule(self):
+        [s] = mi.tensor_specs({"forward": [{"name": "x", "rank": 4, "rank_known": False}]})
+        specs, seen = [s], [4]
+        for _ in range(len(mi.RANK_ORDER) - 1):
+            specs, why = mi.deduce(specs, "KeyError: 4")
+            self.assertIsNotNone(specs)
+            seen.append(specs[0]["rank"])
+        self.assertEqual(sorted(seen), sorted(mi.RANK_ORDER))
+        self.assertEqual(mi.deduce(specs, "KeyError: 4"), (None, None))  # every rank tried: stop
+
+    def test_known_rank_is_not_cycled(self):
+        [s] = mi.tensor_specs({"forward": [{"name": "x", "rank": 4}]})
+        self.assertEqual(mi.deduce([s], "KeyError: 4"), (None, None))
