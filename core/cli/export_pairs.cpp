@@ -60,8 +60,14 @@ int export_pairs(const PairExport& o) {
   // 1. License, 2. exact duplicates on either side (the oldest pair of each module and each output code stays).
   std::set<std::string> modules_seen, outputs_seen;
   std::vector<const PairRecord*> kept;
-  size_t license_removed = 0, duplicates = 0;
+  size_t license_removed = 0, duplicates = 0, without_triton = 0;
   for (const auto& p : all) {
+    // Inductor sometimes makes no Triton kernel at all (a matmul and attention handed to
+    // extern kernels): nothing of Triton to learn from such a pair.
+    if (p.kernel_ids.empty()) {
+      ++without_triton;
+      continue;
+    }
     if (o.permissive && !o.permissive_licenses->count(p.license)) {
       ++license_removed;
       continue;
@@ -118,6 +124,7 @@ int export_pairs(const PairExport& o) {
   for (auto& f : files) f->commit();
   if (!o.quiet) {
     std::cout << "export: " << all.size() << " compiled PyTorch/Inductor pairs\n";
+    std::cout << "  removed, output code without a Triton kernel (extern kernels only): " << without_triton << "\n";
     if (o.permissive) std::cout << "  removed, license not permissive or unknown: " << license_removed << "\n";
     std::cout << "  removed as exact duplicates (module or output code written already): " << duplicates << "\n";
     if (!o.benchmarks.empty()) std::cout << "  removed as near duplicates of benchmark items: " << contaminated << "\n";

@@ -20,7 +20,7 @@ struct PairExport {
 
 // `mine export --format pairs|pairs-chat`: one JSON line per PyTorch/Inductor pair
 // (module_pairs), {pytorch_code, triton_code, inputs, verified, repo, commit, path, license}, or
-// the same as a chat exchange. A pair goes when its module or its output code was written
+// the same as a chat exchange. A pair goes when its output code holds no Triton kernel, when its module or its output code was written
 // already (exact duplicates on either side), when its license is not permissive (with
 // --license permissive) and when either side is a near duplicate of a benchmark item; splits
 // take whole repositories.
