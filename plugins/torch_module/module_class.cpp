@@ -19,6 +19,13 @@ bool is_docstring_or_pass(const PythonFile& m, TSNode s) {
   return is_type(e, "string") || is_type(e, "ellipsis") || m.view_of(e) == "...";
 }
 
+// `def forward(ctx, ...)` as a staticmethod is torch.autograd.Function's, never a module's.
+bool static_forward(const PythonFile& m, size_t index, const mine_python_function& f) {
+  for (size_t d = 0; d < f.decorator_count; ++d)
+    if (m.decorator_name(index, d) == "staticmethod") return true;
+  return false;
+}
+
 // A forward that only raises NotImplementedError (or is an abstract stub) computes nothing.
 bool only_raises(const PythonFile& m, const mine_python_function& f) {
   TSNode body = field(f.definition, "body");
@@ -75,7 +82,8 @@ class Classifier {
     std::vector<size_t> lineage;
   };
 
-  // The class's own `forward`: nullopt when it has none; true when it computes something.
+  // The class's own `forward`: nullopt when it has none; true when it computes something (a
+  // staticmethod forward, an autograd Function's, computes nothing a module would).
   std::optional<bool> own_forward(size_t index) {
     TSNode cls = classes_.at(index);
     std::string q = m_.text_of(field(cls, "name")) + ".forward";
@@ -85,7 +93,7 @@ class Classifier {
       mine_python_function f = m_.function(f_index);
       uint32_t at = ts_node_start_byte(f.node);
       if (at < ts_node_start_byte(cls) || at >= ts_node_end_byte(cls)) continue;
-      return !only_raises(m_, f);
+      return !static_forward(m_, f_index, f) && !only_raises(m_, f);
     }
     return std::nullopt;
   }
