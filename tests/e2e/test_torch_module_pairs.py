@@ -112,6 +112,17 @@ class TorchModulePairs(unittest.TestCase):
         self.assertEqual(len(records), len(distinct_outputs))
         self.assertNotIn("Attention", {r["module"] for r in records})
 
+    def test_merge_carries_pairs_and_links(self):
+        merged = os.path.join(self.tmp.name, "merged.db")
+        mine("merge", merged, self.db)
+        mine("merge", merged, self.db)  # idempotent
+        count = "SELECT (SELECT count(*) FROM module_pairs) AS pairs, (SELECT count(*) FROM module_pair_kernels) AS links"
+        self.assertEqual(query(merged, count), query(self.db, count))
+        linked = ("SELECT m.name AS module, k.source_sha256 AS kernel FROM module_pair_kernels l JOIN module_pairs p "
+                  "ON p.id = l.pair_id JOIN kernels m ON m.id = p.module_id JOIN kernels k ON k.id = l.kernel_id "
+                  "ORDER BY 1, 2")
+        self.assertEqual(query(merged, linked), query(self.db, linked))
+
     def test_export_pairs_chat_and_kernel_formats(self):
         out = os.path.join(self.tmp.name, "chat.jsonl")
         mine("export", "--db", self.db, "--format", "pairs-chat", "--out", out)
