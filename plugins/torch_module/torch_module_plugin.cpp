@@ -53,8 +53,9 @@ void extract(const mine_host* host, const mine_file* file, mine_sink* sink, void
 }
 
 const char* const kSuffixes[] = {".py", nullptr};
-// A module spells torch (its imports) or forward (a subclass of a module of another file).
-const char* const kPrefilters[] = {"torch", "def forward", nullptr};
+// Every module the plugin reports defines forward in its file (its own, or a base's of the file):
+// files without one are not even parsed for it.
+const char* const kPrefilters[] = {R"(def\s+forward\b)", nullptr};
 
 const mine_plugin_info kInfo = {
     MINE_PLUGIN_ABI_VERSION,
