@@ -1,5 +1,6 @@
 #include "core/check/pair_ingest.h"
 
+#include <algorithm>
 #include <map>
 
 #include "core/error.h"
@@ -26,13 +27,20 @@ std::vector<ModulePair> take_module_pairs(std::vector<CheckResultRow>& rows, con
   for (auto& r : rows) {
     if (text_or_empty(r.extra, "checker") != "inductor") continue;
     nlohmann::json code = r.extra.contains("output_code") ? r.extra["output_code"] : nlohmann::json::array();
-    r.extra.erase("output_code");
     const nlohmann::json info = r.extra.value("inductor", nlohmann::json::object());
-    if (!info.value("compiled_ok", false) || !code.is_array() || code.empty()) continue;
+    // Checked before anything is stored, as read_check_results checks the rest of the row.
+    std::string where = results_file + ":" + std::to_string(r.line);
+    if (!info.is_object()) throw Error::in(where, "`inductor` must be an object (nothing was stored)");
+    if (!code.is_array() || !std::all_of(code.begin(), code.end(), [](const nlohmann::json& g) { return g.is_string(); }))
+      throw Error::in(where, "`output_code` must be a list of strings, one per graph (nothing was stored)");
+    for (const char* flag : {"eager_ok", "compiled_ok", "match"})
+      if (info.contains(flag) && !info[flag].is_boolean())
+        throw Error::in(where, std::string("`inductor.") + flag + "` must be true or false (nothing was stored)");
+    r.extra.erase("output_code");
+    if (!info.value("compiled_ok", false) || code.empty()) continue;
     ModulePair p;
     p.module_id = r.kernel_id;
-    for (const auto& g : code)
-      if (g.is_string()) p.output_code.push_back(g.get<std::string>());
+    for (const auto& g : code) p.output_code.push_back(g.get<std::string>());
     p.inputs = info.value("inputs_used", nlohmann::json::object());
     p.tolerances = info.value("tolerances", nlohmann::json::object());
     p.deduce = info.value("deduce", nlohmann::json::array());

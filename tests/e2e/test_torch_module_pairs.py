@@ -112,6 +112,20 @@ class TorchModulePairs(unittest.TestCase):
         self.assertEqual(len(records), len(distinct_outputs))
         self.assertNotIn("Attention", {r["module"] for r in records})
 
+    def test_a_malformed_inductor_row_is_refused_with_its_line_and_nothing_stored(self):
+        bad = os.path.join(self.tmp.name, "bad.jsonl")
+        rows = [dict(r) for r in self.rows[:2]]
+        rows[1]["output_code"] = "not a list"
+        with open(bad, "w") as f:
+            for r in rows:
+                f.write(json.dumps(r) + "\n")
+        before = query(self.db, "SELECT count(*) AS n FROM check_results")
+        p = subprocess.run([MINE, "check", "--db", self.db, "--ingest", bad], capture_output=True, text=True)
+        self.assertNotEqual(p.returncode, 0)
+        self.assertIn("bad.jsonl:2", p.stderr)
+        self.assertIn("output_code", p.stderr)
+        self.assertEqual(query(self.db, "SELECT count(*) AS n FROM check_results"), before)
+
     def test_merge_carries_pairs_and_links(self):
         merged = os.path.join(self.tmp.name, "merged.db")
         mine("merge", merged, self.db)
