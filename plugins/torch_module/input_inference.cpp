@@ -6,16 +6,13 @@
 #include <map>
 #include <optional>
 
+#include "plugins/torch_module/argument_guess.h"
 #include "plugins/torch_module/module_signature.h"
 
 namespace mine::torch_module {
 namespace {
 
 using namespace sdk;
-
-// The size every guessed dimension gets: one value everywhere, so that a guessed `dim` and a
-// guessed input width agree, and divisible by the guessed head count.
-constexpr int kSize = 16;
 
 void walk(TSNode n, const std::function<void(TSNode)>& visit) {
   if (ts_node_is_null(n)) return;
@@ -27,8 +24,6 @@ template <typename F>
 void for_each_argument(TSNode arguments, F&& f) {
   if (!ts_node_is_null(arguments)) for_each_named_child(arguments, f);
 }
-
-bool contains(const std::string& s, const char* part) { return s.find(part) != std::string::npos; }
 
 std::string lower(std::string s) {
   for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -64,58 +59,6 @@ std::optional<long long> integer_of(const std::string& text) {
 bool plain_parameter(const nlohmann::json& p) {
   std::string name = p.value("name", "");
   return !name.empty() && name[0] != '*' && name != "/" && name.find('*') == std::string::npos;
-}
-
-// A guess from the parameter's name and annotation; nullopt when it reads as a config object.
-std::pair<std::string, std::string> guess_by_name(const std::string& raw, const std::string& annotation) {
-  std::string n = lower(raw);
-  auto ends = [&](const char* suffix) {
-    std::string x(suffix);
-    return n.size() >= x.size() && n.compare(n.size() - x.size(), x.size(), x) == 0;
-  };
-  // Objects rather than numbers: the harness makes a stand-in for each (module_inputs.py).
-  if (n == "config" || n == "cfg" || n == "args" || n == "opt" || n == "opts" || n == "params" || n == "hparams" ||
-      contains(n, "config"))
-    return {"config", "stand_in"};
-  if (n.rfind("act", 0) == 0 || ends("_act") || contains(n, "activation") || ends("nonlinearity"))
-    return {"class:torch.nn.ReLU", "stand_in"};
-  if (n == "layer" || ends("_layer") || ends("_cls") || ends("_fn") || ends("_class") || ends("block") ||
-      n.rfind("norm", 0) == 0)
-    return {"class:torch.nn.Identity", "stand_in"};
-  if (n == "model" || n == "module" || n == "net" || n == "network" || n == "backbone" || n == "encoder" ||
-      n == "decoder" || n == "teacher" || n == "student" || n == "transformer" || n == "fn" || ends("_model") ||
-      ends("_module") || ends("_net") || ends("_encoder"))
-    return {"instance:torch.nn.Identity", "stand_in"};
-  if (n == "dtype" || n == "device" || ends("_dtype") || ends("_device")) return {"None", "size_name"};
-  if (contains(n, "eps")) return {"1e-05", "size_name"};
-  if (contains(n, "drop") || n == "p" || contains(n, "dropout")) return {"0.0", "size_name"};
-  if (contains(n, "kernel")) return {"3", "size_name"};
-  if (contains(n, "patch")) return {"4", "size_name"};  // a 16-wide image in 4x4 patches
-  if (contains(n, "stride") || contains(n, "dilation")) return {"1", "size_name"};
-  if (contains(n, "padding") || n == "pad") return {"1", "size_name"};
-  if (n == "groups") return {"1", "size_name"};
-  if (contains(n, "head") || contains(n, "groups")) return {"4", "size_name"};
-  if (contains(n, "ratio") || contains(n, "expansion") || contains(n, "expand") || contains(n, "factor"))
-    return {"4", "size_name"};
-  if (contains(n, "layer") || contains(n, "depth") || contains(n, "blocks") || n == "n") return {"2", "size_name"};
-  if (contains(n, "class")) return {"10", "size_name"};
-  if (contains(n, "vocab") || contains(n, "num_embeddings") || contains(n, "tokens")) return {"100", "size_name"};
-  if (contains(n, "scale") || contains(n, "temperature") || contains(n, "alpha") || contains(n, "beta") ||
-      contains(n, "gamma") || contains(n, "momentum"))
-    return {"1.0", "size_name"};
-  if (n.rfind("use_", 0) == 0 || n.rfind("with_", 0) == 0 || n.rfind("has_", 0) == 0 || n == "bias" ||
-      n == "affine" || n == "residual")
-    return {"True", "size_name"};
-  if (n.rfind("is_", 0) == 0 || n == "inplace" || n == "causal" || n == "training") return {"False", "size_name"};
-  if (contains(n, "dim") || contains(n, "channel") || contains(n, "feature") || contains(n, "size") ||
-      contains(n, "hidden") || contains(n, "width") || contains(n, "embed") || contains(n, "d_model") ||
-      contains(n, "planes") || n == "inp" || n == "oup" || contains(n, "_ch") || n.rfind("in_", 0) == 0 ||
-      n.rfind("out_", 0) == 0 || contains(n, "len") || contains(n, "num"))
-    return {std::to_string(kSize), "size_name"};
-  if (annotation == "float") return {"0.5", "size_name"};
-  if (annotation == "bool") return {"False", "size_name"};
-  if (annotation == "str") return {"None", "unknown"};
-  return {std::to_string(kSize), "fallback"};
 }
 
 struct InitValue {
@@ -179,10 +122,10 @@ class Inference {
         std::string d = p["default"];
         if (integer_of(d)) known_[name] = *integer_of(d);
       } else {
-        auto [lit, source] = guess_by_name(name, p.value("annotation", ""));
-        if (source == "stand_in") v.stand_in = lit;
-        else v.literal = lit;
-        v.source = source;
+        ArgumentGuess guess = guess_argument(name, p.value("annotation", ""));
+        if (guess.source == "stand_in") v.stand_in = guess.value;
+        else v.literal = guess.value;
+        v.source = guess.source;
       }
       if (v.literal && integer_of(*v.literal)) known_[name] = *integer_of(*v.literal);
       init_.push_back(std::move(v));
