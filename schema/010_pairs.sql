@@ -6,7 +6,7 @@
 -- are deduplicated and queried like every kernel; module_pair_kernels links them to their pair.
 CREATE TABLE module_pairs (
   id                 INTEGER PRIMARY KEY,
-  module_id          INTEGER NOT NULL UNIQUE REFERENCES kernels(id) ON DELETE CASCADE,  -- the newest check wins
+  module_id          INTEGER NOT NULL UNIQUE REFERENCES kernels(id) ON DELETE CASCADE,  -- the newest check that compiled
   module_sha256      TEXT NOT NULL,     -- the module's standalone_sha256 when it was checked
   generated_repo_id  INTEGER REFERENCES repos(id) ON DELETE SET NULL,
   output_code        TEXT NOT NULL,     -- JSON array: Inductor's output code per graph, each with its call() wrapper
