@@ -298,7 +298,7 @@ RULES = (
     (r"input\.dim\(\) = (\d+) is not equal to len\(dims\) = (\d+)", _r_permute),
     (r"missing (\d+) required positional arguments?: (.*)", _r_missing_args),
     (r"[Ee]xpected tensor for argument #\d+ 'indices'|expected scalar type Long but found Float|"
-     r"tensors used as indices must be long", _r_long_expected),
+     r"tensors used as indices must be long|[Ee]xpected dtype int32(?:/| or )int64 for index", _r_long_expected),
     (r"input\.size\(-1\) must be equal to input_size\. Expected (\d+)", _r_rnn_size),
     (r"input must have (\d+) dimensions, got (\d+)", _r_dims_count),
 )

@@ -82,6 +82,8 @@ class Deducer(unittest.TestCase):
                "scalar types: Long, Int; but got torch.cuda.FloatTensor instead")
         new = self.fix([spec(2)], msg)
         self.assertEqual(new[0]["dtype"], "int64")
+        new = self.fix([spec(2)], "RuntimeError: gather(): Expected dtype int32/int64 for index")
+        self.assertEqual(new[0]["dtype"], "int64")
 
     def test_no_rule_or_no_change_stops(self):
         self.assertEqual(mi.deduce([spec(3)], "RuntimeError: CUDA error: out of memory"), (None, None))
