@@ -19,10 +19,13 @@ bool is_docstring_or_pass(const PythonFile& m, TSNode s) {
   return is_type(e, "string") || is_type(e, "ellipsis") || m.view_of(e) == "...";
 }
 
-// `def forward(ctx, ...)` as a staticmethod is torch.autograd.Function's, never a module's.
+// `def forward(ctx, ...)` as a staticmethod (or `forward(cls, ctx, ...)` as a classmethod) is
+// torch.autograd.Function's, never a module's.
 bool static_forward(const PythonFile& m, size_t index, const mine_python_function& f) {
-  for (size_t d = 0; d < f.decorator_count; ++d)
-    if (m.decorator_name(index, d) == "staticmethod") return true;
+  for (size_t d = 0; d < f.decorator_count; ++d) {
+    std::string name = m.decorator_name(index, d);
+    if (name == "staticmethod" || name == "classmethod") return true;
+  }
   return false;
 }
 
