@@ -42,9 +42,33 @@ nlohmann::ordered_json pair_record(const PairRecord& p) {
   return r;
 }
 
+// How the harness called the module, for the prompt: `Mlp(dim=16)` on x: float32[2, 16, 16].
+std::string call_description(const PairRecord& p) {
+  if (!p.inputs.is_object()) return "";
+  const nlohmann::json init_args = p.inputs.value("init", nlohmann::json::object());
+  const nlohmann::json forward = p.inputs.value("forward", nlohmann::json::array());
+  std::string init;
+  for (const auto& [name, value] : init_args.items()) {
+    std::string text = value.is_string() ? value.get<std::string>() : value.dump();
+    if (text.rfind("<", 0) == 0) text = "...";  // a stand-in object (`<config stand-in>`): no Python to show
+    init += (init.empty() ? "" : ", ") + name + "=" + text;
+  }
+  std::string tensors;
+  for (const auto& t : forward) {
+    if (!t.is_object()) continue;
+    std::string shape;
+    for (const auto& d : t.value("shape", nlohmann::json::array())) shape += (shape.empty() ? "" : ", ") + d.dump();
+    tensors += (tensors.empty() ? "" : ", ") + t.value("name", std::string("?")) + ": " +
+               t.value("dtype", std::string("float32")) + "[" + shape + "]";
+  }
+  if (tensors.empty()) return "";
+  return "\n\nIt is built as `" + p.qualname + "(" + init + ")` and called on " + tensors + ".";
+}
+
 nlohmann::ordered_json chat_pair(const PairRecord& p) {
   nlohmann::ordered_json user = {{"role", "user"},
-                                 {"content", std::string(kPairPrompt) + "\n\n" + fenced(p.pytorch_code, "python")}};
+                                 {"content", std::string(kPairPrompt) + "\n\n" + fenced(p.pytorch_code, "python") +
+                                                 call_description(p)}};
   nlohmann::ordered_json assistant = {{"role", "assistant"}, {"content", fenced(p.triton_code, "python")}};
   nlohmann::ordered_json r = {{"messages", nlohmann::ordered_json::array({user, assistant})}, {"verified", p.verified}};
   r.update(provenance(p));
