@@ -35,7 +35,7 @@ std::vector<CheckKernel> select_check_kernels(const Corpus& read_only, const std
   std::string condition = where.empty() ? "1" : where;
   std::string sql =
       "SELECT id, plugin, name, standalone, standalone_sha256, meta, repo, path, qualname, source_sha256 FROM kernels "
-      "WHERE plugin IN ('triton', 'inductor', 'cuda') AND standalone <> '' AND (" + condition + ") ORDER BY id LIMIT ?";
+      "WHERE plugin IN ('triton', 'inductor', 'cuda', 'torch_module') AND standalone <> '' AND (" + condition + ") ORDER BY id LIMIT ?";
   sqlite3_stmt* raw = nullptr;
   const char* tail = nullptr;
   int rc = sqlite3_prepare_v2(db, sql.c_str(), static_cast<int>(sql.size()), &raw, &tail);

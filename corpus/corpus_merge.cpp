@@ -79,7 +79,7 @@ struct Attached {
   ~Attached() {
     sqlite3_exec(db, "DROP TABLE IF EXISTS temp.merge_repo_map; DROP TABLE IF EXISTS temp.merge_kernel_map; "
                      "DROP TABLE IF EXISTS temp.merge_scan_map; DROP TABLE IF EXISTS temp.merge_result_map; "
-                     "DETACH DATABASE src", nullptr, nullptr, nullptr);
+                     "DROP TABLE IF EXISTS temp.merge_pair_map; DETACH DATABASE src", nullptr, nullptr, nullptr);
   }
 };
 
@@ -170,6 +170,20 @@ MergeOutcome merge_corpus(Corpus& out, const std::string& input_path) {
           db, {"kernel_ports", {{"kernel_id", "k.new"}, {"result_id", "rm.new"}}, {},
                "JOIN merge_kernel_map k ON k.old = s.kernel_id LEFT JOIN merge_result_map rm ON rm.old = s.result_id",
                true});
+  }
+  // PyTorch/Inductor pairs (010_pairs.sql): one per module; a pair already here wins. Links are
+  // remapped through the module (the pair's key) and the kernel identity.
+  if (input_has_table(db, "module_pairs")) {
+    outcome.added["module_pairs"] = run_copy(
+        db, {"module_pairs", {{"module_id", "k.new"}, {"generated_repo_id", "gr.new"}}, {"id"},
+             "JOIN merge_kernel_map k ON k.old = s.module_id LEFT JOIN merge_repo_map gr ON gr.old = s.generated_repo_id",
+             true});
+    sqlite_exec(db, "CREATE TEMP TABLE merge_pair_map (old INTEGER PRIMARY KEY, new INTEGER NOT NULL);"
+                    "INSERT INTO merge_pair_map SELECT s.id, m.id FROM src.module_pairs s "
+                    "JOIN merge_kernel_map k ON k.old = s.module_id JOIN main.module_pairs m ON m.module_id = k.new");
+    outcome.added["module_pair_kernels"] = run_copy(
+        db, {"module_pair_kernels", {{"pair_id", "pm.new"}, {"kernel_id", "k.new"}}, {},
+             "JOIN merge_pair_map pm ON pm.old = s.pair_id JOIN merge_kernel_map k ON k.old = s.kernel_id", true});
   }
   tx.commit();
   return outcome;

@@ -20,8 +20,8 @@ struct MergeOutcome {
 // check result or scan is remapped. Idempotent: merging the same input twice adds nothing.
 //
 // A repository the output already has is kept as it is (with its files, kernels, dependencies,
-// occurrences and scan errors); only check signatures, results and configs and API ETags of the
-// input are added to it, matched through the kernel identity. Shards never share a repository,
+// occurrences and scan errors); only check signatures, results and configs, PyTorch/Inductor
+// pairs and API ETags of the input are added to it, matched through the kernel identity. Shards never share a repository,
 // so this only matters when the same input is merged again. Dedup tables are not copied: cluster
 // ids are kernel ids, and clusters change when corpora are combined.
 //

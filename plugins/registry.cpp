@@ -4,6 +4,7 @@
 #include "plugins/cuda/cuda_plugin.h"
 #include "plugins/inductor/inductor_plugin.h"
 #include "plugins/numba/numba_plugin.h"
+#include "plugins/torch_module/torch_module_plugin.h"
 #include "plugins/triton/triton_plugin.h"
 
 namespace mine {
@@ -35,7 +36,7 @@ const mine_discovery_hints* hints_for(const mine_plugin_info* info) {
 
 const std::vector<const mine_plugin_info*>& builtin_plugin_infos() {
   static const std::vector<const mine_plugin_info*> infos = {triton_plugin(), inductor_plugin_info(), numba_plugin(),
-                                                             cuda_plugin()};
+                                                             cuda_plugin(), torch_module_plugin()};
   return infos;
 }
 

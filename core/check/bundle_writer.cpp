@@ -59,6 +59,11 @@ void write_bundle(const std::string& dir_text, const std::vector<BundleKernel>& 
     if (k.kernel_only) entry["kernel_only_module"] = kernel_only;
     entry["language"] = k.language;
     entry["plugin"] = k.plugin;
+    if (k.language == "torch_module") {  // the harness instantiates, runs and compiles the class
+      entry["inputs"] = k.inputs;
+      list.push_back(std::move(entry));
+      continue;
+    }
     if (cuda) {  // the harness compiles it with nvcc and synthesizes arguments from the declarations
       entry["params"] = k.parameters;
       if (!k.launch_bounds.empty()) entry["launch_bounds"] = k.launch_bounds;

@@ -17,12 +17,14 @@ struct BundleKernel {
   // The kernel without its launch decorators (kernel_only_module.h), written as
   // k<id>_kernel.py; the harness compiles it when the standalone itself cannot be imported.
   std::optional<std::string> kernel_only;
-  std::string language = "triton";  // or "cuda"
+  std::string language = "triton";  // or "cuda", or "torch_module" (a PyTorch module for the inductor stage)
   nlohmann::json parameters = nlohmann::json::array();  // CUDA: the C parameter declarations, as written
   std::string launch_bounds;  // CUDA: `__launch_bounds__(...)` when the kernel has one
   // Triton specialization attributes by parameter ({"x_ptr": [["tt.divisibility", 16]]}): what
   // an Inductor kernel's triton_meta configs promised (inductor_form.h). Written when not empty.
   nlohmann::ordered_json attrs = nlohmann::ordered_json::object();
+  // torch_module: the inputs the plugin inferred ({init, forward}, input_inference.h).
+  nlohmann::json inputs = nlohmann::json::object();
 };
 
 // Writes BUNDLE_DIR/k<id>.py (or .cu) for each kernel and then BUNDLE_DIR/bundle.json (format in

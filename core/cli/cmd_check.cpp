@@ -11,6 +11,7 @@
 #include "core/check/inductor_form.h"
 #include "core/check/kernel_only_module.h"
 #include "core/check/nvcc_batch.h"
+#include "core/check/pair_ingest.h"
 #include "core/check/nvcc_check.h"
 #include "core/check/signature_inference.h"
 #include "core/cli/command.h"
@@ -75,7 +76,7 @@ size_t emit(const std::string& db, std::vector<CheckKernel> kernels, const Selec
             bool quiet) {
   std::vector<std::pair<CheckKernel, check::InferredSignature>> inferred;
   std::vector<check::BundleKernel> bundle;
-  size_t with_guesses = 0, device_functions = 0, methods = 0, cuda = 0;
+  size_t with_guesses = 0, device_functions = 0, methods = 0, cuda = 0, modules = 0;
   for (auto& k : kernels) {
     if (is_cuda(k)) {
       check::BundleKernel b{k.id, k.plugin, k.name, k.standalone, {}, std::nullopt};
@@ -84,6 +85,14 @@ size_t emit(const std::string& db, std::vector<CheckKernel> kernels, const Selec
       b.launch_bounds = k.meta.value("launch_bounds", "");
       bundle.push_back(std::move(b));
       ++cuda;
+      continue;
+    }
+    if (k.plugin == "torch_module") {
+      check::BundleKernel b{k.id, k.plugin, k.name, k.standalone, {}, std::nullopt};
+      b.language = "torch_module";
+      b.inputs = k.meta.value("inputs", nlohmann::json::object());
+      bundle.push_back(std::move(b));
+      ++modules;
       continue;
     }
     std::optional<std::string> kernel_only;
@@ -139,6 +148,7 @@ size_t emit(const std::string& db, std::vector<CheckKernel> kernels, const Selec
     std::cout << "wrote " << bundle.size() << " kernel" << (bundle.size() == 1 ? "" : "s") << " to " << dir << " ("
               << with_guesses << " with guessed parameters; see kernel_signatures";
     if (cuda) std::cout << "; " << cuda << " CUDA C";
+    if (modules) std::cout << "; " << modules << " PyTorch module" << (modules == 1 ? "" : "s") << " for the inductor stage";
     std::cout << ")\n";
   }
   return bundle.size();
@@ -179,7 +189,10 @@ int ingest(const std::string& db, const std::string& file, bool quiet) {
   auto corpus = Corpus::open(db, Corpus::Access::ReadWrite);
   std::error_code ec;
   fs::path absolute = fs::absolute(file, ec);
-  IngestOutcome outcome = store_check_results(*corpus, rows, ec ? file : absolute.string());
+  std::string source = ec ? file : absolute.string();
+  std::vector<ModulePair> pairs = check::take_module_pairs(rows, source);
+  IngestOutcome outcome = store_check_results(*corpus, rows, source);
+  check::PairIngestOutcome paired = check::store_pairs(*corpus, pairs);
   if (!outcome.unknown_kernels.empty()) {
     std::cerr << "mine check: " << outcome.unknown_kernels.size()
               << " result(s) name kernels no longer in the corpus (rescanned away); skipped ids:";
@@ -191,6 +204,10 @@ int ingest(const std::string& db, const std::string& file, bool quiet) {
     if (outcome.configs) std::cout << " and " << outcome.configs << " autotune configs";
     std::cout << " from " << file << ": ";
     print_summary(rows);
+    if (!pairs.empty())
+      std::cout << "stored " << paired.pairs << " PyTorch/Inductor pair" << (paired.pairs == 1 ? "" : "s") << " ("
+                << paired.kernels << " Inductor kernel occurrences in their output code, " << paired.links
+                << " links in module_pair_kernels)\n";
     // A ported check is two rows (first outcome, ported outcome): say how the ports went.
     size_t ported = 0, ported_ok = 0;
     for (const auto& r : rows)

@@ -6,6 +6,7 @@
 
 #include "core/cli/command.h"
 #include "core/cli/dedup_run.h"
+#include "core/cli/export_pairs.h"
 #include "core/cli/options.h"
 #include "core/dedup/representative.h"
 #include "core/dedup/signature_batch.h"
@@ -110,6 +111,13 @@ size_t keep_one_per_cluster(std::vector<const ExportKernel*>& kept,
   return dropped;
 }
 
+// The torch_module plugin's records are PyTorch modules, not kernels: they leave through
+// --format pairs, paired with the kernels Inductor made of them.
+std::vector<ExportKernel> without_modules(std::vector<ExportKernel> kernels) {
+  std::erase_if(kernels, [](const ExportKernel& k) { return k.plugin == "torch_module"; });
+  return kernels;
+}
+
 int run_export(const std::vector<std::string>& args) {
   po::options_description options("mine export options");
   std::string db, out, format, where, dedup_mode, license, split_by, column, form_text, language;
@@ -118,7 +126,8 @@ int run_export(const std::vector<std::string>& args) {
   options.add_options()
       ("db", po::value(&db)->default_value(default_db_path()), "corpus file")
       ("out,o", po::value(&out), "output file (with --split, other splits go beside it as NAME.SPLIT.EXT)")
-      ("format,f", po::value(&format)->default_value("jsonl"), "torchtune | jsonl | chat")
+      ("format,f", po::value(&format)->default_value("jsonl"),
+       "torchtune | jsonl | chat, or pairs | pairs-chat: the PyTorch/Inductor pairs of `mine check` (module_pairs)")
       ("where", po::value(&where), "SQL condition on kernels (alias k), e.g. \"k.plugin = 'triton'\"")
       ("dedup", po::value(&dedup_mode)->default_value("near"),
        "none | exact (identical after normalization, including renamed locals) | near (MinHash clusters too)")
@@ -150,8 +159,12 @@ int run_export(const std::vector<std::string>& args) {
                      "--split test=0.05 --decontaminate kernelbench.jsonl"))
     return kExitOk;
   if (out.empty()) throw UsageError{"give --out FILE"};
-  if (format != "torchtune" && format != "jsonl" && format != "chat")
-    throw UsageError{"unknown --format '" + format + "' (use torchtune, jsonl or chat)"};
+  bool pairs = format == "pairs" || format == "pairs-chat";
+  if (format != "torchtune" && format != "jsonl" && format != "chat" && !pairs)
+    throw UsageError{"unknown --format '" + format + "' (use torchtune, jsonl, chat, pairs or pairs-chat)"};
+  if (pairs && (vm.count("where") || !vm["language"].defaulted() || !vm["form"].defaulted() || vm.count("with-launcher")))
+    throw UsageError{"--where, --language, --form and --with-launcher choose kernels; --format " + format +
+                     " writes module pairs"};
   if (dedup_mode != "none" && dedup_mode != "exact" && dedup_mode != "near")
     throw UsageError{"unknown --dedup '" + dedup_mode + "' (use none, exact or near)"};
   if (language != "any" && !is_known_language(language))
@@ -177,9 +190,13 @@ int run_export(const std::vector<std::string>& args) {
   }
   bool quiet = vm.count("quiet") > 0;
   int threads = jobs > 0 ? jobs : dedup::default_threads();
+  if (pairs) {
+    PairExport p{db, out, format == "pairs-chat", license == "permissive", &kPermissive, specs, benchmarks, threads, quiet};
+    return export_pairs(p);
+  }
 
   auto corpus = Corpus::open(db, Corpus::Access::ReadOnly);
-  std::vector<ExportKernel> all = export_kernels(*corpus, where);
+  std::vector<ExportKernel> all = without_modules(export_kernels(*corpus, where));
   // Kernels never hashed cannot be deduplicated: bring the corpus up to date the way `mine dedup`
   // does (only new kernels are hashed, with the parameters of the last run), then read again.
   bool needs_clusters = dedup_mode != "none" || !benchmarks.empty();
@@ -194,7 +211,7 @@ int run_export(const std::vector<std::string>& args) {
     dedup_update = run_incremental_dedup(*writable, settings);
     writable.reset();
     corpus = Corpus::open(db, Corpus::Access::ReadOnly);
-    all = export_kernels(*corpus, where);
+    all = without_modules(export_kernels(*corpus, where));
   }
   std::map<std::string, size_t> by_language;
   if (language != "any") {

@@ -43,15 +43,18 @@ std::vector<TSNode> blocks_of(TSNode n) {
 }
 
 // A guarded block that holds only imports, assignments and expressions is kept whole:
-// its branches are alternatives for the same names (`try: import x / except: x = None`).
+// its branches are alternatives for the same names (`try: import x / except: x = None`). So is
+// a `try` whose `except` defines plain fallback functions (`except ImportError: def x(...):
+// raise ...`): split, the import would stand unguarded before the fallback.
 bool only_simple_statements(TSNode n, int depth) {
   if (depth > max_statement_depth()) return false;
   for (TSNode block : blocks_of(n)) {
     bool simple = true;
+    bool fallback = is_type(n, "try_statement") && is_type(ts_node_parent(block), "except_clause");
     visit_named_children(block, [&](TSNode c) {
       std::string_view t = node_type(c);
       if (is_import(c) || t == "expression_statement" || t == "pass_statement" || t == "comment" ||
-          t == "raise_statement") {
+          t == "raise_statement" || (fallback && t == "function_definition")) {
         return;
       }
       if (is_compound(c) && only_simple_statements(c, depth + 1)) return;

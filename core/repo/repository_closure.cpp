@@ -653,12 +653,23 @@ class ClosureBuilder {
     std::set<std::string> rendered_signatures;
     std::map<Position, std::pair<const PythonModule*, std::vector<Entity*>>> imports;
     std::map<Position, std::pair<const PythonModule*, const ModuleStatement*>> definitions;
+    // The same import reached from several modules is written once, at the earliest place any
+    // of them has it: a guarded block placed among the imports (`if hasattr(torch.amp, ...)`)
+    // may read it, and must not come before it.
+    std::map<std::string, Position> earliest;
+    for (Entity* e : needed_) {
+      if (e->kind != EntityKind::External && e->kind != EntityKind::KeptImport) continue;
+      Position p = position(e->module, e->statements.front());
+      auto [it, fresh] = earliest.try_emplace(signature(*e), p);
+      if (!fresh && p < it->second) it->second = p;
+    }
     for (Entity* e : needed_) {
       switch (e->kind) {
         case EntityKind::External:
         case EntityKind::KeptImport: {
           const ModuleStatement* s = e->statements.front();
-          if (!rendered_signatures.insert(signature(*e)).second) break;
+          std::string sig = signature(*e);
+          if (earliest.at(sig) != position(e->module, s) || !rendered_signatures.insert(sig).second) break;
           auto& slot = imports[position(e->module, s)];
           slot.first = e->module;
           slot.second.push_back(e);

@@ -3,7 +3,7 @@ import json
 import os
 
 VERSION = 1
-LANGUAGES = ("triton", "cuda")
+LANGUAGES = ("triton", "cuda", "torch_module")
 STAGES = ("import", "compile", "load", "run")
 
 
@@ -37,6 +37,13 @@ def _check_kernel(k, bundle_dir, seen):
     lang = k.setdefault("language", "triton")
     if lang not in LANGUAGES:
         raise BundleError("%s: language %r is not supported" % (where, lang))
+    if lang == "torch_module":
+        inputs = k.setdefault("inputs", {})
+        if not isinstance(inputs, dict) or not isinstance(inputs.get("init", []), list) \
+                or not isinstance(inputs.get("forward", []), list):
+            raise BundleError("%s: inputs must be {init: [...], forward: [...]}" % where)
+        k.setdefault("guessed", [])
+        return k
     if lang == "cuda":
         params = k.setdefault("params", [])
         if not isinstance(params, list) or not all(isinstance(p, str) for p in params):

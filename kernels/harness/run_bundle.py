@@ -171,6 +171,14 @@ def main(argv=None):
         "MINE_NEED_TRITON": "1" if any(k.get("language") != "cuda" for k in kernels) else "0",
         "MINE_TASK_TIMEOUT": str(a.timeout),
     }
+    if any(k.get("language") == "torch_module" for k in kernels):
+        # torch.compile writes its cache in the workers' temporary folder (theirs, writable in the
+        # sandbox) and
+        # compiles in the worker itself: a pool of compile processes per worker would multiply
+        # the processes and memory the limits count.
+        worker_env["TORCHINDUCTOR_CACHE_DIR"] = os.path.join(tmp_dir, "inductor")
+        worker_env["TORCHINDUCTOR_COMPILE_THREADS"] = "1"
+        os.makedirs(worker_env["TORCHINDUCTOR_CACHE_DIR"], exist_ok=True)
     # Sixteen workers each starting a BLAS thread per core would oversubscribe the machine
     # and, under RLIMIT_DATA, fail allocating the per-thread buffers.
     for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):

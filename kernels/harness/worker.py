@@ -19,6 +19,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import cgroups  # noqa: E402
 import cuda_kernel  # noqa: E402
+import inductor_stage  # noqa: E402
 import launch  # noqa: E402
 import privileges  # noqa: E402
 import sandbox  # noqa: E402
@@ -234,10 +235,47 @@ class Worker:
         row["recycle"] = poisoned
         return row
 
+    def run_module_task(self, task):
+        """A PyTorch module: eager against torch.compile (inductor_stage.py)."""
+        spec = task["spec"]
+        row = {"id": spec["id"], "entry": spec["entry"], "stage_requested": "inductor",
+               "stage_reached": "import", "status": "fail", "error_class": None,
+               "message": "", "compile_ms": None, "run_ms": None, "arch": task["arch"],
+               "checker": "inductor"}
+        scratch = task["scratch"]
+        os.makedirs(scratch, exist_ok=True)
+        self.marker = os.path.join(scratch, ".stage")
+        os.chdir(scratch)
+        poisoned = False
+        try:
+            if getattr(self, "torch", None) is None or not self.torch.cuda.is_available():
+                raise RuntimeError("the inductor stage needs torch with a CUDA device")
+            inductor_stage.run(task, row, self.torch, self.mark)
+            row["status"] = "ok"
+        except BaseException as e:  # noqa: B902 -- SystemExit from module code is a failure too
+            if isinstance(e, KeyboardInterrupt):
+                raise
+            poisoned = self.record_failure(row, e)
+            if isinstance(e, inductor_stage.OutputMismatch):
+                row["error_class"], poisoned = "other", False
+            elif row["stage_reached"] == "load" and not isinstance(e, SystemExit):
+                # The eager forward failing on guessed inputs leaves the context usable unless
+                # the GPU itself complained.
+                poisoned = row["error_class"] in ("illegal_address", "crash")
+        finally:
+            os.chdir(HERE)
+            kill_children()
+            if row["status"] == "ok":
+                shutil.rmtree(scratch, ignore_errors=True)
+        row["recycle"] = poisoned
+        return row
+
     def run_task(self, task):
         spec, stage = task["spec"], task["stage"]
         if spec.get("language") == "cuda":
             return self.run_cuda_task(task)
+        if spec.get("language") == "torch_module":
+            return self.run_module_task(task)
         row = {"id": spec["id"], "entry": spec["entry"], "stage_requested": stage,
                "stage_reached": "import", "status": "fail", "error_class": None,
                "message": "", "compile_ms": None, "n_regs": None, "n_spills": None,

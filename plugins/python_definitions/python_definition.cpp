@@ -10,6 +10,7 @@ nlohmann::json parameters_of(const PythonModule& m, TSNode definition) {
   TSNode list = field(definition, "parameters");
   if (ts_node_is_null(list)) return params;
   for_each_named_child(list, [&](TSNode p) {
+    if (is_type(p, "comment")) return;  // `def f(a,  # why a`: a comment is no parameter
     nlohmann::json entry;
     std::string_view t = node_type(p);
     if (t == "default_parameter" || t == "typed_default_parameter") {

@@ -22,7 +22,7 @@ TEST_CASE("built-in plugins are mine_plugin_infos run through CAbiPlugin", "[plu
     CHECK(plugins[i]->name() == infos[i]->name);
     names.insert(plugins[i]->name());
   }
-  CHECK(names == std::set<std::string>{"triton", "inductor", "numba", "cuda"});
+  CHECK(names == std::set<std::string>{"triton", "inductor", "numba", "cuda", "torch_module"});
 }
 
 TEST_CASE("a description built for another ABI is refused naming both versions", "[plugins][abi]") {

@@ -1,0 +1,176 @@
+"""The `inductor` stage for PyTorch modules (`"language": "torch_module"` in a bundle): import the
+module's standalone, instantiate the class with the inferred __init__ arguments, run it eagerly
+on the inferred inputs (module_inputs.deduce corrects them, a few tries at most), compile it with
+torch.compile (default mode), run that, compare the two (output_compare.py) and capture the code
+Inductor generated (torch._inductor.utils.run_and_get_code). Runs inside a worker (worker.py):
+the sandbox, limits and privilege drop are already in place."""
+import importlib.util
+import os
+import sys
+import time
+
+import module_inputs
+import output_compare
+from classify import trim
+
+MAX_TRIES = 6      # deducer corrections per module, as paritybench bounds its own
+MAX_INIT_TRIES = 3
+
+
+class NotAModule(Exception):
+    pass
+
+
+class OutputMismatch(Exception):
+    pass
+
+
+def _import(path, name):
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module  # dataclasses and pickling look modules up by name
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        sys.modules.pop(name, None)
+        raise
+    return module
+
+
+def make_tensors(torch, specs, device, seed=0):
+    g = torch.Generator(device="cpu").manual_seed(seed)
+    out = []
+    for s in specs:
+        shape = module_inputs.shape_of(s)
+        dtype = s["dtype"]
+        if dtype == "bool":
+            t = torch.rand(shape, generator=g) > 0.5
+        elif dtype.startswith("int") or dtype == "uint8":
+            high = max(int(s.get("high") or module_inputs.DEFAULT_HIGH), 1)
+            t = torch.randint(0, high, shape, generator=g, dtype=getattr(torch, dtype))
+        else:
+            t = torch.rand(shape, generator=g, dtype=getattr(torch, dtype, torch.float32))
+        out.append(t.to(device))
+    return out
+
+
+def _measure(torch):
+    def measure(a, b, rtol, atol):
+        if tuple(a.shape) != tuple(b.shape) or a.dtype != b.dtype:
+            return None, None, tuple(a.shape) == tuple(b.shape), a.dtype == b.dtype, False
+        if a.numel() == 0:
+            return 0.0, 0.0, True, True, True
+        if a.is_floating_point() or a.is_complex():
+            x, y = a.detach().double(), b.detach().double()
+            both_nan = torch.isnan(x) & torch.isnan(y)
+            diff = torch.where(both_nan, torch.zeros_like(x), (x - y).abs())
+            diff = torch.nan_to_num(diff, nan=float("inf"))
+            err = float(diff.max())
+            close = bool(torch.allclose(x, y, rtol=rtol, atol=atol, equal_nan=True))
+            return err, float(y.abs().max()), True, True, close
+        same = bool(torch.equal(a, b))
+        return (0.0 if same else 1.0), None, True, True, same
+    return measure
+
+
+def _clone(torch, args):
+    return [a.clone() for a in args]
+
+
+def resolve_stand_ins(torch, kwargs):
+    """StandIn markers (module_inputs.py) as the objects they stand for."""
+    out = {}
+    for name, value in kwargs.items():
+        if isinstance(value, module_inputs.StandIn):
+            if value.kind == "config":
+                value = module_inputs.ConfigStandIn()
+            else:
+                cls = getattr(torch.nn, value.target.rsplit(".", 1)[1])
+                value = cls if value.kind == "class" else cls()
+        out[name] = value
+    return out
+
+
+def instantiate(cls, kwargs, record):
+    """cls(**kwargs), giving module_inputs.SIZE to arguments a TypeError says are missing."""
+    for attempt in range(MAX_INIT_TRIES + 1):
+        try:
+            return cls(**kwargs)
+        except TypeError as e:
+            missing = module_inputs.missing_init_args(str(e))
+            if not missing or attempt == MAX_INIT_TRIES:
+                raise
+            for name in missing:
+                kwargs[name] = module_inputs.SIZE
+            record.append({"error": trim(str(e), 200), "change": "init %s = %d" % (", ".join(missing), module_inputs.SIZE)})
+    raise AssertionError("unreachable")
+
+
+def run(task, row, torch, mark):
+    """Fills `row` (worker.py's) for one module; raises on failure with row["stage_reached"] at
+    the failing stage: import (import or __init__), load (eager forward), run (compile, compiled
+    forward, comparison). row["inductor"]["phase"] says which of those exactly."""
+    spec = task["spec"]
+    inputs = spec.get("inputs") or {}
+    info = row["inductor"] = {"phase": "import", "eager_ok": False, "compiled_ok": False, "match": False,
+                              "deduce": []}
+    mark("import")
+    module = _import(os.path.join(task["bundle_dir"], spec["module"]), "mined_module_%d" % spec["id"])
+    cls = getattr(module, spec["entry"], None)
+    if not isinstance(cls, type) or not issubclass(cls, torch.nn.Module):
+        raise NotAModule("%s is not a torch.nn.Module subclass (got %s)" % (spec["entry"], type(cls).__name__))
+    info["phase"] = "instantiate"
+    torch.manual_seed(0)
+    kwargs = resolve_stand_ins(torch, module_inputs.init_kwargs(inputs))
+    device = torch.device("cuda")
+    model = instantiate(cls, kwargs, info["deduce"]).to(device).eval()
+
+    row["stage_reached"] = "load"
+    info["phase"] = "eager"
+    mark("load")
+    specs = module_inputs.tensor_specs(inputs)
+    t0 = time.perf_counter()
+    for attempt in range(MAX_TRIES + 1):
+        args = make_tensors(torch, specs, device)
+        try:
+            with torch.no_grad():
+                eager = model(*_clone(torch, args))
+            torch.cuda.synchronize()
+            break
+        except Exception as e:  # the deducer reads the message; anything else is the module's failure
+            message = "%s: %s" % (type(e).__name__, e)
+            trial, why = module_inputs.deduce(specs, message)
+            if trial is None or attempt == MAX_TRIES:
+                raise
+            info["deduce"].append({"error": trim(message, 300), "change": why})
+            specs = trial
+    row["run_ms"] = round((time.perf_counter() - t0) * 1000.0, 3)
+    info["eager_ok"] = True
+    info["inputs_used"] = {"init": {k: repr(v) for k, v in kwargs.items()},
+                           "forward": module_inputs.describe(specs)}
+
+    row["stage_reached"] = "run"
+    info["phase"] = "compile"
+    mark("run")
+    from torch._inductor.utils import run_and_get_code
+    torch._dynamo.reset()
+    compiled = torch.compile(model)
+    t0 = time.perf_counter()
+    with torch.no_grad():
+        out, codes = run_and_get_code(compiled, *_clone(torch, args))
+    torch.cuda.synchronize()
+    row["compile_ms"] = round((time.perf_counter() - t0) * 1000.0, 3)
+    info["compiled_ok"] = True
+    row["output_code"] = list(codes)
+    info["graphs"] = len(codes)
+
+    info["phase"] = "compare"
+    result = output_compare.compare(eager, out, torch.is_tensor, _measure(torch))
+    info.update(match=result["match"], max_abs_error=result["max_abs_error"], tolerances=result["tolerances"],
+                tensors=result["tensors"])
+    if not result["match"]:
+        raise OutputMismatch("compiled output differs from eager at %s (max abs error %.3g)"
+                             % (result["worst"], result["max_abs_error"]))
+    if result["tensors"] == 0:
+        raise OutputMismatch("the module returned no tensor to compare")
+    info["phase"] = "done"

@@ -1,0 +1,350 @@
+"""Inputs for a mined nn.Module (the torch_module plugin's `inputs`, BUNDLE.md) and the bounded
+trial-and-error deducer that corrects them from the errors the module raises, as
+pytorch-jit-paritybench's does. Standard library only: the tensors are described here and made
+in inductor_stage.py.
+
+A tensor is {"name", "rank", "dims": {"index": size}, "dtype", "high"?}; `dims` holds the sizes
+the evidence fixed (index may be negative: -1 is the last dimension), every other dimension is
+BATCH for the first and SIZE after it.
+"""
+import ast
+import copy
+import re
+
+BATCH = 2
+SIZE = 16          # the plugin guesses sizes as 16 too (input_inference.h): they agree
+MAX_RANK = 8
+DEFAULT_HIGH = 2   # integer inputs of unknown range: valid indices for any table
+
+
+class InputError(ValueError):
+    """The inputs spec cannot be read."""
+
+
+class StandIn:
+    """An __init__ argument that is an object, not a number: `kind` is "config", "class" or
+    "instance", `target` the torch.nn class ("torch.nn.ReLU") for the last two. inductor_stage.py
+    turns it into the object."""
+    STAND_IN_CLASSES = ("torch.nn.ReLU", "torch.nn.Identity", "torch.nn.GELU")
+
+    def __init__(self, text):
+        kind, _, target = text.partition(":")
+        if kind not in ("config", "class", "instance") or (kind != "config" and target not in self.STAND_IN_CLASSES):
+            raise InputError("unknown stand-in %r" % text)
+        self.kind, self.target = kind, target
+
+    def __repr__(self):
+        return "<stand-in %s%s>" % (self.kind, ":" + self.target if self.target else "")
+
+
+def guess_attribute(name):
+    """What a config object's attribute `name` most likely holds, read from its name (the
+    plugin guesses __init__ arguments the same way)."""
+    n = name.lower()
+    if "eps" in n:
+        return 1e-5
+    if "drop" in n:
+        return 0.0
+    if "range" in n or n.endswith("std"):
+        return 0.02
+    if n.startswith(("use_", "is_", "has_", "with_", "output_", "return_", "tie_")):
+        return False
+    if n.startswith("act") or n.endswith("_act") or "activation" in n:
+        return "silu"  # the one activation every LLM-style config accepts
+    if "head" in n:
+        return 4
+    if "vocab" in n:
+        return 100
+    if "layers" in n or "depth" in n:
+        return 2
+    if "ratio" in n or "factor" in n:
+        return 4
+    if n.endswith(("type", "mode", "name", "dtype", "impl", "implementation")):
+        return None
+    if "theta" in n or "base" in n:
+        return 10000.0
+    return SIZE
+
+
+class ConfigStandIn:
+    """A configuration object whose every attribute (and item) is guessed from its name."""
+
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return guess_attribute(name)
+
+    def __getitem__(self, name):
+        return guess_attribute(str(name))
+
+    def get(self, name, default=None):
+        return guess_attribute(str(name))
+
+    def __contains__(self, name):
+        return True
+
+    def __repr__(self):
+        return "<config stand-in>"
+
+
+def init_kwargs(inputs):
+    """{name: value} for the __init__ arguments the harness passes (defaults are left to Python);
+    object arguments are StandIn markers."""
+    out = {}
+    for arg in (inputs or {}).get("init", []):
+        if not isinstance(arg, dict) or not isinstance(arg.get("name"), str):
+            raise InputError("init argument %r is not {name, literal?, source}" % (arg,))
+        if arg.get("stand_in"):
+            out[arg["name"]] = StandIn(arg["stand_in"])
+            continue
+        if "literal" not in arg:
+            continue
+        try:
+            out[arg["name"]] = ast.literal_eval(arg["literal"])
+        except (ValueError, SyntaxError) as e:
+            raise InputError("init argument %s: %r is not a literal (%s)" % (arg["name"], arg["literal"], e))
+    return out
+
+
+def tensor_specs(inputs):
+    """The forward tensors as the deducer edits them (copies; the spec is left alone)."""
+    specs = []
+    for t in (inputs or {}).get("forward", []):
+        if not isinstance(t, dict) or not isinstance(t.get("name"), str):
+            raise InputError("forward input %r is not {name, rank, dims, dtype}" % (t,))
+        rank = t.get("rank", 4)
+        if not isinstance(rank, int) or not 0 <= rank <= MAX_RANK:
+            raise InputError("forward input %s: rank %r" % (t["name"], rank))
+        dims = {}
+        for k, v in (t.get("dims") or {}).items():
+            if isinstance(v, int) and 0 < v <= 1 << 16:
+                dims[int(k)] = v
+        spec = {"name": t["name"], "rank": rank, "dims": dims, "dtype": t.get("dtype", "float32"),
+                "rank_known": t.get("rank_known", True) is not False}
+        if t.get("high") is not None:
+            spec["high"] = t["high"]
+        specs.append(spec)
+    return specs
+
+
+def shape_of(spec):
+    rank = spec["rank"]
+    shape = [BATCH if i == 0 else SIZE for i in range(rank)]
+    for k, v in spec["dims"].items():
+        i = k if k >= 0 else rank + k
+        if 0 <= i < rank:
+            shape[i] = v
+    return shape
+
+
+def describe(specs):
+    return [{"name": s["name"], "shape": shape_of(s), "dtype": s["dtype"]} for s in specs]
+
+
+# --- the deducer -------------------------------------------------------------------------------
+
+def _set_rank(specs, which, rank, why):
+    s = specs[which]
+    if s["rank"] == rank or not 0 < rank <= MAX_RANK:
+        return None
+    s["rank"] = rank
+    return why
+
+
+def _first_float(specs):
+    for i, s in enumerate(specs):
+        if s["dtype"].startswith("float"):
+            return i
+    return 0 if specs else None
+
+
+def _with_dim(specs, index, value):
+    """The first input whose dimension `index` is `value` (shape order); None if none is."""
+    for i, s in enumerate(specs):
+        shape = shape_of(s)
+        j = index if index >= 0 else len(shape) + index
+        if 0 <= j < len(shape) and shape[j] == value:
+            return i
+    return None
+
+
+def _set_dim(specs, which, index, value, why):
+    s = specs[which]
+    rank = s["rank"]
+    j = index if index >= 0 else rank + index
+    if not 0 <= j < rank or shape_of(s)[j] == value or not 0 < value <= 1 << 16:
+        return None
+    s["dims"] = {k: v for k, v in s["dims"].items() if (k if k >= 0 else rank + k) != j}
+    s["dims"][index] = value
+    return why
+
+
+def _r_matmul(specs, m):
+    a_cols, b_rows = int(m.group(2)), int(m.group(3))
+    i = _with_dim(specs, -1, a_cols)
+    return None if i is None else _set_dim(specs, i, -1, b_rows, "last dim %d -> %d (matmul)" % (a_cols, b_rows))
+
+
+def _r_channels(specs, m):
+    want, got = int(m.group(1)), int(m.group(2))
+    i = _with_dim(specs, 1, got)
+    return None if i is None else _set_dim(specs, i, 1, want, "channels %d -> %d" % (got, want))
+
+
+def _r_normalized(specs, m):
+    sizes = [int(x) for x in re.findall(r"\d+", m.group(1))]
+    i = _first_float(specs)
+    if i is None or not sizes:
+        return None
+    if specs[i]["rank"] < len(sizes) + 1:
+        specs[i]["rank"] = len(sizes) + 1
+    why = None
+    for k, v in enumerate(reversed(sizes)):
+        why = _set_dim(specs, i, -1 - k, v, "normalized shape %s" % sizes) or why
+    return why
+
+
+def _r_unpack(specs, m):
+    want = int(m.group(1))
+    got = int(m.group(2)) if m.group(2) else None
+    for i, s in enumerate(specs):
+        if got is None or s["rank"] == got:
+            return _set_rank(specs, i, want, "rank %d -> %d (unpacking the shape)" % (s["rank"], want))
+    return None
+
+
+def _r_expected_nd(specs, m):
+    ranks = [int(x) for x in m.groups() if x]
+    want = max(ranks)  # "3D (unbatched) or 4D (batched)": the batched one
+    i = _first_float(specs)
+    return None if i is None else _set_rank(specs, i, want, "rank -> %d (%s)" % (want, m.group(0)[:60]))
+
+
+def _r_broadcast(specs, m):
+    a, b, d = int(m.group(1)), int(m.group(2)), int(m.group(3))
+    for value, other in ((a, b), (b, a)):
+        for i, s in enumerate(specs):
+            shape = shape_of(s)
+            # Broadcasting aligns from the right; for inputs of the module's own rank d counts
+            # from the left.
+            if d < len(shape) and shape[d] == value and other != 1:
+                return _set_dim(specs, i, d, other, "dim %d: %d -> %d (broadcast)" % (d, value, other))
+    return None
+
+
+def _r_dim_range(specs, m):
+    got = int(m.group(3))
+    want = got + 1 if got >= 0 else -got
+    i = _first_float(specs)
+    if i is None or specs[i]["rank"] >= want:
+        return None
+    return _set_rank(specs, i, want, "rank -> %d (dimension %d out of range)" % (want, got))
+
+
+def _r_permute(specs, m):
+    have, want = int(m.group(1)), int(m.group(2))
+    for i, s in enumerate(specs):
+        if s["rank"] == have:
+            return _set_rank(specs, i, want, "rank %d -> %d (permute)" % (have, want))
+    return None
+
+
+def _r_missing_args(specs, m):
+    names = re.findall(r"'(\w+)'", m.group(2))
+    known = {s["name"] for s in specs}
+    added = [n for n in names if n not in known]
+    for n in added:
+        specs.append({"name": n, "rank": specs[0]["rank"] if specs else 4, "dims": {}, "dtype": "float32",
+                      "rank_known": False})
+    return ("added inputs %s" % ", ".join(added)) if added else None
+
+
+def _r_long_expected(specs, m):
+    for s in specs:
+        if s["dtype"].startswith("float"):
+            s["dtype"], s["high"] = "int64", DEFAULT_HIGH
+            return "%s -> int64 (indices expected)" % s["name"]
+    return None
+
+
+def _r_rnn_size(specs, m):
+    want = int(m.group(1))
+    i = _first_float(specs)
+    return None if i is None else _set_dim(specs, i, -1, want, "last dim -> %d (input_size)" % want)
+
+
+def _r_dims_count(specs, m):
+    want, got = int(m.group(1)), int(m.group(2))
+    for i, s in enumerate(specs):
+        if s["rank"] == got:
+            return _set_rank(specs, i, want, "rank %d -> %d" % (got, want))
+    return None
+
+
+# (pattern, rule): the first rule whose pattern matches and that changes something wins.
+RULES = (
+    (r"mat1 and mat2 shapes cannot be multiplied \((\d+)x(\d+) and (\d+)x(\d+)\)", _r_matmul),
+    (r"to have (\d+) channels, but got (\d+) channels", _r_channels),
+    (r"normalized_shape=\[([\d, ]+)\]", _r_normalized),
+    (r"(?:not enough|too many) values to unpack \(expected (\d+)(?:, got (\d+))?\)", _r_unpack),
+    (r"[Ee]xpected (\d)D(?: \(unbatched\))?(?: or (\d)D)?", _r_expected_nd),
+    (r"[Ee]xpected (\d)-dimensional input", _r_expected_nd),
+    (r"expected (\d)D input \(got \d+D input\)", _r_expected_nd),
+    (r"size of tensor a \((\d+)\) must match the size of tensor b \((\d+)\) at non-singleton dimension (\d+)",
+     _r_broadcast),
+    (r"expanded size of the tensor \((\d+)\) must match the existing size \((\d+)\) at non-singleton dimension (\d+)",
+     _r_broadcast),
+    (r"[Dd]imension out of range \(expected to be in range of \[(-?\d+), (-?\d+)\], but got (-?\d+)\)", _r_dim_range),
+    (r"input\.dim\(\) = (\d+) is not equal to len\(dims\) = (\d+)", _r_permute),
+    (r"missing (\d+) required positional arguments?: (.*)", _r_missing_args),
+    (r"[Ee]xpected tensor for argument #\d+ 'indices'|expected scalar type Long but found Float|"
+     r"tensors used as indices must be long|[Ee]xpected dtype int32(?:/| or )int64 for index", _r_long_expected),
+    (r"input\.size\(-1\) must be equal to input_size\. Expected (\d+)", _r_rnn_size),
+    (r"input must have (\d+) dimensions, got (\d+)", _r_dims_count),
+)
+_COMPILED = [(re.compile(p), rule) for p, rule in RULES]
+
+
+# Ranks tried, in order, for an input whose rank nothing in the source fixed, when the error
+# names no shape (an einops pattern, a KeyError on ndim): tokens, images, matrices, volumes.
+RANK_ORDER = (3, 4, 2, 5)
+
+
+def _next_rank(specs):
+    for s in specs:
+        if s.get("rank_known", True):
+            continue
+        tried = s.setdefault("ranks_tried", [])
+        if s["rank"] not in tried:
+            tried.append(s["rank"])
+        for r in RANK_ORDER:
+            if r not in tried:
+                old = s["rank"]
+                s["rank"] = r
+                s["dims"] = {k: v for k, v in s["dims"].items() if k < 0}
+                return "rank %d -> %d (trying another rank)" % (old, r)
+    return None
+
+
+def deduce(specs, message):
+    """(new specs, what changed) for the error `message` raised by the module on `specs`, or
+    (None, None) when no rule applies or none changes anything: the caller stops trying. Without
+    a rule for the message, an input of unknown rank gets the next rank of RANK_ORDER."""
+    for pattern, rule in _COMPILED:
+        m = pattern.search(message or "")
+        if not m:
+            continue
+        trial = copy.deepcopy(specs)
+        why = rule(trial, m)
+        if why:
+            return trial, why
+    trial = copy.deepcopy(specs)
+    why = _next_rank(trial)
+    return (trial, why) if why else (None, None)
+
+
+def missing_init_args(message):
+    """Names an __init__ TypeError says are missing (`missing 2 required positional arguments:
+    'dim' and 'heads'`), to be given SIZE."""
+    m = re.search(r"__init__\(\) missing \d+ required (?:positional|keyword-only) arguments?: (.*)", message or "")
+    return re.findall(r"'(\w+)'", m.group(1)) if m else []

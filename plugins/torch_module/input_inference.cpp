@@ -1,0 +1,363 @@
+#include "plugins/torch_module/input_inference.h"
+
+#include <algorithm>
+#include <cctype>
+#include <functional>
+#include <map>
+#include <optional>
+
+#include "plugins/torch_module/argument_guess.h"
+#include "plugins/torch_module/module_signature.h"
+
+namespace mine::torch_module {
+namespace {
+
+using namespace sdk;
+
+void walk(TSNode n, const std::function<void(TSNode)>& visit) {
+  if (ts_node_is_null(n)) return;
+  visit(n);
+  for (uint32_t i = 0, c = ts_node_named_child_count(n); i < c; ++i) walk(ts_node_named_child(n, i), visit);
+}
+
+template <typename F>
+void for_each_argument(TSNode arguments, F&& f) {
+  if (!ts_node_is_null(arguments)) for_each_named_child(arguments, f);
+}
+
+std::string lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+// A Python literal the harness can literal_eval: numbers, strings, booleans, None, and
+// tuples/lists of them.
+std::optional<std::string> literal(const PythonFile& m, TSNode n) {
+  std::string_view t = node_type(n);
+  if (t == "integer" || t == "float" || t == "true" || t == "false" || t == "none" || t == "string")
+    return m.text_of(n);
+  if (t == "unary_operator" && (is_type(field(n, "argument"), "integer") || is_type(field(n, "argument"), "float")))
+    return m.text_of(n);
+  if (t == "tuple" || t == "list") {
+    bool all = true;
+    for_each_named_child(n, [&](TSNode c) { all = all && literal(m, c).has_value(); });
+    if (all) return m.text_of(n);
+  }
+  return std::nullopt;
+}
+
+std::optional<long long> integer_of(const std::string& text) {
+  if (text.empty() || text.size() > 12) return std::nullopt;
+  for (char c : text)
+    if (!std::isdigit(static_cast<unsigned char>(c)) && c != '_') return std::nullopt;
+  std::string digits;
+  for (char c : text)
+    if (c != '_') digits += c;
+  return std::stoll(digits);
+}
+
+bool plain_parameter(const nlohmann::json& p) {
+  std::string name = p.value("name", "");
+  return !name.empty() && name[0] != '*' && name != "/" && name.find('*') == std::string::npos;
+}
+
+struct InitValue {
+  std::string name;
+  std::optional<std::string> literal;
+  std::string source;
+  std::string stand_in;  // "config", "class:torch.nn.ReLU", "instance:torch.nn.Identity"
+};
+
+class Inference {
+ public:
+  Inference(const PythonFile& m, const ModuleClass& cls) : m_(m), cls_(cls) {}
+
+  nlohmann::json run() {
+    nlohmann::json signature = module_signature(m_, cls_);
+    infer_init(signature["init"]);
+    nlohmann::json init = nlohmann::json::array();
+    for (const auto& v : init_) {
+      nlohmann::json e = {{"name", v.name}, {"source", v.source}};
+      if (v.literal) e["literal"] = *v.literal;
+      if (!v.stand_in.empty()) e["stand_in"] = v.stand_in;
+      init.push_back(e);
+    }
+    return {{"init", init}, {"forward", infer_forward()}};
+  }
+
+ private:
+  // Literal arguments of the first instantiation in the file that gives any: `Block(64, heads=4)`.
+  std::map<std::string, std::string> call_site_literals(const nlohmann::json& params) {
+    std::map<std::string, std::string> out;
+    walk(m_.root(), [&](TSNode n) {
+      if (!is_type(n, "call") || m_.view_of(field(n, "function")) != cls_.name) return;
+      size_t position = 0;
+      std::map<std::string, std::string> here;
+      for_each_argument(field(n, "arguments"), [&](TSNode a) {
+        if (is_type(a, "keyword_argument")) {
+          if (auto lit = literal(m_, field(a, "value"))) here[m_.text_of(field(a, "name"))] = *lit;
+          return;
+        }
+        if (is_type(a, "list_splat") || is_type(a, "dictionary_splat")) return;
+        size_t at = position++;
+        if (at < params.size() && plain_parameter(params[at]))
+          if (auto lit = literal(m_, a)) here[params[at]["name"].get<std::string>()] = *lit;
+      });
+      for (const auto& [k, v] : here) out.emplace(k, v);  // the first site that names a parameter wins
+    });
+    return out;
+  }
+
+  void infer_init(const nlohmann::json& params) {
+    auto sites = call_site_literals(params);
+    for (const auto& p : params) {
+      if (!plain_parameter(p)) continue;
+      std::string name = p["name"];
+      InitValue v{name, std::nullopt, "", ""};
+      if (auto it = sites.find(name); it != sites.end()) {
+        v.literal = it->second;
+        v.source = "call_site";
+      } else if (p.contains("default")) {
+        v.source = "default";
+        std::string d = p["default"];
+        if (integer_of(d)) known_[name] = *integer_of(d);
+      } else {
+        ArgumentGuess guess = guess_argument(name, p.value("annotation", ""));
+        if (guess.source == "stand_in") v.stand_in = guess.value;
+        else v.literal = guess.value;
+        v.source = guess.source;
+      }
+      if (v.literal && integer_of(*v.literal)) known_[name] = *integer_of(*v.literal);
+      init_.push_back(std::move(v));
+    }
+  }
+
+  // The integer a layer's argument stands for: a literal, or an __init__ parameter's value.
+  std::optional<long long> size_of(TSNode arg) {
+    if (ts_node_is_null(arg)) return std::nullopt;
+    if (is_type(arg, "integer")) return integer_of(m_.text_of(arg));
+    if (is_type(arg, "identifier")) {
+      auto it = known_.find(m_.text_of(arg));
+      if (it != known_.end()) return it->second;
+    }
+    return std::nullopt;
+  }
+
+  TSNode argument(TSNode call, size_t position, const char* keyword) {
+    TSNode found{};
+    size_t at = 0;
+    for_each_argument(field(call, "arguments"), [&](TSNode a) {
+      if (!ts_node_is_null(found)) return;
+      if (is_type(a, "keyword_argument")) {
+        if (m_.view_of(field(a, "name")) == keyword) found = field(a, "value");
+        return;
+      }
+      if (at++ == position) found = a;
+    });
+    return found;
+  }
+
+  // The constructor call of `self.<attribute> = ...` in __init__.
+  TSNode layer_call(const std::string& attribute) {
+    auto init = method_of(m_, cls_, "__init__");
+    TSNode found{};
+    if (!init) return found;
+    walk(field(m_.function(*init).definition, "body"), [&](TSNode n) {
+      if (!ts_node_is_null(found) || !is_type(n, "assignment")) return;
+      TSNode left = field(n, "left"), right = field(n, "right");
+      if (is_type(left, "attribute") && is_type(right, "call") && m_.view_of(field(left, "object")) == "self" &&
+          m_.view_of(field(left, "attribute")) == attribute)
+        found = right;
+    });
+    return found;
+  }
+
+  struct Tensor {
+    std::optional<int> rank, min_rank;
+    std::map<int, long long> dims;
+    std::string dtype = "float32";
+    std::optional<long long> high;
+    std::vector<std::string> evidence;
+  };
+
+  // What the first layer `x` goes through says about it.
+  void from_layer(TSNode call, Tensor& t) {
+    std::optional<std::string> q = m_.qualified_name(field(call, "function"));
+    if (!q || q->rfind("torch.nn.", 0) != 0) return;
+    std::string layer = q->substr(q->rfind('.') + 1);
+    t.evidence.push_back("first layer " + layer);
+    auto set_rank = [&](int r) {
+      if (!t.rank) t.rank = r;
+    };
+    if (layer.rfind("Conv", 0) == 0 || layer.find("Norm") != std::string::npos || layer.rfind("Pool", 0) == 0) {
+      char d = layer.size() >= 2 ? layer[layer.size() - 2] : 0;
+      if (layer.back() == 'd' && (d == '1' || d == '2' || d == '3')) set_rank(d - '0' + 2);
+    }
+    if (layer.rfind("Conv", 0) == 0) {
+      if (auto c = size_of(argument(call, 0, "in_channels"))) t.dims[1] = *c;
+    } else if (layer.rfind("BatchNorm", 0) == 0 || layer.rfind("InstanceNorm", 0) == 0) {
+      if (auto c = size_of(argument(call, 0, "num_features"))) t.dims[1] = *c;
+    } else if (layer == "GroupNorm") {
+      if (auto c = size_of(argument(call, 1, "num_channels"))) t.dims[1] = *c;
+      set_rank(4);
+    } else if (layer == "Linear" || layer == "Bilinear") {
+      if (auto c = size_of(argument(call, 0, "in_features"))) t.dims[-1] = *c;
+    } else if (layer == "LayerNorm" || layer == "RMSNorm") {
+      if (auto c = size_of(argument(call, 0, "normalized_shape"))) t.dims[-1] = *c;
+    } else if (layer == "Embedding" || layer == "EmbeddingBag") {
+      t.dtype = "int64";
+      if (auto n = size_of(argument(call, 0, "num_embeddings"))) t.high = *n;
+      set_rank(2);
+    } else if (layer == "LSTM" || layer == "GRU" || layer == "RNN") {
+      if (auto c = size_of(argument(call, 0, "input_size"))) t.dims[-1] = *c;
+      set_rank(3);
+    } else if (layer == "MultiheadAttention") {
+      if (auto c = size_of(argument(call, 0, "embed_dim"))) t.dims[-1] = *c;
+      set_rank(3);
+    }
+  }
+
+  std::optional<int> small_int(TSNode n) {
+    if (is_type(n, "integer")) {
+      auto v = integer_of(m_.text_of(n));
+      if (v && *v < 8) return static_cast<int>(*v);
+    }
+    if (is_type(n, "unary_operator") && m_.view_of(n).substr(0, 1) == "-") {
+      auto v = integer_of(m_.text_of(field(n, "argument")));
+      if (v && *v <= 8) return -static_cast<int>(*v);
+    }
+    return std::nullopt;
+  }
+
+  void from_uses(TSNode body, const std::string& name, Tensor& t) {
+    auto note_min = [&](int r, const std::string& why) {
+      if (!t.min_rank || r > *t.min_rank) t.min_rank = r;
+      t.evidence.push_back(why);
+    };
+    auto is_shape_of = [&](TSNode n) {  // `x.shape` or `x.size()`
+      if (is_type(n, "attribute"))
+        return m_.view_of(field(n, "object")) == name && m_.view_of(field(n, "attribute")) == "shape";
+      if (is_type(n, "call") && ts_node_named_child_count(field(n, "arguments")) == 0) {
+        TSNode f = field(n, "function");
+        return is_type(f, "attribute") && m_.view_of(field(f, "object")) == name &&
+               m_.view_of(field(f, "attribute")) == "size";
+      }
+      return false;
+    };
+    TSNode first_layer{};
+    walk(body, [&](TSNode n) {
+      if (is_type(n, "assignment") && is_shape_of(field(n, "right"))) {
+        TSNode left = field(n, "left");
+        if (is_type(left, "pattern_list") || is_type(left, "tuple_pattern")) {
+          bool star = false;
+          for_each_named_child(left, [&](TSNode c) { star = star || is_type(c, "list_splat_pattern"); });
+          int count = static_cast<int>(ts_node_named_child_count(left));
+          if (star) {
+            note_min(count - 1, name + " unpacked with a star");
+          } else if (!t.rank) {
+            t.rank = count;
+            t.evidence.push_back(name + ".shape unpacked into " + std::to_string(count));
+          }
+        }
+      }
+      if (is_type(n, "subscript") && is_shape_of(field(n, "value"))) {
+        if (auto k = small_int(field(n, "subscript"))) note_min(*k >= 0 ? *k + 1 : -*k, name + ".shape[" + std::to_string(*k) + "]");
+      }
+      if (!is_type(n, "call")) return;
+      TSNode f = field(n, "function");
+      TSNode args = field(n, "arguments");
+      if (is_type(f, "attribute") && m_.view_of(field(f, "object")) == name) {
+        std::string method(m_.view_of(field(f, "attribute")));
+        std::vector<std::optional<int>> ints;
+        bool only_ints = true;
+        for_each_argument(args, [&](TSNode a) {
+          ints.push_back(small_int(a));
+          only_ints = only_ints && ints.back().has_value();
+        });
+        if (method == "size" && ints.size() == 1 && ints[0]) note_min(*ints[0] >= 0 ? *ints[0] + 1 : -*ints[0], name + ".size(k)");
+        if (method == "permute" && only_ints && !ints.empty() && !t.rank) {
+          t.rank = static_cast<int>(ints.size());
+          t.evidence.push_back(name + ".permute");
+        }
+        if ((method == "transpose" || method == "flatten" || method == "unbind") && only_ints)
+          for (auto& k : ints)
+            if (k) note_min(*k >= 0 ? *k + 1 : -*k, name + "." + method);
+      }
+      // `self.layer(x, ...)`: the first, in source order, tells what x must be.
+      if (ts_node_is_null(first_layer) && is_type(f, "attribute") && m_.view_of(field(f, "object")) == "self") {
+        TSNode first = ts_node_named_child(args, 0);
+        if (is_type(first, "identifier") && m_.view_of(first) == name) first_layer = layer_call(m_.text_of(field(f, "attribute")));
+      }
+    });
+    if (!ts_node_is_null(first_layer)) from_layer(first_layer, t);
+  }
+
+  // The first input of an image model: channels and side from the model's own arguments
+  // (`in_chans=3`, `img_size=224`), which its patch embedding and asserts expect.
+  void image_sizes(Tensor& t) {
+    if ((t.rank && *t.rank != 4) || t.dims.count(-1) || t.dims.count(1)) return;
+    std::optional<long long> channels, side;
+    for (const char* n : {"in_chans", "in_channels", "channels", "num_channels", "in_ch", "image_channels", "in_chs"})
+      if (!channels && known_.count(n)) channels = known_[n];
+    for (const char* n : {"img_size", "image_size", "input_size", "resolution", "img_res"})
+      if (!side && known_.count(n)) side = known_[n];
+    if (!channels && !side) return;
+    if (!t.rank) t.rank = 4;
+    if (channels) t.dims[1] = *channels;
+    if (side && *side <= 512) t.dims[2] = t.dims[3] = *side;
+    t.evidence.push_back("image arguments of __init__");
+  }
+
+  nlohmann::json infer_forward() {
+    nlohmann::json out = nlohmann::json::array();
+    auto forward = method_of(m_, cls_, "forward");
+    if (!forward) return out;
+    nlohmann::json params = nlohmann::json::parse(m_.parameters_json(*forward));
+    TSNode body = field(m_.function(*forward).definition, "body");
+    for (size_t i = 0; i < params.size(); ++i) {
+      const auto& p = params[i];
+      if (i == 0 && p.value("name", "") == "self") continue;
+      if (!plain_parameter(p) || p.contains("default")) continue;
+      std::string name = p["name"];
+      Tensor t;
+      from_uses(body, name, t);
+      std::string n = lower(name);
+      if (n.find("mask") != std::string::npos) {
+        t.dtype = "bool";
+        t.evidence.push_back("named as a mask");
+      } else if (n.find("ids") != std::string::npos || n.find("idx") != std::string::npos || n == "indices" ||
+                 n == "index" || n == "tokens" || n.find("label") != std::string::npos || n == "target" ||
+                 n == "targets") {
+        t.dtype = "int64";
+        t.evidence.push_back("named as indices");
+      }
+      if (out.empty() && t.dtype == "float32") image_sizes(t);
+      nlohmann::json e = {{"name", name}, {"dtype", t.dtype}};
+      if (t.rank && t.min_rank && *t.min_rank > *t.rank) t.rank.reset();  // contradicting clues: let the deducer try
+      // No exact clue: the least rank the uses allow, else tokens (B, N, C) when only the width
+      // is known, else paritybench's four dimensions.
+      if (t.rank) e["rank"] = *t.rank;
+      else if (t.min_rank) e["rank"] = std::max(*t.min_rank, t.dims.count(-1) ? 3 : 0);
+      else e["rank"] = t.dims.count(-1) ? 3 : t.dtype == "int64" ? 2 : 4;
+      if (!t.rank) e["rank_known"] = false;
+      nlohmann::json dims = nlohmann::json::object();
+      for (const auto& [k, v] : t.dims) dims[std::to_string(k)] = v;
+      e["dims"] = dims;
+      if (t.high) e["high"] = *t.high;
+      e["evidence"] = t.evidence;
+      out.push_back(e);
+    }
+    return out;
+  }
+
+  const PythonFile& m_;
+  const ModuleClass& cls_;
+  std::vector<InitValue> init_;
+  std::map<std::string, long long> known_;  // __init__ parameters with an integer value
+};
+
+}  // namespace
+
+nlohmann::json infer_inputs(const PythonFile& file, const ModuleClass& cls) { return Inference(file, cls).run(); }
+
+}  // namespace mine::torch_module

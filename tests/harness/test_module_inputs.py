@@ -1,0 +1,144 @@
+"""module_inputs.py: the inputs a torch_module spec describes and the deducer's corrections,
+each from an error message PyTorch raises (quoted from torch 2.x)."""
+import unittest
+
+import util  # noqa: F401  (puts kernels/harness on the path)
+import module_inputs as mi
+
+
+def spec(rank, dims=None, dtype="float32", name="x"):
+    return {"name": name, "rank": rank, "dims": dims or {}, "dtype": dtype}
+
+
+class Inputs(unittest.TestCase):
+    def test_init_kwargs_passes_literals_and_leaves_defaults(self):
+        inputs = {"init": [{"name": "dim", "literal": "64", "source": "call_site"},
+                           {"name": "kernel", "literal": "(3, 3)", "source": "call_site"},
+                           {"name": "act", "source": "default"}]}
+        self.assertEqual(mi.init_kwargs(inputs), {"dim": 64, "kernel": (3, 3)})
+
+    def test_init_kwargs_refuses_code(self):
+        with self.assertRaises(mi.InputError):
+            mi.init_kwargs({"init": [{"name": "dim", "literal": "__import__('os')"}]})
+
+    def test_shapes_fill_batch_and_size_around_known_dims(self):
+        [s] = mi.tensor_specs({"forward": [{"name": "x", "rank": 4, "dims": {"1": 3}}]})
+        self.assertEqual(mi.shape_of(s), [mi.BATCH, 3, mi.SIZE, mi.SIZE])
+        [s] = mi.tensor_specs({"forward": [{"name": "x", "rank": 3, "dims": {"-1": 64}}]})
+        self.assertEqual(mi.shape_of(s), [mi.BATCH, mi.SIZE, 64])
+
+    def test_bad_rank_is_an_input_error(self):
+        with self.assertRaises(mi.InputError):
+            mi.tensor_specs({"forward": [{"name": "x", "rank": 99}]})
+
+
+class Deducer(unittest.TestCase):
+    def fix(self, specs, message):
+        new, why = mi.deduce(specs, message)
+        self.assertIsNotNone(new, "no rule for: " + message)
+        self.assertTrue(why)
+        return new
+
+    def test_matmul_width(self):
+        new = self.fix([spec(3)], "RuntimeError: mat1 and mat2 shapes cannot be multiplied (32x16 and 64x128)")
+        self.assertEqual(mi.shape_of(new[0])[-1], 64)
+
+    def test_conv_channels(self):
+        msg = ("RuntimeError: Given groups=1, weight of size [8, 3, 3, 3], expected input[2, 16, 16, 16] "
+               "to have 3 channels, but got 16 channels instead")
+        self.assertEqual(mi.shape_of(self.fix([spec(4)], msg)[0])[1], 3)
+
+    def test_layer_norm_shape(self):
+        msg = ("RuntimeError: Given normalized_shape=[64], expected input with shape [*, 64], "
+               "but got input of size[2, 16, 16, 16]")
+        self.assertEqual(mi.shape_of(self.fix([spec(4)], msg)[0])[-1], 64)
+
+    def test_unpack_sets_rank(self):
+        new = self.fix([spec(4)], "ValueError: not enough values to unpack (expected 5, got 4)")
+        self.assertEqual(new[0]["rank"], 5)
+        new = self.fix([spec(4)], "ValueError: too many values to unpack (expected 3)")
+        self.assertEqual(new[0]["rank"], 3)
+
+    def test_conv_rank_prefers_batched(self):
+        msg = "RuntimeError: Expected 2D (unbatched) or 3D (batched) input to conv1d, but got input of size: [2, 16, 16, 16]"
+        self.assertEqual(self.fix([spec(4)], msg)[0]["rank"], 3)
+
+    def test_broadcast_dim(self):
+        msg = ("RuntimeError: The size of tensor a (16) must match the size of tensor b (197) "
+               "at non-singleton dimension 1")
+        self.assertEqual(mi.shape_of(self.fix([spec(3)], msg)[0])[1], 197)
+
+    def test_dimension_out_of_range_grows_rank(self):
+        msg = "IndexError: Dimension out of range (expected to be in range of [-2, 1], but got 3)"
+        self.assertEqual(self.fix([spec(2)], msg)[0]["rank"], 4)
+
+    def test_missing_forward_argument_adds_input(self):
+        msg = "TypeError: Attention.forward() missing 2 required positional arguments: 'k' and 'v'"
+        new = self.fix([spec(3, name="q")], msg)
+        self.assertEqual([s["name"] for s in new], ["q", "k", "v"])
+
+    def test_indices_expected(self):
+        msg = ("RuntimeError: Expected tensor for argument #1 'indices' to have one of the following "
+               "scalar types: Long, Int; but got torch.cuda.FloatTensor instead")
+        new = self.fix([spec(2)], msg)
+        self.assertEqual(new[0]["dtype"], "int64")
+        new = self.fix([spec(2)], "RuntimeError: gather(): Expected dtype int32/int64 for index")
+        self.assertEqual(new[0]["dtype"], "int64")
+
+    def test_no_rule_or_no_change_stops(self):
+        self.assertEqual(mi.deduce([spec(3)], "RuntimeError: CUDA error: out of memory"), (None, None))
+        # Already the rank the message asks for: nothing to change, so no endless retry.
+        self.assertEqual(mi.deduce([spec(3)], "ValueError: too many values to unpack (expected 3)"), (None, None))
+
+    def test_the_input_is_not_edited_in_place(self):
+        specs = [spec(4)]
+        mi.deduce(specs, "ValueError: not enough values to unpack (expected 5, got 4)")
+        self.assertEqual(specs[0]["rank"], 4)
+
+    def test_missing_init_args(self):
+        msg = "TypeError: Block.__init__() missing 2 required positional arguments: 'dim' and 'heads'"
+        self.assertEqual(mi.missing_init_args(msg), ["dim", "heads"])
+        self.assertEqual(mi.missing_init_args("TypeError: unsupported operand"), [])
+
+
+if __name__ == "__main__":
+    unittest.main()
+
+
+class StandIns(unittest.TestCase):
+    def test_object_arguments_become_markers(self):
+        kw = mi.init_kwargs({"init": [{"name": "config", "source": "stand_in", "stand_in": "config"},
+                                      {"name": "act_layer", "source": "stand_in", "stand_in": "class:torch.nn.ReLU"}]})
+        self.assertEqual((kw["config"].kind, kw["act_layer"].kind, kw["act_layer"].target),
+                         ("config", "class", "torch.nn.ReLU"))
+
+    def test_only_known_torch_classes_stand_in(self):
+        with self.assertRaises(mi.InputError):
+            mi.init_kwargs({"init": [{"name": "x", "stand_in": "class:os.system"}]})
+
+    def test_config_attributes_are_guessed_by_name(self):
+        c = mi.ConfigStandIn()
+        self.assertEqual(c.hidden_size, mi.SIZE)
+        self.assertEqual(c.num_attention_heads, 4)
+        self.assertEqual(c.rms_norm_eps, 1e-5)
+        self.assertEqual(c.hidden_act, "silu")
+        self.assertEqual(c["vocab_size"], 100)
+        self.assertFalse(c.use_cache)
+        with self.assertRaises(AttributeError):
+            c.__deepcopy__
+
+
+class RankTrials(unittest.TestCase):
+    def test_unknown_rank_cycles_on_messages_without_a_rule(self):
+        [s] = mi.tensor_specs({"forward": [{"name": "x", "rank": 4, "rank_known": False}]})
+        specs, seen = [s], [4]
+        for _ in range(len(mi.RANK_ORDER) - 1):
+            specs, why = mi.deduce(specs, "KeyError: 4")
+            self.assertIsNotNone(specs)
+            seen.append(specs[0]["rank"])
+        self.assertEqual(sorted(seen), sorted(mi.RANK_ORDER))
+        self.assertEqual(mi.deduce(specs, "KeyError: 4"), (None, None))  # every rank tried: stop
+
+    def test_known_rank_is_not_cycled(self):
+        [s] = mi.tensor_specs({"forward": [{"name": "x", "rank": 4}]})
+        self.assertEqual(mi.deduce([s], "KeyError: 4"), (None, None))
