@@ -655,6 +655,40 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
     if (!dtype.empty() && (dtype[0] == 'i' || dtype[0] == 'u'))
       for (const auto& p : bases_of(op.address)) set_dtype(p, dtype, "loaded value cast to " + dtype);
   }
+  // `tl.dot(a, b.to(tl.bfloat16))`: Triton dots operands of one type, so a loaded operand whose
+  // pointer nothing typed takes the type the other operand is cast to.
+  {
+    auto loads_of = [&](TSNode operand) {
+      std::vector<TSNode> found;
+      if (is_type(operand, "call") && op_name(operand) == "load") found.push_back(operand);
+      if (is_type(operand, "identifier")) {
+        auto it = assigned.find(m_.text_of(operand));
+        if (it != assigned.end())
+          for (TSNode rhs : reaching(it->second, ts_node_start_byte(operand)))
+            if (is_type(rhs, "call") && op_name(rhs) == "load") found.push_back(rhs);
+      }
+      return found;
+    };
+    std::vector<TSNode> walk{body};
+    while (!walk.empty()) {
+      TSNode n = walk.back();
+      walk.pop_back();
+      for_each_named_child(n, [&](TSNode c) { walk.push_back(c); });
+      if (!is_type(n, "call") || op_name(n) != "dot") continue;
+      TSNode a = argument(n, 0), b = argument(n, 1);
+      if (ts_node_is_null(a) || ts_node_is_null(b)) continue;
+      for (int side = 0; side < 2; ++side) {
+        std::string cast = cast_type(side ? a : b);
+        if (cast.empty() || cast == "i1") continue;
+        for (TSNode load : loads_of(side ? b : a)) {
+          TSNode address = argument(load, 0);
+          if (ts_node_is_null(address)) address = keyword(load, "pointer", m_);
+          for (const auto& p : bases_of(address))
+            set_dtype(p, cast, "tl.dot operand beside one cast to " + cast);
+        }
+      }
+    }
+  }
   // `acc = tl.zeros(..., dtype=tl.int32)` then `acc += tl.dot(a, b)`: an integer GEMM, whose
   // operands Triton dots as int8 only (fp operands give an fp32 product the accumulator refuses).
   {

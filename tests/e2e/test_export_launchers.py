@@ -16,7 +16,7 @@ LAUNCHED = {"act_kernel": "activation", "dequant_kernel": "dequantize", "scale_k
             "sgd_kernel": "step", "adam_kernel": "step", "fp8_cast_kernel": "to_fp8",
             "lonely_kernel": None, "lonely_zero": None, "state_kernel": "state_fwd",
             "dequant_gemv_kernel": None, "int8_mm_kernel": None, "precision_kernel": None, "heads_kernel": None,
-            "asserted_mm_kernel": None, "tiled_attn_kernel": "tiled_attn"}
+            "asserted_mm_kernel": None, "tiled_attn_kernel": "tiled_attn", "w4a16_kernel": None}
 
 
 def mine(*args):

@@ -164,7 +164,7 @@ TEST_CASE("signatures follow the repository's launches first, as the kernel file
   auto corpus = Corpus::open(repo.db.string(), Corpus::Access::ReadOnly);
   std::vector<CheckKernel> kernels = select_check_kernels(*corpus, "plugin = 'triton'", 0);
   attach_launches(*corpus, kernels);
-  REQUIRE(kernels.size() == 15);
+  REQUIRE(kernels.size() == 16);
   std::map<std::string, check::InferredSignature> by_name;
   for (const auto& k : kernels) by_name[k.name] = check::infer_signature({k.plugin, k.name, k.standalone, k.meta, nullptr, k.launches});
   static const std::regex kExpect(R"(^# expect: kernel (\S+) (signature|constexprs|guessed|args|tensors|grid|options) ?(.*)$)");
