@@ -23,7 +23,7 @@ if [ -n "${DEDUP_BENCH_BIN:-}" ]; then
 else
   [ -f "$build/libmine_core.a" ] || { echo "build mine_core first: cmake --build $build"; exit 1; }
   g++ -std=c++20 -O3 -DNDEBUG -I"$root" "$here/dedup_bench.cpp" -o "$work/dedup_bench" \
-    "$build/libmine_core.a" "$build/libts_python.a" -Wl,-Bstatic -ltree-sitter -Wl,-Bdynamic \
+    "$build/libmine_core.a" "$build/libts_python.a" -Wl,-Bstatic -ltree-sitter -Wl,-Bdynamic -lcrypto \
     -static-libstdc++ -static-libgcc -pthread
 fi
 [ -n "${BUILD_ONLY:-}" ] && { cp "$work/dedup_bench" "$BUILD_ONLY"; echo "built $BUILD_ONLY"; exit 0; }
