@@ -42,8 +42,8 @@ parse_only() {
 }
 
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg) ($(nproc) cores)"
-printf "%-32s %7s %8s %8s | %9s %9s %9s %7s | %7s %9s %9s %8s | %9s %9s %7s | %6s\n" repo files MB parsedMB \
-  "mine s" "MB/s" "parsedMB/s" "RSS MB" "p.files" "parse s" "parseMB/s" "of parse" "python s" "MB/s" "RSS MB" ratio
+printf "%-32s %7s %8s %8s | %9s %9s %9s %7s | %7s %6s %9s %9s %8s | %9s %9s %7s | %6s\n" repo files MB parsedMB \
+  "mine s" "MB/s" "parsedMB/s" "RSS MB" "p.files" "p.MB" "parse s" "parseMB/s" "of parse" "python s" "MB/s" "RSS MB" ratio
 tot_mine=0; tot_py=0; tot_parse=0
 for repo in "${repos[@]}"; do
   name=$(basename "$(dirname "$repo")")
@@ -58,7 +58,7 @@ for repo in "${repos[@]}"; do
   awk -v n="$name" -v f="$files" -v b="$bytes" -v pb="$pbytes" -v ms="$m_s" -v mr="$m_rss" -v ps="$p_s" -v pr="$p_rss" \
       -v of="$po_files" -v ob="$po_bytes" -v os="$po_s" 'BEGIN{
     mb=b/1048576; pmb=pb/1048576; omb=ob/1048576; if (ms<0.001) ms=0.001; if (ps<0.001) ps=0.001; if (os<0.0001) os=0.0001;
-    printf "%-32s %7d %8.2f %8.2f | %9.3f %9.1f %9.1f %7.1f | %7d %9.3f %9.1f %7.0f%% | %9.3f %9.1f %7.1f | %5.1fx\n", n, f, mb, pmb, ms, mb/ms, pmb/ms, mr/1024, of, os, omb/os, 100*os/ms, ps, mb/ps, pr/1024, ps/ms}'
+    printf "%-32s %7d %8.2f %8.2f | %9.3f %9.1f %9.1f %7.1f | %7d %6.2f %9.3f %9.1f %7.0f%% | %9.3f %9.1f %7.1f | %5.1fx\n", n, f, mb, pmb, ms, mb/ms, pmb/ms, mr/1024, of, omb, os, omb/os, 100*os/ms, ps, mb/ps, pr/1024, ps/ms}'
   echo "    kernels: mine $mkernels, python baseline $pykernels"
   tot_mine=$(awk -v a="$tot_mine" -v b="$m_s" 'BEGIN{print a+b}'); tot_py=$(awk -v a="$tot_py" -v b="$p_s" 'BEGIN{print a+b}')
   tot_parse=$(awk -v a="$tot_parse" -v b="$po_s" 'BEGIN{print a+b}')
