@@ -93,11 +93,19 @@ LauncherValues::LauncherValues(const PythonModule& m, const json& env) : m_(m) {
 }
 
 LauncherValues::LauncherValues(const PythonModule& m, TSNode function, uint32_t until, CalleeLookup callees,
-                               const std::map<std::string, json>* bound, int call_depth, int64_t dim)
+                               const std::map<std::string, json>* bound, int call_depth, int64_t dim,
+                               TensorFactsCache* facts)
     : m_(m), callees_(std::move(callees)), call_depth_(call_depth), dim_(dim) {
   if (ts_node_is_null(function)) return;
   TSNode body = field(function, "body");
-  ranks(body);
+  auto known = facts ? facts->find(body.id) : TensorFactsCache::iterator{};
+  if (facts && known != facts->end()) {
+    rank_ = known->second.rank;
+    dtype_ = known->second.dtype;
+  } else {
+    ranks(body);
+    if (facts) facts->emplace(body.id, TensorFacts{rank_, dtype_});
+  }
   // `@custom_fwd(cast_inputs=torch.float16)`: autocast hands the launcher its floating tensors
   // in that type.
   std::string cast_inputs;
