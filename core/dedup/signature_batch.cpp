@@ -34,9 +34,7 @@ SignedBatch sign_documents(size_t count, const std::function<std::string_view(si
         std::string_view text = source(i);
         DocumentHashes& d = out.docs[i];
         if (with_hashes) {
-          NormalizedCode code = normalize_python(text, normalizer);
-          d.exact_hash = token_stream_hash(code.exact);
-          d.alpha_hash = token_stream_hash(code.alpha);
+          hash_python(text, normalizer, d.exact_hash, d.alpha_hash);
         }
         lex_python_hashes(text, token_hashes);
         d.tokens = token_hashes.size();

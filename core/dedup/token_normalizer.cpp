@@ -1,5 +1,7 @@
 #include "core/dedup/token_normalizer.h"
 
+#include "core/sha256.h"
+
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -783,8 +785,43 @@ class Reader {
 
 int token_normalizer_decline_line() { return last_decline_line; }
 
-bool normalize_by_tokens(std::string_view src, NormalizedCode& out) {
-  out = NormalizedCode{};
+namespace {
+
+// Where the two forms go: token vectors (NormalizedCode), or the joined streams that
+// token_stream_hash hashes, built directly (a vector of strings per text cost more than reading it).
+struct VectorSink {
+  NormalizedCode& out;
+  void push(std::string_view exact, std::string_view alpha) {
+    out.exact.emplace_back(exact);
+    out.alpha.emplace_back(alpha);
+  }
+  bool last_is_comma() const { return !out.exact.empty() && out.exact.back() == ","; }
+  void pop() {
+    out.exact.pop_back();
+    out.alpha.pop_back();
+  }
+};
+
+struct JoinedSink {
+  std::string exact, alpha;  // tokens each followed by U+001F, as token_stream_hash joins them
+  size_t exact_last = 0, alpha_last = 0;  // where the last token starts
+  void push(std::string_view e, std::string_view a) {
+    exact_last = exact.size();
+    alpha_last = alpha.size();
+    exact.append(e);
+    exact += '\x1f';
+    alpha.append(a);
+    alpha += '\x1f';
+  }
+  bool last_is_comma() const { return exact.size() == exact_last + 2 && exact[exact_last] == ','; }
+  void pop() {  // only ever the last token, right after it was pushed
+    exact.resize(exact_last);
+    alpha.resize(alpha_last);
+  }
+};
+
+template <typename Sink>
+bool read_forms(std::string_view src, Sink& sink) {
   std::vector<Tok> toks;
   std::vector<uint8_t> comment_inside;
   toks.reserve(src.size() / 3 + 8);
@@ -796,41 +833,36 @@ bool normalize_by_tokens(std::string_view src, NormalizedCode& out) {
   const auto& scope_of = reader.scope_of();
   const auto& flags = reader.flags();
   size_t next_number = 0;
-  out.exact.reserve(reader.events.size());
-  out.alpha.reserve(reader.events.size());
-  auto emit = [&](std::string exact, std::string alpha) {
-    out.exact.push_back(std::move(exact));
-    out.alpha.push_back(std::move(alpha));
-  };
+  std::string text, alpha;
   for (int32_t ev : reader.events) {
     if (ev == kIndent) {
-      emit("<indent>", "<indent>");
+      sink.push("<indent>", "<indent>");
       continue;
     }
     if (ev == kDedent) {
-      emit("<dedent>", "<dedent>");
+      sink.push("<dedent>", "<dedent>");
       continue;
     }
     if (ev == kNl) {
-      emit("<nl>", "<nl>");
+      sink.push("<nl>", "<nl>");
       continue;
     }
     size_t i = static_cast<size_t>(ev);
     const Tok& t = toks[i];
     switch (t.kind) {
       case Kind::String: {
-        std::string s = normalized_string(t.text);
-        emit(s, s);
+        text = normalized_string(t.text);
+        sink.push(text, text);
         break;
       }
       case Kind::Number: {
-        std::string s(t.text);
-        for (auto& ch : s) ch = static_cast<char>((ch >= 'A' && ch <= 'Z') ? (ch | 0x20) : ch);
-        emit(s, s);
+        text.assign(t.text);
+        for (auto& ch : text) ch = static_cast<char>((ch >= 'A' && ch <= 'Z') ? (ch | 0x20) : ch);
+        sink.push(text, text);
         break;
       }
       case Kind::Name: {
-        std::string alpha(t.text);
+        bool renamed = false;
         if (scope_of[i] >= 0 && !(flags[i] & kExempt)) {
           for (int s = scope_of[i]; s >= 0; s = reader.scopes[static_cast<size_t>(s)].parent) {
             Scope& sc = reader.scopes[static_cast<size_t>(s)];
@@ -849,29 +881,45 @@ bool normalize_by_tokens(std::string_view src, NormalizedCode& out) {
               sc.numbers.emplace_back(t.text, number);
             }
             alpha = "v" + std::to_string(number);
+            renamed = true;
             break;
           }
         }
-        emit(std::string(t.text), std::move(alpha));
+        sink.push(t.text, renamed ? std::string_view(alpha) : t.text);
         break;
       }
       case Kind::Op: {
         if (flags[i] & kTuple1) {
-          emit("<tuple1>", "<tuple1>");
+          sink.push("<tuple1>", "<tuple1>");
           break;
         }
         char c = t.text[0];
-        if (t.text.size() == 1 && (c == ')' || c == ']' || c == '}') && !out.exact.empty() && out.exact.back() == ",") {
-          out.exact.pop_back();
-          out.alpha.pop_back();
-        }
-        emit(std::string(t.text), std::string(t.text));
+        if (t.text.size() == 1 && (c == ')' || c == ']' || c == '}') && sink.last_is_comma()) sink.pop();
+        sink.push(t.text, t.text);
         break;
       }
       default:
-        return declined(__LINE__);
+        return false;
     }
   }
+  return true;
+}
+
+}  // namespace
+
+bool normalize_by_tokens(std::string_view src, NormalizedCode& out) {
+  out = NormalizedCode{};
+  VectorSink sink{out};
+  return read_forms(src, sink);
+}
+
+bool hash_by_tokens(std::string_view src, std::string& exact_hash, std::string& alpha_hash) {
+  JoinedSink sink;
+  sink.exact.reserve(src.size());
+  sink.alpha.reserve(src.size());
+  if (!read_forms(src, sink)) return false;
+  exact_hash = sha256_hex(sink.exact);
+  alpha_hash = sha256_hex(sink.alpha);
   return true;
 }
 
@@ -879,6 +927,14 @@ NormalizedCode normalize_python(std::string_view python_source, CodeNormalizer& 
   NormalizedCode out;
   if (normalize_by_tokens(python_source, out)) return out;
   return parser_fallback.normalize(python_source);
+}
+
+void hash_python(std::string_view python_source, CodeNormalizer& parser_fallback, std::string& exact_hash,
+                 std::string& alpha_hash) {
+  if (hash_by_tokens(python_source, exact_hash, alpha_hash)) return;
+  NormalizedCode code = parser_fallback.normalize(python_source);
+  exact_hash = token_stream_hash(code.exact);
+  alpha_hash = token_stream_hash(code.alpha);
 }
 
 }  // namespace mine::dedup

@@ -1,4 +1,5 @@
 #pragma once
+#include <string>
 #include <string_view>
 
 #include "core/dedup/code_normalizer.h"
@@ -23,5 +24,11 @@ int token_normalizer_decline_line();
 
 // normalize_by_tokens, or the tree-sitter walk where it declines. Identical results either way.
 NormalizedCode normalize_python(std::string_view python_source, CodeNormalizer& parser_fallback);
+
+// token_stream_hash of both forms without building them token by token: what dedup stores.
+// hash_by_tokens declines as normalize_by_tokens does; hash_python then parses.
+bool hash_by_tokens(std::string_view python_source, std::string& exact_hash, std::string& alpha_hash);
+void hash_python(std::string_view python_source, CodeNormalizer& parser_fallback, std::string& exact_hash,
+                 std::string& alpha_hash);
 
 }  // namespace mine::dedup

@@ -136,6 +136,11 @@ TEST_CASE("token normal forms equal the parsed ones on every Python fixture", "[
       INFO(e.path().string());
       CHECK(by_tokens.exact == parsed.exact);
       CHECK(by_tokens.alpha == parsed.alpha);
+      // What dedup stores: the hashes of the joined streams, built without token vectors.
+      std::string exact_hash, alpha_hash;
+      CHECK(mine::dedup::hash_by_tokens(src, exact_hash, alpha_hash));
+      CHECK(exact_hash == mine::dedup::token_stream_hash(parsed.exact));
+      CHECK(alpha_hash == mine::dedup::token_stream_hash(parsed.alpha));
     }
   }
   CHECK(total > 50);
