@@ -139,49 +139,11 @@ class Finder {
     for (const auto& f : m.functions()) qualname_[ts_node_start_byte(f.definition)] = f.qualname;
   }
 
-  // Every call of the module in preorder, each with its innermost enclosing function, down to
-  // 200 named levels. One cursor over the whole tree: child-by-index access restarts from the
-  // first child each time (2% of a FlagGems scan went to that).
-  void walk(TSNode root, std::vector<LaunchSite>& out) {
-    struct Level {
-      int depth;        // named nesting of the node at this cursor level
-      TSNode function;  // the innermost function_definition around (or at) it
-      bool named;
-    };
-    auto visit = [&](TSNode n, int depth, TSNode function) -> Level {
-      if (!ts_node_is_named(n)) return {depth, function, false};
-      if (is_type(n, "function_definition")) function = n;
-      if (is_type(n, "call")) consider(n, function, out);
-      return {depth, function, true};
-    };
-    TSTreeCursor c = ts_tree_cursor_new(root);
-    std::vector<Level> path{visit(root, 0, TSNode{})};
-    while (true) {
-      const Level here = path.back();
-      if (here.named && here.depth < 200 && ts_tree_cursor_goto_first_child(&c)) {
-        path.push_back(visit(ts_tree_cursor_current_node(&c), here.depth + 1, here.function));
-        continue;
-      }
-      bool done = false;
-      while (true) {
-        path.pop_back();
-        if (path.empty()) {
-          done = true;
-          break;
-        }
-        if (ts_tree_cursor_goto_next_sibling(&c)) {
-          const Level parent = path.back();
-          path.push_back(visit(ts_tree_cursor_current_node(&c), parent.depth + 1, parent.function));
-          break;
-        }
-        if (!ts_tree_cursor_goto_parent(&c)) {
-          done = true;
-          break;
-        }
-      }
-      if (done) break;
-    }
-    ts_tree_cursor_delete(&c);
+  void walk(TSNode n, TSNode function, std::vector<LaunchSite>& out, int depth) {
+    if (depth > 200) return;
+    if (is_type(n, "function_definition")) function = n;
+    if (is_type(n, "call")) consider(n, function, out);
+    for_each_named_child(n, [&](TSNode c) { walk(c, function, out, depth + 1); });
   }
 
  private:
@@ -412,7 +374,7 @@ std::string triton_dtype_value(const std::string& t) {
 
 std::vector<LaunchSite> find_launches(const PythonModule& m, const ModuleIndex* index, const ModuleLoader& module_at) {
   std::vector<LaunchSite> out;
-  Finder(m, index, module_at).walk(m.tree().root(), out);
+  Finder(m, index, module_at).walk(m.tree().root(), TSNode{}, out, 0);
   return out;
 }
 
