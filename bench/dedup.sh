@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Near-dedup benchmark: 200,000 synthetic kernel-sized Triton documents (families of copies with
 # known edits, bench/dedup_bench.cpp) through mine's lexer + MinHash + LSH (NEAR), then through
-# everything `mine dedup` does, tree-sitter exact/alpha hashes included (FULL); and the same
+# everything `mine dedup` does, exact/alpha hashes included (FULL: from tokens, parsing only what the
+# token reader declines); and the same
 # MinHash in plain Python (bench/dedup_minhash.py) on a sample of the same token streams.
 # usage: bench/dedup.sh [DOCS] [THREADS]     (defaults 200000 and every core)
 #        CPUS=0,1 bench/dedup.sh 200000 2      (pinned to two cores)
@@ -23,7 +24,7 @@ if [ -n "${DEDUP_BENCH_BIN:-}" ]; then
 else
   [ -f "$build/libmine_core.a" ] || { echo "build mine_core first: cmake --build $build"; exit 1; }
   g++ -std=c++20 -O3 -DNDEBUG -I"$root" "$here/dedup_bench.cpp" -o "$work/dedup_bench" \
-    "$build/libmine_core.a" "$build/libts_python.a" -Wl,-Bstatic -ltree-sitter -Wl,-Bdynamic \
+    "$build/libmine_core.a" "$build/libts_python.a" -Wl,-Bstatic -ltree-sitter -Wl,-Bdynamic -lcrypto \
     -static-libstdc++ -static-libgcc -pthread
 fi
 [ -n "${BUILD_ONLY:-}" ] && { cp "$work/dedup_bench" "$BUILD_ONLY"; echo "built $BUILD_ONLY"; exit 0; }
@@ -53,7 +54,7 @@ print(row.format("NEAR: LSH + verify + union-find s", f"{c['cluster_s']:.2f}"))
 print(row.format("NEAR: total s (target < 30)", f"{c['total_s']:.2f}"))
 print(row.format("NEAR: clusters / families split / mixed", q(c['near_quality'])))
 print(row.format("FULL (mine dedup): docs", c['full_docs']))
-print(row.format("FULL: docs/s (+ tree-sitter exact/alpha sha256)", f"{c['full_sign_docs_per_s']:,.0f}"))
+print(row.format("FULL: docs/s (+ exact/alpha normal forms, sha256)", f"{c['full_sign_docs_per_s']:,.0f}"))
 print(row.format("FULL: signatures + hashes s", f"{c['full_sign_s']:.2f}"))
 print(row.format("FULL: clustering, 3 levels s", f"{c['full_cluster_s']:.2f}"))
 print(row.format("FULL: total s", f"{c['full_total_s']:.2f}"))

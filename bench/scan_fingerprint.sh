@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Fingerprint of what `mine scan` extracts from each repository, to check that a speed change
 # left the results alone: per repo the kernel count, the self-contained count, a hash over
-# (path, qualname, standalone sha256) and one over every kernel's dependencies and meta.
+# (path, qualname, standalone sha256), one over every kernel's dependencies and meta, and one over
+# every kernel_launches row, all columns, in id order.
 # usage: bench/scan_fingerprint.sh [REPO.git ...] > before.txt; ...; diff before.txt after.txt
 # MINE_SAME_FILE_ONLY=1 in the environment fingerprints the same-file closure instead.
 set -euo pipefail
@@ -31,6 +32,12 @@ for path, qualname, standalone, contained, sha, meta, ext, kid in rows:
     for d in db.execute("SELECT name, kind, path, start_line FROM kernel_deps WHERE kernel_id=? ORDER BY rowid", (kid,)):
         deps.update(repr(d).encode())
 contained = sum(r[3] for r in rows)
-print(f"{sys.argv[2]} kernels={len(rows)} self_contained={contained} standalones={main.hexdigest()[:16]} deps={deps.hexdigest()[:16]}")
+launches = hashlib.sha256()
+count = 0
+for row in db.execute("SELECT * FROM kernel_launches ORDER BY id"):
+    launches.update(repr(row).encode())
+    count += 1
+print(f"{sys.argv[2]} kernels={len(rows)} self_contained={contained} standalones={main.hexdigest()[:16]} deps={deps.hexdigest()[:16]}"
+      f" launches={count}:{launches.hexdigest()[:16]}")
 PY
 done

@@ -210,7 +210,27 @@ void RepoWriter::add(const ScannedFile& file) {
 }
 
 void RepoWriter::add(const std::vector<LaunchSite>& launches) {
-  launches_.insert(launches_.end(), launches.begin(), launches.end());
+  for (const LaunchSite& l : launches) {
+    launches_.push_back(l);
+    LaunchSite& kept = launches_.back();
+    int64_t standalone = -1, source = -1;
+    if (!kept.launcher_standalone.empty()) {
+      source = keep_launcher_text(std::move(kept.launcher_source));
+      standalone = keep_launcher_text(std::move(kept.launcher_standalone));
+    }
+    std::string().swap(kept.launcher_source);
+    std::string().swap(kept.launcher_standalone);
+    launch_texts_.emplace_back(source, standalone);
+  }
+}
+
+int64_t RepoWriter::keep_launcher_text(std::string&& text) {
+  auto found = launcher_text_index_.find(text);
+  if (found != launcher_text_index_.end()) return found->second;
+  launcher_texts_.push_back(std::move(text));
+  int64_t index = static_cast<int64_t>(launcher_texts_.size()) - 1;
+  launcher_text_index_.emplace(launcher_texts_.back(), index);
+  return index;
 }
 
 // Every launch of the repository is written again at each scan: a launcher in one file may start
@@ -255,10 +275,12 @@ void RepoWriter::store_launches() {
     else put.bind(9, s.grid.dump());
     put.bind(10, s.grid_env.dump()).bind(11, s.options.dump());
     put.bind(12, args.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)).bind(13, s.complete ? 1 : 0);
-    if (s.launcher_standalone.empty()) {
+    auto [source, standalone] = launch_texts_[l.launch];
+    if (standalone < 0) {
       put.bind_null(14).bind_null(15).bind_null(16);
     } else {
-      put.bind_static(14, s.launcher_source).bind_static(15, s.launcher_standalone);
+      put.bind_static(14, launcher_texts_[static_cast<size_t>(source)])
+          .bind_static(15, launcher_texts_[static_cast<size_t>(standalone)]);
       put.bind(16, s.launcher_self_contained ? 1 : 0);
     }
     put.run();

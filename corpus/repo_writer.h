@@ -1,5 +1,9 @@
 #pragma once
 #include <cstdint>
+#include <deque>
+#include <string>
+#include <string_view>
+#include <unordered_map>
 #include <memory>
 #include <set>
 #include <vector>
@@ -56,7 +60,15 @@ class RepoWriter {
   std::string repo_license_, repo_license_source_ = "none";
   // Inductor records are written at commit: rows are shared between records of the whole tree.
   std::vector<KernelRecord> inductor_;
+  // Launch sites wait for commit (linking needs every kernel) without their launcher texts: those
+  // are kept once each in launcher_texts_ (a launcher's standalone, tens of KB, is the same for
+  // every launch it makes; FlagGems held 70 MB of copies), launch i's at launch_texts_[i]
+  // (source, standalone; -1: none).
   std::vector<LaunchSite> launches_;
+  std::vector<std::pair<int64_t, int64_t>> launch_texts_;
+  std::deque<std::string> launcher_texts_;
+  std::unordered_map<std::string_view, int64_t> launcher_text_index_;
+  int64_t keep_launcher_text(std::string&& text);
   void store_launches();
   StoreOutcome outcome_;
 };

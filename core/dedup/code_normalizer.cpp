@@ -63,8 +63,8 @@ bool is_docstring(TSNode stmt, TSNode parent) {
   return !ts_node_is_null(first) && ts_node_eq(first, stmt);
 }
 
-// 'x', "x", '''x''' and """x""" are the same value; black rewrites between them and drops the
-// escapes that the new quotes make unnecessary, so quote escapes are dropped here too.
+}  // namespace
+
 std::string normalized_string(std::string_view raw) {
   size_t p = 0;
   while (p < raw.size() && raw[p] != '\'' && raw[p] != '"') ++p;
@@ -87,6 +87,8 @@ std::string normalized_string(std::string_view raw) {
   out += '"';
   return out;
 }
+
+namespace {
 
 void collect_target_names(TSNode n, std::string_view src, std::unordered_set<std::string_view>& out) {
   std::string_view t = type_of(n);

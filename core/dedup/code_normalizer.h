@@ -26,6 +26,11 @@ struct NormalizedCode {
   bool had_syntax_errors = false;
 };
 
+// A string literal's token in both forms: 'x', "x", '''x''' and """x""" are the same value; black
+// rewrites between them and drops the escapes that the new quotes make unnecessary, so quote
+// escapes are dropped too, and the prefix is lowercased.
+std::string normalized_string(std::string_view raw);
+
 // Hex SHA-256 of a token stream (tokens joined by U+001F, which no token contains unescaped).
 std::string token_stream_hash(const std::vector<std::string>& tokens);
 

@@ -5,6 +5,7 @@
 
 #include "core/dedup/code_normalizer.h"
 #include "core/dedup/python_lexer.h"
+#include "core/dedup/token_normalizer.h"
 
 namespace mine::dedup {
 
@@ -33,9 +34,7 @@ SignedBatch sign_documents(size_t count, const std::function<std::string_view(si
         std::string_view text = source(i);
         DocumentHashes& d = out.docs[i];
         if (with_hashes) {
-          NormalizedCode code = normalizer.normalize(text);
-          d.exact_hash = token_stream_hash(code.exact);
-          d.alpha_hash = token_stream_hash(code.alpha);
+          hash_python(text, normalizer, d.exact_hash, d.alpha_hash);
         }
         lex_python_hashes(text, token_hashes);
         d.tokens = token_hashes.size();

@@ -21,8 +21,9 @@ struct SignedBatch {
   SignatureMatrix signatures;  // MinHash of python_lexer's token streams
 };
 
-// Signs `count` documents on `threads` threads and, when `with_hashes`, parses each (one parser
-// per thread) for its exact and alpha hashes; without, only the near-dedup signature is made.
+// Signs `count` documents on `threads` threads and, when `with_hashes`, makes each one's exact and
+// alpha hashes (from its tokens, token_normalizer.h, parsing only what that declines; one parser
+// per thread); without, only the near-dedup signature is made.
 // `source(i)` is called from several threads at once; the view it returns must stay valid until
 // the same thread calls it again.
 SignedBatch sign_documents(size_t count, const std::function<std::string_view(size_t)>& source,

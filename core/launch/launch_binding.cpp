@@ -33,7 +33,8 @@ std::vector<LinkedLaunch> link_launches(const std::vector<LaunchTarget>& kernels
   std::multimap<std::string, const LaunchTarget*> by_name;
   for (const auto& k : kernels) by_name.emplace(k.name, &k);
   std::vector<LinkedLaunch> out;
-  for (const auto& s : launches) {
+  for (size_t i = 0; i < launches.size(); ++i) {
+    const LaunchSite& s = launches[i];
     auto [lo, hi] = by_name.equal_range(s.target_name);
     std::vector<const LaunchTarget*> chosen;
     for (auto it = lo; it != hi; ++it)
@@ -53,7 +54,7 @@ std::vector<LinkedLaunch> link_launches(const std::vector<LaunchTarget>& kernels
         for (auto it = lo; it != hi; ++it)
           if (fits(*it->second, s)) chosen.push_back(it->second);
     }
-    for (const LaunchTarget* k : chosen) out.push_back({k->id, bound(*k, s)});
+    for (const LaunchTarget* k : chosen) out.push_back({k->id, bound(*k, s), i});
   }
   return out;
 }

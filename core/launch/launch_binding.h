@@ -18,7 +18,8 @@ struct LaunchTarget {
 
 struct LinkedLaunch {
   int64_t kernel_id = 0;
-  LaunchSite site;  // args carry the parameter each binds
+  LaunchSite site;    // args carry the parameter each binds
+  size_t launch = 0;  // index of the site in the launches linked
 };
 
 // Links each launch to the kernels it can launch and binds its arguments to their parameters:

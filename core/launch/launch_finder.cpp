@@ -162,8 +162,10 @@ class Finder {
       return;
     }
     if (!is_type(callee, "identifier") && !is_type(callee, "attribute") && !is_type(callee, "call")) return;
-    LauncherValues values(m_, function, ts_node_start_byte(call), callees_);
-    LauncherValues alternate(m_, function, ts_node_start_byte(call), callees_, nullptr, 0, LauncherValues::kAlternateDim);
+    LauncherValues values(m_, function, ts_node_start_byte(call), callees_, nullptr, 0, LauncherValues::kNominalDim,
+                          &tensor_facts_);
+    LauncherValues alternate(m_, function, ts_node_start_byte(call), callees_, nullptr, 0, LauncherValues::kAlternateDim,
+                             &tensor_facts_);
     // `kernel = _fwd_kernel` (or `... if cond else ...`, or `table[name]["update"]`) in the
     // launcher: follow the local name.
     for (int hops = 0; hops < 3 && is_type(callee, "identifier"); ++hops) {
@@ -361,6 +363,7 @@ class Finder {
   const PythonModule& m_;
   const ModuleIndex* index_;
   LauncherValues::CalleeLookup callees_;
+  LauncherValues::TensorFactsCache tensor_facts_;  // per launcher body of this module
   std::map<uint32_t, std::string> qualname_;
 };
 

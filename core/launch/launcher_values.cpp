@@ -128,11 +128,19 @@ LauncherValues::LauncherValues(const PythonModule& m, const json& env) : m_(m) {
 
 LauncherValues::LauncherValues(const PythonModule& m, TSNode function, uint32_t until, CalleeLookup callees,
                                const std::map<std::string, json>* bound, int call_depth, int64_t dim,
-                               std::shared_ptr<int> fork_budget)
+                               TensorFactsCache* facts, std::shared_ptr<int> fork_budget)
     : m_(m), callees_(std::move(callees)), call_depth_(call_depth), dim_(dim), fork_budget_(std::move(fork_budget)) {
   if (ts_node_is_null(function)) return;
   TSNode body = field(function, "body");
-  ranks(body);
+  auto known = facts ? facts->find(body.id) : TensorFactsCache::iterator{};
+  if (facts && known != facts->end()) {
+    rank_ = known->second.rank;
+    dtype_ = known->second.dtype;
+    widest_rank_ = known->second.widest_rank;
+  } else {
+    ranks(body);
+    if (facts) facts->emplace(body.id, TensorFacts{rank_, dtype_, widest_rank_});
+  }
   // `@custom_fwd(cast_inputs=torch.float16)`: autocast hands the launcher its floating tensors
   // in that type.
   std::string cast_inputs;
@@ -988,7 +996,7 @@ std::optional<json> LauncherValues::helper(TSNode call, int depth) const {
     if (auto v = eval(a, depth + 1)) bound[params[position]] = *v;
     ++position;
   });
-  LauncherValues inner(*callee.module, callee.definition, UINT32_MAX, callees_, &bound, call_depth_ + 1, dim_,
+  LauncherValues inner(*callee.module, callee.definition, UINT32_MAX, callees_, &bound, call_depth_ + 1, dim_, nullptr,
                        std::make_shared<int>(kMaxForkedPaths));
   return inner.returned();
 }

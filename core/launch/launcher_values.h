@@ -23,6 +23,16 @@ namespace mine {
 // {"$dtype": "fp16" | null}. nullopt means the code does not say.
 class LauncherValues {
  public:
+  // What a launcher's body says of its tensors: ranks its code implies, element types its asserts
+  // state. The same for every launch in one function and for both evaluations of a launch
+  // (nominal and alternate sizes), so callers may keep it per function body (by node id).
+  struct TensorFacts {
+    std::map<std::string, int> rank;
+    std::map<std::string, std::string> dtype;
+    int widest_rank = 0;
+  };
+  using TensorFactsCache = std::map<const void*, TensorFacts>;
+
   // Open tensor dimensions and int inputs. Measured on the H100 against 64 and 128 (bench/results/
   // check_launch_sites.md): larger sizes made kernels of high-rank tensors (state-space scans)
   // index past what the harness allocates and chose tiles over the shared memory; 32 still gives
@@ -43,9 +53,11 @@ class LauncherValues {
   // `function`: the launcher's function_definition, or a null node at module level. Statements
   // of its body before byte `until` are evaluated in order. `bound` gives values to parameters
   // (a helper evaluated for its caller); the others get nominal values from their annotations.
+  // `facts`, when given, holds the TensorFacts of bodies seen before (of `m` only).
   LauncherValues(const PythonModule& m, TSNode function, uint32_t until, CalleeLookup callees = {},
                  const std::map<std::string, nlohmann::json>* bound = nullptr, int call_depth = 0,
-                 int64_t dim = kNominalDim, std::shared_ptr<int> fork_budget = nullptr);
+                 int64_t dim = kNominalDim, TensorFactsCache* facts = nullptr,
+                 std::shared_ptr<int> fork_budget = nullptr);
   // An environment given directly (a stored launch's grid_env), for evaluating a grid later.
   LauncherValues(const PythonModule& m, const nlohmann::json& env);
 

@@ -4,16 +4,33 @@
 #include <tree_sitter/api.h>
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace mine::ts {
 
 inline std::string_view node_type(TSNode n) { return ts_node_type(n); }
 inline bool is_type(TSNode n, std::string_view t) { return !ts_node_is_null(n) && node_type(n) == t; }
+// The id of field `name` in `language`, looked up once per thread: ts_node_child_by_field_name
+// compares the name with every field name of the grammar on each call (4% of a scan's
+// instructions went to that strncmp).
+inline TSFieldId field_id(const TSLanguage* language, std::string_view name) {
+  thread_local std::vector<std::pair<const TSLanguage*, std::map<std::string, TSFieldId, std::less<>>>> ids;
+  std::map<std::string, TSFieldId, std::less<>>* of_language = nullptr;
+  for (auto& [lang, names] : ids)
+    if (lang == language) of_language = &names;
+  if (!of_language) of_language = &ids.emplace_back(language, std::map<std::string, TSFieldId, std::less<>>{}).second;
+  auto found = of_language->find(name);
+  if (found != of_language->end()) return found->second;
+  TSFieldId id = ts_language_field_id_for_name(language, name.data(), static_cast<uint32_t>(name.size()));
+  of_language->emplace(std::string(name), id);
+  return id;
+}
 inline TSNode field(TSNode n, const char* name) {
-  return ts_node_child_by_field_name(n, name, static_cast<uint32_t>(std::char_traits<char>::length(name)));
+  return ts_node_child_by_field_id(n, field_id(ts_tree_language(n.tree), name));
 }
 inline int first_line(TSNode n) { return static_cast<int>(ts_node_start_point(n).row) + 1; }
 inline int last_line(TSNode n) { return static_cast<int>(ts_node_end_point(n).row) + 1; }
@@ -22,7 +39,20 @@ inline int last_line(TSNode n) { return static_cast<int>(ts_node_end_point(n).ro
 template <typename F>
 void for_each_named_child(TSNode n, F&& f) {
   uint32_t count = ts_node_named_child_count(n);
-  for (uint32_t i = 0; i < count; ++i) f(ts_node_named_child(n, i));
+  if (count <= 8) {
+    for (uint32_t i = 0; i < count; ++i) f(ts_node_named_child(n, i));
+    return;
+  }
+  // ts_node_named_child(n, i) walks from the first child every time: a cursor keeps wide nodes
+  // (a module's statements, long blocks and argument lists) linear. Same children, same order.
+  TSTreeCursor c = ts_tree_cursor_new(n);
+  if (ts_tree_cursor_goto_first_child(&c)) {
+    do {
+      TSNode child = ts_tree_cursor_current_node(&c);
+      if (ts_node_is_named(child)) f(child);
+    } while (ts_tree_cursor_goto_next_sibling(&c));
+  }
+  ts_tree_cursor_delete(&c);
 }
 
 // The decorator expressions of a `decorated_definition` (`triton.jit`, `triton.autotune(...)`),

@@ -226,3 +226,36 @@ TEST_CASE("launches bind by import, alias and name, and skip callees from outsid
   CHECK(linked[1].kernel_id == 1);
   CHECK(linked[1].site.args[1].param == "n");
 }
+
+TEST_CASE("every launch of a launcher sees the tensor facts of its whole body", "[launch]") {
+  // The ranks and dtypes a body implies are read once per function and shared by its launches
+  // (and by the nominal and alternate evaluations of each): the second launch, and the fact stated
+  // after the first one, must still reach both.
+  auto m = PythonModule::build("a.py",
+                               "import torch\n"
+                               "def go(x: torch.Tensor, y: torch.Tensor):\n"
+                               "    M, N = x.shape\n"
+                               "    first_kernel[(M,)](x, y, N)\n"
+                               "    assert y.dtype == torch.float16\n"
+                               "    second_kernel[(N,)](y, x, M)\n");
+  ModuleIndex index({"a.py"});
+  auto found = find_launches(*m, &index);
+  REQUIRE(found.size() == 2);
+  for (const auto& launch : found) {
+    REQUIRE(launch.args.size() == 3);
+    for (const auto& a : launch.args) {
+      if (a.text == "x") {
+        CHECK(a.role == "tensor");
+        CHECK(a.shape == nlohmann::json::array({32, 32}));
+      }
+      if (a.text == "y") {
+        CHECK(a.role == "tensor");
+        CHECK(a.dtype == "fp16");
+      }
+    }
+  }
+  CHECK(found[0].grid == nlohmann::json::array({32, 1, 1}));
+  CHECK(found[1].grid == nlohmann::json::array({32, 1, 1}));
+  // The two sizes tell a value that follows from them (N) from one the code fixes.
+  CHECK(found[0].args[2].nominal);
+}
