@@ -499,11 +499,14 @@ class Worker:
         self.mark("run")
         torch = self.torch
         args = []
+        # The same inputs for a kernel in every run and on every worker: a result depends on the
+        # kernel and its launch, not on the noise it was handed.
+        generator = torch.Generator(device="cuda").manual_seed(0)
         for name, kind, detail in p["args"]:
             if kind == "tensor":
                 dtype, n = getattr(torch, detail[0]), detail[1]
                 if dtype.is_floating_point and dtype.itemsize >= 2:
-                    args.append(torch.rand(n, device="cuda", dtype=dtype))
+                    args.append(torch.rand(n, device="cuda", dtype=dtype, generator=generator))
                 else:
                     # Zeros keep gathered indices in bounds and make masks/bools harmless.
                     args.append(torch.zeros(n, device="cuda", dtype=dtype))
