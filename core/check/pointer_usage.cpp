@@ -259,6 +259,23 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
     if (attr == "element_ty" && is_type(object, "attribute")) object = field(object, "object");
     for (const auto& p : bases_of(object)) note(p, "." + attr + " read");
   }
+  // The address a load reads, and the loads whose value an operand is (the load itself, or the
+  // assignments of a local that reach it).
+  auto load_address = [&](TSNode load) {
+    TSNode address = argument(load, 0);
+    return ts_node_is_null(address) ? keyword(load, "pointer", m_) : address;
+  };
+  auto loads_of = [&](TSNode operand) {
+    std::vector<TSNode> found;
+    if (is_type(operand, "call") && op_name(operand) == "load") found.push_back(operand);
+    if (is_type(operand, "identifier")) {
+      auto it = assigned.find(m_.text_of(operand));
+      if (it != assigned.end())
+        for (TSNode rhs : reaching(it->second, ts_node_start_byte(operand)))
+          if (is_type(rhs, "call") && op_name(rhs) == "load") found.push_back(rhs);
+    }
+    return found;
+  };
   // The kernel states its element types itself: `tl.static_assert(b.dtype == tl.int8)` after
   // `b = tl.load(b_ptrs)`, `tl.static_assert(x_ptr.dtype.element_ty == tl.bfloat16)`. Before
   // every other dtype rule, which only guess.
@@ -283,14 +300,8 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
       if (attr == "element_ty" && is_type(object, "attribute") && m_.text_of(field(object, "attribute")) == "dtype") {
         for (const auto& p : bases_of(field(object, "object"))) set_dtype(p, dtype, "tl.static_assert on its element type");
       } else if (attr == "dtype" && is_type(object, "identifier")) {
-        auto it = assigned.find(m_.text_of(object));
-        if (it == assigned.end()) continue;
-        for (TSNode rhs : reaching(it->second, ts_node_start_byte(object)))
-          if (is_type(rhs, "call") && op_name(rhs) == "load") {
-            TSNode address = argument(rhs, 0);
-            if (ts_node_is_null(address)) address = keyword(rhs, "pointer", m_);
-            for (const auto& p : bases_of(address)) set_dtype(p, dtype, "tl.static_assert on the loaded values' type");
-          }
+        for (TSNode load : loads_of(object))
+          for (const auto& p : bases_of(load_address(load))) set_dtype(p, dtype, "tl.static_assert on the loaded values' type");
       }
     }
   }
@@ -658,17 +669,6 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
   // `tl.dot(a, b.to(tl.bfloat16))`: Triton dots operands of one type, so a loaded operand whose
   // pointer nothing typed takes the type the other operand is cast to.
   {
-    auto loads_of = [&](TSNode operand) {
-      std::vector<TSNode> found;
-      if (is_type(operand, "call") && op_name(operand) == "load") found.push_back(operand);
-      if (is_type(operand, "identifier")) {
-        auto it = assigned.find(m_.text_of(operand));
-        if (it != assigned.end())
-          for (TSNode rhs : reaching(it->second, ts_node_start_byte(operand)))
-            if (is_type(rhs, "call") && op_name(rhs) == "load") found.push_back(rhs);
-      }
-      return found;
-    };
     std::vector<TSNode> walk{body};
     while (!walk.empty()) {
       TSNode n = walk.back();
@@ -680,29 +680,14 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
       for (int side = 0; side < 2; ++side) {
         std::string cast = cast_type(side ? a : b);
         if (cast.empty() || cast == "i1") continue;
-        for (TSNode load : loads_of(side ? b : a)) {
-          TSNode address = argument(load, 0);
-          if (ts_node_is_null(address)) address = keyword(load, "pointer", m_);
-          for (const auto& p : bases_of(address))
-            set_dtype(p, cast, "tl.dot operand beside one cast to " + cast);
-        }
+        for (TSNode load : loads_of(side ? b : a))
+          for (const auto& p : bases_of(load_address(load))) set_dtype(p, cast, "tl.dot operand beside one cast to " + cast);
       }
     }
   }
   // `acc = tl.zeros(..., dtype=tl.int32)` then `acc += tl.dot(a, b)`: an integer GEMM, whose
   // operands Triton dots as int8 only (fp operands give an fp32 product the accumulator refuses).
   {
-    auto loads_of = [&](TSNode operand) {
-      std::vector<TSNode> found;
-      if (is_type(operand, "call") && op_name(operand) == "load") found.push_back(operand);
-      if (is_type(operand, "identifier")) {
-        auto it = assigned.find(m_.text_of(operand));
-        if (it != assigned.end())
-          for (TSNode rhs : it->second)
-            if (is_type(rhs, "call") && op_name(rhs) == "load") found.push_back(rhs);
-      }
-      return found;
-    };
     for (const auto& [local, rhss] : assigned) {
       bool int32_accumulator = false;
       for (TSNode rhs : rhss) {
@@ -722,11 +707,8 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
           dots.push_back(rhs);
       for (TSNode dot : dots)
         for (int i = 0; i < 2; ++i)
-          for (TSNode load : loads_of(argument(dot, i))) {
-            TSNode address = argument(load, 0);
-            if (ts_node_is_null(address)) address = keyword(load, "pointer", m_);
-            for (const auto& p : bases_of(address)) set_dtype(p, "i8", "operand of a tl.dot into an int32 accumulator");
-          }
+          for (TSNode load : loads_of(argument(dot, i)))
+            for (const auto& p : bases_of(load_address(load))) set_dtype(p, "i8", "operand of a tl.dot into an int32 accumulator");
     }
   }
   // `other=` of a load: a float fill value means float elements.
