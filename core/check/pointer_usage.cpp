@@ -279,32 +279,35 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
   // The kernel states its element types itself: `tl.static_assert(b.dtype == tl.int8)` after
   // `b = tl.load(b_ptrs)`, `tl.static_assert(x_ptr.dtype.element_ty == tl.bfloat16)`. Before
   // every other dtype rule, which only guess.
-  {
+  // Each call of the Triton op `name` in the body.
+  auto for_each_op = [&](const std::string& name, const std::function<void(TSNode)>& visit) {
     std::vector<TSNode> walk{body};
     while (!walk.empty()) {
       TSNode n = walk.back();
       walk.pop_back();
       for_each_named_child(n, [&](TSNode c) { walk.push_back(c); });
-      if (!is_type(n, "call") || op_name(n) != "static_assert") continue;
-      TSNode cond = argument(n, 0);
-      if (!is_type(cond, "comparison_operator") || ts_node_named_child_count(cond) != 2 ||
-          m_.text_of(cond).find("==") == std::string::npos)
-        continue;
-      TSNode l = ts_node_named_child(cond, 0), r = ts_node_named_child(cond, 1);
-      if (!is_type(l, "attribute")) std::swap(l, r);
-      auto q = m_.qualified_name(r);
-      std::string dtype = triton_dtype(q ? *q : m_.text_of(r));
-      if (dtype.empty() || !is_type(l, "attribute")) continue;
-      std::string attr = m_.text_of(field(l, "attribute"));
-      TSNode object = field(l, "object");
-      if (attr == "element_ty" && is_type(object, "attribute") && m_.text_of(field(object, "attribute")) == "dtype") {
-        for (const auto& p : bases_of(field(object, "object"))) set_dtype(p, dtype, "tl.static_assert on its element type");
-      } else if (attr == "dtype" && is_type(object, "identifier")) {
-        for (TSNode load : loads_of(object))
-          for (const auto& p : bases_of(load_address(load))) set_dtype(p, dtype, "tl.static_assert on the loaded values' type");
-      }
+      if (is_type(n, "call") && op_name(n) == name) visit(n);
     }
-  }
+  };
+  for_each_op("static_assert", [&](TSNode n) {
+    TSNode cond = argument(n, 0);
+    if (!is_type(cond, "comparison_operator") || ts_node_named_child_count(cond) != 2 ||
+        m_.text_of(cond).find("==") == std::string::npos)
+      return;
+    TSNode l = ts_node_named_child(cond, 0), r = ts_node_named_child(cond, 1);
+    if (!is_type(l, "attribute")) std::swap(l, r);
+    auto q = m_.qualified_name(r);
+    std::string dtype = triton_dtype(q ? *q : m_.text_of(r));
+    if (dtype.empty() || !is_type(l, "attribute")) return;
+    std::string attr = m_.text_of(field(l, "attribute"));
+    TSNode object = field(l, "object");
+    if (attr == "element_ty" && is_type(object, "attribute") && m_.text_of(field(object, "attribute")) == "dtype") {
+      for (const auto& p : bases_of(field(object, "object"))) set_dtype(p, dtype, "tl.static_assert on its element type");
+    } else if (attr == "dtype" && is_type(object, "identifier")) {
+      for (TSNode load : loads_of(object))
+        for (const auto& p : bases_of(load_address(load))) set_dtype(p, dtype, "tl.static_assert on the loaded values' type");
+    }
+  });
 
   // Flags that switch a parameter between pointer and value: the pointer branch is the one a
   // launch with a pointer argument can compile.
@@ -668,23 +671,16 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
   }
   // `tl.dot(a, b.to(tl.bfloat16))`: Triton dots operands of one type, so a loaded operand whose
   // pointer nothing typed takes the type the other operand is cast to.
-  {
-    std::vector<TSNode> walk{body};
-    while (!walk.empty()) {
-      TSNode n = walk.back();
-      walk.pop_back();
-      for_each_named_child(n, [&](TSNode c) { walk.push_back(c); });
-      if (!is_type(n, "call") || op_name(n) != "dot") continue;
-      TSNode a = argument(n, 0), b = argument(n, 1);
-      if (ts_node_is_null(a) || ts_node_is_null(b)) continue;
-      for (int side = 0; side < 2; ++side) {
-        std::string cast = cast_type(side ? a : b);
-        if (cast.empty() || cast == "i1") continue;
-        for (TSNode load : loads_of(side ? b : a))
-          for (const auto& p : bases_of(load_address(load))) set_dtype(p, cast, "tl.dot operand beside one cast to " + cast);
-      }
+  for_each_op("dot", [&](TSNode n) {
+    TSNode a = argument(n, 0), b = argument(n, 1);
+    if (ts_node_is_null(a) || ts_node_is_null(b)) return;
+    for (int side = 0; side < 2; ++side) {
+      std::string cast = cast_type(side ? a : b);
+      if (cast.empty() || cast == "i1") continue;
+      for (TSNode load : loads_of(side ? b : a))
+        for (const auto& p : bases_of(load_address(load))) set_dtype(p, cast, "tl.dot operand beside one cast to " + cast);
     }
-  }
+  });
   // `acc = tl.zeros(..., dtype=tl.int32)` then `acc += tl.dot(a, b)`: an integer GEMM, whose
   // operands Triton dots as int8 only (fp operands give an fp32 product the accumulator refuses).
   {
