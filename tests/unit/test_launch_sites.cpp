@@ -97,8 +97,9 @@ struct ScannedRepo {
   fs::path db;
   std::vector<fs::path> files;
   ~ScannedRepo() {
+    // A read-only connection closed last leaves the WAL files behind: they go too.
     std::error_code ec;
-    fs::remove(db, ec);
+    for (const char* suffix : {"", "-wal", "-shm"}) fs::remove(db.string() + suffix, ec);
   }
 };
 
