@@ -5,6 +5,7 @@ Triton (and torch, for load/run) are imported once at start-up so a task pays on
 own kernel. Anything the kernel prints goes to stderr: stdout is the protocol and a stray
 print must not corrupt it.
 """
+import contextlib
 import importlib.util
 import json
 import os
@@ -242,33 +243,41 @@ class Worker:
                "stage_reached": "import", "status": "fail", "error_class": None,
                "message": "", "compile_ms": None, "run_ms": None, "arch": task["arch"],
                "checker": "inductor"}
+        poisoned = False
+        with self.in_scratch(task, row):
+            try:
+                if getattr(self, "torch", None) is None or not self.torch.cuda.is_available():
+                    raise RuntimeError("the inductor stage needs torch with a CUDA device")
+                inductor_stage.run(task, row, self.torch, self.mark)
+                row["status"] = "ok"
+            except BaseException as e:  # noqa: B902 -- SystemExit from module code is a failure too
+                if isinstance(e, KeyboardInterrupt):
+                    raise
+                poisoned = self.record_failure(row, e)
+                if isinstance(e, inductor_stage.OutputMismatch):
+                    row["error_class"], poisoned = "other", False
+                elif row["stage_reached"] == "load" and not isinstance(e, SystemExit):
+                    # The eager forward failing on guessed inputs leaves the context usable unless
+                    # the GPU itself complained.
+                    poisoned = row["error_class"] in ("illegal_address", "crash")
+        row["recycle"] = poisoned
+        return row
+
+    @contextlib.contextmanager
+    def in_scratch(self, task, row):
+        """Runs a task in its scratch folder; after it, back home with its children killed and
+        the folder removed if the task passed (a failure's folder stays for reading)."""
         scratch = task["scratch"]
         os.makedirs(scratch, exist_ok=True)
         self.marker = os.path.join(scratch, ".stage")
         os.chdir(scratch)
-        poisoned = False
         try:
-            if getattr(self, "torch", None) is None or not self.torch.cuda.is_available():
-                raise RuntimeError("the inductor stage needs torch with a CUDA device")
-            inductor_stage.run(task, row, self.torch, self.mark)
-            row["status"] = "ok"
-        except BaseException as e:  # noqa: B902 -- SystemExit from module code is a failure too
-            if isinstance(e, KeyboardInterrupt):
-                raise
-            poisoned = self.record_failure(row, e)
-            if isinstance(e, inductor_stage.OutputMismatch):
-                row["error_class"], poisoned = "other", False
-            elif row["stage_reached"] == "load" and not isinstance(e, SystemExit):
-                # The eager forward failing on guessed inputs leaves the context usable unless
-                # the GPU itself complained.
-                poisoned = row["error_class"] in ("illegal_address", "crash")
+            yield scratch
         finally:
             os.chdir(HERE)
             kill_children()
             if row["status"] == "ok":
                 shutil.rmtree(scratch, ignore_errors=True)
-        row["recycle"] = poisoned
-        return row
 
     def run_task(self, task):
         spec, stage = task["spec"], task["stage"]
@@ -280,27 +289,19 @@ class Worker:
                "stage_reached": "import", "status": "fail", "error_class": None,
                "message": "", "compile_ms": None, "n_regs": None, "n_spills": None,
                "shared_bytes": None, "run_ms": None, "arch": task["arch"]}
-        scratch = task["scratch"]
-        os.makedirs(scratch, exist_ok=True)
-        self.marker = os.path.join(scratch, ".stage")
-        self.mark("import")
-        os.chdir(scratch)
         poisoned = False
-        try:
-            self.check_module(task, spec, stage, row)
-        except BaseException as e:  # noqa: B902 -- SystemExit from kernel code is a failure too
-            if isinstance(e, KeyboardInterrupt):
-                raise
-            poisoned = self.record_failure(row, e)
-            # A name the installed Triton moved (tl.math.tanh, ...): check the ported module too.
-            moved = row["error_class"] == "missing_name" or triton_ports.moved_signature(row.get("message"))
-            if moved and not poisoned:
-                poisoned = self.retry_ported(task, spec, stage, row)
-        finally:
-            os.chdir(HERE)
-            kill_children()
-            if row["status"] == "ok":
-                shutil.rmtree(scratch, ignore_errors=True)
+        with self.in_scratch(task, row):
+            self.mark("import")
+            try:
+                self.check_module(task, spec, stage, row)
+            except BaseException as e:  # noqa: B902 -- SystemExit from kernel code is a failure too
+                if isinstance(e, KeyboardInterrupt):
+                    raise
+                poisoned = self.record_failure(row, e)
+                # A name the installed Triton moved (tl.math.tanh, ...): check the ported module too.
+                moved = row["error_class"] == "missing_name" or triton_ports.moved_signature(row.get("message"))
+                if moved and not poisoned:
+                    poisoned = self.retry_ported(task, spec, stage, row)
         row["recycle"] = poisoned
         return row
 
