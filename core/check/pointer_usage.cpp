@@ -259,11 +259,11 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
     if (attr == "element_ty" && is_type(object, "attribute")) object = field(object, "object");
     for (const auto& p : bases_of(object)) note(p, "." + attr + " read");
   }
-  // The address a load reads, and the loads whose value an operand is (the load itself, or the
-  // assignments of a local that reach it).
-  auto load_address = [&](TSNode load) {
-    TSNode address = argument(load, 0);
-    return ts_node_is_null(address) ? keyword(load, "pointer", m_) : address;
+  // The address a load (or an atomic) reads, and the loads whose value an operand is (the load
+  // itself, or the assignments of a local that reach it).
+  auto address_of = [&](TSNode op) {
+    TSNode address = argument(op, 0);
+    return ts_node_is_null(address) ? keyword(op, "pointer", m_) : address;
   };
   auto loads_of = [&](TSNode operand) {
     std::vector<TSNode> found;
@@ -276,9 +276,6 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
     }
     return found;
   };
-  // The kernel states its element types itself: `tl.static_assert(b.dtype == tl.int8)` after
-  // `b = tl.load(b_ptrs)`, `tl.static_assert(x_ptr.dtype.element_ty == tl.bfloat16)`. Before
-  // every other dtype rule, which only guess.
   // Each call of the Triton op `name` in the body.
   auto for_each_op = [&](const std::string& name, const std::function<void(TSNode)>& visit) {
     std::vector<TSNode> walk{body};
@@ -289,6 +286,9 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
       if (is_type(n, "call") && op_name(n) == name) visit(n);
     }
   };
+  // The kernel states its element types itself: `tl.static_assert(b.dtype == tl.int8)` after
+  // `b = tl.load(b_ptrs)`, `tl.static_assert(x_ptr.dtype.element_ty == tl.bfloat16)`. Before
+  // every other dtype rule, which only guess.
   for_each_op("static_assert", [&](TSNode n) {
     TSNode cond = argument(n, 0);
     if (!is_type(cond, "comparison_operator") || ts_node_named_child_count(cond) != 2 ||
@@ -305,7 +305,7 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
       for (const auto& p : bases_of(field(object, "object"))) set_dtype(p, dtype, "tl.static_assert on its element type");
     } else if (attr == "dtype" && is_type(object, "identifier")) {
       for (TSNode load : loads_of(object))
-        for (const auto& p : bases_of(load_address(load))) set_dtype(p, dtype, "tl.static_assert on the loaded values' type");
+        for (const auto& p : bases_of(address_of(load))) set_dtype(p, dtype, "tl.static_assert on the loaded values' type");
     }
   });
 
@@ -499,21 +499,25 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
   // or bitwise operators, or tl.cdiv. Triton rejects all of these on floats, so the guess of
   // fp32 elements would fail to compile a kernel that is fine.
   {
-    std::set<std::string> int_used(offset_names);  // inside another address: an index
-    // Where each name is used as an integer: a name rebound later (`zeros = (zeros >> s) & 0xF`
+    // The names used as integers, and where: a name rebound later (`zeros = (zeros >> s) & 0xF`
     // then `zeros = (zeros + 1) * scales`) is an integer only up to its last such use, so only the
-    // values it held before then (or within a loop around one) are integers too.
+    // values it held before then (or within a loop around one) are integers too. UINT32_MAX: an
+    // integer everywhere.
     std::map<std::string, std::vector<uint32_t>> used_at;
-    for (const auto& name : offset_names) used_at[name].push_back(UINT32_MAX);
+    auto use_as_int = [&](const std::string& name, uint32_t at) {  // true when the use is new
+      auto& uses = used_at[name];
+      if (std::find(uses.begin(), uses.end(), at) != uses.end()) return false;
+      uses.push_back(at);
+      return true;
+    };
+    auto int_used = [&](const std::string& name) { return used_at.count(name) > 0; };
+    for (const auto& name : offset_names) use_as_int(name, UINT32_MAX);  // inside another address: an index
     auto collect = [&](TSNode e) {
       std::vector<TSNode> inner{e};
       while (!inner.empty()) {
         TSNode x = inner.back();
         inner.pop_back();
-        if (is_type(x, "identifier")) {
-          int_used.insert(m_.text_of(x));
-          used_at[m_.text_of(x)].push_back(ts_node_start_byte(x));
-        }
+        if (is_type(x, "identifier")) use_as_int(m_.text_of(x), ts_node_start_byte(x));
         if (is_type(x, "call") && op_name(x) == "load") continue;  // a nested load types its own pointer
         for_each_named_child(x, [&](TSNode c) { inner.push_back(c); });
       }
@@ -577,10 +581,7 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
       const PointerFacts& hf = facts(*helper);
       for_each_call_argument(m_, call, helper->definition, [&](const std::string& target, TSNode value) {
         if (hf.integer_params.count(target))
-          for (const std::string& name : arithmetic_operands(value)) {
-            int_used.insert(name);
-            used_at[name].push_back(ts_node_start_byte(value));
-          }
+          for (const std::string& name : arithmetic_operands(value)) use_as_int(name, ts_node_start_byte(value));
       });
     }
     // A local that starts as an integer literal and is updated inside a loop or branch must
@@ -589,15 +590,14 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
     for (const auto& [local, rhss] : assigned) {
       bool int_literal = false;
       for (TSNode rhs : rhss) int_literal = int_literal || is_type(rhs, "integer") || integer_fill(rhs);
-      if (int_literal && (rhss.size() > 1 || updated.count(local))) {
-        int_used.insert(local);
-        used_at[local].push_back(UINT32_MAX);
-      }
+      if (int_literal && (rhss.size() > 1 || updated.count(local))) use_as_int(local, UINT32_MAX);
     }
     // Whether the value `rhs` gives its local can reach one of the local's integer uses.
     auto reaches_use = [&](const std::string& local, TSNode rhs) {
       uint32_t at = ts_node_start_byte(rhs);
-      for (uint32_t use : used_at[local]) {
+      auto uses = used_at.find(local);
+      if (uses == used_at.end()) return false;
+      for (uint32_t use : uses->second) {
         if (at < use) return true;
         for (TSNode up = ts_node_parent(rhs); !ts_node_is_null(up) && !ts_node_eq(up, body); up = ts_node_parent(up))
           if ((is_type(up, "for_statement") || is_type(up, "while_statement")) && use >= ts_node_start_byte(up) &&
@@ -618,46 +618,35 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
     // used as a loop bound. A cast stops it: the operand's own type no longer matters.
     for (bool grew = true; grew;) {
       grew = false;
-      for (const std::string& local : std::set<std::string>(int_used)) {
+      std::vector<std::string> locals;
+      for (const auto& [name, uses] : used_at) locals.push_back(name);
+      for (const std::string& local : locals) {
         for (const auto* sources : {&assigned, &updated}) {
           auto it = sources->find(local);
           if (it == sources->end()) continue;
           for (TSNode rhs : it->second) {
             if (!reaches_use(local, rhs)) continue;
-            for (const std::string& name : arithmetic_operands(rhs)) {
-              if (int_used.insert(name).second) grew = true;
-              auto& at = used_at[name];
-              if (std::find(at.begin(), at.end(), ts_node_start_byte(rhs)) == at.end()) {
-                at.push_back(ts_node_start_byte(rhs));
-                grew = true;
-              }
-            }
+            for (const std::string& name : arithmetic_operands(rhs)) grew = use_as_int(name, ts_node_start_byte(rhs)) || grew;
           }
         }
       }
     }
     for (const auto& [local, rhss] : updated) {
-      if (!int_used.count(local)) continue;
+      if (!int_used(local)) continue;
       for (TSNode rhs : rhss)
-        for (TSNode read : reaches_use(local, rhs) ? reads_in(rhs) : std::vector<TSNode>{}) {
-          TSNode address = argument(read, 0);
-          if (ts_node_is_null(address)) address = keyword(read, "pointer", m_);
-          for (const auto& p : bases_of(address)) set_dtype(p, "i32", "loaded values used as integers");
-        }
+        for (TSNode read : reaches_use(local, rhs) ? reads_in(rhs) : std::vector<TSNode>{})
+          for (const auto& p : bases_of(address_of(read))) set_dtype(p, "i32", "loaded values used as integers");
     }
     for (const auto& [local, rhss] : assigned) {
-      if (!int_used.count(local)) continue;
+      if (!int_used(local)) continue;
       for (TSNode rhs : rhss) {
         if (!cast_type(rhs).empty() || !reaches_use(local, rhs)) continue;
-        for (TSNode read : reads_in(rhs)) {
-          TSNode address = argument(read, 0);
-          if (ts_node_is_null(address)) address = keyword(read, "pointer", m_);
-          for (const auto& p : bases_of(address)) set_dtype(p, "i32", "loaded values used as integers");
-        }
+        for (TSNode read : reads_in(rhs))
+          for (const auto& p : bases_of(address_of(read))) set_dtype(p, "i32", "loaded values used as integers");
       }
     }
     for (const auto& p : params)
-      if (int_used.count(p) && !out.pointers.count(p)) out.integer_params.insert(p);
+      if (int_used(p) && !out.pointers.count(p)) out.integer_params.insert(p);
   }
   // `tl.load(p).to(tl.int64)`: an integer cast of the loaded value suggests integer elements.
   for (const auto& op : ops) {
@@ -678,7 +667,7 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
       std::string cast = cast_type(side ? a : b);
       if (cast.empty() || cast == "i1") continue;
       for (TSNode load : loads_of(side ? b : a))
-        for (const auto& p : bases_of(load_address(load))) set_dtype(p, cast, "tl.dot operand beside one cast to " + cast);
+        for (const auto& p : bases_of(address_of(load))) set_dtype(p, cast, "tl.dot operand beside one cast to " + cast);
     }
   });
   // `acc = tl.zeros(..., dtype=tl.int32)` then `acc += tl.dot(a, b)`: an integer GEMM, whose
@@ -704,7 +693,7 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
       for (TSNode dot : dots)
         for (int i = 0; i < 2; ++i)
           for (TSNode load : loads_of(argument(dot, i)))
-            for (const auto& p : bases_of(load_address(load))) set_dtype(p, "i8", "operand of a tl.dot into an int32 accumulator");
+            for (const auto& p : bases_of(address_of(load))) set_dtype(p, "i8", "operand of a tl.dot into an int32 accumulator");
     }
   }
   // `other=` of a load: a float fill value means float elements.

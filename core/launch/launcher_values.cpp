@@ -69,6 +69,18 @@ bool leading_splat(TSNode c) {
   return false;
 }
 
+// `3`, `-1`: an integer literal, with its sign.
+std::optional<int64_t> signed_integer(const PythonModule& m, TSNode n) {
+  bool negative = is_type(n, "unary_operator") && m.text_of(n).rfind("-", 0) == 0;
+  TSNode number = negative ? field(n, "argument") : n;
+  if (!is_type(number, "integer")) return std::nullopt;
+  return std::stoll(m.text_of(number)) * (negative ? -1 : 1);
+}
+
+// The fewest dimensions a tensor has whose dimension `index` is read (`x.shape[2]`: 3,
+// `x.stride(-1)`: 1, counted from the end).
+int64_t rank_reaching(int64_t index) { return index < 0 ? -index : index + 1; }
+
 // `[a:b]` with integer literals (either may be missing or negative); nullopt for steps and
 // anything else. tree-sitter names neither bound, so the `:` tells them apart.
 std::optional<std::pair<std::optional<int64_t>, std::optional<int64_t>>> literal_slice(const PythonModule& m, TSNode slice) {
@@ -81,10 +93,8 @@ std::optional<std::pair<std::optional<int64_t>, std::optional<int64_t>>> literal
       if (m.text_of(c) == ":" && ++part > 1) return std::nullopt;  // a step
       continue;
     }
-    bool negative = is_type(c, "unary_operator") && m.text_of(c).rfind("-", 0) == 0;
-    TSNode number = negative ? field(c, "argument") : c;
-    if (!is_type(number, "integer")) return std::nullopt;
-    bounds[part] = std::stoll(m.text_of(number)) * (negative ? -1 : 1);
+    bounds[part] = signed_integer(m, c);
+    if (!bounds[part]) return std::nullopt;
   }
   return std::make_pair(bounds[0], bounds[1]);
 }
@@ -237,6 +247,8 @@ bool LauncherValues::read_unguarded(TSNode body, const std::string& name) const 
 
 // Ranks of the launcher's tensors from how its code reads their shapes.
 void LauncherValues::ranks(TSNode body) {
+  std::set<std::string> exact;                       // ranks the code states (`M, N = x.shape`), not bounds
+  std::vector<std::vector<std::string>> same_dtype;  // `assert q.dtype == k.dtype == v.dtype`
   auto at_least = [&](const std::string& name, int64_t r) {
     if (r > 0 && r <= 8) rank_[name] = std::max<int>(rank_[name], static_cast<int>(r));
   };
@@ -269,7 +281,7 @@ void LauncherValues::ranks(TSNode body) {
       if (!owner.empty() && count > 0) {
         // `*batch, n = x.shape`: at least the named dimensions; the star takes one.
         rank_[owner] = std::max(rank_[owner], count);
-        if (!star) exact_.insert(owner);
+        if (!star) exact.insert(owner);
       } else if (count > 0 && !star && (is_type(right, "expression_list") || is_type(right, "tuple"))) {
         // `B, T, H, K, V = *k.shape, v.shape[-1]`: the splat takes what the other elements leave.
         std::string splat_owner;
@@ -287,16 +299,13 @@ void LauncherValues::ranks(TSNode body) {
         });
         if (splats == 1 && !splat_owner.empty() && count > others) {
           rank_[splat_owner] = count - others;
-          exact_.insert(splat_owner);
+          exact.insert(splat_owner);
         }
       }
     } else if (t == "subscript") {
       std::string owner = shape_owner(field(n, "value"));
       TSNode key = field(n, "subscript");
-      if (!owner.empty() && is_type(key, "integer")) at_least(owner, std::stoll(m_.text_of(key)) + 1);
-      // `v.shape[-1]`: counted from the end, it says only that the tensor has that many dimensions.
-      if (!owner.empty() && is_type(key, "unary_operator") && is_type(field(key, "argument"), "integer"))
-        at_least(owner, std::stoll(m_.text_of(field(key, "argument"))));
+      if (auto i = owner.empty() ? std::nullopt : signed_integer(m_, key)) at_least(owner, rank_reaching(*i));
       // `g.shape[-2:]`, `x.shape[:2]`: at least as many dimensions as the bounds name.
       if (auto bounds = owner.empty() ? std::nullopt : literal_slice(m_, key)) {
         for (const auto& b : {bounds->first, bounds->second})
@@ -308,10 +317,8 @@ void LauncherValues::ranks(TSNode body) {
       if (is_type(fn, "attribute") && is_type(field(fn, "object"), "identifier") && ts_node_named_child_count(args) == 1) {
         std::string method = m_.text_of(field(fn, "attribute"));
         TSNode a = ts_node_named_child(args, 0);
-        if ((method == "size" || method == "stride") && is_type(a, "integer"))
-          at_least(m_.text_of(field(fn, "object")), std::stoll(m_.text_of(a)) + 1);
-        if ((method == "size" || method == "stride") && is_type(a, "unary_operator") && is_type(field(a, "argument"), "integer"))
-          at_least(m_.text_of(field(fn, "object")), std::stoll(m_.text_of(field(a, "argument"))));
+        auto i = method == "size" || method == "stride" ? signed_integer(m_, a) : std::nullopt;
+        if (i) at_least(m_.text_of(field(fn, "object")), rank_reaching(*i));
       }
       if (is_type(fn, "attribute") && is_type(field(fn, "object"), "identifier")) {
         std::string method = m_.text_of(field(fn, "attribute"));
@@ -337,7 +344,7 @@ void LauncherValues::ranks(TSNode body) {
           TSNode op = ts_node_child(c, i);
           if (!ts_node_is_named(op)) only_equal = only_equal && m_.text_of(op) == "==";
         }
-        if (all_dtypes && only_equal) same_dtype_.push_back(same);
+        if (all_dtypes && only_equal) same_dtype.push_back(same);
       }
       // `assert k.shape == (batch, seqlen_k, nheads, d)`: k has that many dimensions.
       if (is_type(c, "comparison_operator") && ts_node_named_child_count(c) == 2) {
@@ -347,7 +354,7 @@ void LauncherValues::ranks(TSNode body) {
           int count = static_cast<int>(ts_node_named_child_count(r));
           if (count > 0 && count <= 8) {
             rank_[owner] = count;
-            exact_.insert(owner);
+            exact.insert(owner);
           }
         }
       }
@@ -384,7 +391,7 @@ void LauncherValues::ranks(TSNode body) {
           int64_t r64 = std::stoll(m_.text_of(r));
           if (r64 > 0 && r64 <= 8) {
             rank_[owner] = static_cast<int>(r64);
-            exact_.insert(owner);
+            exact.insert(owner);
           }
         }
       }
@@ -397,16 +404,16 @@ void LauncherValues::ranks(TSNode body) {
   // A tensor whose code reads only some dimensions (`v.shape[-1]`, `v.shape[2]`) is most often laid
   // out like the launcher's tensors of known rank (q, k, v of one attention): a buffer of too low a
   // rank is what the kernel's strides overrun, one of too high a rank only costs memory.
-  for (const auto& group : same_dtype_) {
+  for (const auto& group : same_dtype) {
     std::string known;
     for (const auto& name : group)
       if (dtype_.count(name)) known = dtype_[name];
     if (!known.empty())
       for (const auto& name : group) dtype_.emplace(name, known);
   }
-  for (const std::string& name : exact_) widest_rank_ = std::max(widest_rank_, rank_[name]);
+  for (const std::string& name : exact) widest_rank_ = std::max(widest_rank_, rank_[name]);
   for (auto& [name, rank] : rank_)
-    if (!exact_.count(name)) rank = std::max(rank, widest_rank_);
+    if (!exact.count(name)) rank = std::max(rank, widest_rank_);
 }
 
 void LauncherValues::run(TSNode block, uint32_t until, int depth, uint32_t start) {

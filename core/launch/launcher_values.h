@@ -111,10 +111,8 @@ class LauncherValues {
   std::map<std::string, nlohmann::json> env_;
   std::map<std::string, TSNode> assigned_;
   std::map<std::string, int> rank_;   // tensors' ranks as the launcher's code implies them
-  std::set<std::string> exact_;       // those whose rank the code states (`M, N = x.shape`), not bounds
   int widest_rank_ = 0;               // the largest rank the code states
   std::map<std::string, std::string> dtype_;  // element types its asserts state (`x.dtype == torch.int8`)
-  std::vector<std::vector<std::string>> same_dtype_;  // `assert q.dtype == k.dtype == v.dtype`
   std::set<std::string> lambda_params_;
   mutable const nlohmann::json* meta_ = nullptr;
   mutable std::set<std::string>* missing_meta_ = nullptr;
