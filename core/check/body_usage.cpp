@@ -17,18 +17,6 @@ bool bool_flag_name(const std::string& up) {
 }
 
 
-// Calls `visit` on every call expression below `body`.
-template <typename Visit>
-void for_each_call(TSNode body, Visit visit) {
-  std::vector<TSNode> stack{body};
-  while (!stack.empty()) {
-    TSNode n = stack.back();
-    stack.pop_back();
-    if (is_type(n, "call")) visit(n);
-    for_each_named_child(n, [&](TSNode c) { stack.push_back(c); });
-  }
-}
-
 // Identifiers of expression `e` into `out`, not looking inside nodes of the `opaque` types
 // (other calls type their own operands; an attribute's name is no variable).
 void identifiers_in(const PythonModule& m, TSNode e, std::initializer_list<const char*> opaque, std::set<std::string>& out) {
@@ -111,6 +99,16 @@ std::set<std::string> dtype_operands(const PythonModule& m, TSNode body) {
       if ((key == "dtype" || key == "out_dtype" || key == "acc_dtype") && is_type(value, "identifier"))
         out.insert(m.text_of(value));
     });
+  });
+  return out;
+}
+
+std::vector<TSNode> static_assert_conditions(const PythonModule& m, TSNode body) {
+  std::vector<TSNode> out;
+  for_each_call(body, [&](TSNode n) {
+    auto q = m.qualified_name(field(n, "function"));
+    TSNode first = ts_node_named_child(field(n, "arguments"), 0);
+    if (q && ends_with(*q, "static_assert") && !ts_node_is_null(first)) out.push_back(first);
   });
   return out;
 }

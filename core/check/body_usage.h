@@ -8,10 +8,26 @@
 #include <set>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "core/python/module_model.h"
 
 namespace mine::check {
+
+// Calls `visit` on every call expression below `body`.
+template <typename Visit>
+void for_each_call(TSNode body, Visit visit) {
+  std::vector<TSNode> stack{body};
+  while (!stack.empty()) {
+    TSNode n = stack.back();
+    stack.pop_back();
+    if (is_type(n, "call")) visit(n);
+    for_each_named_child(n, [&](TSNode c) { stack.push_back(c); });
+  }
+}
+
+// The conditions of the body's `tl.static_assert(...)` calls.
+std::vector<TSNode> static_assert_conditions(const PythonModule& m, TSNode body);
 
 // How a constexpr is used in the kernel's body, for the fallbacks below.
 struct ConstexprUse {

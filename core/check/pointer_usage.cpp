@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <functional>
 
+#include "core/check/body_usage.h"
 #include "core/python/function_parameters.h"
 
 namespace mine::check {
@@ -278,13 +279,9 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
   };
   // Each call of the Triton op `name` in the body.
   auto for_each_op = [&](const std::string& name, const std::function<void(TSNode)>& visit) {
-    std::vector<TSNode> walk{body};
-    while (!walk.empty()) {
-      TSNode n = walk.back();
-      walk.pop_back();
-      for_each_named_child(n, [&](TSNode c) { walk.push_back(c); });
-      if (is_type(n, "call") && op_name(n) == name) visit(n);
-    }
+    for_each_call(body, [&](TSNode n) {
+      if (op_name(n) == name) visit(n);
+    });
   };
   // The kernel states its element types itself: `tl.static_assert(b.dtype == tl.int8)` after
   // `b = tl.load(b_ptrs)`, `tl.static_assert(x_ptr.dtype.element_ty == tl.bfloat16)`. Before

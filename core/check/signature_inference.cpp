@@ -406,16 +406,7 @@ InferredSignature triton_signature(const KernelSource& k) {
   // The kernel's `tl.static_assert(BLOCK_N <= HEAD_DIM)` against the sizes the launch gives: the
   // first autotune config that satisfies them, when the first one does not.
   if (autotune_configs.size() > 1) {
-    std::vector<TSNode> asserts;
-    std::vector<TSNode> walk{field(site->definition, "body")};
-    while (!walk.empty()) {
-      TSNode n = walk.back();
-      walk.pop_back();
-      for_each_named_child(n, [&](TSNode c) { walk.push_back(c); });
-      auto q = is_type(n, "call") ? m->qualified_name(field(n, "function")) : std::nullopt;
-      TSNode first = is_type(n, "call") ? ts_node_named_child(field(n, "arguments"), 0) : TSNode{};
-      if (q && ends_with(*q, "static_assert") && !ts_node_is_null(first)) asserts.push_back(first);
-    }
+    std::vector<TSNode> asserts = static_assert_conditions(*m, field(site->definition, "body"));
     auto holds = [&](const Env& env) {
       ConstantEvaluator e(*m, [&](const std::string& name) -> std::optional<nlohmann::json> {
         auto it = env.find(name);
