@@ -278,8 +278,7 @@ def _jitted_globals(source):
                 if isinstance(value, ast.UnaryOp) and isinstance(value.op, ast.USub):
                     value = value.operand
                 is_literal = (isinstance(value, ast.Constant) and isinstance(value.value, (int, float, bool))
-                              and len(node.targets if isinstance(node, ast.Assign) else [1]) == 1
-                              and node.lineno == node.end_lineno)
+                              and len(targets) == 1 and node.lineno == node.end_lineno)
                 if is_literal:
                     literal[t.id] = node.lineno - 1
     read = set()

@@ -420,9 +420,8 @@ class Worker:
         """Guessed block sizes can make a block bigger than Triton allows (three 128-wide
         dimensions exceed its 2**20 elements); the guess is at fault, not the kernel, so the
         guessed power-of-two constexprs are halved and the compile retried a few times."""
-        attempt = -1
+        shrinks = 0
         while True:
-            attempt += 1
             try:
                 return self.compile_load_run(fn, spec, p, task, stage, row, None)
             except Exception as e:
@@ -433,15 +432,15 @@ class Worker:
                 if _shared_memory(exc_message(e)) and options.get("num_stages", 3) > 1:
                     spec = dict(spec, options=dict(options, num_stages=1))
                     row["num_stages"] = 1
-                    attempt -= 1
                     continue
                 shrinkable = [n for n in p["guessed"] if _halvable(p["constexprs"].get(n))]
-                if attempt == MAX_SHRINKS or not shrinkable or not _too_big(exc_message(e)):
+                if shrinks == MAX_SHRINKS or not shrinkable or not _too_big(exc_message(e)):
                     raise
                 for n in shrinkable:
                     p["constexprs"][n] //= 2
+                shrinks += 1
                 row["constexprs"] = _jsonable(p["constexprs"])
-                row["shrunk"] = attempt + 1
+                row["shrunk"] = shrinks
 
     def mark(self, stage):
         # The pool reads this when the worker dies, to tell which stage killed it.
