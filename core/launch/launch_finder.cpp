@@ -5,6 +5,7 @@
 #include <set>
 
 #include "core/check/constant_eval.h"
+#include "core/launch/launch_marks.h"
 #include "core/launch/launcher_values.h"
 #include "core/python/function_parameters.h"
 
@@ -135,12 +136,13 @@ LauncherValues::CalleeLookup callee_lookup(const ModuleIndex* index, const Modul
 class Finder {
  public:
   Finder(const PythonModule& m, const ModuleIndex* index, const ModuleLoader& module_at)
-      : m_(m), index_(index), callees_(callee_lookup(index, module_at)) {
+      : m_(m), index_(index), callees_(callee_lookup(index, module_at)), marks_(m.tree().text()) {
     for (const auto& f : m.functions()) qualname_[ts_node_start_byte(f.definition)] = f.qualname;
   }
 
   void walk(TSNode n, TSNode function, std::vector<LaunchSite>& out, int depth) {
     if (depth > 200) return;
+    if (!marks_.spans(ts_node_start_byte(n), ts_node_end_byte(n))) return;  // no launch inside
     if (is_type(n, "function_definition")) function = n;
     if (is_type(n, "call")) consider(n, function, out);
     for_each_named_child(n, [&](TSNode c) { walk(c, function, out, depth + 1); });
@@ -363,6 +365,7 @@ class Finder {
   const PythonModule& m_;
   const ModuleIndex* index_;
   LauncherValues::CalleeLookup callees_;
+  LaunchMarks marks_;
   LauncherValues::TensorFactsCache tensor_facts_;  // per launcher body of this module
   std::map<uint32_t, std::string> qualname_;
 };
