@@ -7,9 +7,15 @@
 #include "core/error.h"
 #include "core/python/name_scopes.h"
 #include "core/python/named_children.h"
+#include "core/python/python_node_kinds.h"
 
 namespace mine {
 namespace {
+
+using python_nodes::child;
+using python_nodes::Grammar;
+using python_nodes::grammar;
+using python_nodes::Kind;
 
 struct Scope {
   bool is_class = false;
@@ -23,98 +29,123 @@ struct Scope {
 
 class ReferenceWalker {
  public:
-  ReferenceWalker(const SyntaxTree& tree, int max_depth) : tree_(tree), max_depth_(max_depth) {}
+  ReferenceWalker(const SyntaxTree& tree, int max_depth) : tree_(tree), max_depth_(max_depth), g_(grammar()) {}
 
   void visit(TSNode n, Scope& s, int depth) {
     if (ts_node_is_null(n)) return;
     if (depth > max_depth_)
       throw Error("nesting deeper than " + std::to_string(max_depth_) + " levels at line " +
                   std::to_string(first_line(n)));
-    std::string_view t = node_type(n);
-    if (t == "identifier") {
-      s.pending.push_back(reference(n));
-    } else if (t == "attribute") {
-      visit_attribute(n, s, depth);
-    } else if (t == "keyword_argument") {
-      visit(field(n, "value"), s, depth + 1);
-    } else if (t == "decorated_definition") {
-      visit_named_children(n, [&](TSNode c) {
-        if (is_type(c, "decorator")) visit(c, s, depth + 1);
-      });
-      visit(field(n, "definition"), s, depth + 1);
-    } else if (t == "function_definition") {
-      bind(field(n, "name"), s);
-      Scope inner;
-      visit_parameters(field(n, "parameters"), s, inner, depth);
-      visit(field(n, "return_type"), s, depth + 1);
-      visit(field(n, "body"), inner, depth + 1);
-      close(inner, s);
-    } else if (t == "lambda") {
-      Scope inner;
-      visit_parameters(field(n, "parameters"), s, inner, depth);
-      visit(field(n, "body"), inner, depth + 1);
-      close(inner, s);
-    } else if (t == "class_definition") {
-      bind(field(n, "name"), s);
-      visit(field(n, "superclasses"), s, depth + 1);
-      Scope inner;
-      inner.is_class = true;
-      visit(field(n, "body"), inner, depth + 1);
-      close(inner, s);
-    } else if (t == "list_comprehension" || t == "set_comprehension" || t == "dictionary_comprehension" ||
-               t == "generator_expression") {
-      Scope inner;
-      visit_named_children(n, [&](TSNode c) {
-        if (is_type(c, "for_in_clause")) {
-          bind_target(field(c, "left"), inner, depth + 1);
-          visit(field(c, "right"), inner, depth + 1);
-        } else {
-          visit(c, inner, depth + 1);
-        }
-      });
-      close(inner, s);
-    } else if (t == "assignment") {
-      bind_target(field(n, "left"), s, depth + 1);
-      visit(field(n, "type"), s, depth + 1);
-      visit(field(n, "right"), s, depth + 1);
-    } else if (t == "augmented_assignment") {
-      TSNode left = field(n, "left");
-      if (is_type(left, "identifier")) {
-        bind(left, s);
-      } else {
-        visit(left, s, depth + 1);
+    // By grammar symbol, not type string: this walk runs over every kernel the closure rewrites.
+    switch (g_.kind(n)) {
+      case Kind::Identifier:
+        s.pending.push_back(reference(n));
+        break;
+      case Kind::Attribute:
+        visit_attribute(n, s, depth);
+        break;
+      case Kind::KeywordArgument:
+        visit(child(n, g_.value), s, depth + 1);
+        break;
+      case Kind::DecoratedDefinition:
+        visit_named_children(n, [&](TSNode c) {
+          if (g_.kind(c) == Kind::Decorator) visit(c, s, depth + 1);
+        });
+        visit(child(n, g_.definition), s, depth + 1);
+        break;
+      case Kind::FunctionDefinition: {
+        bind(child(n, g_.name), s);
+        Scope inner;
+        visit_parameters(child(n, g_.parameters), s, inner, depth);
+        visit(child(n, g_.return_type), s, depth + 1);
+        visit(child(n, g_.body), inner, depth + 1);
+        close(inner, s);
+        break;
       }
-      visit(field(n, "right"), s, depth + 1);
-    } else if (t == "for_statement") {
-      bind_target(field(n, "left"), s, depth + 1);
-      visit(field(n, "right"), s, depth + 1);
-      visit(field(n, "body"), s, depth + 1);
-      visit(field(n, "alternative"), s, depth + 1);
-    } else if (t == "as_pattern") {
-      uint32_t count = ts_node_named_child_count(n);
-      for (uint32_t i = 0; i < count; ++i) {
-        TSNode c = ts_node_named_child(n, i);
-        if (is_type(c, "as_pattern_target")) {
-          visit_named_children(c, [&](TSNode g) { bind_target(g, s, depth + 1); });
-        } else {
-          visit(c, s, depth + 1);
-        }
+      case Kind::Lambda: {
+        Scope inner;
+        visit_parameters(child(n, g_.parameters), s, inner, depth);
+        visit(child(n, g_.body), inner, depth + 1);
+        close(inner, s);
+        break;
       }
-    } else if (t == "named_expression") {
-      bind(field(n, "name"), s);
-      visit(field(n, "value"), s, depth + 1);
-    } else if (t == "import_statement" || t == "import_from_statement") {
-      visit_import(n, s);
-    } else if (t == "future_import_statement" || t == "comment" || t == "string_content") {
-      // binds and reads nothing
-    } else if (t == "global_statement" || t == "nonlocal_statement") {
-      visit_named_children(n, [&](TSNode c) {
-        if (!is_type(c, "identifier")) return;
-        s.not_local.insert(text(c));
-        if (t == "global_statement") s.globals.push_back(reference(c));
-      });
-    } else {
-      visit_named_children(n, [&](TSNode c) { visit(c, s, depth + 1); });
+      case Kind::ClassDefinition: {
+        bind(child(n, g_.name), s);
+        visit(child(n, g_.superclasses), s, depth + 1);
+        Scope inner;
+        inner.is_class = true;
+        visit(child(n, g_.body), inner, depth + 1);
+        close(inner, s);
+        break;
+      }
+      case Kind::Comprehension: {
+        Scope inner;
+        visit_named_children(n, [&](TSNode c) {
+          if (g_.kind(c) == Kind::ForInClause) {
+            bind_target(child(c, g_.left), inner, depth + 1);
+            visit(child(c, g_.right), inner, depth + 1);
+          } else {
+            visit(c, inner, depth + 1);
+          }
+        });
+        close(inner, s);
+        break;
+      }
+      case Kind::Assignment:
+        bind_target(child(n, g_.left), s, depth + 1);
+        visit(child(n, g_.type), s, depth + 1);
+        visit(child(n, g_.right), s, depth + 1);
+        break;
+      case Kind::AugmentedAssignment: {
+        TSNode left = child(n, g_.left);
+        if (g_.kind(left) == Kind::Identifier) {
+          bind(left, s);
+        } else {
+          visit(left, s, depth + 1);
+        }
+        visit(child(n, g_.right), s, depth + 1);
+        break;
+      }
+      case Kind::ForStatement:
+        bind_target(child(n, g_.left), s, depth + 1);
+        visit(child(n, g_.right), s, depth + 1);
+        visit(child(n, g_.body), s, depth + 1);
+        visit(child(n, g_.alternative), s, depth + 1);
+        break;
+      case Kind::AsPattern: {
+        uint32_t count = ts_node_named_child_count(n);
+        for (uint32_t i = 0; i < count; ++i) {
+          TSNode c = ts_node_named_child(n, i);
+          if (g_.kind(c) == Kind::AsPatternTarget) {
+            visit_named_children(c, [&](TSNode g) { bind_target(g, s, depth + 1); });
+          } else {
+            visit(c, s, depth + 1);
+          }
+        }
+        break;
+      }
+      case Kind::NamedExpression:
+        bind(child(n, g_.name), s);
+        visit(child(n, g_.value), s, depth + 1);
+        break;
+      case Kind::Import:  // import_statement, import_from_statement
+        visit_import(n, s);
+        break;
+      case Kind::FutureImport:
+      case Kind::Comment:
+      case Kind::StringContent:
+        break;  // binds and reads nothing
+      case Kind::Global: {  // global_statement, nonlocal_statement
+        bool global = is_type(n, "global_statement");
+        visit_named_children(n, [&](TSNode c) {
+          if (g_.kind(c) != Kind::Identifier) return;
+          s.not_local.insert(text(c));
+          if (global) s.globals.push_back(reference(c));
+        });
+        break;
+      }
+      default:
+        visit_named_children(n, [&](TSNode c) { visit(c, s, depth + 1); });
     }
   }
 
@@ -142,7 +173,7 @@ class ReferenceWalker {
   }
 
   void bind(TSNode identifier, Scope& s) {
-    if (!is_type(identifier, "identifier")) return;
+    if (g_.kind(identifier) != Kind::Identifier) return;
     s.bound.insert(text(identifier));
     s.pending.push_back(reference(identifier));
   }
@@ -150,10 +181,10 @@ class ReferenceWalker {
   void bind_target(TSNode n, Scope& s, int depth) {
     if (ts_node_is_null(n)) return;
     if (depth > max_depth_) throw Error("nesting deeper than " + std::to_string(max_depth_) + " levels");
-    std::string_view t = node_type(n);
-    if (t == "identifier") {
+    Kind k = g_.kind(n);
+    if (k == Kind::Identifier) {
       bind(n, s);
-    } else if (t == "attribute" || t == "subscript") {
+    } else if (k == Kind::Attribute || k == Kind::Subscript) {
       visit(n, s, depth + 1);
     } else {
       visit_named_children(n, [&](TSNode c) { bind_target(c, s, depth + 1); });
@@ -164,18 +195,18 @@ class ReferenceWalker {
   void visit_attribute(TSNode n, Scope& s, int depth) {
     std::vector<TSNode> attrs;
     TSNode base = n;
-    while (is_type(base, "attribute")) {
+    while (g_.kind(base) == Kind::Attribute) {
       attrs.push_back(base);
-      base = field(base, "object");
+      base = child(base, g_.object);
       if (++depth > max_depth_) throw Error("nesting deeper than " + std::to_string(max_depth_) + " levels");
     }
-    if (!is_type(base, "identifier")) {
+    if (g_.kind(base) != Kind::Identifier) {
       visit(base, s, depth + 1);
       return;
     }
     GlobalReference r = reference(base);
     for (auto it = attrs.rbegin(); it != attrs.rend(); ++it) {
-      TSNode attr = field(*it, "attribute");
+      TSNode attr = child(*it, g_.attribute);
       if (ts_node_is_null(attr)) break;
       r.chain.emplace_back(text(attr), ts_node_end_byte(*it));
     }
@@ -185,19 +216,19 @@ class ReferenceWalker {
   void visit_parameters(TSNode params, Scope& outer, Scope& inner, int depth) {
     if (ts_node_is_null(params)) return;
     visit_named_children(params, [&](TSNode p) {
-      std::string_view t = node_type(p);
-      if (t == "identifier") {
+      Kind k = g_.kind(p);
+      if (k == Kind::Identifier) {
         inner.bound.insert(text(p));
-      } else if (t == "default_parameter" || t == "typed_default_parameter") {
-        bind_target(field(p, "name"), inner, depth + 1);
-        visit(field(p, "type"), outer, depth + 1);
-        visit(field(p, "value"), outer, depth + 1);
-      } else if (t == "typed_parameter") {
+      } else if (k == Kind::DefaultParameter) {  // default_parameter, typed_default_parameter
+        bind_target(child(p, g_.name), inner, depth + 1);
+        visit(child(p, g_.type), outer, depth + 1);
+        visit(child(p, g_.value), outer, depth + 1);
+      } else if (k == Kind::TypedParameter) {
         visit_named_children(p, [&](TSNode c) {
-          if (is_type(c, "identifier") || is_type(c, "list_splat_pattern") || is_type(c, "dictionary_splat_pattern"))
-            bind_target(c, inner, depth + 1);
+          Kind ck = g_.kind(c);
+          if (ck == Kind::Identifier || ck == Kind::Splat) bind_target(c, inner, depth + 1);
         });
-        visit(field(p, "type"), outer, depth + 1);
+        visit(child(p, g_.type), outer, depth + 1);
       } else {
         bind_target(p, inner, depth + 1);
       }
@@ -242,6 +273,7 @@ class ReferenceWalker {
 
   const SyntaxTree& tree_;
   int max_depth_;
+  const Grammar& g_;
 };
 
 }  // namespace
