@@ -291,7 +291,7 @@ int64_t RepoWriter::write_kernel(const KernelRecord& rec) {
   Statements& st = *st_;
   const ExtractedKernel& k = rec.kernel;
   std::string source_sha = sha256_hex(k.source);
-  std::string standalone_sha = sha256_hex(k.standalone);
+  std::string standalone_sha = standalone_sha_.hex(k.standalone);
   nlohmann::json externals(k.external_modules);
   st.find.bind(1, repo_id_).bind(2, rec.path).bind(3, k.qualname).bind(4, source_sha);
   int64_t id = st.find.step() ? st.find.column_int(0) : 0;

@@ -8,6 +8,7 @@
 #include <set>
 #include <vector>
 
+#include "core/prefix_sha256.h"
 #include "corpus/corpus.h"
 
 namespace mine {
@@ -57,6 +58,8 @@ class RepoWriter {
   std::unique_ptr<Statements> st_;  // set once the transaction has begun
   int64_t saved_temp_store_ = -1;   // the connection's temp_store while this writer changed it
   std::set<int64_t> previous_, kept_;
+  // Kernels arrive file by file, and consecutive standalones share their inlined runtime.
+  PrefixSha256 standalone_sha_;
   std::string repo_license_, repo_license_source_ = "none";
   // Inductor records are written at commit: rows are shared between records of the whole tree.
   std::vector<KernelRecord> inductor_;
