@@ -33,6 +33,7 @@ class ReferenceWalker {
 
   void visit(TSNode n, Scope& s, int depth) {
     if (ts_node_is_null(n)) return;
+    deepest_ = std::max(deepest_, depth);
     if (depth > max_depth_)
       throw Error("nesting deeper than " + std::to_string(max_depth_) + " levels at line " +
                   std::to_string(first_line(n)));
@@ -180,6 +181,7 @@ class ReferenceWalker {
 
   void bind_target(TSNode n, Scope& s, int depth) {
     if (ts_node_is_null(n)) return;
+    deepest_ = std::max(deepest_, depth);
     if (depth > max_depth_) throw Error("nesting deeper than " + std::to_string(max_depth_) + " levels");
     Kind k = g_.kind(n);
     if (k == Kind::Identifier) {
@@ -198,7 +200,8 @@ class ReferenceWalker {
     while (g_.kind(base) == Kind::Attribute) {
       attrs.push_back(base);
       base = child(base, g_.object);
-      if (++depth > max_depth_) throw Error("nesting deeper than " + std::to_string(max_depth_) + " levels");
+      deepest_ = std::max(deepest_, ++depth);
+      if (depth > max_depth_) throw Error("nesting deeper than " + std::to_string(max_depth_) + " levels");
     }
     if (g_.kind(base) != Kind::Identifier) {
       visit(base, s, depth + 1);
@@ -274,15 +277,20 @@ class ReferenceWalker {
   const SyntaxTree& tree_;
   int max_depth_;
   const Grammar& g_;
+
+ public:
+  int deepest_ = 0;  // the deepest level visited so far
 };
 
 }  // namespace
 
-std::vector<GlobalReference> global_references(const SyntaxTree& tree, TSNode statement, int max_depth) {
+std::vector<GlobalReference> global_references(const SyntaxTree& tree, TSNode statement, int max_depth,
+                                               int* deepest) {
   Scope top;
   top.is_module = true;
   ReferenceWalker walker(tree, max_depth < 0 ? max_nesting() : max_depth);
   walker.visit(statement, top, 0);
+  if (deepest) *deepest = walker.deepest_;
   return ReferenceWalker::finish(top);
 }
 

@@ -23,6 +23,9 @@ struct GlobalReference {
 
 // Global references of `statement` in source order, so that a statement can be re-emitted with
 // some globals renamed. Throws mine::Error when nesting exceeds `max_depth` (-1: max_nesting()).
-std::vector<GlobalReference> global_references(const SyntaxTree& tree, TSNode statement, int max_depth = -1);
+// `deepest`, when given, receives the deepest nesting the walk reached: the same walk under any
+// limit at or above it gives the same references (and under a lower one throws).
+std::vector<GlobalReference> global_references(const SyntaxTree& tree, TSNode statement, int max_depth = -1,
+                                               int* deepest = nullptr);
 
 }  // namespace mine

@@ -97,7 +97,17 @@ struct ResolutionCache {
   std::unordered_map<std::pair<const PythonModule*, std::string>, Entity*, PairHash> resolved;
   std::unordered_map<std::pair<std::string, std::string>, Entity*, PairHash> members;
   std::unordered_map<const PythonModule*, std::set<std::string>> public_names;
-  std::unordered_map<const ModuleStatement*, std::vector<GlobalReference>> references;
+  // A statement's global references and the deepest nesting their walk reached (see
+  // StatementReferences::fit): walked once for the closures that rewrite the statement and for a
+  // kernel that is that statement.
+  struct StatementReferences {
+    std::vector<GlobalReference> refs;
+    int deepest = 0;
+    // Whether the walk stands for one under nesting limit `limit` (which gives the same references
+    // when the walk never went deeper, and fails otherwise).
+    bool fit(int limit) const { return deepest <= limit; }
+  };
+  std::unordered_map<const ModuleStatement*, StatementReferences> references;
   std::unordered_map<const ModuleStatement*, std::string> plain_text;
   std::unordered_map<const PythonModule*, std::string> module_tags;
   // What each name a statement reads or binds resolves to (entity or nullptr).
@@ -360,18 +370,35 @@ class ClosureBuilder {
       if (!root_references_) {
         if (root_in_module()) {
           // The same references a parse of the kernel's text finds, one level shallower (that
-          // parse starts at a module node), at their places in the module's text.
-          root_references_ = global_references(m0_->tree(), root_.node, kReferenceDepth - 1);
+          // parse starts at a module node), at their places in the module's text. A kernel that
+          // is a whole module statement shares them with the closures that render it.
+          if (root_.statement && ts_node_eq(root_.statement->node, root_.node)) {
+            root_references_ = &statement_references(m0_, root_.statement, kReferenceDepth - 1);
+          } else {
+            root_walk_ = global_references(m0_->tree(), root_.node, kReferenceDepth - 1);
+            root_references_ = &*root_walk_;
+          }
         } else {
           root_tree_ = SyntaxTree::parse(root_.text);
-          root_references_ = global_references(*root_tree_, root_tree_->root());
+          root_walk_ = global_references(*root_tree_, root_tree_->root());
+          root_references_ = &*root_walk_;
         }
       }
-      return *root_references_;
+      return **root_references_;
     }
+    return statement_references(m, s, max_nesting());
+  }
+
+  // A statement's references as a walk under nesting limit `limit` finds them (or fails).
+  const std::vector<GlobalReference>& statement_references(const PythonModule* m, const ModuleStatement* s, int limit) {
     auto found = c_.references.find(s);
-    if (found != c_.references.end()) return found->second;
-    return c_.references[s] = global_references(m->tree(), s->node);
+    if (found != c_.references.end() && found->second.fit(limit)) return found->second.refs;
+    // Not walked yet, or walked deeper than `limit` allows: then this walk fails, as it always did.
+    ResolutionCache::StatementReferences walked;
+    walked.refs = global_references(m->tree(), s->node, limit, &walked.deepest);
+    auto& slot = c_.references[s];
+    slot = std::move(walked);
+    return slot.refs;
   }
 
   void need(Entity* e, const PythonModule* from) {
@@ -771,7 +798,8 @@ class ClosureBuilder {
   std::set<std::pair<const PythonModule*, std::string>> resolving_;
   size_t taint_ = 0;  // counts resolutions that went through the kernel's own names
   std::unique_ptr<SyntaxTree> root_tree_;
-  std::optional<std::vector<GlobalReference>> root_references_;
+  std::optional<const std::vector<GlobalReference>*> root_references_;
+  std::optional<std::vector<GlobalReference>> root_walk_;  // the kernel's own walk, when not shared
   std::optional<bool> root_spliced_;
   std::unordered_map<const Entity*, std::string> emitted_;
   std::string rewritten_;
