@@ -1,63 +1,77 @@
+// The low-level SHA-256 calls (deprecated in OpenSSL 3, still there) make a state a plain struct
+// to copy; EVP contexts are duplicated through the provider, an allocation per copy.
+#define OPENSSL_SUPPRESS_DEPRECATED
 #include "core/prefix_sha256.h"
 
-#include <openssl/evp.h>
+#include <openssl/sha.h>
 
-#include <algorithm>
+#include <cstring>
+#include <functional>
+#include <vector>
 
-#include "core/error.h"
 #include "core/sha256.h"
 
 namespace mine {
 
-struct PrefixSha256::State {
-  EVP_MD_CTX* ctx = EVP_MD_CTX_new();
-  ~State() { EVP_MD_CTX_free(ctx); }
+struct PrefixSha256::Checkpoint {
+  SHA256_CTX state;                          // after the first `length` bytes of *text
+  std::shared_ptr<const std::string> text;   // to check a fingerprint's match byte for byte
+  size_t length = 0;
 };
 
-namespace {
-
-void check(int ok) {
-  if (ok != 1) throw Error("SHA-256 failed");
-}
-
-}  // namespace
-
-PrefixSha256::PrefixSha256() {
-  states_.push_back(new State);
-  if (!states_[0]->ctx) throw Error("SHA-256 failed");
-  check(EVP_DigestInit_ex(states_[0]->ctx, EVP_sha256(), nullptr));
-}
-
-PrefixSha256::~PrefixSha256() {
-  for (State* s : states_) delete s;
-}
+PrefixSha256::PrefixSha256() = default;
+PrefixSha256::~PrefixSha256() = default;
 
 std::string PrefixSha256::hex(std::string_view text) {
-  size_t shared = static_cast<size_t>(
-      std::mismatch(text.begin(), text.end(), previous_.begin(), previous_.end()).first - text.begin());
-  // The last kept state inside the shared prefix; the states after it describe the old text only.
-  size_t resume = std::min(shared / kStride, states_.size() - 1);
-  size_t kept = resume + 1;
-  State work;
-  check(EVP_MD_CTX_copy_ex(work.ctx, states_[resume]->ctx));
-  for (size_t at = resume * kStride; at < text.size();) {
-    size_t n = std::min(kStride, text.size() - at);
-    check(EVP_DigestUpdate(work.ctx, text.data() + at, n));
-    hashed_ += n;
-    at += n;
-    if (n < kStride) break;
-    if (kept == states_.size()) states_.push_back(new State);
-    check(EVP_MD_CTX_copy_ex(states_[kept++]->ctx, work.ctx));
+  // Fingerprints of the stride-aligned prefixes: prints[i] covers the first (i + 1) * kStride bytes.
+  size_t strides = text.size() / kStride;
+  std::vector<uint64_t> prints(strides);
+  uint64_t print = 0x9e3779b97f4a7c15ull;
+  for (size_t i = 0; i < strides; ++i) {
+    uint64_t block = std::hash<std::string_view>()(text.substr(i * kStride, kStride));
+    print = (print ^ block) * 0x100000001b3ull + i;
+    prints[i] = print;
   }
-  while (states_.size() > kept) {
-    delete states_.back();
-    states_.pop_back();
+  // The longest kept prefix this text starts with.
+  SHA256_CTX state;
+  SHA256_Init(&state);
+  size_t at = 0;
+  for (size_t i = strides; i-- > 0;) {
+    auto found = checkpoints_.find(prints[i]);
+    if (found == checkpoints_.end()) continue;
+    const Checkpoint& c = *found->second;
+    if (c.length == (i + 1) * kStride && std::memcmp(c.text->data(), text.data(), c.length) == 0) {
+      state = c.state;
+      at = c.length;
+      break;
+    }
   }
-  previous_.assign(text.data(), text.size());
-  unsigned char digest[EVP_MAX_MD_SIZE];
-  unsigned int length = 0;
-  check(EVP_DigestFinal_ex(work.ctx, digest, &length));
-  return hex_encode(digest, length);
+  // Hash the rest, keeping the state at each stride this text adds.
+  if (texts_ >= kTextsKept) {
+    checkpoints_.clear();
+    texts_ = 0;
+  }
+  std::shared_ptr<const std::string> kept;
+  for (; at + kStride <= text.size(); at += kStride) {
+    SHA256_Update(&state, text.data() + at, kStride);
+    hashed_ += kStride;
+    uint64_t key = prints[at / kStride];
+    if (checkpoints_.count(key)) continue;
+    if (!kept) {
+      kept = std::make_shared<const std::string>(text);
+      ++texts_;
+    }
+    auto c = std::make_unique<Checkpoint>();
+    c->state = state;
+    c->text = kept;
+    c->length = at + kStride;
+    checkpoints_.emplace(key, std::move(c));
+  }
+  SHA256_Update(&state, text.data() + at, text.size() - at);
+  hashed_ += text.size() - at;
+  unsigned char digest[SHA256_DIGEST_LENGTH];
+  SHA256_Final(digest, &state);
+  return hex_encode(digest, sizeof digest);
 }
 
 }  // namespace mine

@@ -1,18 +1,22 @@
 #pragma once
+#include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
-#include <vector>
+#include <unordered_map>
 
 namespace mine {
 
 // SHA-256 (lowercase hex, as sha256_hex) of a sequence of texts that often begin alike: the
-// standalones of a repository's kernels repeat the same inlined runtime, tens of KB, before each
-// kernel's own code. The hashing state is kept every kStride bytes of the last text; the next
-// text resumes from the last kept state inside the prefix both share, so a shared prefix is
-// hashed about once instead of once per kernel. Not thread-safe: one per writer.
+// standalones of a repository's kernels repeat the same imports and inlined runtime, tens of KB,
+// before each kernel's own code, and kernels of the same few helper sets come interleaved. The
+// hashing state after every kStride bytes of a recent text is kept under a fingerprint of those
+// bytes; a text resumes from the longest such prefix it has (checked byte for byte), so a shared
+// prefix is hashed about once instead of once per kernel. Not thread-safe: one per writer.
 class PrefixSha256 {
  public:
-  static constexpr size_t kStride = 1024;
+  static constexpr size_t kStride = 512;
+  static constexpr size_t kTextsKept = 256;  // then the kept states start over (bounds memory)
 
   PrefixSha256();
   ~PrefixSha256();
@@ -24,9 +28,9 @@ class PrefixSha256 {
   size_t hashed_bytes() const { return hashed_; }
 
  private:
-  struct State;
-  std::string previous_;
-  std::vector<State*> states_;  // states_[i]: after the first i * kStride bytes of previous_
+  struct Checkpoint;
+  std::unordered_map<uint64_t, std::unique_ptr<Checkpoint>> checkpoints_;  // by prefix fingerprint
+  size_t texts_ = 0;  // texts holding kept states since the last start-over
   size_t hashed_ = 0;
 };
 

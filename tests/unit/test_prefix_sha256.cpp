@@ -60,3 +60,22 @@ TEST_CASE("prefix SHA-256 hashes a shared prefix about once", "[sha256][prefix]"
   CHECK(hasher.hashed_bytes() < runtime.size() + 100 * (PrefixSha256::kStride + 64));
   CHECK(hasher.hashed_bytes() < total / 20);
 }
+
+TEST_CASE("prefix SHA-256 resumes from any recent text, not only the last one", "[sha256][prefix]") {
+  // Kernels of two helper sets, interleaved (each file's imports differ a little at the top).
+  std::mt19937 rng(7);
+  std::string a = "import torch\n" + random_text(rng, 20 * 1024), b = "import math\n" + random_text(rng, 20 * 1024);
+  PrefixSha256 hasher;
+  size_t total = 0;
+  for (int k = 0; k < 60; ++k) {
+    std::string text = (k % 2 ? b : a) + "def kernel_" + std::to_string(k) + "(): pass\n";
+    total += text.size();
+    CHECK(hasher.hex(text) == sha256_hex(text));
+  }
+  CHECK(hasher.hashed_bytes() < a.size() + b.size() + 60 * (PrefixSha256::kStride + 64));
+  // Past the texts it keeps states for, it starts over and still hashes right.
+  for (size_t k = 0; k < PrefixSha256::kTextsKept + 10; ++k) {
+    std::string text = random_text(rng, 2 * PrefixSha256::kStride + k);
+    CHECK(hasher.hex(text) == sha256_hex(text));
+  }
+}
