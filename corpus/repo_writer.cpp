@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <ctime>
+#include <tuple>
 #include <string>
 
 #include "core/error.h"
@@ -235,31 +236,49 @@ int64_t RepoWriter::keep_launcher_text(std::string&& text) {
 
 // Every launch of the repository is written again at each scan: a launcher in one file may start
 // launching a kernel of another file that did not change.
+struct RepoWriter::WrittenTarget {
+  LaunchTarget target;
+  std::string source_sha256;  // the last column of the kernels' unique index
+};
+
+namespace {
+
+// What launches link to in a kernel: its names and the parameters its meta lists.
+LaunchTarget launch_target(int64_t id, const KernelRecord& rec) {
+  const ExtractedKernel& k = rec.kernel;
+  LaunchTarget t;
+  t.id = id;
+  t.name = k.name;
+  t.path = rec.path;
+  t.qualname = k.qualname;
+  const nlohmann::json& meta = k.meta;
+  if (meta.is_object() && meta.contains("parameters") && meta["parameters"].is_array())
+    for (const auto& p : meta["parameters"]) {
+      std::string name = p.is_object() ? p.value("name", "") : p.is_string() ? p.get<std::string>() : "";
+      // Comments between parameters are listed in meta too (`# output residual`).
+      if (!name.empty() && name[0] != '*' && name[0] != '#') t.params.push_back(name);
+    }
+  return t;
+}
+
+}  // namespace
+
 void RepoWriter::store_launches() {
   sqlite3* db = corpus_.handle();
   SqliteStatement drop(db, "DELETE FROM kernel_launches WHERE repo_id=?");
   drop.bind(1, repo_id_);
   drop.run();
   if (launches_.empty()) return;
+  // Every kernel of the repository left at commit was written by this writer (the others were
+  // removed), in the order the kernels' unique index lists them: linking keeps the first of
+  // same-named candidates, so the order is the one a query over that index gave.
+  std::sort(targets_.begin(), targets_.end(), [](const WrittenTarget& a, const WrittenTarget& b) {
+    return std::tie(a.target.path, a.target.qualname, a.source_sha256) <
+           std::tie(b.target.path, b.target.qualname, b.source_sha256);
+  });
   std::vector<LaunchTarget> targets;
-  SqliteStatement kernels(db, "SELECT id, name, path, meta, qualname FROM kernels WHERE repo_id=? AND plugin='triton'");
-  kernels.bind(1, repo_id_);
-  while (kernels.step()) {
-    LaunchTarget t;
-    t.id = kernels.column_int(0);
-    t.name = kernels.column_text(1);
-    t.path = kernels.column_text(2);
-    t.qualname = kernels.column_text(4);
-    nlohmann::json meta = nlohmann::json::parse(kernels.column_text(3), nullptr, false);
-    if (meta.is_object() && meta.contains("parameters") && meta["parameters"].is_array())
-      for (const auto& p : meta["parameters"]) {
-        std::string name = p.is_object() ? p.value("name", "") : p.is_string() ? p.get<std::string>() : "";
-        // Comments between parameters are listed in meta too (`# output residual`).
-        if (!name.empty() && name[0] != '*' && name[0] != '#') t.params.push_back(name);
-      }
-    targets.push_back(std::move(t));
-  }
-  kernels.reset();
+  targets.reserve(targets_.size());
+  for (auto& t : targets_) targets.push_back(std::move(t.target));
   SqliteStatement put(db,
                       "INSERT INTO kernel_launches(kernel_id, repo_id, path, line, launcher, kind, callee, grid, grid_value, "
                       "grid_env, options, args, complete, launcher_source, launcher_standalone, launcher_self_contained) "
@@ -322,6 +341,7 @@ int64_t RepoWriter::write_kernel(const KernelRecord& rec) {
     ++outcome_.kernels_added;
   }
   kept_.insert(id);
+  if (rec.plugin == "triton") targets_.push_back({launch_target(id, rec), source_sha});
   st.drop_deps.bind(1, id);
   st.drop_deps.run();
   auto bind_dep = [&](SqliteStatement& s, int at, const Dependency& d) {

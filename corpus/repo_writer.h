@@ -68,6 +68,10 @@ class RepoWriter {
   // every launch it makes; FlagGems held 70 MB of copies), launch i's at launch_texts_[i]
   // (source, standalone; -1: none).
   std::vector<LaunchSite> launches_;
+  // The Triton kernels written, as launches link to them: kept as they are written instead of
+  // read back (and their meta parsed again) at commit, which runs after extraction, on its own.
+  struct WrittenTarget;
+  std::vector<WrittenTarget> targets_;
   std::vector<std::pair<int64_t, int64_t>> launch_texts_;
   std::deque<std::string> launcher_texts_;
   std::unordered_map<std::string_view, int64_t> launcher_text_index_;

@@ -4,6 +4,7 @@
 #include <tree_sitter/api.h>
 
 #include <cstdint>
+#include <cstring>
 #include <map>
 #include <string>
 #include <string_view>
@@ -29,8 +30,30 @@ inline TSFieldId field_id(const TSLanguage* language, std::string_view name) {
   of_language->emplace(std::string(name), id);
   return id;
 }
+// Callers pass names as literals: the last answers are kept by the name's address, and a hit is
+// checked against the text kept beside it (so a reused buffer holding another name is never taken
+// for it). Saves the map lookup and the strlen of every call (3 million on a large repository).
 inline TSNode field(TSNode n, const char* name) {
-  return ts_node_child_by_field_id(n, field_id(ts_tree_language(n.tree), name));
+  struct Slot {
+    const TSLanguage* language = nullptr;
+    const char* address = nullptr;
+    char text[24] = {};
+    TSFieldId id = 0;
+  };
+  thread_local Slot slots[64];
+  const TSLanguage* language = ts_tree_language(n.tree);
+  Slot& slot = slots[(reinterpret_cast<uintptr_t>(name) >> 3) & 63];
+  if (slot.address == name && slot.language == language && std::strcmp(slot.text, name) == 0)
+    return ts_node_child_by_field_id(n, slot.id);
+  std::string_view text(name);
+  TSFieldId id = field_id(language, text);
+  if (text.size() < sizeof slot.text) {
+    slot.language = language;
+    slot.address = name;
+    std::memcpy(slot.text, name, text.size() + 1);
+    slot.id = id;
+  }
+  return ts_node_child_by_field_id(n, id);
 }
 inline int first_line(TSNode n) { return static_cast<int>(ts_node_start_point(n).row) + 1; }
 inline int last_line(TSNode n) { return static_cast<int>(ts_node_end_point(n).row) + 1; }
