@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <deque>
+#include <string_view>
 #include <map>
 #include <memory>
 #include <optional>
@@ -452,13 +453,17 @@ class ClosureBuilder {
   // ---- naming -------------------------------------------------------------------------------
 
   void name_entities() {
-    std::set<std::string> taken(root_.binds.begin(), root_.binds.end());
+    // Views of texts that outlive the naming: the kernel's names, entities' names and signatures,
+    // the names given (each entity is named once), `firsts` below. Hashed: only ever asked for.
+    std::unordered_set<std::string_view> taken(root_.binds.begin(), root_.binds.end());
+    std::deque<std::string> firsts;
     auto claim = [&](Entity* e, const std::string& wanted, const std::string& suffix) {
       std::string name = wanted;
       if (taken.count(name) && !suffix.empty()) name = wanted + "__" + suffix;
       for (int k = 2; taken.count(name); ++k) name = wanted + (suffix.empty() ? "_" : "__" + suffix + "_") + std::to_string(k);
-      emitted_[e] = name;
-      taken.insert(name);
+      std::string& given = emitted_[e];
+      given = std::move(name);
+      taken.insert(given);
     };
     // The kernel's own file keeps its names, so its text changes least; then the kept imports;
     // names left unresolved stay as written; inlined definitions from other files come last.
@@ -470,7 +475,7 @@ class ClosureBuilder {
           claim(e, e->name, "");
         }
       }
-    std::map<std::string, std::string> by_signature;
+    std::unordered_map<std::string_view, std::string> by_signature;
     for (Entity* e : needed_)
       if (e->kind == EntityKind::External || e->kind == EntityKind::KeptImport) {
         auto same = by_signature.find(signature(*e));
@@ -489,7 +494,7 @@ class ClosureBuilder {
         }
       }
     for (Entity* e : needed_)
-      if (e->kind == EntityKind::Unresolved) taken.insert(first_component(e->name));
+      if (e->kind == EntityKind::Unresolved) taken.insert(firsts.emplace_back(first_component(e->name)));
     for (Entity* e : needed_)
       if (e->kind == EntityKind::Definition && e->module != m0_) {
         // A builtin's name would shadow the builtin for the kernel's own file.
@@ -677,13 +682,13 @@ class ClosureBuilder {
 
     using Position = std::pair<size_t, size_t>;  // (module rank, statement order)
     auto position = [&](const PythonModule* m, const ModuleStatement* s) { return Position{rank.at(m), s->order}; };
-    std::set<std::string> rendered_signatures;
+    std::unordered_set<std::string_view> rendered_signatures;  // views of the entities' signatures
     std::map<Position, std::pair<const PythonModule*, std::vector<Entity*>>> imports;
     std::map<Position, std::pair<const PythonModule*, const ModuleStatement*>> definitions;
     // The same import reached from several modules is written once, at the earliest place any
     // of them has it: a guarded block placed among the imports (`if hasattr(torch.amp, ...)`)
     // may read it, and must not come before it.
-    std::map<std::string, Position> earliest;
+    std::unordered_map<std::string_view, Position> earliest;
     for (Entity* e : needed_) {
       if (e->kind != EntityKind::External && e->kind != EntityKind::KeptImport) continue;
       Position p = position(e->module, e->statements.front());
@@ -695,7 +700,7 @@ class ClosureBuilder {
         case EntityKind::External:
         case EntityKind::KeptImport: {
           const ModuleStatement* s = e->statements.front();
-          std::string sig = signature(*e);
+          const std::string& sig = signature(*e);
           if (earliest.at(sig) != position(e->module, s) || !rendered_signatures.insert(sig).second) break;
           auto& slot = imports[position(e->module, s)];
           slot.first = e->module;
@@ -719,7 +724,17 @@ class ClosureBuilder {
       }
     }
 
-    std::string import_text, definition_text;
+    std::string import_text;
+    // The definitions' texts, in order, as views of texts that outlive the rendering (statements'
+    // cached texts, or `kept` here): the standalone is assembled once at its final size, instead of
+    // growing a copy of the whole runtime and copying it again.
+    std::vector<std::string_view> definitions_text;
+    std::deque<std::string> kept;
+    auto add_definition = [&](const std::string& text) {
+      definitions_text.push_back("\n\n");
+      definitions_text.push_back(&text == &rewritten_ ? std::string_view(kept.emplace_back(text)) : std::string_view(text));
+      definitions_text.push_back("\n");
+    };
     // Guarded import blocks (`try: import x / except: x = None`) sit with the imports, as written.
     std::map<Position, std::string> top;
     for (auto& [pos, slot] : imports) {
@@ -738,9 +753,7 @@ class ClosureBuilder {
           return e && e->kind == EntityKind::Definition && needed_set_.count(e);
         });
         if (reads_definition) {
-          definition_text += "\n\n";
-          definition_text += statement_text(m, *s);
-          definition_text += "\n";
+          add_definition(statement_text(m, *s));
         } else {
           top[pos] = statement_text(m, *s);
         }
@@ -765,22 +778,22 @@ class ClosureBuilder {
         if (alias == aliases_.end()) continue;
         auto [group, target] = alias->second;
         if (target->kind == EntityKind::Definition && emitted(group) != emitted(target))
-          definition_text += "\n\n" + emitted(group) + " = " + emitted(target) + "\n";
+          definitions_text.push_back(kept.emplace_back("\n\n" + emitted(group) + " = " + emitted(target) + "\n"));
         continue;
       }
-      definition_text += "\n\n";
-      definition_text += statement_text(m, *s);
-      definition_text += "\n";
+      add_definition(statement_text(m, *s));
     }
     for (auto& [pos, text] : top) import_text += text + "\n";
 
     std::string kernel = root_text();
     // Built in place: standalones reaching a whole runtime are tens of KB, one per kernel.
+    size_t definitions_size = 0;
+    for (std::string_view piece : definitions_text) definitions_size += piece.size();
     std::string& out = result.standalone;
-    out.reserve(import_text.size() + definition_text.size() + kernel.size() + 3);
+    out.reserve(import_text.size() + definitions_size + kernel.size() + 3);
     out += import_text;
-    out += definition_text;
-    if (!import_text.empty() || !definition_text.empty()) out += "\n\n";
+    for (std::string_view piece : definitions_text) out += piece;
+    if (!import_text.empty() || definitions_size > 0) out += "\n\n";
     out += kernel;
     out += "\n";
     result.dependencies = std::move(deps_);
@@ -808,8 +821,8 @@ class ClosureBuilder {
   std::vector<Entity*> needed_;
   std::unordered_set<Entity*> needed_set_;
   std::vector<Dependency> deps_;
-  std::set<std::string> external_signatures_;
-  std::map<const PythonModule*, std::vector<const PythonModule*>> module_edges_;
+  std::unordered_set<std::string_view> external_signatures_;  // views of the entities' signatures
+  std::unordered_map<const PythonModule*, std::vector<const PythonModule*>> module_edges_;
   std::map<const ModuleStatement*, std::pair<Entity*, Entity*>> aliases_;
 };
 
