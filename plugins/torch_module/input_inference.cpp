@@ -20,6 +20,25 @@ void walk(TSNode n, const std::function<void(TSNode)>& visit) {
   for (uint32_t i = 0, c = ts_node_named_child_count(n); i < c; ++i) walk(ts_node_named_child(n, i), visit);
 }
 
+// The same walk, into the subtrees that span one of `offsets` (ascending) only: a call whose
+// callee reads `Name` spans an occurrence of `Name`, and the rest of the file (most of it, for
+// each of a file's many module classes) need not be visited to find it.
+void walk_spanning(TSNode n, const std::vector<uint32_t>& offsets, const std::function<void(TSNode)>& visit) {
+  if (ts_node_is_null(n)) return;
+  auto first = std::lower_bound(offsets.begin(), offsets.end(), ts_node_start_byte(n));
+  if (first == offsets.end() || *first >= ts_node_end_byte(n)) return;
+  visit(n);
+  for (uint32_t i = 0, c = ts_node_named_child_count(n); i < c; ++i) walk_spanning(ts_node_named_child(n, i), offsets, visit);
+}
+
+std::vector<uint32_t> occurrences(std::string_view text, std::string_view word) {
+  std::vector<uint32_t> out;
+  if (word.empty()) return out;
+  for (size_t at = text.find(word); at != std::string_view::npos; at = text.find(word, at + 1))
+    out.push_back(static_cast<uint32_t>(at));
+  return out;
+}
+
 template <typename F>
 void for_each_argument(TSNode arguments, F&& f) {
   if (!ts_node_is_null(arguments)) for_each_named_child(arguments, f);
@@ -89,7 +108,7 @@ class Inference {
   // Literal arguments of the first instantiation in the file that gives any: `Block(64, heads=4)`.
   std::map<std::string, std::string> call_site_literals(const nlohmann::json& params) {
     std::map<std::string, std::string> out;
-    walk(m_.root(), [&](TSNode n) {
+    walk_spanning(m_.root(), occurrences(m_.text(), cls_.name), [&](TSNode n) {
       if (!is_type(n, "call") || m_.view_of(field(n, "function")) != cls_.name) return;
       size_t position = 0;
       std::map<std::string, std::string> here;
