@@ -23,6 +23,17 @@ PrefixSha256::PrefixSha256() = default;
 PrefixSha256::~PrefixSha256() = default;
 
 std::string PrefixSha256::hex(std::string_view text) {
+  seen_ += text.size();
+  if (plain_) {
+    hashed_ += text.size();
+    unsigned char digest[SHA256_DIGEST_LENGTH];
+    SHA256(reinterpret_cast<const unsigned char*>(text.data()), text.size(), digest);
+    return hex_encode(digest, sizeof digest);
+  }
+  if (seen_ > kTrialBytes && seen_ - hashed_ < seen_ / 8) {
+    plain_ = true;
+    checkpoints_.clear();
+  }
   // Fingerprints of the stride-aligned prefixes: prints[i] covers the first (i + 1) * kStride bytes.
   size_t strides = text.size() / kStride;
   std::vector<uint64_t> prints(strides);

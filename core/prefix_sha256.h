@@ -17,6 +17,10 @@ class PrefixSha256 {
  public:
   static constexpr size_t kStride = 512;
   static constexpr size_t kTextsKept = 256;  // then the kept states start over (bounds memory)
+  // Keeping states costs a fingerprint, a copy and an allocation per stride: where texts share
+  // little (standalones whose imports differ at the top), states stop being kept once this many
+  // bytes were seen with less than an eighth of them resumed past.
+  static constexpr size_t kTrialBytes = 4 << 20;
 
   PrefixSha256();
   ~PrefixSha256();
@@ -32,6 +36,8 @@ class PrefixSha256 {
   std::unordered_map<uint64_t, std::unique_ptr<Checkpoint>> checkpoints_;  // by prefix fingerprint
   size_t texts_ = 0;  // texts holding kept states since the last start-over
   size_t hashed_ = 0;
+  size_t seen_ = 0;   // bytes of all texts given
+  bool plain_ = false;  // states are no longer kept: each text is hashed whole
 };
 
 }  // namespace mine

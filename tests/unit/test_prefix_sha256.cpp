@@ -79,3 +79,24 @@ TEST_CASE("prefix SHA-256 resumes from any recent text, not only the last one", 
     CHECK(hasher.hex(text) == sha256_hex(text));
   }
 }
+
+TEST_CASE("prefix SHA-256 stops keeping states where texts share little, with the same digests", "[sha256][prefix]") {
+  std::mt19937 rng(11);
+  PrefixSha256 hasher;
+  size_t total = 0;
+  // Texts that differ from their first bytes on: nothing to resume from.
+  while (total < PrefixSha256::kTrialBytes + (1 << 20)) {
+    std::string text = random_text(rng, 40 * 1024 + rng() % 1000);
+    total += text.size();
+    REQUIRE(hasher.hex(text) == sha256_hex(text));
+  }
+  CHECK(hasher.hashed_bytes() == total);
+  // Plain from then on, shared prefixes or not.
+  std::string runtime = random_text(rng, 8 * 1024);
+  for (int k = 0; k < 5; ++k) {
+    std::string text = runtime + std::to_string(k);
+    total += text.size();
+    CHECK(hasher.hex(text) == sha256_hex(text));
+  }
+  CHECK(hasher.hashed_bytes() == total);
+}
