@@ -58,9 +58,9 @@ std::string PrefixSha256::hex(std::string_view text) {
     }
   }
   // Hash the rest, keeping the state at each stride this text adds.
-  if (texts_ >= kTextsKept) {
+  if (kept_bytes_ >= kKeptBytes) {
     checkpoints_.clear();
-    texts_ = 0;
+    kept_bytes_ = 0;
   }
   std::shared_ptr<const std::string> kept;
   for (; at + kStride <= text.size(); at += kStride) {
@@ -70,7 +70,7 @@ std::string PrefixSha256::hex(std::string_view text) {
     if (checkpoints_.count(key)) continue;
     if (!kept) {
       kept = std::make_shared<const std::string>(text);
-      ++texts_;
+      kept_bytes_ += text.size();
     }
     auto c = std::make_unique<Checkpoint>();
     c->state = state;

@@ -16,7 +16,10 @@ namespace mine {
 class PrefixSha256 {
  public:
   static constexpr size_t kStride = 512;
-  static constexpr size_t kTextsKept = 256;  // then the kept states start over (bounds memory)
+  // Bytes of recent texts kept (for the byte-for-byte check of a resume); past them the kept
+  // states start over. Bounds the memory: texts plus a state per stride, about 11 MB at most
+  // (FlagGems: the last 250 standalones or so).
+  static constexpr size_t kKeptBytes = 8 << 20;
   // Keeping states costs a fingerprint, a copy and an allocation per stride: where texts share
   // little (standalones whose imports differ at the top), states stop being kept once this many
   // bytes were seen with less than an eighth of them resumed past.
@@ -34,7 +37,7 @@ class PrefixSha256 {
  private:
   struct Checkpoint;
   std::unordered_map<uint64_t, std::unique_ptr<Checkpoint>> checkpoints_;  // by prefix fingerprint
-  size_t texts_ = 0;  // texts holding kept states since the last start-over
+  size_t kept_bytes_ = 0;  // bytes of the texts holding kept states since the last start-over
   size_t hashed_ = 0;
   size_t seen_ = 0;   // bytes of all texts given
   bool plain_ = false;  // states are no longer kept: each text is hashed whole
