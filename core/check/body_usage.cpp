@@ -1,5 +1,7 @@
 #include "core/check/body_usage.h"
 
+#include "core/check/constant_eval.h"
+
 #include <algorithm>
 #include <cctype>
 
@@ -38,6 +40,8 @@ std::pair<nlohmann::json, std::string> constexpr_fallback(const std::string& nam
   bool arange_bound = use.arange_bound;
   if (use.dtype) return {"tl.float32", "used as a dtype"};
   if (use.string_option) return {*use.string_option, "handed to a Triton option that takes a string"};
+  // A selector's sizes-like name (`dim`) says nothing: a size no branch compares with takes none.
+  if (use.selector) return {*use.selector, "compared only with literals: the first"};
   if (use.pointer_branch) return {*use.pointer_branch, "takes the branch that uses a parameter as a pointer"};
   if (bool_flag_name(up)) return {false, "flag name"};
   // `for i in tl.static_range(W)` copies the body W times: a guess of 1024 for a letter makes
@@ -195,6 +199,43 @@ std::set<std::string> condition_operands(const PythonModule& m, TSNode body, int
       if (tested.count(target) && is_type(value, "identifier")) out.insert(m.text_of(value));
     });
   }
+  return out;
+}
+
+std::map<std::string, nlohmann::json> selector_values(const PythonModule& m, TSNode body) {
+  std::map<std::string, std::pair<uint32_t, nlohmann::json>> first;  // by position: the walk is not in order
+  std::set<std::string> other_use;
+  ConstantEvaluator literals(m, nullptr);
+  auto literal = [&](TSNode n) -> std::optional<nlohmann::json> {
+    if (!is_type(n, "integer") && !is_type(n, "string") && !is_type(n, "unary_operator")) return std::nullopt;
+    auto v = literals.eval(n);
+    if (v && (v->is_number_integer() || v->is_string())) return v;
+    return std::nullopt;
+  };
+  std::vector<TSNode> stack{body};
+  while (!stack.empty()) {
+    TSNode n = stack.back();
+    stack.pop_back();
+    for_each_named_child(n, [&](TSNode c) { stack.push_back(c); });
+    if (!is_type(n, "identifier")) continue;
+    std::string name = m.text_of(n);
+    TSNode parent = ts_node_parent(n);
+    // `x.dim` and `f(dim=...)` name something else.
+    if (is_type(parent, "attribute") && ts_node_eq(field(parent, "attribute"), n)) continue;
+    if (is_type(parent, "keyword_argument") && ts_node_eq(field(parent, "name"), n)) continue;
+    std::optional<nlohmann::json> compared;
+    if (is_type(parent, "comparison_operator") && ts_node_named_child_count(parent) == 2 && ts_node_child_count(parent) == 3) {
+      std::string op = m.text_of(ts_node_child(parent, 1));
+      TSNode other = ts_node_eq(ts_node_named_child(parent, 0), n) ? ts_node_named_child(parent, 1) : ts_node_named_child(parent, 0);
+      if (op == "==" || op == "!=") compared = literal(other);
+    }
+    uint32_t at = ts_node_start_byte(n);
+    if (!compared) other_use.insert(name);
+    else if (!first.count(name) || first[name].first > at) first[name] = {at, *compared};
+  }
+  std::map<std::string, nlohmann::json> out;
+  for (const auto& [name, v] : first)
+    if (!other_use.count(name)) out[name] = v.second;
   return out;
 }
 

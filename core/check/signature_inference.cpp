@@ -26,6 +26,7 @@
 #include "core/check/launch_facts.h"
 #include "core/check/name_text.h"
 #include "core/check/pointer_usage.h"
+#include "core/check/static_assert_repair.h"
 #include "core/error.h"
 #include "core/python/function_parameters.h"
 #include "core/python/module_model.h"
@@ -316,11 +317,14 @@ InferredSignature triton_signature(const KernelSource& k) {
   std::set<std::string> unrolled = static_range_operands(*m, field(site->definition, "body"));
   std::set<std::string> conditions = condition_operands(*m, field(site->definition, "body"));
   std::map<std::string, std::string> string_options = string_option_operands(*m, field(site->definition, "body"));
+  std::map<std::string, nlohmann::json> selectors = selector_values(*m, field(site->definition, "body"));
   auto use_of = [&](const std::string& name) {
     ConstexprUse u;
     auto option = string_options.find(name);
     if (option != string_options.end()) u.string_option = option->second;
     u.arange_bound = bounds.count(name) > 0;
+    auto selector = selectors.find(name);
+    if (selector != selectors.end()) u.selector = selector->second;
     u.dtype = dtype_uses.count(name) > 0;
     u.unrolled = unrolled.count(name) > 0;
     u.condition = conditions.count(name) > 0;
@@ -479,6 +483,20 @@ InferredSignature triton_signature(const KernelSource& k) {
     if (p.type != "constexpr" || known.count(name)) continue;
     auto [v, why] = constexpr_fallback(name, use_of(name));
     p.value = v, p.origin = Origin::Fallback, p.why = "heuristic not evaluable; " + why;
+    known[name] = v;
+  }
+  // Guesses that break the kernel's own tl.static_assert move to values it accepts; what the
+  // launch, an annotation or a heuristic of launch values decided stays.
+  {
+    std::set<std::string> movable;
+    for (const auto& [name, p] : by_name)
+      if (p.type == "constexpr" && (p.origin == Origin::Fallback || p.origin == Origin::Autotune || p.origin == Origin::Default))
+        movable.insert(name);
+    for (const auto& r : repair_static_asserts(*m, field(site->definition, "body"), known, movable)) {
+      InferredParam& p = by_name[r.name];
+      p.value = r.value;
+      p.why += "; moved to " + r.value.dump() + " for tl.static_assert(" + r.assertion + ")";
+    }
   }
   // Tensors whose element type the launcher leaves open (`q` handed in by the caller) take the one
   // half-precision type it fixes for the others (`torch.empty(..., dtype=torch.float16)`), if there
