@@ -223,6 +223,8 @@ std::map<std::string, nlohmann::json> selector_values(const PythonModule& m, TSN
     // `x.dim` and `f(dim=...)` name something else.
     if (is_type(parent, "attribute") && ts_node_eq(field(parent, "attribute"), n)) continue;
     if (is_type(parent, "keyword_argument") && ts_node_eq(field(parent, "name"), n)) continue;
+    // `tl.sum(x, axis=dim)`: an axis is a selector too.
+    if (is_type(parent, "keyword_argument") && m.text_of(field(parent, "name")) == "axis") continue;
     std::optional<nlohmann::json> compared;
     if (is_type(parent, "comparison_operator") && ts_node_named_child_count(parent) == 2 && ts_node_child_count(parent) == 3) {
       std::string op = m.text_of(ts_node_child(parent, 1));

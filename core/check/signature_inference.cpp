@@ -23,6 +23,7 @@
 #include "core/check/body_usage.h"
 #include "core/check/constant_eval.h"
 #include "core/check/decorator_facts.h"
+#include "core/check/descriptor_usage.h"
 #include "core/check/launch_facts.h"
 #include "core/check/name_text.h"
 #include "core/check/pointer_usage.h"
@@ -496,6 +497,27 @@ InferredSignature triton_signature(const KernelSource& k) {
       InferredParam& p = by_name[r.name];
       p.value = r.value;
       p.why += "; moved to " + r.value.dump() + " for tl.static_assert(" + r.assertion + ")";
+    }
+  }
+  // Parameters the kernel loads and stores through as TMA descriptors take a descriptor type,
+  // whatever name or launch role made them pointers or integers above.
+  {
+    std::vector<std::string> names;
+    std::set<std::string> constexpr_names;
+    for (const auto& [name, p] : by_name) {
+      if (p.type == "constexpr") constexpr_names.insert(name);
+      else names.push_back(name);
+    }
+    TSNode body = field(site->definition, "body");
+    for (const auto& [name, uses] : descriptor_uses(*m, body, names, constexpr_names)) {
+      std::string type = descriptor_type(*m, body, uses, known);
+      if (type.empty()) continue;
+      InferredParam& p = by_name[name];
+      p.type = type;
+      p.origin = Origin::Code;
+      p.why = "loaded and stored through as a TMA descriptor";
+      out.tensors.erase(name);
+      out.args.erase(name);
     }
   }
   // Tensors whose element type the launcher leaves open (`q` handed in by the caller) take the one

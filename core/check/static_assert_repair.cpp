@@ -5,54 +5,17 @@
 #include <optional>
 
 #include "core/check/body_usage.h"
+#include "core/check/branch_reach.h"
 #include "core/check/constant_eval.h"
 
 namespace mine::check {
 namespace {
 
-std::optional<nlohmann::json> eval_in(const PythonModule& m, const Env& env, TSNode n) {
-  ConstantEvaluator e(m, [&](const std::string& name) -> std::optional<nlohmann::json> {
-    auto it = env.find(name);
-    return it == env.end() ? std::nullopt : std::optional<nlohmann::json>(it->second);
-  });
-  return e.eval(n);
-}
-
-// False when an enclosing `if`/`elif`/`else` is decided against the node under `env`.
-bool reachable(const PythonModule& m, const Env& env, TSNode node, TSNode body) {
-  auto decided = [&](TSNode condition, bool want) {
-    auto v = eval_in(m, env, condition);
-    return v && truthy(*v) != want;  // decided against
-  };
-  TSNode child = node;
-  for (TSNode parent = ts_node_parent(child); !ts_node_is_null(parent) && !ts_node_eq(child, body);
-       child = parent, parent = ts_node_parent(parent)) {
-    if (is_type(parent, "if_statement") || is_type(parent, "elif_clause")) {
-      TSNode consequence = field(parent, "consequence");
-      if (!ts_node_is_null(consequence) && ts_node_eq(child, consequence)) {
-        if (decided(field(parent, "condition"), true)) return false;
-      } else if (is_type(parent, "if_statement") && (is_type(child, "elif_clause") || is_type(child, "else_clause"))) {
-        // Reached only when the `if` and every earlier `elif` were false.
-        if (decided(field(parent, "condition"), false)) return false;
-        bool past = false, ruled_out = false;
-        for_each_named_child(parent, [&](TSNode c) {
-          if (past || ruled_out) return;
-          if (ts_node_eq(c, child)) past = true;
-          else if (is_type(c, "elif_clause") && decided(field(c, "condition"), false)) ruled_out = true;
-        });
-        if (ruled_out) return false;
-      }
-    }
-    if (is_type(parent, "function_definition")) break;
-  }
-  return true;
-}
-
 enum class Verdict { Holds, Fails, Undecided };
 
 Verdict judge(const PythonModule& m, const Env& env, TSNode condition, TSNode body) {
-  if (!reachable(m, env, condition, body)) return Verdict::Undecided;
-  auto v = eval_in(m, env, condition);
+  if (!reachable_under(m, env, condition, body)) return Verdict::Undecided;
+  auto v = eval_with(m, env, condition);
   if (!v) return Verdict::Undecided;
   return truthy(*v) ? Verdict::Holds : Verdict::Fails;
 }
@@ -90,7 +53,7 @@ std::vector<Candidate> candidates_for(const PythonModule& m, const Env& env, con
   nlohmann::json current = it == env.end() ? nlohmann::json() : it->second;
   size_t k = 0;
   for (TSNode s : strings)
-    if (auto v = eval_in(m, env, s); v && v->is_string() && *v != current) out.push_back({0, order * 64 + k++, name, *v});
+    if (auto v = eval_with(m, env, s); v && v->is_string() && *v != current) out.push_back({0, order * 64 + k++, name, *v});
   if (current.is_boolean()) out.push_back({0, order * 64 + k++, name, !current.get<bool>()});
   if (current.is_number_integer() || current.is_null()) {
     double here = current.is_number_integer() && current.get<int64_t>() > 0 ? std::log2(double(current.get<int64_t>())) : 5;

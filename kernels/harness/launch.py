@@ -28,6 +28,9 @@ TORCH_DTYPES = {
     "fp8e4nv": "float8_e4m3fn", "fp8e5": "float8_e5m2", "fp8e4b15": "float8_e4m3fn",
 }
 
+# "tensordesc<fp16[128, 64]>": a host-built TMA descriptor over a tensor of that type, with that
+# block shape (Triton's own spelling of the type, as its ASTSource signature takes it).
+_TENSORDESC = re.compile(r"^tensordesc<(\w+)\[([\d, ]+)\]>$")
 _NUMEL_ASSIGN = re.compile(r"^[ \t]+([a-z0-9_]*numel)[ \t]*=[ \t]*(\d+)[ \t]*$", re.M)
 _BODY_CONSTEXPR = re.compile(r"^[ \t]+([A-Z0-9_]+)[ \t]*:[ \t]*tl\.constexpr[ \t]*=[ \t]*(\d+)", re.M)
 _INDUCTOR_BLOCK = re.compile(r"^(X|Y|Z|R\d*_?)BLOCK$")
@@ -205,6 +208,8 @@ def plan(spec, params, source=""):
     for name, ty in signature.items():
         if ty == "constexpr":
             args.append((name, "constexpr", constexprs[name]))
+        elif ty.startswith("tensordesc<"):
+            args.append((name, "descriptor", descriptor_spec(name, ty)))
         elif not ty.startswith("*"):
             value, was_guess = scalar_value(name, ty, numels, spec.get("args") or {},
                                             LAUNCHED_DEFAULT_INT if spec.get("launch") else DEFAULT_INT)
@@ -228,6 +233,22 @@ def plan(spec, params, source=""):
         grid, _ = default_grid(numels, constexprs, scalars)
     return {"signature": signature, "constexprs": constexprs, "grid": list(grid),
             "args": args, "guessed": guessed, "numels": numels}
+
+
+def descriptor_spec(name, ty):
+    """(torch dtype name, block shape) of a "tensordesc<...>" type; ValueError naming the
+    parameter when it does not parse."""
+    m = _TENSORDESC.match(ty)
+    dtype = TORCH_DTYPES.get(m.group(1)) if m else None
+    if dtype is None:
+        raise ValueError("unknown descriptor type %r for %r" % (ty, name))
+    return dtype, [int(x) for x in m.group(2).split(",")]
+
+
+def descriptor_shape(block):
+    """The tensor a descriptor covers: two blocks along each dimension, at least 16 elements, so
+    rows stay 16-byte aligned as TMA requires; TMA clips reads and writes at its bounds."""
+    return [max(2 * b, 16) for b in block]
 
 
 class _Missing:

@@ -460,6 +460,18 @@ class Worker:
                 return dtype
         return value
 
+    def descriptor(self, detail, generator):
+        """A host-side TensorDescriptor (Triton 3.4+) over a fresh contiguous tensor."""
+        from triton.tools.tensor_descriptor import TensorDescriptor
+        torch = self.torch
+        dtype, block = getattr(torch, detail[0]), detail[1]
+        shape = launch.descriptor_shape(block)
+        if dtype.is_floating_point and dtype.itemsize >= 2:
+            t = torch.rand(shape, device="cuda", dtype=dtype, generator=generator)
+        else:
+            t = torch.zeros(shape, device="cuda", dtype=dtype)
+        return TensorDescriptor(t, list(t.shape), list(t.stride()), list(block))
+
     def compile_load_run(self, fn, spec, p, task, stage, row, cfg):
         """One compile (+load, +run) of fn; cfg overrides constexprs/options for --autotune."""
         constexprs = {k: self.as_constexpr(v) for k, v in p["constexprs"].items()}
@@ -510,6 +522,8 @@ class Worker:
                 else:
                     # Zeros keep gathered indices in bounds and make masks/bools harmless.
                     args.append(torch.zeros(n, device="cuda", dtype=dtype))
+            elif kind == "descriptor":
+                args.append(self.descriptor(detail, generator))
             elif kind == "constexpr":
                 args.append(constexprs[name])
             else:

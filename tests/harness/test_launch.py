@@ -99,6 +99,18 @@ class Plan(unittest.TestCase):
         with self.assertRaisesRegex(ValueError, "unknown pointer type"):
             plan({"signature": {"x": "*weird"}}, params("x"))
 
+    def test_descriptor_parameters_carry_type_and_block(self):
+        p = plan({"signature": {"a_desc": "tensordesc<fp8e4nv[64, 128]>", "c": "*fp16", "M": "i32"},
+                  "constexprs": {"BM": 64}}, params("a_desc", "c", "M", "BM", constexprs=("BM",)))
+        kinds = {name: (kind, detail) for name, kind, detail in p["args"]}
+        self.assertEqual(kinds["a_desc"], ("descriptor", ("float8_e4m3fn", [64, 128])))
+        self.assertEqual(kinds["c"][0], "tensor")
+        self.assertEqual([n for n, _, _ in p["args"]], ["a_desc", "c", "M", "BM"])
+        # Two blocks per dimension, never under 16 elements (16-byte rows for TMA).
+        self.assertEqual(launch.descriptor_shape([64, 8]), [128, 16])
+        with self.assertRaisesRegex(ValueError, "unknown descriptor type .* for 'a_desc'"):
+            plan({"signature": {"a_desc": "tensordesc<fp16>"}}, params("a_desc"))
+
     def test_buffer_bounds(self):
         self.assertEqual(launch.buffer_elems({}, []), launch.MIN_BUFFER_ELEMS)
         self.assertEqual(launch.buffer_elems({"xnumel": 1 << 30}, []), launch.MAX_BUFFER_ELEMS)
