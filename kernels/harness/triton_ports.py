@@ -271,10 +271,13 @@ def _port_descriptor_calls(source):
 
 
 def _guard_tools_imports(source):
-    """Each `import triton.tools.experimental_descriptor` inside try/except ImportError."""
+    """Each `import triton.tools.experimental_descriptor` inside try/except ImportError; the
+    fallback still binds `triton`, as the dotted import did (modules rely on it)."""
     def sub(m):
         indent = m.group(1)
-        return "%stry:\n%s    %s\n%sexcept ImportError:\n%s    pass" % (indent, indent, m.group(2), indent, indent)
+        fallback = "import triton" if m.group(2).startswith("import") else "pass"
+        return "%stry:\n%s    %s\n%sexcept ImportError:\n%s    %s" % (indent, indent, m.group(2), indent, indent,
+                                                                    fallback)
     return _EXPERIMENTAL_TOOLS_IMPORT.subn(sub, source)
 
 

@@ -104,10 +104,14 @@ class PortText(unittest.TestCase):
         self.assertEqual(triton_ports.port(src, installed("3.2.0"))[1], [])
 
     def test_experimental_descriptor_tools_import_is_guarded(self):
-        src = HDR + "if ok:\n    import triton.tools.experimental_descriptor\nx = 1\n"
+        src = ("if ok:\n    import triton.tools.experimental_descriptor\n"
+               "from triton.tools.experimental_descriptor import create_2d_tma_descriptor\nx = 1\n")
         out, rewrites = triton_ports.port(src, installed())
+        # The dotted import bound `triton` too; its fallback still does.
         self.assertIn("if ok:\n    try:\n        import triton.tools.experimental_descriptor\n"
-                      "    except ImportError:\n        pass\nx = 1\n", out)
+                      "    except ImportError:\n        import triton\n", out)
+        self.assertIn("try:\n    from triton.tools.experimental_descriptor import create_2d_tma_descriptor\n"
+                      "except ImportError:\n    pass\nx = 1\n", out)
         compile(out, "<ported>", "exec")  # still Python
         self.assertEqual(rewrites[0]["move"], "tools.experimental_descriptor")
 
