@@ -87,6 +87,9 @@ class Fallbacks(unittest.TestCase):
             (5, "k", RUNTIME_PROBE, dict(SIG, constexprs={"BLOCK": 64})),  # no kernel-only module
             (6, "k", RUNTIME_PROBE, dict(SIG, constexprs={"BLOCK": 64}, kernel_only_module="k6_kernel.py")),
             (7, "k", SHARED_KERNEL, dict(SIG, constexprs={"BLOCK": 128}, options={"num_stages": 4})),
+            # As 5, in a bundle entry that says the kernel is written for another accelerator.
+            (8, "k", RUNTIME_PROBE, dict(SIG, constexprs={"BLOCK": 64},
+                                         target={"backend": "ascend", "evidence": "in the folder _ascend/"})),
         ]
         write_bundle(bundle, kernels)
         for kid, text in ((4, KERNEL_ONLY), (6, BROKEN_BODY_ONLY)):
@@ -102,7 +105,12 @@ class Fallbacks(unittest.TestCase):
         cls.tmp.cleanup()
 
     def test_all_kernels_reported(self):
-        self.assertEqual(sorted(self.rows), [1, 2, 3, 4, 5, 6, 7], self.proc.stderr[-2000:])
+        self.assertEqual(sorted(self.rows), [1, 2, 3, 4, 5, 6, 7, 8], self.proc.stderr[-2000:])
+
+    def test_results_of_other_targets_name_the_target(self):
+        self.assertEqual(self.rows[8]["target"], "ascend")
+        self.assertEqual(self.rows[8]["status"], "fail")  # still checked, and still failing here
+        self.assertNotIn("target", self.rows[5])
 
     def test_dtype_text_becomes_a_triton_dtype(self):
         self.assertEqual(self.rows[1]["status"], "ok", self.rows[1]["message"])
