@@ -1,12 +1,12 @@
 #include "core/check/body_usage.h"
 
-#include "core/check/constant_eval.h"
-
 #include <algorithm>
 #include <cctype>
 
+#include "core/check/constant_eval.h"
 #include "core/check/decorator_facts.h"
 #include "core/check/name_text.h"
+#include "core/check/pointer_usage.h"
 
 namespace mine::check {
 namespace {
@@ -202,15 +202,25 @@ std::set<std::string> condition_operands(const PythonModule& m, TSNode body, int
   return out;
 }
 
-std::map<std::string, nlohmann::json> selector_values(const PythonModule& m, TSNode body) {
+std::map<std::string, nlohmann::json> selector_values(const PythonModule& m, TSNode body, int depth) {
   std::map<std::string, std::pair<uint32_t, nlohmann::json>> first;  // by position: the walk is not in order
   std::set<std::string> other_use;
+  std::vector<std::pair<std::string, TSNode>> handed_on;  // (name, call of a helper of this module)
   ConstantEvaluator literals(m, nullptr);
   auto literal = [&](TSNode n) -> std::optional<nlohmann::json> {
     if (!is_type(n, "integer") && !is_type(n, "string") && !is_type(n, "unary_operator")) return std::nullopt;
     auto v = literals.eval(n);
     if (v && (v->is_number_integer() || v->is_string())) return v;
     return std::nullopt;
+  };
+  // The call of a jitted helper of this module that `n` is an argument of, if any.
+  auto helper_call = [&](TSNode n) -> TSNode {
+    TSNode list = ts_node_parent(n);
+    if (is_type(list, "keyword_argument")) list = ts_node_parent(list);
+    TSNode call = is_type(list, "argument_list") ? ts_node_parent(list) : TSNode{};
+    if (!is_type(call, "call") || depth >= 4) return TSNode{};
+    TSNode fn = field(call, "function");
+    return is_type(fn, "identifier") && module_function(m, m.text_of(fn)) ? call : TSNode{};
   };
   std::vector<TSNode> stack{body};
   while (!stack.empty()) {
@@ -225,6 +235,10 @@ std::map<std::string, nlohmann::json> selector_values(const PythonModule& m, TSN
     if (is_type(parent, "keyword_argument") && ts_node_eq(field(parent, "name"), n)) continue;
     // `tl.sum(x, axis=dim)`: an axis is a selector too.
     if (is_type(parent, "keyword_argument") && m.text_of(field(parent, "name")) == "axis") continue;
+    if (TSNode call = helper_call(n); !ts_node_is_null(call)) {  // decided by how the helper uses it
+      handed_on.push_back({name, call});
+      continue;
+    }
     std::optional<nlohmann::json> compared;
     if (is_type(parent, "comparison_operator") && ts_node_named_child_count(parent) == 2 && ts_node_child_count(parent) == 3) {
       std::string op = m.text_of(ts_node_child(parent, 1));
@@ -234,6 +248,22 @@ std::map<std::string, nlohmann::json> selector_values(const PythonModule& m, TSN
     uint32_t at = ts_node_start_byte(n);
     if (!compared) other_use.insert(name);
     else if (!first.count(name) || first[name].first > at) first[name] = {at, *compared};
+  }
+  // `apply_act_func(x, act_func)`: a selector of the helper is one here.
+  for (const auto& [name, call] : handed_on) {
+    if (other_use.count(name)) continue;
+    const FunctionSite* helper = module_function(m, m.text_of(field(call, "function")));
+    std::map<std::string, nlohmann::json> inner = selector_values(m, field(helper->definition, "body"), depth + 1);
+    bool selects = false;
+    for_each_call_argument(m, call, helper->definition, [&](const std::string& target, TSNode value) {
+      if (!is_type(value, "identifier") || m.text_of(value) != name) return;
+      auto v = inner.find(target);
+      if (v == inner.end()) return;
+      selects = true;
+      uint32_t at = ts_node_start_byte(value);
+      if (!first.count(name) || first[name].first > at) first[name] = {at, v->second};
+    });
+    if (!selects) other_use.insert(name);
   }
   std::map<std::string, nlohmann::json> out;
   for (const auto& [name, v] : first)

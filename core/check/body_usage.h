@@ -57,8 +57,9 @@ std::set<std::string> static_range_operands(const PythonModule& m, TSNode body);
 // Names tested for truth on their own (`if INVERT:`), also inside helpers they are handed to.
 std::set<std::string> condition_operands(const PythonModule& m, TSNode body, int depth = 0);
 // Names whose every use in the body is `NAME == literal` or `NAME != literal` (`if dim == 0:
-// ... elif dim == 1:`, `if ACT == "gelu":`): mode selectors, with the first literal compared.
-std::map<std::string, nlohmann::json> selector_values(const PythonModule& m, TSNode body);
+// ... elif dim == 1:`, `if ACT == "gelu":`), an `axis=`, or an argument of a helper of the module
+// that uses its parameter so: mode selectors, with the first literal compared.
+std::map<std::string, nlohmann::json> selector_values(const PythonModule& m, TSNode body, int depth = 0);
 // Identifiers inside the arguments of float-only math (tl.exp, tl.sqrt, ...).
 std::set<std::string> float_math_operands(const PythonModule& m, TSNode body);
 

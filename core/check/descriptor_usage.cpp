@@ -5,6 +5,7 @@
 
 #include "core/check/body_usage.h"
 #include "core/check/branch_reach.h"
+#include "core/check/pointer_usage.h"
 
 namespace mine::check {
 namespace {
@@ -67,25 +68,14 @@ TSNode block_of(const PythonModule& m, TSNode body, TSNode offset, const std::se
   return found;
 }
 
-// Triton's short name for a dtype value such as "tl.float16" (a constexpr or an attribute text).
-std::string short_dtype(const std::string& text) {
-  static const std::map<std::string, std::string> kShort = {
-      {"float16", "fp16"},     {"bfloat16", "bf16"},     {"float32", "fp32"},       {"float64", "fp64"},
-      {"float8e4nv", "fp8e4nv"}, {"float8e5", "fp8e5"},  {"float8e4b15", "fp8e4b15"}, {"int8", "i8"},
-      {"int16", "i16"},        {"int32", "i32"},         {"int64", "i64"},          {"uint8", "u8"}};
-  std::string last = text.substr(text.rfind('.') == std::string::npos ? 0 : text.rfind('.') + 1);
-  auto it = kShort.find(last);
-  return it == kShort.end() ? "" : it->second;
-}
-
 // The dtype `n` names: a constexpr's value, `tl.float16`, or a local bound once to one
 // (`scale_dtype = tl.float32`).
 std::string dtype_of(const PythonModule& m, TSNode body, TSNode n, const Env& known) {
   if (ts_node_is_null(n)) return "";
-  if (!is_type(n, "identifier")) return short_dtype(m.text_of(n));
+  if (!is_type(n, "identifier")) return triton_dtype(m.text_of(n));
   std::string name = m.text_of(n);
   auto it = known.find(name);
-  if (it != known.end()) return it->second.is_string() ? short_dtype(it->second.get<std::string>()) : "";
+  if (it != known.end()) return it->second.is_string() ? triton_dtype(it->second.get<std::string>()) : "";
   std::vector<TSNode> bound;
   std::vector<TSNode> stack{body};
   while (!stack.empty()) {
@@ -95,7 +85,7 @@ std::string dtype_of(const PythonModule& m, TSNode body, TSNode n, const Env& kn
     if ((is_type(s, "assignment") || is_type(s, "augmented_assignment")) && m.text_of(field(s, "left")) == name)
       bound.push_back(field(s, "right"));
   }
-  return bound.size() == 1 && is_type(bound[0], "attribute") ? short_dtype(m.text_of(bound[0])) : "";
+  return bound.size() == 1 && is_type(bound[0], "attribute") ? triton_dtype(m.text_of(bound[0])) : "";
 }
 
 // `c = acc.to(tl.float16)` before `c_desc.store([...], c)`: the type the kernel converts to.

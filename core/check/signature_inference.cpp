@@ -39,6 +39,23 @@ constexpr size_t kMaxAutotuneConfigs = 64;  // a generated grid can be huge; --a
 
 int64_t cdiv(int64_t a, int64_t b) { return b > 0 ? (a + b - 1) / b : a; }
 
+// `x: tl.pointer_type(tl.int64)` and `n: tl.int64`: Triton types such a parameter by its
+// annotation, whatever a launch or the body suggests.
+std::string annotated_type(const PythonModule& m, TSNode annotation) {
+  if (is_type(annotation, "type")) annotation = ts_node_named_child(annotation, 0);
+  if (ts_node_is_null(annotation)) return "";
+  if (is_type(annotation, "call")) {
+    auto q = m.qualified_name(field(annotation, "function"));
+    TSNode args = field(annotation, "arguments");
+    TSNode element = ts_node_named_child_count(args) ? ts_node_named_child(args, 0) : TSNode{};
+    auto e = ts_node_is_null(element) ? std::nullopt : m.qualified_name(element);
+    if (q && ends_with(*q, "language.pointer_type") && e && !triton_dtype(*e).empty()) return "*" + triton_dtype(*e);
+    return "";
+  }
+  auto q = m.qualified_name(annotation);
+  return q ? triton_dtype(*q) : "";
+}
+
 // ---------------------------------------------------------------- Inductor
 
 std::string numel_name(const std::string& hint_key) { return hint_key + "numel"; }  // 'x' -> xnumel, 'r0_' -> r0_numel
@@ -355,10 +372,27 @@ InferredSignature triton_signature(const KernelSource& k) {
     p.name = pn.name;
     std::string annotation = ts_node_is_null(pn.annotation) ? "" : m->text_of(pn.annotation);
     bool is_constexpr = contains(annotation, "constexpr") || autotune.keys.count(pn.name) || heuristic_keys.count(pn.name);
+    // Triton itself types a parameter annotated `tl.pointer_type(tl.int64)` or `tl.int64`: no
+    // launch or guess can differ.
+    if (std::string stated = annotated_type(*m, pn.annotation); !is_constexpr && !stated.empty()) {
+      p.type = stated;
+      p.origin = Origin::Annotation, p.why = "annotation " + annotation;
+      if (p.type == "i32" || p.type == "i64") ints.insert(p.name);
+      auto given = launched.find(pn.name);  // the launch's value of an annotated scalar still holds
+      if (p.type[0] != '*' && given != launched.end() && given->second.value.is_number()) {
+        out.args[p.name] = given->second.value;
+        known[p.name] = given->second.value;
+      }
+      by_name[p.name] = p;
+      continue;
+    }
     auto fact = launched.find(pn.name);
     // A loop Triton unrolls as often as a nominal size says would take minutes to compile; the
     // repository's real counts are small (the body fallback's 4 stands for them).
     if (fact != launched.end() && fact->second.nominal && is_constexpr && unrolled.count(pn.name)) fact = launched.end();
+    // A ratio of sizes (`group = K // scale.shape[1]`, `G = HQ // H`) is 1 with any stand-in sizes
+    // that are all alike; the kernel's own sources and fallbacks know better than that 1.
+    if (fact != launched.end() && fact->second.ratio && is_constexpr) fact = launched.end();
     if (fact != launched.end() && apply_launch_fact(fact->second, is_constexpr, facts, p, out)) {
       // Known to the heuristics and settled for the fallbacks, a constexpr None included.
       if (p.type == "constexpr") known[p.name] = p.value;
