@@ -235,6 +235,22 @@ def plan(spec, params, source=""):
             "args": args, "guessed": guessed, "numels": numels}
 
 
+_DOT_TYPES = re.compile(r"Both operands must be same dtype\. Got (\w+) and (\w+)")
+
+
+def dot_partner_type(message):
+    """The half-precision type of a `tl.dot` whose other operand is fp32 ("Both operands must be
+    same dtype. Got fp32 and fp16" -> "fp16"), else None."""
+    m = _DOT_TYPES.search(message or "")
+    if not m:
+        return None
+    types = {m.group(1), m.group(2)}
+    if "fp32" not in types or len(types) != 2:
+        return None
+    (other,) = types - {"fp32"}
+    return other if other in ("fp16", "bf16") else None
+
+
 def descriptor_spec(name, ty):
     """(torch dtype name, block shape) of a "tensordesc<...>" type; ValueError naming the
     parameter when it does not parse."""

@@ -421,10 +421,16 @@ class Worker:
         dimensions exceed its 2**20 elements); the guess is at fault, not the kernel, so the
         guessed power-of-two constexprs are halved and the compile retried a few times."""
         shrinks = 0
+        retyped = False
         while True:
             try:
                 return self.compile_load_run(fn, spec, p, task, stage, row, None)
             except Exception as e:
+                # `tl.dot` of a half-precision operand and one loaded through a pointer the check
+                # had to assume fp32: the kernel dots one type, so the assumed pointers take it.
+                if not retyped and self.retype_guessed_pointers(p, exc_message(e), row):
+                    retyped = True
+                    continue
                 # Software pipelining multiplies a tile's shared memory by num_stages; launch sites
                 # tuned for operands narrower than the types the check had to assume (fp8 data
                 # typed fp32) overflow it. One stage is the same kernel, unpipelined.
@@ -441,6 +447,23 @@ class Worker:
                 shrinks += 1
                 row["constexprs"] = _jsonable(p["constexprs"])
                 row["shrunk"] = shrinks
+
+    @staticmethod
+    def retype_guessed_pointers(p, message, row):
+        """Guessed `*fp32` pointers become the half type a tl.dot's type error names; False when
+        the message is no such error or nothing was guessed fp32."""
+        half = launch.dot_partner_type(message)
+        if half is None:
+            return False
+        moved = {}
+        for i, (name, kind, detail) in enumerate(p["args"]):
+            if kind == "tensor" and name in p["guessed"] and p["signature"].get(name) == "*fp32":
+                p["signature"][name] = "*" + half
+                p["args"][i] = (name, kind, (launch.TORCH_DTYPES[half], detail[1]))
+                moved[name] = "*" + half
+        if moved:
+            row["retyped"] = moved
+        return bool(moved)
 
     def mark(self, stage):
         # The pool reads this when the worker dies, to tell which stage killed it.

@@ -111,6 +111,13 @@ class Plan(unittest.TestCase):
         with self.assertRaisesRegex(ValueError, "unknown descriptor type .* for 'a_desc'"):
             plan({"signature": {"a_desc": "tensordesc<fp16>"}}, params("a_desc"))
 
+    def test_dot_partner_type(self):
+        self.assertEqual(launch.dot_partner_type("... Both operands must be same dtype. Got fp32 and bf16"), "bf16")
+        self.assertEqual(launch.dot_partner_type("Both operands must be same dtype. Got fp16 and fp32"), "fp16")
+        self.assertIsNone(launch.dot_partner_type("Both operands must be same dtype. Got fp16 and bf16"))
+        self.assertIsNone(launch.dot_partner_type("Both operands must be same dtype. Got i8 and fp32"))
+        self.assertIsNone(launch.dot_partner_type("out of resource: shared memory"))
+
     def test_buffer_bounds(self):
         self.assertEqual(launch.buffer_elems({}, []), launch.MIN_BUFFER_ELEMS)
         self.assertEqual(launch.buffer_elems({"xnumel": 1 << 30}, []), launch.MAX_BUFFER_ELEMS)
