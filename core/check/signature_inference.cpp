@@ -393,6 +393,9 @@ InferredSignature triton_signature(const KernelSource& k) {
     // A ratio of sizes (`group = K // scale.shape[1]`, `G = HQ // H`) is 1 with any stand-in sizes
     // that are all alike; the kernel's own sources and fallbacks know better than that 1.
     if (fact != launched.end() && fact->second.ratio && is_constexpr) fact = launched.end();
+    // A mode selector (`if p_loss == 1: ... elif p_loss == 2:`) handed a stand-in size would take
+    // no branch at all; its first literal is a mode the kernel has.
+    if (fact != launched.end() && fact->second.nominal && is_constexpr && selectors.count(pn.name)) fact = launched.end();
     if (fact != launched.end() && apply_launch_fact(fact->second, is_constexpr, facts, p, out)) {
       // Known to the heuristics and settled for the fallbacks, a constexpr None included.
       if (p.type == "constexpr") known[p.name] = p.value;

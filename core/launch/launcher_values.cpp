@@ -530,6 +530,32 @@ void LauncherValues::run(TSNode block, uint32_t until, int depth, uint32_t start
       run(field(s, "body"), until, depth + 1);
     } else if (t == "try_statement") {
       run(field(s, "body"), until, depth + 1);
+    } else if (t != "pass_statement" && t != "function_definition" && t != "class_definition" && t != "comment" &&
+               t != "decorated_definition" &&
+               t != "import_statement" && t != "import_from_statement" && t != "assert_statement") {
+      // A statement not modelled here (`match`, ...): what it assigns is no longer known, and a
+      // helper that may return inside it returns nothing known.
+      std::vector<TSNode> walk{s};
+      while (!walk.empty()) {
+        TSNode x = walk.back();
+        walk.pop_back();
+        if (is_type(x, "return_statement") && call_depth_ > 0) {
+          returned_.reset();
+          stopped_ = true;
+          return;
+        }
+        if (is_type(x, "assignment") || is_type(x, "augmented_assignment") || is_type(x, "named_expression")) {
+          TSNode left = is_type(x, "named_expression") ? field(x, "name") : field(x, "left");
+          std::vector<TSNode> names{left};
+          while (!names.empty()) {
+            TSNode n = names.back();
+            names.pop_back();
+            if (is_type(n, "identifier")) env_.erase(m_.text_of(n));
+            for_each_named_child(n, [&](TSNode c) { names.push_back(c); });
+          }
+        }
+        for_each_named_child(x, [&](TSNode c) { walk.push_back(c); });
+      }
     }
   }
 }
