@@ -9,6 +9,7 @@ import os
 import sys
 import time
 
+import deferred_imports
 import module_inputs
 import output_compare
 from classify import trim
@@ -25,15 +26,23 @@ class OutputMismatch(Exception):
     pass
 
 
-def _import(path, name):
+def _import(path, name, deferred=None):
+    """Imports the standalone; its unguarded imports of libraries this machine lacks are
+    deferred to their first use (deferred_imports.py) and their names appended to `deferred`."""
     spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
+    with open(path, encoding="utf-8") as f:
+        placeholders = deferred_imports.install(deferred_imports.missing_imports(f.read()))
+    if deferred is not None:
+        deferred.extend(n for n in placeholders if "." not in n)
     sys.modules[name] = module  # dataclasses and pickling look modules up by name
     try:
         spec.loader.exec_module(module)
     except BaseException:
         sys.modules.pop(name, None)
         raise
+    finally:
+        deferred_imports.remove(placeholders)
     return module
 
 
@@ -113,9 +122,10 @@ def run(task, row, torch, mark):
     spec = task["spec"]
     inputs = spec.get("inputs") or {}
     info = row["inductor"] = {"phase": "import", "eager_ok": False, "compiled_ok": False, "match": False,
-                              "deduce": []}
+                              "deduce": [], "deferred_imports": []}
     mark("import")
-    module = _import(os.path.join(task["bundle_dir"], spec["module"]), "mined_module_%d" % spec["id"])
+    module = _import(os.path.join(task["bundle_dir"], spec["module"]), "mined_module_%d" % spec["id"],
+                     info["deferred_imports"])
     cls = getattr(module, spec["entry"], None)
     if not isinstance(cls, type) or not issubclass(cls, torch.nn.Module):
         raise NotAModule("%s is not a torch.nn.Module subclass (got %s)" % (spec["entry"], type(cls).__name__))

@@ -8,6 +8,7 @@
 
 #include "plugins/torch_module/argument_guess.h"
 #include "plugins/torch_module/module_signature.h"
+#include "plugins/torch_module/parameter_use.h"
 
 namespace mine::torch_module {
 namespace {
@@ -108,21 +109,54 @@ class Inference {
     return out;
   }
 
+  // What the parameter's uses in the class ask for (parameter_use.h), when they ask for more than
+  // a number: a tuple, a class, a callable object or a string. Elements of a tuple and the class
+  // of a stand-in are the name's guess where it has one.
+  std::optional<InitValue> from_use(const std::string& name, const ParameterUse& use, const ArgumentGuess& guess) {
+    if (guess.value == "config") return std::nullopt;  // the config stand-in answers any use
+    InitValue v{name, std::nullopt, "use", ""};
+    bool number = guess.source != "stand_in" && guess.value != "None" && guess.value != "True" && guess.value != "False";
+    std::string named_class = guess.value.rfind("class:", 0) == 0 || guess.value.rfind("instance:", 0) == 0
+                                  ? guess.value.substr(guess.value.find(':') + 1)
+                                  : "torch.nn.Identity";
+    if (use.sequence) {
+      std::string element = number ? guess.value : std::to_string(kGuessedSize);
+      std::string tuple = "(";
+      for (int i = 0; i < std::max(use.length, 2); ++i) tuple += (i ? ", " : "") + element;
+      v.literal = tuple + ")";
+    } else if (use.called) {
+      v.stand_in = "class:" + named_class;
+    } else if (use.stored_and_called) {
+      v.stand_in = "instance:" + named_class;
+    } else if (use.string_literal) {
+      v.literal = *use.string_literal;
+    } else {
+      return std::nullopt;
+    }
+    return v;
+  }
+
   void infer_init(const nlohmann::json& params) {
     auto sites = call_site_literals(params);
     for (const auto& p : params) {
       if (!plain_parameter(p)) continue;
       std::string name = p["name"];
       InitValue v{name, std::nullopt, "", ""};
+      ArgumentGuess guess = guess_argument(name, p.value("annotation", ""));
+      ParameterUse use = parameter_use(m_, cls_, name);
+      std::optional<InitValue> used = from_use(name, use, guess);
       if (auto it = sites.find(name); it != sites.end()) {
         v.literal = it->second;
         v.source = "call_site";
-      } else if (p.contains("default")) {
+      } else if (p.contains("default") && !(p["default"] == "None" && used && !use.guarded)) {
+        // A default stays unless it is None and the code uses the value unchecked: `norm_layer`
+        // defaulting to None and called as `norm_layer(dim)` is always given by its callers.
         v.source = "default";
         std::string d = p["default"];
         if (integer_of(d)) known_[name] = *integer_of(d);
+      } else if (used) {
+        v = *used;
       } else {
-        ArgumentGuess guess = guess_argument(name, p.value("annotation", ""));
         if (guess.source == "stand_in") v.stand_in = guess.value;
         else v.literal = guess.value;
         v.source = guess.source;
