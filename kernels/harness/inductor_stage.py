@@ -86,6 +86,12 @@ def _clone(torch, args):
     return [a.clone() for a in args]
 
 
+def _call(fn, specs, args):
+    """fn on fresh copies of args, keyword-only inputs by name."""
+    positional, keywords = module_inputs.call_arguments(specs, [a.clone() for a in args])
+    return fn(*positional, **keywords)
+
+
 def resolve_stand_ins(torch, kwargs):
     """StandIn markers (module_inputs.py) as the objects they stand for."""
     out = {}
@@ -115,6 +121,28 @@ def instantiate(cls, kwargs, record):
     raise AssertionError("unreachable")
 
 
+def build(torch, cls, inputs, record):
+    """(module, its __init__ arguments, the specs of its forward inputs) from the inferred inputs;
+    the deducer's changes are appended to `record`."""
+    torch.manual_seed(0)
+    kwargs = resolve_stand_ins(torch, module_inputs.init_kwargs(inputs))
+    specs = module_inputs.tensor_specs(inputs)
+    try:
+        return instantiate(cls, kwargs, record), kwargs, specs
+    except (AssertionError, ValueError, ZeroDivisionError) as e:
+        # What __init__ checks of its sizes (divisibility, positive group counts): once more with
+        # the guessed sizes larger, the forward inputs with them.
+        larger = module_inputs.larger_init_kwargs(inputs)
+        if larger is None:
+            raise
+        record.append({"error": trim("%s: %s" % (type(e).__name__, e), 300),
+                       "change": "guessed sizes %d -> %d" % (module_inputs.SIZE,
+                                                             module_inputs.SIZE * module_inputs.LARGER)})
+        torch.manual_seed(0)
+        kwargs = resolve_stand_ins(torch, larger)
+        return instantiate(cls, kwargs, record), kwargs, module_inputs.larger_specs(specs)
+
+
 def run(task, row, torch, mark):
     """Fills `row` (worker.py's) for one module; raises on failure with row["stage_reached"] at
     the failing stage: import (import or __init__), load (eager forward), run (compile, compiled
@@ -130,21 +158,19 @@ def run(task, row, torch, mark):
     if not isinstance(cls, type) or not issubclass(cls, torch.nn.Module):
         raise NotAModule("%s is not a torch.nn.Module subclass (got %s)" % (spec["entry"], type(cls).__name__))
     info["phase"] = "instantiate"
-    torch.manual_seed(0)
-    kwargs = resolve_stand_ins(torch, module_inputs.init_kwargs(inputs))
     device = torch.device("cuda")
-    model = instantiate(cls, kwargs, info["deduce"]).to(device).eval()
+    model, kwargs, specs = build(torch, cls, inputs, info["deduce"])
+    model = model.to(device).eval()
 
     row["stage_reached"] = "load"
     info["phase"] = "eager"
     mark("load")
-    specs = module_inputs.tensor_specs(inputs)
     t0 = time.perf_counter()
     for attempt in range(MAX_TRIES + 1):
         args = make_tensors(torch, specs, device)
         try:
             with torch.no_grad():
-                eager = model(*_clone(torch, args))
+                eager = _call(model, specs, args)
             torch.cuda.synchronize()
             break
         except Exception as e:  # the deducer reads the message; anything else is the module's failure
@@ -167,7 +193,8 @@ def run(task, row, torch, mark):
     compiled = torch.compile(model)
     t0 = time.perf_counter()
     with torch.no_grad():
-        out, codes = run_and_get_code(compiled, *_clone(torch, args))
+        positional, keywords = module_inputs.call_arguments(specs, _clone(torch, args))
+        out, codes = run_and_get_code(compiled, *positional, **keywords)
     torch.cuda.synchronize()
     row["compile_ms"] = round((time.perf_counter() - t0) * 1000.0, 3)
     info["compiled_ok"] = True

@@ -348,9 +348,12 @@ class Inference {
     if (!forward) return out;
     nlohmann::json params = nlohmann::json::parse(m_.parameters_json(*forward));
     TSNode body = field(m_.function(*forward).definition, "body");
+    bool keyword_only = false;  // after `*` or `*args`: passed by name
     for (size_t i = 0; i < params.size(); ++i) {
       const auto& p = params[i];
       if (i == 0 && p.value("name", "") == "self") continue;
+      std::string raw = p.value("name", "");
+      if (raw == "*" || (raw.rfind("*", 0) == 0 && raw.rfind("**", 0) != 0)) keyword_only = true;
       if (!plain_parameter(p) || p.contains("default")) continue;
       std::string name = p["name"];
       Tensor t;
@@ -367,6 +370,7 @@ class Inference {
       }
       if (out.empty() && t.dtype == "float32") image_sizes(t);
       nlohmann::json e = {{"name", name}, {"dtype", t.dtype}};
+      if (keyword_only) e["keyword"] = true;
       if (t.rank && t.min_rank && *t.min_rank > *t.rank) t.rank.reset();  // contradicting clues: let the deducer try
       // No exact clue: the least rank the uses allow, else tokens (B, N, C) when only the width
       // is known, else paritybench's four dimensions.
