@@ -143,6 +143,30 @@ def build(torch, cls, inputs, record):
         return instantiate(cls, kwargs, record), kwargs, module_inputs.larger_specs(specs)
 
 
+def run_eager(torch, model, specs, device, record):
+    """(output, specs, tensors) of the first eager forward that works, the deducer correcting the
+    inputs from each error (at most MAX_TRIES times, never back to inputs already tried); its
+    changes are appended to `record`. Raises the last error when no correction is left."""
+    tried = set()
+    for attempt in range(MAX_TRIES + 1):
+        args = make_tensors(torch, specs, device)
+        try:
+            with torch.no_grad():
+                out = _call(model, specs, args)
+            if str(device).startswith("cuda"):
+                torch.cuda.synchronize()  # an error of the kernels it launched belongs to this try
+            return out, specs, args
+        except Exception as e:  # the deducer reads the message; anything else is the module's failure
+            message = "%s: %s" % (type(e).__name__, e)
+            tried.add(module_inputs.signature(specs))
+            trial, why = module_inputs.deduce(specs, message, tried)
+            if trial is None or attempt == MAX_TRIES:
+                raise
+            record.append({"error": trim(message, 300), "change": why})
+            specs = trial
+    raise AssertionError("unreachable")
+
+
 def run(task, row, torch, mark):
     """Fills `row` (worker.py's) for one module; raises on failure with row["stage_reached"] at
     the failing stage: import (import or __init__), load (eager forward), run (compile, compiled
@@ -166,20 +190,7 @@ def run(task, row, torch, mark):
     info["phase"] = "eager"
     mark("load")
     t0 = time.perf_counter()
-    for attempt in range(MAX_TRIES + 1):
-        args = make_tensors(torch, specs, device)
-        try:
-            with torch.no_grad():
-                eager = _call(model, specs, args)
-            torch.cuda.synchronize()
-            break
-        except Exception as e:  # the deducer reads the message; anything else is the module's failure
-            message = "%s: %s" % (type(e).__name__, e)
-            trial, why = module_inputs.deduce(specs, message)
-            if trial is None or attempt == MAX_TRIES:
-                raise
-            info["deduce"].append({"error": trim(message, 300), "change": why})
-            specs = trial
+    eager, specs, args = run_eager(torch, model, specs, device, info["deduce"])
     row["run_ms"] = round((time.perf_counter() - t0) * 1000.0, 3)
     info["eager_ok"] = True
     info["inputs_used"] = {"init": {k: repr(v) for k, v in kwargs.items()},

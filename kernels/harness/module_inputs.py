@@ -317,7 +317,8 @@ def _r_missing_args(specs, m):
 
 
 def _r_long_expected(specs, m):
-    for s in specs:
+    # The last float input: indices and targets follow what they index (`forward(x, labels)`).
+    for s in reversed(specs):
         if s["dtype"].startswith("float"):
             s["dtype"], s["high"] = "int64", DEFAULT_HIGH
             return "%s -> int64 (indices expected)" % s["name"]
@@ -351,6 +352,16 @@ def _r_spatial_too_small(specs, m):
     return None
 
 
+def _r_rank_named(specs, m):
+    """A message naming the rank it wanted and the rank it got (einops, einsum, attention): the
+    input of the rank it got takes the one it wanted."""
+    want, got = int(m.group("want")), int(m.group("got"))
+    for i, s in enumerate(specs):
+        if s["rank"] == got:
+            return _set_rank(specs, i, want, "rank %d -> %d (%s)" % (got, want, m.group(0)[:50]))
+    return None
+
+
 # (pattern, rule): the first rule whose pattern matches and that changes something wins.
 RULES = (
     (r"mat1 and mat2 shapes cannot be multiplied \((\d+)x(\d+) and (\d+)x(\d+)\)", _r_matmul),
@@ -372,6 +383,10 @@ RULES = (
     (r"input\.size\(-1\) must be equal to input_size\. Expected (\d+)", _r_rnn_size),
     (r"input must have (\d+) dimensions, got (\d+)", _r_dims_count),
     (r"Kernel size can't be greater than actual input size|[Oo]utput size is too small", _r_spatial_too_small),
+    (r"[Ww]rong shape: expected (?P<want>\d+) dims\. Received (?P<got>\d+)-dim tensor", _r_rank_named),
+    (r"number of subscripts in the equation \((?P<want>\d+)\) does not match the number of dimensions "
+     r"\((?P<got>\d+)\)", _r_rank_named),
+    (r"batched (?P<want>\d)D tensor but received (?P<got>\d)-D", _r_rank_named),
 )
 _COMPILED = [(re.compile(p), rule) for p, rule in RULES]
 
@@ -397,21 +412,28 @@ def _next_rank(specs):
     return None
 
 
-def deduce(specs, message):
+def signature(specs):
+    """What the module is called with, for telling inputs already tried."""
+    return tuple((s["name"], s["rank"], tuple(sorted(s["dims"].items())), s["dtype"]) for s in specs)
+
+
+def deduce(specs, message, tried=()):
     """(new specs, what changed) for the error `message` raised by the module on `specs`, or
     (None, None) when no rule applies or none changes anything: the caller stops trying. Without
-    a rule for the message, an input of unknown rank gets the next rank of RANK_ORDER."""
+    a rule for the message, an input of unknown rank gets the next rank of RANK_ORDER. A change
+    back to inputs whose signature() is in `tried` counts as none (two rules undoing each other,
+    as broadcasting between two inputs does, would go round until the tries run out)."""
     for pattern, rule in _COMPILED:
         m = pattern.search(message or "")
         if not m:
             continue
         trial = copy.deepcopy(specs)
         why = rule(trial, m)
-        if why:
+        if why and signature(trial) not in tried:
             return trial, why
     trial = copy.deepcopy(specs)
     why = _next_rank(trial)
-    return (trial, why) if why else (None, None)
+    return (trial, why) if why and signature(trial) not in tried else (None, None)
 
 
 def missing_init_args(message):

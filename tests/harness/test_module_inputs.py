@@ -80,6 +80,17 @@ class Deducer(unittest.TestCase):
         self.assertEqual(mi.shape_of(new[1]), [mi.BATCH, 3, mi.SPATIAL_LARGE, mi.SPATIAL_LARGE])
         self.assertEqual(mi.deduce(new, msg), (None, None))  # already large: no endless retry
 
+    def test_messages_naming_both_ranks(self):
+        einops = ('EinopsError: Error while processing rearrange-reduction pattern "b n d -> (b n) d". Input tensor '
+                  'shape: torch.Size([2, 16, 16, 16, 16]). Additional info: {}. Wrong shape: expected 3 dims. '
+                  'Received 5-dim tensor.')
+        einsum = ("RuntimeError: einsum(): the number of subscripts in the equation (4) does not match the number "
+                  "of dimensions (5) for operand 0 and no ellipsis was given")
+        mha = "AssertionError: query should be unbatched 2D or batched 3D tensor but received 5-D query tensor"
+        for message, want in ((einops, 3), (einsum, 4), (mha, 3)):
+            new = self.fix([spec(2, name="mask"), spec(5)], message)
+            self.assertEqual([s["rank"] for s in new], [2, want], message)
+
     def test_conv_rank_prefers_batched(self):
         msg = "RuntimeError: Expected 2D (unbatched) or 3D (batched) input to conv1d, but got input of size: [2, 16, 16, 16]"
         self.assertEqual(self.fix([spec(4)], msg)[0]["rank"], 3)
@@ -107,6 +118,17 @@ class Deducer(unittest.TestCase):
         self.assertEqual(new[0]["dtype"], "int64")
         new = self.fix([spec(2)], "RuntimeError: gather(): Expected dtype int64 for index")  # older torch
         self.assertEqual(new[0]["dtype"], "int64")
+
+    def test_indices_expected_turns_the_last_float_input(self):
+        new = self.fix([spec(3, name="x"), spec(2, name="y")], "RuntimeError: gather(): Expected dtype int64 for index")
+        self.assertEqual([s["dtype"] for s in new], ["float32", "int64"])
+
+    def test_a_change_back_to_inputs_tried_counts_as_none(self):
+        # Broadcasting between two inputs: each message would make them differ the other way.
+        a, b = spec(3, {1: 16}, name="a"), spec(3, {1: 2}, name="b")
+        msg = "RuntimeError: The size of tensor a (16) must match the size of tensor b (2) at non-singleton dimension 1"
+        new, _ = mi.deduce([a, b], msg)
+        self.assertEqual(mi.deduce([a, b], msg, {mi.signature(new)}), (None, None))
 
     def test_no_rule_or_no_change_stops(self):
         self.assertEqual(mi.deduce([spec(3)], "RuntimeError: CUDA error: out of memory"), (None, None))
