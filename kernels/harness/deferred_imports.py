@@ -12,6 +12,7 @@ itself chooses its own fallback on ImportError, and a deferred one would hide th
 library only.
 """
 import ast
+import importlib.machinery
 import importlib.util
 import sys
 import types
@@ -110,6 +111,9 @@ def install(names):
             continue
         module = _MissingModule(name)
         module.__path__ = []  # a package, so `import a.b` finds a.b beside it
+        # A library imported meanwhile may probe it with importlib.util.find_spec, which refuses
+        # a module without a spec; with one it imports it and fails at its first use, as here.
+        module.__spec__ = importlib.machinery.ModuleSpec(name, None, is_package=True)
         sys.modules[name] = module
         added.append(name)
         parent, _, child = name.rpartition(".")

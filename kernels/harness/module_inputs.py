@@ -352,6 +352,19 @@ def _r_spatial_too_small(specs, m):
     return None
 
 
+def _r_target_size(specs, m):
+    """cross_entropy's "Expected target size [2, 16, 100], got [2, 16, 16]": the integer input of
+    the shape it got takes the one it expected."""
+    want = [int(x) for x in re.findall(r"\d+", m.group(1))]
+    got = [int(x) for x in re.findall(r"\d+", m.group(2))]
+    for s in specs:
+        if not s["dtype"].startswith("float") and shape_of(s) == got and want:
+            s["rank"], s["rank_known"] = len(want), True
+            s["dims"] = {i: v for i, v in enumerate(want) if i > 0 or v != BATCH}
+            return "%s -> %s (target size)" % (s["name"], want)
+    return None
+
+
 def _r_rank_named(specs, m):
     """A message naming the rank it wanted and the rank it got (einops, einsum, attention): the
     input of the rank it got takes the one it wanted."""
@@ -383,6 +396,7 @@ RULES = (
     (r"input\.size\(-1\) must be equal to input_size\. Expected (\d+)", _r_rnn_size),
     (r"input must have (\d+) dimensions, got (\d+)", _r_dims_count),
     (r"Kernel size can't be greater than actual input size|[Oo]utput size is too small", _r_spatial_too_small),
+    (r"Expected target size \[([\d, ]+)\], got \[([\d, ]+)\]", _r_target_size),
     (r"[Ww]rong shape: expected (?P<want>\d+) dims\. Received (?P<got>\d+)-dim tensor", _r_rank_named),
     (r"number of subscripts in the equation \((?P<want>\d+)\) does not match the number of dimensions "
      r"\((?P<got>\d+)\)", _r_rank_named),

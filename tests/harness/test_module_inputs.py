@@ -119,6 +119,12 @@ class Deducer(unittest.TestCase):
         new = self.fix([spec(2)], "RuntimeError: gather(): Expected dtype int64 for index")  # older torch
         self.assertEqual(new[0]["dtype"], "int64")
 
+    def test_a_target_takes_the_size_cross_entropy_expects(self):
+        new = self.fix([spec(3, name="logits"), spec(4, dtype="int64", name="target")],
+                       "RuntimeError: Expected target size [2, 100], got [2, 16, 16, 16]")
+        self.assertEqual(mi.shape_of(new[1]), [2, 100])
+        self.assertEqual(new[0]["rank"], 3)
+
     def test_indices_expected_turns_the_last_float_input(self):
         new = self.fix([spec(3, name="x"), spec(2, name="y")], "RuntimeError: gather(): Expected dtype int64 for index")
         self.assertEqual([s["dtype"] for s in new], ["float32", "int64"])
