@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "plugins/torch_module/argument_guess.h"
+#include "plugins/torch_module/einops_pattern.h"
 #include "plugins/torch_module/module_signature.h"
 #include "plugins/torch_module/parameter_use.h"
 
@@ -208,11 +209,28 @@ class Inference {
 
   struct Tensor {
     std::optional<int> rank, min_rank;
+    bool rank_guessed = false;  // a likely rank (an image model's), not read from a use
     std::map<int, long long> dims;
     std::string dtype = "float32";
     std::optional<long long> high;
     std::vector<std::string> evidence;
   };
+
+  // The einops pattern a string literal spells (`'b c (h p1) (w p2) -> b (h w) (p1 p2 c)'`).
+  std::optional<PatternRank> pattern_of(TSNode n) {
+    if (!is_type(n, "string")) return std::nullopt;
+    bool interpolated = false;
+    for_each_named_child(n, [&](TSNode c) { interpolated = interpolated || is_type(c, "interpolation"); });
+    std::string text = m_.text_of(n);
+    if (interpolated || text.size() < 2 || (text[0] != '\'' && text[0] != '"')) return std::nullopt;
+    return einops_input_rank(text.substr(1, text.size() - 2));
+  }
+
+  void from_pattern(const PatternRank& p, Tensor& t, const std::string& why) {
+    if (p.exact && !t.rank) t.rank = p.rank;
+    if (!p.exact && (!t.min_rank || p.rank > *t.min_rank)) t.min_rank = p.rank;
+    t.evidence.push_back(why);
+  }
 
   // What the first layer `x` goes through says about it.
   void from_layer(TSNode call, Tensor& t) {
@@ -223,6 +241,15 @@ class Inference {
     auto set_rank = [&](int r) {
       if (!t.rank) t.rank = r;
     };
+    // `nn.Sequential(Rearrange('b c (h p1) (w p2) -> ...'), ...)`: the einops layer that opens it.
+    if (layer == "Sequential") {
+      TSNode first = argument(call, 0, "");
+      std::optional<std::string> inner = is_type(first, "call") ? m_.qualified_name(field(first, "function")) : std::nullopt;
+      std::string last = inner ? inner->substr(inner->rfind('.') + 1) : "";
+      if (inner && inner->rfind("einops.", 0) == 0 && (last == "Rearrange" || last == "Reduce"))
+        if (auto p = pattern_of(argument(first, 0, "pattern"))) from_pattern(*p, t, "einops layer pattern");
+      return;
+    }
     if (layer.rfind("Conv", 0) == 0 || layer.find("Norm") != std::string::npos || layer.rfind("Pool", 0) == 0) {
       char d = layer.size() >= 2 ? layer[layer.size() - 2] : 0;
       if (layer.back() == 'd' && (d == '1' || d == '2' || d == '3')) set_rank(d - '0' + 2);
@@ -300,6 +327,12 @@ class Inference {
       if (!is_type(n, "call")) return;
       TSNode f = field(n, "function");
       TSNode args = field(n, "arguments");
+      // `rearrange(x, 'b n (h d) -> b h n d', h = h)`: the pattern's input side is x's rank.
+      if (auto q = m_.qualified_name(f); q && (*q == "einops.rearrange" || *q == "einops.reduce" || *q == "einops.repeat")) {
+        TSNode first = ts_node_named_child(args, 0);
+        if (is_type(first, "identifier") && m_.view_of(first) == name)
+          if (auto p = pattern_of(ts_node_named_child(args, 1))) from_pattern(*p, t, name + " in an einops pattern");
+      }
       if (is_type(f, "attribute") && m_.view_of(field(f, "object")) == name) {
         std::string method(m_.view_of(field(f, "attribute")));
         std::vector<std::optional<int>> ints;
@@ -329,16 +362,19 @@ class Inference {
   // The first input of an image model: channels and side from the model's own arguments
   // (`in_chans=3`, `img_size=224`), which its patch embedding and asserts expect.
   void image_sizes(Tensor& t) {
-    if ((t.rank && *t.rank != 4) || t.dims.count(-1) || t.dims.count(1)) return;
+    if ((t.rank && *t.rank < 4) || t.dims.count(-1) || t.dims.count(1)) return;  // a video's too
     std::optional<long long> channels, side;
     for (const char* n : {"in_chans", "in_channels", "channels", "num_channels", "in_ch", "image_channels", "in_chs"})
       if (!channels && known_.count(n)) channels = known_[n];
     for (const char* n : {"img_size", "image_size", "input_size", "resolution", "img_res"})
       if (!side && known_.count(n)) side = known_[n];
     if (!channels && !side) return;
-    if (!t.rank) t.rank = 4;
+    if (!t.rank) {
+      t.rank = 4;
+      t.rank_guessed = true;  // a video or a series model takes image-like arguments too
+    }
     if (channels) t.dims[1] = *channels;
-    if (side && *side <= 512) t.dims[2] = t.dims[3] = *side;
+    if (side && *side <= 512) t.dims[-2] = t.dims[-1] = *side;  // the last two, whatever the rank turns out
     t.evidence.push_back("image arguments of __init__");
   }
 
@@ -377,7 +413,7 @@ class Inference {
       if (t.rank) e["rank"] = *t.rank;
       else if (t.min_rank) e["rank"] = std::max(*t.min_rank, t.dims.count(-1) ? 3 : 0);
       else e["rank"] = t.dims.count(-1) ? 3 : t.dtype == "int64" ? 2 : 4;
-      if (!t.rank) e["rank_known"] = false;
+      if (!t.rank || t.rank_guessed) e["rank_known"] = false;
       nlohmann::json dims = nlohmann::json::object();
       for (const auto& [k, v] : t.dims) dims[std::to_string(k)] = v;
       e["dims"] = dims;
