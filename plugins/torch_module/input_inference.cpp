@@ -63,6 +63,25 @@ bool plain_parameter(const nlohmann::json& p) {
   return !name.empty() && name[0] != '*' && name != "/" && name.find('*') == std::string::npos;
 }
 
+// The length a parameter annotated as a tuple or list has: `Tuple[int, int]` 2, `List[int]` and
+// `Tuple[int, ...]` 2; nullopt for anything else (`Union[int, Tuple[int, int]]` takes an int too).
+std::optional<int> annotated_length(std::string a) {
+  a.erase(std::remove(a.begin(), a.end(), ' '), a.end());
+  if (a.rfind("typing.", 0) == 0) a = a.substr(7);
+  size_t open = a.find('[');
+  if (open == std::string::npos || a.back() != ']' || a.find('|') != std::string::npos) return std::nullopt;
+  std::string head = a.substr(0, open), inner = a.substr(open + 1, a.size() - open - 2);
+  if (head == "List" || head == "list" || head == "Sequence") return 2;
+  if (head != "Tuple" && head != "tuple") return std::nullopt;
+  if (inner.find("...") != std::string::npos) return 2;
+  int depth = 0, count = 1;
+  for (char c : inner) {
+    depth += (c == '[') - (c == ']');
+    if (c == ',' && depth == 0) ++count;
+  }
+  return count;
+}
+
 struct InitValue {
   std::string name;
   std::optional<std::string> literal;
@@ -145,6 +164,10 @@ class Inference {
       InitValue v{name, std::nullopt, "", ""};
       ArgumentGuess guess = guess_argument(name, p.value("annotation", ""));
       ParameterUse use = parameter_use(m_, cls_, name);
+      if (auto length = annotated_length(p.value("annotation", ""))) {
+        use.sequence = true;
+        use.length = std::max(use.length, *length);
+      }
       std::optional<InitValue> used = from_use(name, use, guess);
       if (auto it = sites.find(name); it != sites.end()) {
         v.literal = it->second;

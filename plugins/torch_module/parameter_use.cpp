@@ -39,57 +39,74 @@ class UseReader {
  public:
   UseReader(const PythonFile& m, const std::string& name, ParameterUse& use) : m_(m), name_(name), use_(use) {}
 
-  // Every read of the parameter in `body`, from what encloses it.
+  // Every read of the parameter in `body` (__init__'s), from what encloses it; names of the
+  // attributes it is stored in (`self.act = act`) go to `stored_as`.
   void read(TSNode body, std::set<std::string>& stored_as) {
     walk(body, [&](TSNode n) {
-      if (!is_type(n, "identifier") || m_.view_of(n) != name_) return;
-      TSNode parent = ts_node_parent(n);
-      if (ts_node_is_null(parent)) return;
-      std::string_view pt = node_type(parent);
-      if (pt == "subscript" && same(field(parent, "value"), n)) {
-        note_sequence(0);
-        TSNode index = field(parent, "subscript");
-        std::string k = is_type(index, "integer") ? m_.text_of(index) : "";
-        if (!k.empty() && k.size() <= 2 && std::all_of(k.begin(), k.end(), ::isdigit)) note_sequence(std::stoi(k) + 1);
-      } else if (pt == "call" && same(field(parent, "function"), n)) {
-        use_.called = true;
-      } else if (pt == "argument_list") {
-        std::string callee = m_.text_of(field(ts_node_parent(parent), "function"));
-        if (kSequenceFunctions.count(callee)) note_sequence(0);
-        if (callee == "isinstance" || callee == "callable") use_.guarded = true;
-      } else if (pt == "list_splat") {
-        note_sequence(0);
-      } else if ((pt == "for_statement" || pt == "for_in_clause") && same(field(parent, "right"), n)) {
-        note_sequence(0);
-      } else if (pt == "assignment" || pt == "augmented_assignment") {
-        TSNode left = field(parent, "left");
-        if (same(left, n)) {
-          use_.guarded = true;  // given another value before use: whatever it held, the code copes
-        } else if (same(field(parent, "right"), n)) {
-          if (is_type(left, "pattern_list") || is_type(left, "tuple_pattern"))
-            note_sequence(static_cast<int>(ts_node_named_child_count(left)));
-          if (is_type(left, "attribute") && m_.view_of(field(left, "object")) == "self")
-            stored_as.insert(m_.text_of(field(left, "attribute")));
-        }
-      } else if (pt == "comparison_operator") {
-        for_each_named_child(parent, [&](TSNode other) {
-          if (same(other, n)) return;
-          if (is_type(other, "none")) use_.guarded = true;
-          auto s = plain_string(m_, other);
-          if (!s && (is_type(other, "tuple") || is_type(other, "list") || is_type(other, "set")))
-            s = plain_string(m_, ts_node_named_child(other, 0));
-          if (s && !use_.string_literal) use_.string_literal = *s;
-        });
-      } else if (pt == "not_operator" || pt == "boolean_operator" ||
-                 ((pt == "if_statement" || pt == "elif_clause" || pt == "while_statement" ||
-                   pt == "conditional_expression") && !same(field(parent, "consequence"), n) &&
-                  !same(field(parent, "alternative"), n))) {
-        use_.guarded = true;
-      }
+      if (is_type(n, "identifier") && m_.view_of(n) == name_) use_at(n, &stored_as);
+    });
+  }
+
+  // Every read of `self.<attribute>` in `body` (the class's), for the attributes the parameter
+  // is stored in: used the same way, the value is what the parameter had to be.
+  void read_stored(TSNode body, const std::set<std::string>& stored_as) {
+    walk(body, [&](TSNode n) {
+      if (is_type(n, "attribute") && m_.view_of(field(n, "object")) == "self" &&
+          stored_as.count(m_.text_of(field(n, "attribute"))))
+        use_at(n, nullptr);
     });
   }
 
  private:
+  // `stored_as` is null for a stored attribute: calling it then needs a callable object, and
+  // assigning it is another method setting it, no guard of the parameter.
+  void use_at(TSNode n, std::set<std::string>* stored_as) {
+    TSNode parent = ts_node_parent(n);
+    if (ts_node_is_null(parent)) return;
+    std::string_view pt = node_type(parent);
+    if (pt == "subscript" && same(field(parent, "value"), n)) {
+      note_sequence(0);
+      TSNode index = field(parent, "subscript");
+      std::string k = is_type(index, "integer") ? m_.text_of(index) : "";
+      if (!k.empty() && k.size() <= 2 && std::all_of(k.begin(), k.end(), ::isdigit)) note_sequence(std::stoi(k) + 1);
+    } else if (pt == "call" && same(field(parent, "function"), n)) {
+      (stored_as ? use_.called : use_.stored_and_called) = true;
+    } else if (pt == "argument_list") {
+      std::string callee = m_.text_of(field(ts_node_parent(parent), "function"));
+      if (kSequenceFunctions.count(callee)) note_sequence(0);
+      if (callee == "isinstance" || callee == "callable") use_.guarded = true;
+    } else if (pt == "list_splat") {
+      note_sequence(0);
+    } else if ((pt == "for_statement" || pt == "for_in_clause") && same(field(parent, "right"), n)) {
+      note_sequence(0);
+    } else if (pt == "assignment" || pt == "augmented_assignment") {
+      TSNode left = field(parent, "left");
+      if (same(left, n)) {
+        // Given another value before use: whatever it held, the code copes.
+        if (stored_as) use_.guarded = true;
+      } else if (same(field(parent, "right"), n)) {
+        if (is_type(left, "pattern_list") || is_type(left, "tuple_pattern"))
+          note_sequence(static_cast<int>(ts_node_named_child_count(left)));
+        if (stored_as && is_type(left, "attribute") && m_.view_of(field(left, "object")) == "self")
+          stored_as->insert(m_.text_of(field(left, "attribute")));
+      }
+    } else if (pt == "comparison_operator") {
+      for_each_named_child(parent, [&](TSNode other) {
+        if (same(other, n)) return;
+        if (is_type(other, "none")) use_.guarded = true;
+        auto s = plain_string(m_, other);
+        if (!s && (is_type(other, "tuple") || is_type(other, "list") || is_type(other, "set")))
+          s = plain_string(m_, ts_node_named_child(other, 0));
+        if (s && !use_.string_literal) use_.string_literal = *s;
+      });
+    } else if (pt == "not_operator" || pt == "boolean_operator" ||
+               ((pt == "if_statement" || pt == "elif_clause" || pt == "while_statement" ||
+                 pt == "conditional_expression") && !same(field(parent, "consequence"), n) &&
+                !same(field(parent, "alternative"), n))) {
+      use_.guarded = true;
+    }
+  }
+
   void note_sequence(int length) {
     use_.sequence = true;
     use_.length = std::max(use_.length, length);
@@ -109,16 +126,11 @@ ParameterUse parameter_use(const PythonFile& m, const ModuleClass& cls, const st
   std::set<std::string> stored_as;
   UseReader(m, name, use).read(field(m.function(*init).definition, "body"), stored_as);
   if (stored_as.empty()) return use;
-  // `self.act(x)` anywhere in the class's lineage of the file (forward, helpers).
+  // Its attributes' uses anywhere in the class's lineage of the file (forward, helpers).
   for (size_t statement : cls.lineage) {
     TSNode s = m.statement(statement).node;
     if (is_type(s, "decorated_definition")) s = field(s, "definition");
-    walk(field(s, "body"), [&](TSNode n) {
-      if (use.stored_and_called || !is_type(n, "call")) return;
-      TSNode f = field(n, "function");
-      use.stored_and_called = is_type(f, "attribute") && m.view_of(field(f, "object")) == "self" &&
-                              stored_as.count(m.text_of(field(f, "attribute")));
-    });
+    UseReader(m, name, use).read_stored(field(s, "body"), stored_as);
   }
   return use;
 }
