@@ -92,6 +92,20 @@ def _call(fn, specs, args):
     return fn(*positional, **keywords)
 
 
+_IDENTITIES = {}
+
+
+def _identity(torch):
+    """torch.nn.Identity that also takes the further arguments the submodule it stands for is
+    called with (`self.mixer(x, inference_params=p)`), returning its first input as Identity does."""
+    if id(torch) not in _IDENTITIES:
+        class StandInIdentity(torch.nn.Identity):
+            def forward(self, input, *args, **kwargs):
+                return input
+        _IDENTITIES[id(torch)] = StandInIdentity
+    return _IDENTITIES[id(torch)]
+
+
 def resolve_stand_ins(torch, kwargs):
     """StandIn markers (module_inputs.py) as the objects they stand for."""
     out = {}
@@ -100,7 +114,8 @@ def resolve_stand_ins(torch, kwargs):
             if value.kind == "config":
                 value = module_inputs.ConfigStandIn()
             else:
-                cls = getattr(torch.nn, value.target.rsplit(".", 1)[1])
+                name_in_nn = value.target.rsplit(".", 1)[1]
+                cls = _identity(torch) if name_in_nn == "Identity" else getattr(torch.nn, name_in_nn)
                 value = cls if value.kind == "class" else cls()
         out[name] = value
     return out

@@ -202,6 +202,21 @@ class InductorStage(unittest.TestCase):
         self.assertIsInstance(error, AssertionError)
         self.assertEqual(row["inductor"]["phase"], "instantiate")
 
+    def test_an_identity_stand_in_takes_further_arguments(self):
+        row, error = self.run_module("""
+            import torch
+            class Block(torch.nn.Module):
+                def __init__(self, dim, mixer_cls):
+                    super().__init__()
+                    self.mixer = mixer_cls(dim)
+                def forward(self, x):
+                    return self.mixer(x, inference_params=None)
+            """, "Block", {"init": [{"name": "dim", "literal": "16", "source": "size_name"},
+                                    {"name": "mixer_cls", "stand_in": "class:torch.nn.Identity", "source": "use"}],
+                           "forward": [{"name": "x", "rank": 3}]})
+        self.assertIsNone(error)
+        self.assertTrue(row["inductor"]["match"])
+
     def test_compiled_output_that_differs_is_a_mismatch(self):
         row, error = self.run_module("""
             import torch
