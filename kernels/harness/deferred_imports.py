@@ -75,6 +75,15 @@ def _module_level_imports(tree):
             stack.extend(list(node.body) + list(getattr(node, "orelse", [])))
 
 
+def _installed(top):
+    """Whether the import system finds the top-level package; a finder that fails (a broken
+    path hook) counts as found, so the import itself reports what is wrong."""
+    try:
+        return importlib.util.find_spec(top) is not None
+    except Exception:  # noqa: BLE001 -- any failure of a finder: leave the import as written
+        return True
+
+
 def missing_imports(source):
     """Dotted module names of the unguarded module-level imports whose top-level package this
     interpreter cannot find (each with its parents), in source order."""
@@ -92,7 +101,7 @@ def missing_imports(source):
             continue  # relative: the standalone has none of its repository's
         for name in names:
             top = name.split(".")[0]
-            if top in sys.modules or importlib.util.find_spec(top) is not None:
+            if top in sys.modules or _installed(top):
                 continue
             parts = name.split(".")
             for i in range(1, len(parts) + 1):

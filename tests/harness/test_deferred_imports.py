@@ -34,6 +34,17 @@ class WhichImports(unittest.TestCase):
         self.assertEqual(di.missing_imports(source),
                          [GONE, GONE2, GONE2 + ".sub", GONE2 + ".sub.deep", GONE + ".nn"])
 
+    def test_a_failing_finder_leaves_the_import_as_written(self):
+        class Broken:
+            @staticmethod
+            def find_spec(name, path=None, target=None):
+                raise ValueError("broken finder")
+        sys.meta_path.insert(0, Broken)
+        try:
+            self.assertEqual(di.missing_imports("import %s\n" % GONE), [])
+        finally:
+            sys.meta_path.remove(Broken)
+
     def test_installed_libraries_and_bad_syntax_defer_nothing(self):
         self.assertEqual(di.missing_imports("import json\nfrom os import path\n"), [])
         self.assertEqual(di.missing_imports("def (:\n"), [])
