@@ -537,14 +537,18 @@ class Worker:
         # The same inputs for a kernel in every run and on every worker: a result depends on the
         # kernel and its launch, not on the noise it was handed.
         generator = torch.Generator(device="cuda").manual_seed(0)
+        guarded = []
         for name, kind, detail in p["args"]:
             if kind == "tensor":
                 dtype, n = getattr(torch, detail[0]), detail[1]
                 if dtype.is_floating_point and dtype.itemsize >= 2:
-                    args.append(torch.rand(n, device="cuda", dtype=dtype, generator=generator))
+                    data = torch.rand(n, device="cuda", dtype=dtype, generator=generator)
                 else:
                     # Zeros keep gathered indices in bounds and make masks/bools harmless.
-                    args.append(torch.zeros(n, device="cuda", dtype=dtype))
+                    data = torch.zeros(n, device="cuda", dtype=dtype)
+                whole = guard_zone(torch, data)
+                guarded.append((name, whole, n))
+                args.append(whole[:n])
             elif kind == "descriptor":
                 args.append(self.descriptor(detail, generator))
             elif kind == "constexpr":
@@ -557,6 +561,7 @@ class Worker:
         ck[grid](*args)
         torch.cuda.synchronize()
         row["run_ms"] = round((time.perf_counter() - t0) * 1000.0, 3)
+        check_guard_zones(torch, guarded)
         res["run_ms"] = row["run_ms"]
         if cfg is not None and task.get("bench"):
             from triton.testing import do_bench
@@ -566,6 +571,37 @@ class Worker:
 
 
 MAX_SHRINKS = 3
+GUARD_BYTE = 0xA5
+MIN_GUARD_ELEMENTS = 16384
+
+
+def guard_zone(torch, data):
+    """`data` followed by a guard zone as large again (at least MIN_GUARD_ELEMENTS) filled with
+    GUARD_BYTE, in one allocation. Sizes and strides come from stand-in shapes, so kernels often
+    read a little past the end of what their repository would hand them; whether that faulted
+    used to depend on what else the worker had allocated, so the same kernel passed in one run
+    and failed in the next. Reads there are harmless now; writes there are caught below."""
+    n = data.numel()
+    whole = torch.empty(n + max(n, MIN_GUARD_ELEMENTS), device=data.device, dtype=data.dtype)
+    whole[:n].copy_(data)
+    whole.view(torch.uint8)[n * data.element_size():].fill_(GUARD_BYTE)
+    return whole
+
+
+def check_guard_zones(torch, guarded):
+    """Raises for the first buffer whose guard zone the kernel wrote into."""
+    for name, whole, n in guarded:
+        zone = whole.view(torch.uint8)[n * whole.element_size():]
+        changed = int((zone != GUARD_BYTE).sum().item())
+        if changed:
+            raise OutOfBoundsWrite("illegal address: the kernel wrote past the end of %r (%d bytes of the "
+                                   "guard zone after its %d elements changed)" % (name, changed, n))
+
+
+class OutOfBoundsWrite(RuntimeError):
+    pass
+
+
 _DTYPE_TEXT = re.compile(r"^(?:tl|triton\.language)\.([A-Za-z0-9_]+)$")
 
 
