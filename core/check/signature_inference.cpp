@@ -575,6 +575,13 @@ InferredSignature triton_signature(const KernelSource& k) {
       }
   }
   for (const auto& pn : params) {
+    const InferredParam& p = by_name[pn.name];
+    if (p.type != "*fp32" || facts.dtypes.count(pn.name)) continue;
+    auto f = launched.find(pn.name);
+    bool launch_open = p.origin == Origin::Launch && f != launched.end() && f->second.dtype.empty();
+    if (is_guess(p.origin) || launch_open) out.assumed_fp32.push_back(pn.name);
+  }
+  for (const auto& pn : params) {
     InferredParam p = by_name[pn.name];
     p.guessed = is_guess(p.origin);
     out.params.push_back(std::move(p));

@@ -428,7 +428,7 @@ class Worker:
             except Exception as e:
                 # `tl.dot` of a half-precision operand and one loaded through a pointer the check
                 # had to assume fp32: the kernel dots one type, so the assumed pointers take it.
-                if not retyped and self.retype_guessed_pointers(p, exc_message(e), row):
+                if not retyped and self.retype_guessed_pointers(p, exc_message(e), row, spec):
                     retyped = True
                     continue
                 # Software pipelining multiplies a tile's shared memory by num_stages; launch sites
@@ -449,15 +449,18 @@ class Worker:
                 row["shrunk"] = shrinks
 
     @staticmethod
-    def retype_guessed_pointers(p, message, row):
-        """Guessed `*fp32` pointers become the half type a tl.dot's type error names; False when
-        the message is no such error or nothing was guessed fp32."""
+    def retype_guessed_pointers(p, message, row, spec):
+        """Pointers typed `*fp32` only by assumption (guessed, or named in the bundle's
+        `assumed_fp32`: a launch tensor whose type the launcher leaves to its caller) become the
+        half type a tl.dot's type error names; False when the message is no such error or no
+        pointer was assumed fp32."""
         half = launch.dot_partner_type(message)
         if half is None:
             return False
+        assumed = set(p["guessed"]) | set(spec.get("assumed_fp32") or [])
         moved = {}
         for i, (name, kind, detail) in enumerate(p["args"]):
-            if kind == "tensor" and name in p["guessed"] and p["signature"].get(name) == "*fp32":
+            if kind == "tensor" and name in assumed and p["signature"].get(name) == "*fp32":
                 p["signature"][name] = "*" + half
                 p["args"][i] = (name, kind, (launch.TORCH_DTYPES[half], detail[1]))
                 moved[name] = "*" + half

@@ -103,6 +103,8 @@ class Fallbacks(unittest.TestCase):
                                          target={"backend": "ascend", "evidence": "in the folder _ascend/"})),
             (9, "k", DOT_KERNEL, dict(DOT_SIG, guessed=["a_ptr"])),  # a_ptr's fp32 was assumed
             (10, "k", DOT_KERNEL, dict(DOT_SIG, guessed=[])),  # stated: the error stands
+            # A launch tensor the launcher takes from its caller: typed, not guessed, yet assumed fp32.
+            (11, "k", DOT_KERNEL, dict(DOT_SIG, guessed=[], assumed_fp32=["a_ptr"])),
         ]
         write_bundle(bundle, kernels)
         for kid, text in ((4, KERNEL_ONLY), (6, BROKEN_BODY_ONLY)):
@@ -118,7 +120,7 @@ class Fallbacks(unittest.TestCase):
         cls.tmp.cleanup()
 
     def test_all_kernels_reported(self):
-        self.assertEqual(sorted(self.rows), [1, 2, 3, 4, 5, 6, 7, 8, 9, 10], self.proc.stderr[-2000:])
+        self.assertEqual(sorted(self.rows), [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11], self.proc.stderr[-2000:])
 
     def test_results_of_other_targets_name_the_target(self):
         self.assertEqual(self.rows[8]["target"], "ascend")
@@ -133,6 +135,7 @@ class Fallbacks(unittest.TestCase):
         self.assertEqual(r["status"], "fail")
         self.assertIn("Both operands must be same dtype", r["message"])
         self.assertNotIn("retyped", r)
+        self.assertEqual(self.rows[11]["retyped"], {"a_ptr": "*fp16"})
 
     def test_dtype_text_becomes_a_triton_dtype(self):
         self.assertEqual(self.rows[1]["status"], "ok", self.rows[1]["message"])

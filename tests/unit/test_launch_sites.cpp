@@ -189,7 +189,7 @@ TEST_CASE("signatures follow the repository's launches first, as the kernel file
   REQUIRE(kernels.size() == 25);
   std::map<std::string, check::InferredSignature> by_name;
   for (const auto& k : kernels) by_name[k.name] = check::infer_signature({k.plugin, k.name, k.standalone, k.meta, nullptr, k.launches});
-  static const std::regex kExpect(R"(^# expect: kernel (\S+) (signature|constexprs|guessed|args|tensors|grid|options) ?(.*)$)");
+  static const std::regex kExpect(R"(^# expect: kernel (\S+) (signature|constexprs|guessed|assumed|args|tensors|grid|options) ?(.*)$)");
   int checked = for_each_expectation(repo, kExpect, [&](const fs::path& file, const std::string& line, const std::smatch& m) {
     INFO(file.filename().string() << ": " << line);
     std::string name = m[1], what = m[2], expected = m[3];
@@ -203,6 +203,11 @@ TEST_CASE("signatures follow the repository's launches first, as the kernel file
     if (what == "guessed") {
       std::string got;
       for (const auto& g : sig.guessed()) got += (got.empty() ? "" : ", ") + g.get<std::string>();
+      CHECK(got == trim(expected));
+    }
+    if (what == "assumed") {
+      std::string got;
+      for (const auto& a : sig.assumed_fp32) got += (got.empty() ? "" : ", ") + a;
       CHECK(got == trim(expected));
     }
     if (what == "tensors") {
