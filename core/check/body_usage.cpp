@@ -271,6 +271,30 @@ std::map<std::string, nlohmann::json> selector_values(const PythonModule& m, TSN
   return out;
 }
 
+std::map<std::string, int> tuple_parameters(const PythonModule& m, TSNode body, const std::set<std::string>& params) {
+  std::map<std::string, int> out;
+  std::vector<TSNode> stack{body};
+  while (!stack.empty()) {
+    TSNode n = stack.back();
+    stack.pop_back();
+    for_each_named_child(n, [&](TSNode c) { stack.push_back(c); });
+    if (!is_type(n, "subscript")) continue;
+    TSNode value = field(n, "value");
+    TSNode index = field(n, "subscript");
+    if (!is_type(value, "identifier") || !is_type(index, "integer") || !params.count(m.text_of(value))) continue;
+    int i = 0;
+    try {
+      i = std::stoi(m.text_of(index));
+    } catch (const std::exception&) {
+      continue;
+    }
+    if (i < 0 || i > 15) continue;
+    int& count = out[m.text_of(value)];
+    count = std::max(count, i + 1);
+  }
+  return out;
+}
+
 // Identifiers inside the arguments of float-only math (tl.exp(-x), tl.sqrt(var + eps)): a
 // scalar there must be a float, since Triton refuses integer operands for these.
 std::set<std::string> float_math_operands(const PythonModule& m, TSNode body) {

@@ -336,6 +336,12 @@ InferredSignature triton_signature(const KernelSource& k) {
   std::set<std::string> conditions = condition_operands(*m, field(site->definition, "body"));
   std::map<std::string, std::string> string_options = string_option_operands(*m, field(site->definition, "body"));
   std::map<std::string, nlohmann::json> selectors = selector_values(*m, field(site->definition, "body"));
+  std::map<std::string, int> tuples;
+  {
+    std::set<std::string> names;
+    for (const auto& pn : params) names.insert(pn.name);
+    tuples = tuple_parameters(*m, field(site->definition, "body"), names);
+  }
   auto use_of = [&](const std::string& name) {
     ConstexprUse u;
     auto option = string_options.find(name);
@@ -415,6 +421,17 @@ InferredSignature triton_signature(const KernelSource& k) {
         p.value = *d, p.origin = Origin::Default, p.why = "default";
         known[p.name] = p.value;
       }
+    } else if (auto tuple = tuples.find(pn.name); tuple != tuples.end()) {
+      // `stride_q[0]`: a tuple (`q.stride()` handed whole); of pointers where its elements are
+      // the base of an address, else of integers.
+      bool pointers = facts.pointers.count(pn.name) > 0;
+      auto dt = facts.dtypes.find(pn.name);
+      std::string element = pointers ? "*" + (dt != facts.dtypes.end() ? dt->second : std::string("fp32")) : "i32";
+      p.type = "(";
+      for (int i = 0; i < tuple->second; ++i) p.type += (i ? "," : "") + element;
+      p.type += ")";
+      p.origin = Origin::Code;
+      p.why = "indexed with integer literals: a tuple of " + std::to_string(tuple->second);
     } else if (facts.pointers.count(pn.name) || pointer_name(pn.name)) {
       bool used = facts.pointers.count(pn.name) > 0;
       auto dt = facts.dtypes.find(pn.name);

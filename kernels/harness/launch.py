@@ -210,6 +210,8 @@ def plan(spec, params, source=""):
             args.append((name, "constexpr", constexprs[name]))
         elif ty.startswith("tensordesc<"):
             args.append((name, "descriptor", descriptor_spec(name, ty)))
+        elif ty.startswith("("):
+            args.append((name, "tuple", tuple_elements(name, ty)))
         elif not ty.startswith("*"):
             value, was_guess = scalar_value(name, ty, numels, spec.get("args") or {},
                                             LAUNCHED_DEFAULT_INT if spec.get("launch") else DEFAULT_INT)
@@ -219,6 +221,14 @@ def plan(spec, params, source=""):
                 int_values.append(value)
             args.append((name, "scalar", value))
     elems = buffer_elems(numels, int_values)
+    for i, (name, kind, detail) in enumerate(args):
+        if kind == "tuple":  # pointers in a tuple get buffers like the others; strides 1, sizes nominal
+            given = (spec.get("args") or {}).get(name)
+            args[i] = (name, kind, [
+                ("tensor", (TORCH_DTYPES[t[1:].replace("k", "")], elems)) if t.startswith("*")
+                else ("scalar", given[j] if isinstance(given, list) and j < len(given) else
+                      (1 if "stride" in name.lower() else LAUNCHED_DEFAULT_INT))
+                for j, t in enumerate(detail)])
     shaped = spec.get("tensors") or {}
     for i, (name, ty) in enumerate(signature.items()):
         if ty.startswith("*"):
@@ -249,6 +259,22 @@ def dot_partner_type(message):
         return None
     (other,) = types - {"fp32"}
     return other if other in ("fp16", "bf16") else None
+
+
+def tuple_elements(name, ty):
+    """The element types of a tuple parameter's "(i32,i32)" / "(*fp16,*fp16)" type."""
+    inner = ty[1:-1] if ty.endswith(")") else ""
+    elements = [t.strip() for t in inner.split(",") if t.strip()]
+    bad = [t for t in elements if t.startswith("*") and TORCH_DTYPES.get(t[1:].replace("k", "")) is None]
+    if not elements or bad:
+        raise ValueError("unknown tuple type %r for %r" % (ty, name))
+    return elements
+
+
+def signature_for_triton(signature):
+    """The bundle's signature as ASTSource takes it: tuple types as Python tuples."""
+    return {name: tuple(tuple_elements(name, ty)) if isinstance(ty, str) and ty.startswith("(") else ty
+            for name, ty in signature.items()}
 
 
 def descriptor_spec(name, ty):

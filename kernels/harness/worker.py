@@ -512,7 +512,7 @@ class Worker:
         for name, a in p.get("attrs", spec.get("attrs") or {}).items():
             if name in names:
                 attrs[(names.index(name),)] = [list(x) for x in a]
-        src = self.ASTSource(fn, p["signature"], ckeys, attrs)
+        src = self.ASTSource(fn, launch.signature_for_triton(p["signature"]), ckeys, attrs)
         target = self.GPUTarget("cuda", parse_arch(task["arch"]), 32)
         row["stage_reached"] = "compile"
         self.mark("compile")
@@ -554,6 +554,17 @@ class Worker:
                 args.append(whole[:n])
             elif kind == "descriptor":
                 args.append(self.descriptor(detail, generator))
+            elif kind == "tuple":
+                items = []
+                for element_kind, value in detail:
+                    if element_kind == "tensor":
+                        data = torch.rand(value[1], device="cuda", dtype=getattr(torch, value[0]), generator=generator)
+                        whole = guard_zone(torch, data)
+                        guarded.append(("%s[%d]" % (name, len(items)), whole, value[1]))
+                        items.append(whole[:value[1]])
+                    else:
+                        items.append(value)
+                args.append(tuple(items))
             elif kind == "constexpr":
                 args.append(constexprs[name])
             else:

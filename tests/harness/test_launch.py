@@ -111,6 +111,18 @@ class Plan(unittest.TestCase):
         with self.assertRaisesRegex(ValueError, "unknown descriptor type .* for 'a_desc'"):
             plan({"signature": {"a_desc": "tensordesc<fp16>"}}, params("a_desc"))
 
+    def test_tuple_parameters(self):
+        p = plan({"signature": {"x": "*fp32", "stride_q": "(i32,i32,i32)", "ptrs": "(*fp16,*fp16)"},
+                  "args": {"stride_q": [64, 8, 1]}}, params("x", "stride_q", "ptrs"))
+        kinds = {name: (kind, detail) for name, kind, detail in p["args"]}
+        self.assertEqual(kinds["stride_q"], ("tuple", [("scalar", 64), ("scalar", 8), ("scalar", 1)]))
+        self.assertEqual([k for k, _ in kinds["ptrs"][1]], ["tensor", "tensor"])
+        self.assertEqual(kinds["ptrs"][1][0][1][0], "float16")
+        self.assertEqual(launch.signature_for_triton({"a": "(i32,i32)", "b": "*fp32"}),
+                         {"a": ("i32", "i32"), "b": "*fp32"})
+        with self.assertRaisesRegex(ValueError, "unknown tuple type .* for 'ptrs'"):
+            plan({"signature": {"ptrs": "(*weird)"}}, params("ptrs"))
+
     def test_dot_partner_type(self):
         self.assertEqual(launch.dot_partner_type("... Both operands must be same dtype. Got fp32 and bf16"), "bf16")
         self.assertEqual(launch.dot_partner_type("Both operands must be same dtype. Got fp16 and fp32"), "fp16")

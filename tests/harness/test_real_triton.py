@@ -175,6 +175,30 @@ class RealGpu(unittest.TestCase):
             with self.subTest(cls=cls):
                 self.assertEqual(got[cls][0], cls, got[cls])
 
+    def test_tuple_and_descriptor_arguments_run(self):
+        tuples = HDR + """
+@triton.jit
+def k(x_ptr, strides, ptrs, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    v = tl.load(ptrs[0] + offs * strides[1], mask=offs < n)
+    tl.store(x_ptr + offs * strides[0], v + 1.0, mask=offs < n)
+"""
+        tma = HDR + """
+@triton.jit
+def k(a_desc, c_desc, BM: tl.constexpr, BN: tl.constexpr):
+    a = a_desc.load([tl.program_id(0) * BM, 0])
+    c_desc.store([tl.program_id(0) * BM, 0], a * 2)
+"""
+        with tempfile.TemporaryDirectory() as tmp:
+            write_bundle(tmp, [
+                (1, "k", tuples, {"signature": {"x_ptr": "*fp32", "strides": "(i32,i32)", "ptrs": "(*fp32)",
+                                                "n": "i32"}, "constexprs": {"BLOCK": 64}}),
+                (2, "k", tma, {"signature": {"a_desc": "tensordesc<fp16[64, 32]>", "c_desc": "tensordesc<fp16[64, 32]>"},
+                               "constexprs": {"BM": 64, "BN": 32}, "grid": [2, 1, 1]})])
+            proc, rows = run(tmp, "--stage", "run", "--jobs", "1")
+        for i in (1, 2):
+            self.assertEqual(rows[i]["status"], "ok", rows[i]["message"])
+
     def test_reads_past_a_buffer_pass_and_writes_there_fail(self):
         sized = dict(SIG, args={"n": 1024})
         with tempfile.TemporaryDirectory() as tmp:

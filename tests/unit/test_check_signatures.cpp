@@ -29,7 +29,8 @@ std::string read_text(const fs::path& p) {
   return s.str();
 }
 
-// Items at the top level only: a descriptor type's block (`tensordesc<fp16[64, 32]>`) has commas.
+// Items at the top level only: a descriptor type's block (`tensordesc<fp16[64, 32]>`) and a tuple
+// type (`(i32,i32)`) have commas.
 std::vector<std::string> split_list(const std::string& text) {
   std::vector<std::string> out;
   auto keep = [&](const std::string& item) {
@@ -39,8 +40,8 @@ std::vector<std::string> split_list(const std::string& text) {
   std::string item;
   int depth = 0;
   for (char c : text) {
-    if (c == '[' || c == '<' || c == '{') ++depth;
-    if (c == ']' || c == '>' || c == '}') --depth;
+    if (c == '[' || c == '<' || c == '{' || c == '(') ++depth;
+    if (c == ']' || c == '>' || c == '}' || c == ')') --depth;
     if (c == ',' && depth == 0) {
       keep(item);
       item.clear();
