@@ -6,7 +6,9 @@ usage: bench/check_rates.py RESULTS.jsonl --db corpus.db [--baseline BEFORE.json
 Prints a markdown table: kernels, compiled, ran, their rates and the failures by class; with
 --baseline, the same kernels' figures from an earlier run side by side. Kernels are joined to
 their repository through the corpus the bundle was emitted from (kernel ids); a baseline emitted
-from another corpus (another scan gives other ids) names its own with --baseline-db.
+from another corpus (another scan gives other ids) names its own with --baseline-db. Where the
+results name a `target` (kernels written for another accelerator), two more lines give the rates
+of the kernels written for CUDA and of the others apart.
 """
 import argparse
 import collections
@@ -43,6 +45,14 @@ def table(rows, repo_of, title):
         total += rs
         out.append(line(repo, rs))
     out.append(line("**all**", total))
+    # Results that name a target (kernels written for another accelerator, kernel_target.h):
+    # the rates over the kernels meant for this GPU, and over the others, apart.
+    other = [r for r in total if r.get("target")]
+    if other:
+        out.append(line("all written for CUDA", [r for r in total if not r.get("target")]))
+        targets = collections.Counter(r["target"] for r in other)
+        out.append(line("all written for other accelerators (%s)" % ", ".join(
+            "%s %d" % kv for kv in sorted(targets.items())), other))
     return "\n".join(out)
 
 

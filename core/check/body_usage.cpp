@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <cctype>
 
+#include "core/check/constant_eval.h"
 #include "core/check/decorator_facts.h"
 #include "core/check/name_text.h"
+#include "core/check/pointer_usage.h"
 
 namespace mine::check {
 namespace {
@@ -38,6 +40,8 @@ std::pair<nlohmann::json, std::string> constexpr_fallback(const std::string& nam
   bool arange_bound = use.arange_bound;
   if (use.dtype) return {"tl.float32", "used as a dtype"};
   if (use.string_option) return {*use.string_option, "handed to a Triton option that takes a string"};
+  // A selector's sizes-like name (`dim`) says nothing: a size no branch compares with takes none.
+  if (use.selector) return {*use.selector, "compared only with literals: the first"};
   if (use.pointer_branch) return {*use.pointer_branch, "takes the branch that uses a parameter as a pointer"};
   if (bool_flag_name(up)) return {false, "flag name"};
   // `for i in tl.static_range(W)` copies the body W times: a guess of 1024 for a letter makes
@@ -194,6 +198,99 @@ std::set<std::string> condition_operands(const PythonModule& m, TSNode body, int
     for_each_call_argument(m, call, helper->definition, [&](const std::string& target, TSNode value) {
       if (tested.count(target) && is_type(value, "identifier")) out.insert(m.text_of(value));
     });
+  }
+  return out;
+}
+
+std::map<std::string, nlohmann::json> selector_values(const PythonModule& m, TSNode body, int depth) {
+  std::map<std::string, std::pair<uint32_t, nlohmann::json>> first;  // by position: the walk is not in order
+  std::set<std::string> other_use;
+  std::vector<std::pair<std::string, TSNode>> handed_on;  // (name, call of a helper of this module)
+  ConstantEvaluator literals(m, nullptr);
+  auto literal = [&](TSNode n) -> std::optional<nlohmann::json> {
+    if (!is_type(n, "integer") && !is_type(n, "string") && !is_type(n, "unary_operator")) return std::nullopt;
+    auto v = literals.eval(n);
+    if (v && (v->is_number_integer() || v->is_string())) return v;
+    return std::nullopt;
+  };
+  // The call of a jitted helper of this module that `n` is an argument of, if any.
+  auto helper_call = [&](TSNode n) -> TSNode {
+    TSNode list = ts_node_parent(n);
+    if (is_type(list, "keyword_argument")) list = ts_node_parent(list);
+    TSNode call = is_type(list, "argument_list") ? ts_node_parent(list) : TSNode{};
+    if (!is_type(call, "call") || depth >= 4) return TSNode{};
+    TSNode fn = field(call, "function");
+    return is_type(fn, "identifier") && module_function(m, m.text_of(fn)) ? call : TSNode{};
+  };
+  std::vector<TSNode> stack{body};
+  while (!stack.empty()) {
+    TSNode n = stack.back();
+    stack.pop_back();
+    for_each_named_child(n, [&](TSNode c) { stack.push_back(c); });
+    if (!is_type(n, "identifier")) continue;
+    std::string name = m.text_of(n);
+    TSNode parent = ts_node_parent(n);
+    // `x.dim` and `f(dim=...)` name something else.
+    if (is_type(parent, "attribute") && ts_node_eq(field(parent, "attribute"), n)) continue;
+    if (is_type(parent, "keyword_argument") && ts_node_eq(field(parent, "name"), n)) continue;
+    // `tl.sum(x, axis=dim)`: an axis is a selector too.
+    if (is_type(parent, "keyword_argument") && m.text_of(field(parent, "name")) == "axis") continue;
+    if (TSNode call = helper_call(n); !ts_node_is_null(call)) {  // decided by how the helper uses it
+      handed_on.push_back({name, call});
+      continue;
+    }
+    std::optional<nlohmann::json> compared;
+    if (is_type(parent, "comparison_operator") && ts_node_named_child_count(parent) == 2 && ts_node_child_count(parent) == 3) {
+      std::string op = m.text_of(ts_node_child(parent, 1));
+      TSNode other = ts_node_eq(ts_node_named_child(parent, 0), n) ? ts_node_named_child(parent, 1) : ts_node_named_child(parent, 0);
+      if (op == "==" || op == "!=") compared = literal(other);
+    }
+    uint32_t at = ts_node_start_byte(n);
+    if (!compared) other_use.insert(name);
+    else if (!first.count(name) || first[name].first > at) first[name] = {at, *compared};
+  }
+  // `apply_act_func(x, act_func)`: a selector of the helper is one here.
+  for (const auto& [name, call] : handed_on) {
+    if (other_use.count(name)) continue;
+    const FunctionSite* helper = module_function(m, m.text_of(field(call, "function")));
+    std::map<std::string, nlohmann::json> inner = selector_values(m, field(helper->definition, "body"), depth + 1);
+    bool selects = false;
+    for_each_call_argument(m, call, helper->definition, [&](const std::string& target, TSNode value) {
+      if (!is_type(value, "identifier") || m.text_of(value) != name) return;
+      auto v = inner.find(target);
+      if (v == inner.end()) return;
+      selects = true;
+      uint32_t at = ts_node_start_byte(value);
+      if (!first.count(name) || first[name].first > at) first[name] = {at, v->second};
+    });
+    if (!selects) other_use.insert(name);
+  }
+  std::map<std::string, nlohmann::json> out;
+  for (const auto& [name, v] : first)
+    if (!other_use.count(name)) out[name] = v.second;
+  return out;
+}
+
+std::map<std::string, int> tuple_parameters(const PythonModule& m, TSNode body, const std::set<std::string>& params) {
+  std::map<std::string, int> out;
+  std::vector<TSNode> stack{body};
+  while (!stack.empty()) {
+    TSNode n = stack.back();
+    stack.pop_back();
+    for_each_named_child(n, [&](TSNode c) { stack.push_back(c); });
+    if (!is_type(n, "subscript")) continue;
+    TSNode value = field(n, "value");
+    TSNode index = field(n, "subscript");
+    if (!is_type(value, "identifier") || !is_type(index, "integer") || !params.count(m.text_of(value))) continue;
+    int i = 0;
+    try {
+      i = std::stoi(m.text_of(index));
+    } catch (const std::exception&) {
+      continue;
+    }
+    if (i < 0 || i > 15) continue;
+    int& count = out[m.text_of(value)];
+    count = std::max(count, i + 1);
   }
   return out;
 }

@@ -37,6 +37,7 @@ struct ConstexprUse {
   bool condition = false;     // tested as a condition (`if INVERT:`, `1 if flag else 0`)
   std::optional<bool> pointer_branch;  // the value that takes the branch using a parameter as a pointer
   std::optional<std::string> string_option;  // handed to a Triton option that takes a string
+  std::optional<nlohmann::json> selector;     // only ever compared with literals: the first of them
 };
 
 // A value for a constexpr nothing decided, from its use and name, with the reason.
@@ -55,6 +56,13 @@ std::set<std::string> loop_bound_operands(const PythonModule& m, TSNode body);
 std::set<std::string> static_range_operands(const PythonModule& m, TSNode body);
 // Names tested for truth on their own (`if INVERT:`), also inside helpers they are handed to.
 std::set<std::string> condition_operands(const PythonModule& m, TSNode body, int depth = 0);
+// Names whose every use in the body is `NAME == literal` or `NAME != literal` (`if dim == 0:
+// ... elif dim == 1:`, `if ACT == "gelu":`), an `axis=`, or an argument of a helper of the module
+// that uses its parameter so: mode selectors, with the first literal compared.
+std::map<std::string, nlohmann::json> selector_values(const PythonModule& m, TSNode body, int depth = 0);
+// Parameters the body indexes with integer literals (`stride_q[0]`, `res[1] + offs`): Triton takes
+// them as tuples. Parameter -> element count (the largest index + 1).
+std::map<std::string, int> tuple_parameters(const PythonModule& m, TSNode body, const std::set<std::string>& params);
 // Identifiers inside the arguments of float-only math (tl.exp, tl.sqrt, ...).
 std::set<std::string> float_math_operands(const PythonModule& m, TSNode body);
 

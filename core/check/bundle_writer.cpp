@@ -81,6 +81,8 @@ void write_bundle(const std::string& dir_text, const std::vector<BundleKernel>& 
     if (!k.signature.args.empty()) entry["args"] = k.signature.args;
     if (!k.signature.tensors.empty()) entry["tensors"] = k.signature.tensors;
     if (!k.signature.launch.is_null()) entry["launch"] = k.signature.launch;
+    if (!k.target.is_null()) entry["target"] = k.target;
+    if (!k.signature.assumed_fp32.empty()) entry["assumed_fp32"] = k.signature.assumed_fp32;
     list.push_back(std::move(entry));
   }
   nlohmann::ordered_json doc;

@@ -25,6 +25,8 @@ struct BundleKernel {
   nlohmann::ordered_json attrs = nlohmann::ordered_json::object();
   // torch_module: the inputs the plugin inferred ({init, forward}, input_inference.h).
   nlohmann::json inputs = nlohmann::json::object();
+  // {backend, evidence} for kernels written for another accelerator (kernel_target.h), else null.
+  nlohmann::json target = nullptr;
 };
 
 // Writes BUNDLE_DIR/k<id>.py (or .cu) for each kernel and then BUNDLE_DIR/bundle.json (format in

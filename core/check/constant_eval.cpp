@@ -25,6 +25,11 @@ std::optional<bool> compare(const nlohmann::json& a, const std::string& op, cons
   if (op == "!=") return !(a == b || (number(a) && number(b) && *number(a) == *number(b)));
   if (op == "is") return a.is_null() && b.is_null();
   if (op == "is not") return !(a.is_null() && b.is_null());
+  if ((op == "in" || op == "not in") && b.is_array()) {  // `MODE in ("floor", "even")`
+    bool found = false;
+    for (const auto& e : b) found = found || *compare(a, "==", e);
+    return op == "in" ? found : !found;
+  }
   auto x = number(a), y = number(b);
   if (!x || !y) return std::nullopt;
   if (op == "<") return *x < *y;

@@ -33,7 +33,7 @@ std::map<std::string, LaunchFact> launch_facts(const LaunchSite& launch) {
   std::map<std::string, LaunchFact> out;
   for (const auto& a : launch.args) {
     if (a.param.empty() || a.role == "unknown") continue;
-    out[a.param] = {a.role, a.dtype, a.value, a.shape, a.text, a.nominal};
+    out[a.param] = {a.role, a.dtype, a.value, a.shape, a.text, a.nominal, a.ratio};
   }
   return out;
 }

@@ -420,6 +420,32 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
       for (uint32_t i = 0; i < count; ++i) work.push_back(ts_node_named_child(n, i));
     }
   }
+  // `tl.load(ptrs + i).to(tl.pointer_type(T))`, directly or through a local: the loaded values
+  // are addresses (a table of peer or per-layer buffers), so 64-bit integers. First, before the
+  // offsets rules below take the addresses for 32-bit indexes.
+  for_each_call(body, [&](TSNode n) {
+    TSNode fn = field(n, "function");
+    if (!is_type(fn, "attribute") || m_.text_of(field(fn, "attribute")) != "to") return;
+    TSNode target = argument(n, 0);
+    auto q = is_type(target, "call") ? m_.qualified_name(field(target, "function")) : std::nullopt;
+    if (!q || !ends_with(*q, "pointer_type")) return;
+    std::vector<TSNode> sources{field(fn, "object")};
+    if (is_type(sources[0], "identifier")) {
+      std::string local = m_.text_of(sources[0]);
+      std::vector<TSNode> walk{body};
+      while (!walk.empty()) {
+        TSNode x = walk.back();
+        walk.pop_back();
+        if (is_type(x, "assignment") && m_.text_of(field(x, "left")) == local) sources.push_back(field(x, "right"));
+        for_each_named_child(x, [&](TSNode c) { walk.push_back(c); });
+      }
+    }
+    for (TSNode s : sources)
+      for (const auto& op : ops)
+        if (op.name == "load" && ts_node_start_byte(op.call) >= ts_node_start_byte(s) &&
+            ts_node_end_byte(op.call) <= ts_node_end_byte(s))
+          for (const auto& p : bases_of(op.address)) set_dtype(p, "i64", "loaded values cast to a pointer type");
+  });
   auto load_in = [&](TSNode e) -> TSNode {
     for (int hop = 0; hop < 3 && is_type(e, "call"); ++hop) {
       if (op_name(e) == "load") return e;

@@ -23,9 +23,11 @@
 #include "core/check/body_usage.h"
 #include "core/check/constant_eval.h"
 #include "core/check/decorator_facts.h"
+#include "core/check/descriptor_usage.h"
 #include "core/check/launch_facts.h"
 #include "core/check/name_text.h"
 #include "core/check/pointer_usage.h"
+#include "core/check/static_assert_repair.h"
 #include "core/error.h"
 #include "core/python/function_parameters.h"
 #include "core/python/module_model.h"
@@ -36,6 +38,23 @@ namespace {
 constexpr size_t kMaxAutotuneConfigs = 64;  // a generated grid can be huge; --autotune times each one
 
 int64_t cdiv(int64_t a, int64_t b) { return b > 0 ? (a + b - 1) / b : a; }
+
+// `x: tl.pointer_type(tl.int64)` and `n: tl.int64`: Triton types such a parameter by its
+// annotation, whatever a launch or the body suggests.
+std::string annotated_type(const PythonModule& m, TSNode annotation) {
+  if (is_type(annotation, "type")) annotation = ts_node_named_child(annotation, 0);
+  if (ts_node_is_null(annotation)) return "";
+  if (is_type(annotation, "call")) {
+    auto q = m.qualified_name(field(annotation, "function"));
+    TSNode args = field(annotation, "arguments");
+    TSNode element = ts_node_named_child_count(args) ? ts_node_named_child(args, 0) : TSNode{};
+    auto e = ts_node_is_null(element) ? std::nullopt : m.qualified_name(element);
+    if (q && ends_with(*q, "language.pointer_type") && e && !triton_dtype(*e).empty()) return "*" + triton_dtype(*e);
+    return "";
+  }
+  auto q = m.qualified_name(annotation);
+  return q ? triton_dtype(*q) : "";
+}
 
 // ---------------------------------------------------------------- Inductor
 
@@ -316,11 +335,20 @@ InferredSignature triton_signature(const KernelSource& k) {
   std::set<std::string> unrolled = static_range_operands(*m, field(site->definition, "body"));
   std::set<std::string> conditions = condition_operands(*m, field(site->definition, "body"));
   std::map<std::string, std::string> string_options = string_option_operands(*m, field(site->definition, "body"));
+  std::map<std::string, nlohmann::json> selectors = selector_values(*m, field(site->definition, "body"));
+  std::map<std::string, int> tuples;
+  {
+    std::set<std::string> names;
+    for (const auto& pn : params) names.insert(pn.name);
+    tuples = tuple_parameters(*m, field(site->definition, "body"), names);
+  }
   auto use_of = [&](const std::string& name) {
     ConstexprUse u;
     auto option = string_options.find(name);
     if (option != string_options.end()) u.string_option = option->second;
     u.arange_bound = bounds.count(name) > 0;
+    auto selector = selectors.find(name);
+    if (selector != selectors.end()) u.selector = selector->second;
     u.dtype = dtype_uses.count(name) > 0;
     u.unrolled = unrolled.count(name) > 0;
     u.condition = conditions.count(name) > 0;
@@ -350,10 +378,30 @@ InferredSignature triton_signature(const KernelSource& k) {
     p.name = pn.name;
     std::string annotation = ts_node_is_null(pn.annotation) ? "" : m->text_of(pn.annotation);
     bool is_constexpr = contains(annotation, "constexpr") || autotune.keys.count(pn.name) || heuristic_keys.count(pn.name);
+    // Triton itself types a parameter annotated `tl.pointer_type(tl.int64)` or `tl.int64`: no
+    // launch or guess can differ.
+    if (std::string stated = annotated_type(*m, pn.annotation); !is_constexpr && !stated.empty()) {
+      p.type = stated;
+      p.origin = Origin::Annotation, p.why = "annotation " + annotation;
+      if (p.type == "i32" || p.type == "i64") ints.insert(p.name);
+      auto given = launched.find(pn.name);  // the launch's value of an annotated scalar still holds
+      if (p.type[0] != '*' && given != launched.end() && given->second.value.is_number()) {
+        out.args[p.name] = given->second.value;
+        known[p.name] = given->second.value;
+      }
+      by_name[p.name] = p;
+      continue;
+    }
     auto fact = launched.find(pn.name);
     // A loop Triton unrolls as often as a nominal size says would take minutes to compile; the
     // repository's real counts are small (the body fallback's 4 stands for them).
     if (fact != launched.end() && fact->second.nominal && is_constexpr && unrolled.count(pn.name)) fact = launched.end();
+    // A ratio of sizes (`group = K // scale.shape[1]`, `G = HQ // H`) is 1 with any stand-in sizes
+    // that are all alike; the kernel's own sources and fallbacks know better than that 1.
+    if (fact != launched.end() && fact->second.ratio && is_constexpr) fact = launched.end();
+    // A mode selector (`if p_loss == 1: ... elif p_loss == 2:`) handed a stand-in size would take
+    // no branch at all; its first literal is a mode the kernel has.
+    if (fact != launched.end() && fact->second.nominal && is_constexpr && selectors.count(pn.name)) fact = launched.end();
     if (fact != launched.end() && apply_launch_fact(fact->second, is_constexpr, facts, p, out)) {
       // Known to the heuristics and settled for the fallbacks, a constexpr None included.
       if (p.type == "constexpr") known[p.name] = p.value;
@@ -373,6 +421,17 @@ InferredSignature triton_signature(const KernelSource& k) {
         p.value = *d, p.origin = Origin::Default, p.why = "default";
         known[p.name] = p.value;
       }
+    } else if (auto tuple = tuples.find(pn.name); tuple != tuples.end()) {
+      // `stride_q[0]`: a tuple (`q.stride()` handed whole); of pointers where its elements are
+      // the base of an address, else of integers.
+      bool pointers = facts.pointers.count(pn.name) > 0;
+      auto dt = facts.dtypes.find(pn.name);
+      std::string element = pointers ? "*" + (dt != facts.dtypes.end() ? dt->second : std::string("fp32")) : "i32";
+      p.type = "(";
+      for (int i = 0; i < tuple->second; ++i) p.type += (i ? "," : "") + element;
+      p.type += ")";
+      p.origin = Origin::Code;
+      p.why = "indexed with integer literals: a tuple of " + std::to_string(tuple->second);
     } else if (facts.pointers.count(pn.name) || pointer_name(pn.name)) {
       bool used = facts.pointers.count(pn.name) > 0;
       auto dt = facts.dtypes.find(pn.name);
@@ -479,6 +538,41 @@ InferredSignature triton_signature(const KernelSource& k) {
     if (p.type != "constexpr" || known.count(name)) continue;
     auto [v, why] = constexpr_fallback(name, use_of(name));
     p.value = v, p.origin = Origin::Fallback, p.why = "heuristic not evaluable; " + why;
+    known[name] = v;
+  }
+  // Guesses that break the kernel's own tl.static_assert move to values it accepts; what the
+  // launch, an annotation or a heuristic of launch values decided stays.
+  {
+    std::set<std::string> movable;
+    for (const auto& [name, p] : by_name)
+      if (p.type == "constexpr" && (p.origin == Origin::Fallback || p.origin == Origin::Autotune || p.origin == Origin::Default))
+        movable.insert(name);
+    for (const auto& r : repair_static_asserts(*m, field(site->definition, "body"), known, movable)) {
+      InferredParam& p = by_name[r.name];
+      p.value = r.value;
+      p.why += "; moved to " + r.value.dump() + " for tl.static_assert(" + r.assertion + ")";
+    }
+  }
+  // Parameters the kernel loads and stores through as TMA descriptors take a descriptor type,
+  // whatever name or launch role made them pointers or integers above.
+  {
+    std::vector<std::string> names;
+    std::set<std::string> constexpr_names;
+    for (const auto& [name, p] : by_name) {
+      if (p.type == "constexpr") constexpr_names.insert(name);
+      else names.push_back(name);
+    }
+    TSNode body = field(site->definition, "body");
+    for (const auto& [name, uses] : descriptor_uses(*m, body, names, constexpr_names)) {
+      std::string type = descriptor_type(*m, body, uses, known);
+      if (type.empty()) continue;
+      InferredParam& p = by_name[name];
+      p.type = type;
+      p.origin = Origin::Code;
+      p.why = "loaded and stored through as a TMA descriptor";
+      out.tensors.erase(name);
+      out.args.erase(name);
+    }
   }
   // Tensors whose element type the launcher leaves open (`q` handed in by the caller) take the one
   // half-precision type it fixes for the others (`torch.empty(..., dtype=torch.float16)`), if there
@@ -496,6 +590,13 @@ InferredSignature triton_signature(const KernelSource& k) {
         p.why += "; the launcher's floating type";
         if (out.tensors.contains(name)) out.tensors[name]["dtype"] = *floats.begin();
       }
+  }
+  for (const auto& pn : params) {
+    const InferredParam& p = by_name[pn.name];
+    if (p.type != "*fp32" || facts.dtypes.count(pn.name)) continue;
+    auto f = launched.find(pn.name);
+    bool launch_open = p.origin == Origin::Launch && f != launched.end() && f->second.dtype.empty();
+    if (is_guess(p.origin) || launch_open) out.assumed_fp32.push_back(pn.name);
   }
   for (const auto& pn : params) {
     InferredParam p = by_name[pn.name];

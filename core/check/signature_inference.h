@@ -35,6 +35,9 @@ struct InferredSignature {
   // [{num_warps, num_stages, constexprs: {...}}], at most 64.
   nlohmann::ordered_json autotune = nlohmann::ordered_json::array();
   std::vector<std::string> notes;        // why parts could not be inferred
+  // Pointers typed *fp32 only because nothing stated their element type (a launch tensor the
+  // launcher takes from its caller included): the harness may retype them when a tl.dot says so.
+  std::vector<std::string> assumed_fp32;
   // From the launch site the signature followed (launch_facts.h): scalar argument values and the
   // shapes of tensor arguments as the launcher builds them ({param: {shape, dtype}}).
   nlohmann::ordered_json args = nlohmann::ordered_json::object();

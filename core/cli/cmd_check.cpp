@@ -10,6 +10,7 @@
 #include "core/check/harness_process.h"
 #include "core/check/inductor_form.h"
 #include "core/check/kernel_only_module.h"
+#include "core/check/kernel_target.h"
 #include "core/check/nvcc_batch.h"
 #include "core/check/pair_ingest.h"
 #include "core/check/nvcc_check.h"
@@ -77,6 +78,7 @@ size_t emit(const std::string& db, std::vector<CheckKernel> kernels, const Selec
   std::vector<std::pair<CheckKernel, check::InferredSignature>> inferred;
   std::vector<check::BundleKernel> bundle;
   size_t with_guesses = 0, device_functions = 0, methods = 0, cuda = 0, modules = 0;
+  std::map<std::string, size_t> other_targets;
   for (auto& k : kernels) {
     if (is_cuda(k)) {
       check::BundleKernel b{k.id, k.plugin, k.name, k.standalone, {}, std::nullopt};
@@ -133,6 +135,10 @@ size_t emit(const std::string& db, std::vector<CheckKernel> kernels, const Selec
     with_guesses += sig.guessed().empty() ? 0 : 1;
     bundle.push_back({k.id, k.plugin, k.name, k.standalone, sig, kernel_only});
     bundle.back().attrs = std::move(attrs);
+    if (auto target = check::other_backend(k.path, k.standalone)) {
+      bundle.back().target = {{"backend", target->backend}, {"evidence", target->evidence}};
+      ++other_targets[target->backend];
+    }
     inferred.emplace_back(std::move(k), std::move(sig));
   }
   if (!quiet && device_functions)
@@ -150,6 +156,16 @@ size_t emit(const std::string& db, std::vector<CheckKernel> kernels, const Selec
     if (cuda) std::cout << "; " << cuda << " CUDA C";
     if (modules) std::cout << "; " << modules << " PyTorch module" << (modules == 1 ? "" : "s") << " for the inductor stage";
     std::cout << ")\n";
+    if (!other_targets.empty()) {
+      size_t n = 0;
+      std::string list;
+      for (const auto& [backend, count] : other_targets) {
+        n += count;
+        list += (list.empty() ? "" : ", ") + backend + " " + std::to_string(count);
+      }
+      std::cout << n << " of them written for other accelerators (" << list
+                << "): checked all the same, their results name the target\n";
+    }
   }
   return bundle.size();
 }

@@ -1,5 +1,6 @@
 #include "core/launch/launch_finder.h"
 
+#include <array>
 #include <map>
 #include <optional>
 #include <set>
@@ -166,6 +167,8 @@ class Finder {
     if (!is_type(callee, "identifier") && !is_type(callee, "attribute") && !is_type(callee, "call")) return;
     LauncherValues values(m_, function, ts_node_start_byte(call), callees_, nullptr, 0, LauncherValues::kNominalDim,
                           &tensor_facts_);
+    skewed_ = {};
+    skew_at_ = {function, ts_node_start_byte(call)};
     LauncherValues alternate(m_, function, ts_node_start_byte(call), callees_, nullptr, 0, LauncherValues::kAlternateDim,
                              &tensor_facts_);
     // `kernel = _fwd_kernel` (or `... if cond else ...`, or `table[name]["update"]`) in the
@@ -259,6 +262,16 @@ class Finder {
     if (!ts_node_is_null(grid)) evaluate_grid(grid, values, site);
   }
 
+  // The launcher evaluated with skewed sizes (LauncherValues::kSkewUp / kSkewDown), built for a
+  // launch only when one of its arguments needs it.
+  const LauncherValues& skewed(int skew) {
+    auto& slot = skewed_[skew > 0 ? 0 : 1];
+    if (!slot)
+      slot = std::make_unique<LauncherValues>(m_, skew_at_.first, skew_at_.second, callees_, nullptr, 0,
+                                              LauncherValues::kNominalDim, &tensor_facts_, nullptr, skew);
+    return *slot;
+  }
+
   void add_argument(TSNode value, const std::string& keyword, int position, const LauncherValues& values,
                     const LauncherValues& alternate, LaunchSite& site) {
     LaunchArgument a;
@@ -270,6 +283,17 @@ class Finder {
     if (v && v->is_number()) {
       auto w = alternate.eval(value);
       a.nominal = !w || *w != *v;
+      // Not a literal, yet unmoved by scaling every size: a ratio of sizes moves when they differ.
+      // Only small values are taken for one: equal stand-in sizes divide to 1 (0 or 2 after
+      // rounding); a step function of a size (`8 if d <= 32 else 4`) also moves, and its value
+      // still agrees with the shapes the launch gives.
+      bool small = v->is_number_integer() && v->get<int64_t>() >= 0 && v->get<int64_t>() <= 2;
+      if (!a.nominal && small && !is_type(value, "integer") && !is_type(value, "float")) {
+        for (int skew : {LauncherValues::kSkewUp, LauncherValues::kSkewDown}) {
+          auto x = skewed(skew).eval(value);
+          if (x && *x != *v) a.nominal = a.ratio = true;
+        }
+      }
     }
     site.args.push_back(std::move(a));
   }
@@ -362,6 +386,8 @@ class Finder {
     }
   }
 
+  std::array<std::unique_ptr<LauncherValues>, 2> skewed_;
+  std::pair<TSNode, uint32_t> skew_at_{};  // the launcher and the launch's byte, for skewed()
   const PythonModule& m_;
   const ModuleIndex* index_;
   LauncherValues::CalleeLookup callees_;

@@ -12,6 +12,7 @@ nlohmann::json arguments_json(const std::vector<LaunchArgument>& args) {
     if (!a.shape.is_null()) o["shape"] = a.shape;
     if (!a.tensor.empty()) o["tensor"] = a.tensor;
     if (a.nominal) o["nominal"] = true;
+    if (a.ratio) o["ratio"] = true;
     out.push_back(std::move(o));
   }
   return out;
@@ -33,6 +34,7 @@ std::vector<LaunchArgument> arguments_from_json(const nlohmann::json& args) {
     arg.shape = a.contains("shape") ? a["shape"] : nlohmann::json(nullptr);
     arg.tensor = a.value("tensor", "");
     arg.nominal = a.value("nominal", false);
+    arg.ratio = a.value("ratio", false);
     out.push_back(std::move(arg));
   }
   return out;

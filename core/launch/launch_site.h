@@ -20,6 +20,7 @@ struct LaunchArgument {
   std::string tensor;         // tensors: the launcher variable it views (aliases share one buffer)
   std::string param;          // the kernel parameter it binds (set when the launch is linked)
   bool nominal = false;       // the value follows from the nominal sizes, not from the code alone
+  bool ratio = false;         // a ratio of sizes (`K // scale.shape[1]`): the stand-ins cannot tell it
 };
 
 // A place where code launches a Triton kernel: `k[grid](...)` or `k.run(..., grid=...)`.

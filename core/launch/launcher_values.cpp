@@ -124,6 +124,13 @@ std::string torch_dtype_name(const std::string& qualified) {
   return it == kNames.end() ? "" : it->second;
 }
 
+int64_t LauncherValues::param_dim() {
+  int k = sized_params_++;
+  if (skew_ > 0) return dim_ * (1 + k);
+  if (skew_ < 0) return dim_ * std::max(1, 6 - k);
+  return dim_;
+}
+
 json LauncherValues::nominal_shape(int rank, int64_t dim) {
   json shape = json::array();
   for (int i = 0; i < rank; ++i) shape.push_back(dim);
@@ -138,8 +145,9 @@ LauncherValues::LauncherValues(const PythonModule& m, const json& env) : m_(m) {
 
 LauncherValues::LauncherValues(const PythonModule& m, TSNode function, uint32_t until, CalleeLookup callees,
                                const std::map<std::string, json>* bound, int call_depth, int64_t dim,
-                               TensorFactsCache* facts, std::shared_ptr<int> fork_budget)
-    : m_(m), callees_(std::move(callees)), call_depth_(call_depth), dim_(dim), fork_budget_(std::move(fork_budget)) {
+                               TensorFactsCache* facts, std::shared_ptr<int> fork_budget, int skew)
+    : m_(m), callees_(std::move(callees)), call_depth_(call_depth), dim_(dim), skew_(skew),
+      fork_budget_(std::move(fork_budget)) {
   if (ts_node_is_null(function)) return;
   TSNode body = field(function, "body");
   auto known = facts ? facts->find(body.id) : TensorFactsCache::iterator{};
@@ -196,9 +204,9 @@ LauncherValues::LauncherValues(const PythonModule& m, TSNode function, uint32_t 
     } else if (a.find("Tensor") != std::string::npos && !container) {
       // A tensor handed straight to the kernel, its shape never read: laid out like the others.
       int r = rank != rank_.end() ? rank->second : widest_rank_;
-      env_[name] = tensor(name, r > 0 ? nominal_shape(r, dim_) : json(nullptr), dtype);
+      env_[name] = tensor(name, r > 0 ? nominal_shape(r, param_dim()) : json(nullptr), dtype);
     } else if (a == "int") {
-      env_[name] = d && is_int(*d) ? *d : json(dim_);
+      env_[name] = d && is_int(*d) ? *d : json(param_dim());
     } else if (a == "float") {
       env_[name] = d && is_number(*d) ? json(as_double(*d)) : json(1.0);
     } else if (a == "bool") {
@@ -206,7 +214,7 @@ LauncherValues::LauncherValues(const PythonModule& m, TSNode function, uint32_t 
     } else if (d && (!d->is_object() || is_dtype(*d))) {
       env_[name] = *d;
     } else if (rank != rank_.end() || stated != dtype_.end()) {
-      env_[name] = tensor(name, rank != rank_.end() ? nominal_shape(rank->second, dim_) : json(nullptr), dtype);
+      env_[name] = tensor(name, rank != rank_.end() ? nominal_shape(rank->second, param_dim()) : json(nullptr), dtype);
     }
   }
   run(body, until, 0);
@@ -522,6 +530,32 @@ void LauncherValues::run(TSNode block, uint32_t until, int depth, uint32_t start
       run(field(s, "body"), until, depth + 1);
     } else if (t == "try_statement") {
       run(field(s, "body"), until, depth + 1);
+    } else if (t != "pass_statement" && t != "function_definition" && t != "class_definition" && t != "comment" &&
+               t != "decorated_definition" &&
+               t != "import_statement" && t != "import_from_statement" && t != "assert_statement") {
+      // A statement not modelled here (`match`, ...): what it assigns is no longer known, and a
+      // helper that may return inside it returns nothing known.
+      std::vector<TSNode> walk{s};
+      while (!walk.empty()) {
+        TSNode x = walk.back();
+        walk.pop_back();
+        if (is_type(x, "return_statement") && call_depth_ > 0) {
+          returned_.reset();
+          stopped_ = true;
+          return;
+        }
+        if (is_type(x, "assignment") || is_type(x, "augmented_assignment") || is_type(x, "named_expression")) {
+          TSNode left = is_type(x, "named_expression") ? field(x, "name") : field(x, "left");
+          std::vector<TSNode> names{left};
+          while (!names.empty()) {
+            TSNode n = names.back();
+            names.pop_back();
+            if (is_type(n, "identifier")) env_.erase(m_.text_of(n));
+            for_each_named_child(n, [&](TSNode c) { names.push_back(c); });
+          }
+        }
+        for_each_named_child(x, [&](TSNode c) { walk.push_back(c); });
+      }
     }
   }
 }

@@ -41,6 +41,11 @@ class LauncherValues {
   // The same evaluation with this size instead tells a value that follows from the nominal sizes
   // (a shape, a stride) from one the code fixes (a literal, a constant).
   static constexpr int64_t kAlternateDim = 48;
+  // Scaling every size alike leaves their ratios (`group = K // scale.shape[1]`, `G = HQ // H`)
+  // unchanged, so a ratio looks fixed. With `skew` +1 or -1 the sized parameters get different
+  // sizes, growing or shrinking in parameter order; a value that moves then is a ratio of sizes
+  // the stand-ins cannot tell.
+  static constexpr int kSkewUp = 1, kSkewDown = -1;
 
   // A function of the repository a launcher calls (`BLOCK, warps = calculate_settings(n)`), so
   // that what it returns for the launcher's values is known too.
@@ -57,7 +62,7 @@ class LauncherValues {
   LauncherValues(const PythonModule& m, TSNode function, uint32_t until, CalleeLookup callees = {},
                  const std::map<std::string, nlohmann::json>* bound = nullptr, int call_depth = 0,
                  int64_t dim = kNominalDim, TensorFactsCache* facts = nullptr,
-                 std::shared_ptr<int> fork_budget = nullptr);
+                 std::shared_ptr<int> fork_budget = nullptr, int skew = 0);
   // An environment given directly (a stored launch's grid_env), for evaluating a grid later.
   LauncherValues(const PythonModule& m, const nlohmann::json& env);
 
@@ -104,6 +109,9 @@ class LauncherValues {
   CalleeLookup callees_;
   int call_depth_ = 0;
   int64_t dim_ = kNominalDim;
+  int skew_ = 0;
+  int sized_params_ = 0;  // parameters given a size so far (the skew's order)
+  int64_t param_dim();
   std::optional<nlohmann::json> returned_;  // a helper's: the value of the return it reached
   bool stopped_ = false;
   std::vector<Frame> frames_;

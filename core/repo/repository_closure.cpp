@@ -10,6 +10,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "core/python/named_children.h"
 #include "core/repo/global_references.h"
 #include "core/repo/standard_library.h"
 
@@ -63,6 +64,20 @@ std::string module_tag(const std::string& path) {
   std::string out;
   for (char c : p) out.push_back(std::isalnum(static_cast<unsigned char>(c)) ? c : '_');
   return out;
+}
+
+// The `from __future__ import ...` features of a file. Each one changes how the file's code
+// compiles (`annotations` leaves annotations unevaluated, so a file may annotate with classes it
+// defines later), and the standalone is one file: it takes every feature of the files whose
+// definitions it holds, written first as Python requires.
+void add_future_features(const PythonModule& m, std::set<std::string>& out) {
+  for (const auto& s : m.statements()) {
+    if (s.kind != StatementKind::Import || !is_type(s.node, "future_import_statement")) continue;
+    visit_named_children(s.node, [&](TSNode c) {
+      if (is_type(c, "dotted_name")) out.insert(std::string(m.tree().text_of(c)));
+      if (is_type(c, "aliased_import")) out.insert(std::string(m.tree().text_of(field(c, "name"))));
+    });
+  }
 }
 
 // `importlib.import_module(...)`, `__import__(...)`: a module nobody can follow statically.
@@ -724,7 +739,8 @@ class ClosureBuilder {
       }
     }
 
-    std::string import_text;
+    std::string import_text, after_text;
+    std::set<std::string> late(root_.binds.begin(), root_.binds.end());  // names defined at or after the kernel
     // The definitions' texts, in order, as views of texts that outlive the rendering (statements'
     // cached texts, or `kept` here): the standalone is assembled once at its final size, instead of
     // growing a copy of the whole runtime and copying it again.
@@ -781,21 +797,40 @@ class ClosureBuilder {
           definitions_text.push_back(kept.emplace_back("\n\n" + emitted(group) + " = " + emitted(target) + "\n"));
         continue;
       }
+      // A definition of the kernel's own file that follows the kernel there and reads it
+      // (`class CrossAttender(AttentionLayers)`, which a function of the kernel instantiates)
+      // follows it here too, as does one reading such a definition: before it, its class
+      // statement would name a class not yet defined.
+      if (m == m0_ && root_.statement && s->order > root_.statement->order &&
+          std::any_of(s->reads.names.begin(), s->reads.names.end(), [&](const std::string& n) { return late.count(n); })) {
+        late.insert(s->binds.begin(), s->binds.end());
+        after_text += "\n\n" + statement_text(m, *s) + "\n";
+        continue;
+      }
       add_definition(statement_text(m, *s));
     }
     for (auto& [pos, text] : top) import_text += text + "\n";
+
+    std::set<std::string> future;
+    add_future_features(*m0_, future);
+    for (const auto& [pos, slot] : definitions) add_future_features(*slot.first, future);
+    std::string future_text;
+    for (const auto& f : future) future_text += (future_text.empty() ? "from __future__ import " : ", ") + f;
+    if (!future_text.empty()) future_text += "\n";
 
     std::string kernel = root_text();
     // Built in place: standalones reaching a whole runtime are tens of KB, one per kernel.
     size_t definitions_size = 0;
     for (std::string_view piece : definitions_text) definitions_size += piece.size();
     std::string& out = result.standalone;
-    out.reserve(import_text.size() + definitions_size + kernel.size() + 3);
+    out.reserve(future_text.size() + import_text.size() + definitions_size + kernel.size() + after_text.size() + 3);
+    out += future_text;
     out += import_text;
     for (std::string_view piece : definitions_text) out += piece;
     if (!import_text.empty() || definitions_size > 0) out += "\n\n";
     out += kernel;
     out += "\n";
+    out += after_text;
     result.dependencies = std::move(deps_);
     for (const auto& d : result.dependencies)
       if (d.kind == "unresolved") result.self_contained = false;

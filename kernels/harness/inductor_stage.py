@@ -9,6 +9,7 @@ import os
 import sys
 import time
 
+import deferred_imports
 import module_inputs
 import output_compare
 from classify import trim
@@ -25,15 +26,23 @@ class OutputMismatch(Exception):
     pass
 
 
-def _import(path, name):
+def _import(path, name, deferred=None):
+    """Imports the standalone; its unguarded imports of libraries this machine lacks are
+    deferred to their first use (deferred_imports.py) and their names appended to `deferred`."""
     spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
+    with open(path, encoding="utf-8") as f:
+        placeholders = deferred_imports.install(deferred_imports.missing_imports(f.read()))
+    if deferred is not None:
+        deferred.extend(n for n in placeholders if "." not in n)
     sys.modules[name] = module  # dataclasses and pickling look modules up by name
     try:
         spec.loader.exec_module(module)
     except BaseException:
         sys.modules.pop(name, None)
         raise
+    finally:
+        deferred_imports.remove(placeholders)
     return module
 
 
@@ -77,6 +86,26 @@ def _clone(torch, args):
     return [a.clone() for a in args]
 
 
+def _call(fn, specs, args):
+    """fn on fresh copies of args, keyword-only inputs by name."""
+    positional, keywords = module_inputs.call_arguments(specs, [a.clone() for a in args])
+    return fn(*positional, **keywords)
+
+
+_IDENTITIES = {}
+
+
+def _identity(torch):
+    """torch.nn.Identity that also takes the further arguments the submodule it stands for is
+    called with (`self.mixer(x, inference_params=p)`), returning its first input as Identity does."""
+    if id(torch) not in _IDENTITIES:
+        class StandInIdentity(torch.nn.Identity):
+            def forward(self, input, *args, **kwargs):
+                return input
+        _IDENTITIES[id(torch)] = StandInIdentity
+    return _IDENTITIES[id(torch)]
+
+
 def resolve_stand_ins(torch, kwargs):
     """StandIn markers (module_inputs.py) as the objects they stand for."""
     out = {}
@@ -85,7 +114,8 @@ def resolve_stand_ins(torch, kwargs):
             if value.kind == "config":
                 value = module_inputs.ConfigStandIn()
             else:
-                cls = getattr(torch.nn, value.target.rsplit(".", 1)[1])
+                name_in_nn = value.target.rsplit(".", 1)[1]
+                cls = _identity(torch) if name_in_nn == "Identity" else getattr(torch.nn, name_in_nn)
                 value = cls if value.kind == "class" else cls()
         out[name] = value
     return out
@@ -106,6 +136,52 @@ def instantiate(cls, kwargs, record):
     raise AssertionError("unreachable")
 
 
+def build(torch, cls, inputs, record):
+    """(module, its __init__ arguments, the specs of its forward inputs) from the inferred inputs;
+    the deducer's changes are appended to `record`."""
+    torch.manual_seed(0)
+    kwargs = resolve_stand_ins(torch, module_inputs.init_kwargs(inputs))
+    specs = module_inputs.tensor_specs(inputs)
+    try:
+        return instantiate(cls, kwargs, record), kwargs, specs
+    except (AssertionError, ValueError, ZeroDivisionError) as e:
+        # What __init__ checks of its sizes (divisibility, positive group counts): once more with
+        # the guessed sizes larger, the forward inputs with them.
+        larger = module_inputs.larger_init_kwargs(inputs)
+        if larger is None:
+            raise
+        record.append({"error": trim("%s: %s" % (type(e).__name__, e), 300),
+                       "change": "guessed sizes %d -> %d" % (module_inputs.SIZE,
+                                                             module_inputs.SIZE * module_inputs.LARGER)})
+        torch.manual_seed(0)
+        kwargs = resolve_stand_ins(torch, larger)
+        return instantiate(cls, kwargs, record), kwargs, module_inputs.larger_specs(specs)
+
+
+def run_eager(torch, model, specs, device, record):
+    """(output, specs, tensors) of the first eager forward that works, the deducer correcting the
+    inputs from each error (at most MAX_TRIES times, never back to inputs already tried); its
+    changes are appended to `record`. Raises the last error when no correction is left."""
+    tried = set()
+    for attempt in range(MAX_TRIES + 1):
+        args = make_tensors(torch, specs, device)
+        try:
+            with torch.no_grad():
+                out = _call(model, specs, args)
+            if str(device).startswith("cuda"):
+                torch.cuda.synchronize()  # an error of the kernels it launched belongs to this try
+            return out, specs, args
+        except Exception as e:  # the deducer reads the message; anything else is the module's failure
+            message = "%s: %s" % (type(e).__name__, e)
+            tried.add(module_inputs.signature(specs))
+            trial, why = module_inputs.deduce(specs, message, tried)
+            if trial is None or attempt == MAX_TRIES:
+                raise
+            record.append({"error": trim(message, 300), "change": why})
+            specs = trial
+    raise AssertionError("unreachable")
+
+
 def run(task, row, torch, mark):
     """Fills `row` (worker.py's) for one module; raises on failure with row["stage_reached"] at
     the failing stage: import (import or __init__), load (eager forward), run (compile, compiled
@@ -113,37 +189,23 @@ def run(task, row, torch, mark):
     spec = task["spec"]
     inputs = spec.get("inputs") or {}
     info = row["inductor"] = {"phase": "import", "eager_ok": False, "compiled_ok": False, "match": False,
-                              "deduce": []}
+                              "deduce": [], "deferred_imports": []}
     mark("import")
-    module = _import(os.path.join(task["bundle_dir"], spec["module"]), "mined_module_%d" % spec["id"])
+    module = _import(os.path.join(task["bundle_dir"], spec["module"]), "mined_module_%d" % spec["id"],
+                     info["deferred_imports"])
     cls = getattr(module, spec["entry"], None)
     if not isinstance(cls, type) or not issubclass(cls, torch.nn.Module):
         raise NotAModule("%s is not a torch.nn.Module subclass (got %s)" % (spec["entry"], type(cls).__name__))
     info["phase"] = "instantiate"
-    torch.manual_seed(0)
-    kwargs = resolve_stand_ins(torch, module_inputs.init_kwargs(inputs))
     device = torch.device("cuda")
-    model = instantiate(cls, kwargs, info["deduce"]).to(device).eval()
+    model, kwargs, specs = build(torch, cls, inputs, info["deduce"])
+    model = model.to(device).eval()
 
     row["stage_reached"] = "load"
     info["phase"] = "eager"
     mark("load")
-    specs = module_inputs.tensor_specs(inputs)
     t0 = time.perf_counter()
-    for attempt in range(MAX_TRIES + 1):
-        args = make_tensors(torch, specs, device)
-        try:
-            with torch.no_grad():
-                eager = model(*_clone(torch, args))
-            torch.cuda.synchronize()
-            break
-        except Exception as e:  # the deducer reads the message; anything else is the module's failure
-            message = "%s: %s" % (type(e).__name__, e)
-            trial, why = module_inputs.deduce(specs, message)
-            if trial is None or attempt == MAX_TRIES:
-                raise
-            info["deduce"].append({"error": trim(message, 300), "change": why})
-            specs = trial
+    eager, specs, args = run_eager(torch, model, specs, device, info["deduce"])
     row["run_ms"] = round((time.perf_counter() - t0) * 1000.0, 3)
     info["eager_ok"] = True
     info["inputs_used"] = {"init": {k: repr(v) for k, v in kwargs.items()},
@@ -157,7 +219,8 @@ def run(task, row, torch, mark):
     compiled = torch.compile(model)
     t0 = time.perf_counter()
     with torch.no_grad():
-        out, codes = run_and_get_code(compiled, *_clone(torch, args))
+        positional, keywords = module_inputs.call_arguments(specs, _clone(torch, args))
+        out, codes = run_and_get_code(compiled, *positional, **keywords)
     torch.cuda.synchronize()
     row["compile_ms"] = round((time.perf_counter() - t0) * 1000.0, 3)
     info["compiled_ok"] = True

@@ -28,6 +28,9 @@ TORCH_DTYPES = {
     "fp8e4nv": "float8_e4m3fn", "fp8e5": "float8_e5m2", "fp8e4b15": "float8_e4m3fn",
 }
 
+# "tensordesc<fp16[128, 64]>": a host-built TMA descriptor over a tensor of that type, with that
+# block shape (Triton's own spelling of the type, as its ASTSource signature takes it).
+_TENSORDESC = re.compile(r"^tensordesc<(\w+)\[([\d, ]+)\]>$")
 _NUMEL_ASSIGN = re.compile(r"^[ \t]+([a-z0-9_]*numel)[ \t]*=[ \t]*(\d+)[ \t]*$", re.M)
 _BODY_CONSTEXPR = re.compile(r"^[ \t]+([A-Z0-9_]+)[ \t]*:[ \t]*tl\.constexpr[ \t]*=[ \t]*(\d+)", re.M)
 _INDUCTOR_BLOCK = re.compile(r"^(X|Y|Z|R\d*_?)BLOCK$")
@@ -205,6 +208,10 @@ def plan(spec, params, source=""):
     for name, ty in signature.items():
         if ty == "constexpr":
             args.append((name, "constexpr", constexprs[name]))
+        elif ty.startswith("tensordesc<"):
+            args.append((name, "descriptor", descriptor_spec(name, ty)))
+        elif ty.startswith("("):
+            args.append((name, "tuple", tuple_elements(name, ty)))
         elif not ty.startswith("*"):
             value, was_guess = scalar_value(name, ty, numels, spec.get("args") or {},
                                             LAUNCHED_DEFAULT_INT if spec.get("launch") else DEFAULT_INT)
@@ -214,6 +221,14 @@ def plan(spec, params, source=""):
                 int_values.append(value)
             args.append((name, "scalar", value))
     elems = buffer_elems(numels, int_values)
+    for i, (name, kind, detail) in enumerate(args):
+        if kind == "tuple":  # pointers in a tuple get buffers like the others; strides 1, sizes nominal
+            given = (spec.get("args") or {}).get(name)
+            args[i] = (name, kind, [
+                ("tensor", (TORCH_DTYPES[t[1:].replace("k", "")], elems)) if t.startswith("*")
+                else ("scalar", given[j] if isinstance(given, list) and j < len(given) else
+                      (1 if "stride" in name.lower() else LAUNCHED_DEFAULT_INT))
+                for j, t in enumerate(detail)])
     shaped = spec.get("tensors") or {}
     for i, (name, ty) in enumerate(signature.items()):
         if ty.startswith("*"):
@@ -228,6 +243,54 @@ def plan(spec, params, source=""):
         grid, _ = default_grid(numels, constexprs, scalars)
     return {"signature": signature, "constexprs": constexprs, "grid": list(grid),
             "args": args, "guessed": guessed, "numels": numels}
+
+
+_DOT_TYPES = re.compile(r"Both operands must be same dtype\. Got (\w+) and (\w+)")
+
+
+def dot_partner_type(message):
+    """The half-precision type of a `tl.dot` whose other operand is fp32 ("Both operands must be
+    same dtype. Got fp32 and fp16" -> "fp16"), else None."""
+    m = _DOT_TYPES.search(message or "")
+    if not m:
+        return None
+    types = {m.group(1), m.group(2)}
+    if "fp32" not in types or len(types) != 2:
+        return None
+    (other,) = types - {"fp32"}
+    return other if other in ("fp16", "bf16") else None
+
+
+def tuple_elements(name, ty):
+    """The element types of a tuple parameter's "(i32,i32)" / "(*fp16,*fp16)" type."""
+    inner = ty[1:-1] if ty.endswith(")") else ""
+    elements = [t.strip() for t in inner.split(",") if t.strip()]
+    bad = [t for t in elements if t.startswith("*") and TORCH_DTYPES.get(t[1:].replace("k", "")) is None]
+    if not elements or bad:
+        raise ValueError("unknown tuple type %r for %r" % (ty, name))
+    return elements
+
+
+def signature_for_triton(signature):
+    """The bundle's signature as ASTSource takes it: tuple types as Python tuples."""
+    return {name: tuple(tuple_elements(name, ty)) if isinstance(ty, str) and ty.startswith("(") else ty
+            for name, ty in signature.items()}
+
+
+def descriptor_spec(name, ty):
+    """(torch dtype name, block shape) of a "tensordesc<...>" type; ValueError naming the
+    parameter when it does not parse."""
+    m = _TENSORDESC.match(ty)
+    dtype = TORCH_DTYPES.get(m.group(1)) if m else None
+    if dtype is None:
+        raise ValueError("unknown descriptor type %r for %r" % (ty, name))
+    return dtype, [int(x) for x in m.group(2).split(",")]
+
+
+def descriptor_shape(block):
+    """The tensor a descriptor covers: two blocks along each dimension, at least 16 elements, so
+    rows stay 16-byte aligned as TMA requires; TMA clips reads and writes at its bounds."""
+    return [max(2 * b, 16) for b in block]
 
 
 class _Missing:

@@ -15,6 +15,7 @@ BATCH = 2
 SIZE = 16          # the plugin guesses sizes as 16 too (input_inference.h): they agree
 MAX_RANK = 8
 DEFAULT_HIGH = 2   # integer inputs of unknown range: valid indices for any table
+SPATIAL_LARGE = 64  # image sides after "kernel larger than the input": a 16x downsampling stem still leaves 4
 
 
 class InputError(ValueError):
@@ -106,6 +107,37 @@ def init_kwargs(inputs):
     return out
 
 
+GUESSED_SOURCES = ("size_name", "fallback", "use")  # the plugin's guesses, not the module's own numbers
+LARGER = 4  # the factor guessed sizes grow by when they are too small for the module's own numbers
+
+
+def larger_init_kwargs(inputs):
+    """init_kwargs with every guessed size (SIZE, alone or in a tuple) LARGER times larger, for a
+    module whose __init__ rejected them (`dim % dim_head` with a default dim_head of 32, GroupNorm's
+    32 groups); None when no guessed size is there to grow."""
+    kwargs = init_kwargs(inputs)
+    grown = False
+    for arg in (inputs or {}).get("init", []):
+        name = arg.get("name")
+        if arg.get("source") not in GUESSED_SOURCES or name not in kwargs:
+            continue
+        value = kwargs[name]
+        if type(value) is int and value == SIZE:
+            kwargs[name], grown = SIZE * LARGER, True
+        elif isinstance(value, tuple) and value and all(type(v) is int and v == SIZE for v in value):
+            kwargs[name], grown = tuple(SIZE * LARGER for _ in value), True
+    return kwargs if grown else None
+
+
+def larger_specs(specs):
+    """The forward inputs to go with larger_init_kwargs: dimensions fixed at SIZE (read from the
+    guessed sizes) grow with them."""
+    out = copy.deepcopy(specs)
+    for s in out:
+        s["dims"] = {k: (v * LARGER if v == SIZE else v) for k, v in s["dims"].items()}
+    return out
+
+
 def tensor_specs(inputs):
     """The forward tensors as the deducer edits them (copies; the spec is left alone)."""
     specs = []
@@ -120,11 +152,19 @@ def tensor_specs(inputs):
             if isinstance(v, int) and 0 < v <= 1 << 16:
                 dims[int(k)] = v
         spec = {"name": t["name"], "rank": rank, "dims": dims, "dtype": t.get("dtype", "float32"),
-                "rank_known": t.get("rank_known", True) is not False}
+                "rank_known": t.get("rank_known", True) is not False, "keyword": t.get("keyword") is True}
         if t.get("high") is not None:
             spec["high"] = t["high"]
         specs.append(spec)
     return specs
+
+
+def call_arguments(specs, values):
+    """(positional, keywords) for calling forward with `values`, one per spec: keyword-only
+    parameters (after `*` in its signature) by name."""
+    positional = [v for s, v in zip(specs, values) if not s.get("keyword")]
+    keywords = {s["name"]: v for s, v in zip(specs, values) if s.get("keyword")}
+    return positional, keywords
 
 
 def shape_of(spec):
@@ -143,11 +183,14 @@ def describe(specs):
 
 # --- the deducer -------------------------------------------------------------------------------
 
-def _set_rank(specs, which, rank, why):
+def _set_rank(specs, which, rank, why, exact=True):
+    """The rank an error showed. An exact one (not a lower bound: `exact` False) is kept from
+    then on, so later trials of unknown ranks leave it."""
     s = specs[which]
     if s["rank"] == rank or not 0 < rank <= MAX_RANK:
         return None
     s["rank"] = rank
+    s["rank_known"] = s.get("rank_known", True) or exact
     return why
 
 
@@ -205,11 +248,25 @@ def _r_normalized(specs, m):
 
 
 def _r_unpack(specs, m):
+    """`B, C, H, W = x.shape` on the wrong rank. The shape may be unpacked with other values
+    (`b, n, _, h = *x.shape, heads`), so the rank moves by the difference the counts give; a
+    "too many" without a count on a rank already at most the expected count means such extras:
+    one less."""
     want = int(m.group(1))
     got = int(m.group(2)) if m.group(2) else None
-    for i, s in enumerate(specs):
-        if got is None or s["rank"] == got:
-            return _set_rank(specs, i, want, "rank %d -> %d (unpacking the shape)" % (s["rank"], want))
+    too_many = m.group(0).startswith("too many")
+    # The input the message is about first: the rank it names, or one above the expected count.
+    order = sorted(range(len(specs)), key=lambda i: specs[i]["rank"] != got if got is not None
+                   else specs[i]["rank"] <= want)
+    for i in order:
+        rank = specs[i]["rank"]
+        if got is not None:
+            new = rank + want - got
+        elif too_many:
+            new = want if rank > want else rank - 1
+        else:
+            continue
+        return _set_rank(specs, i, new, "rank %d -> %d (unpacking the shape)" % (rank, new))
     return None
 
 
@@ -238,7 +295,7 @@ def _r_dim_range(specs, m):
     i = _first_float(specs)
     if i is None or specs[i]["rank"] >= want:
         return None
-    return _set_rank(specs, i, want, "rank -> %d (dimension %d out of range)" % (want, got))
+    return _set_rank(specs, i, want, "rank -> %d (dimension %d out of range)" % (want, got), exact=False)
 
 
 def _r_permute(specs, m):
@@ -250,17 +307,18 @@ def _r_permute(specs, m):
 
 
 def _r_missing_args(specs, m):
-    names = re.findall(r"'(\w+)'", m.group(2))
+    names = re.findall(r"'(\w+)'", m.group(3))
     known = {s["name"] for s in specs}
     added = [n for n in names if n not in known]
     for n in added:
         specs.append({"name": n, "rank": specs[0]["rank"] if specs else 4, "dims": {}, "dtype": "float32",
-                      "rank_known": False})
+                      "rank_known": False, "keyword": m.group(2) == "keyword-only"})
     return ("added inputs %s" % ", ".join(added)) if added else None
 
 
 def _r_long_expected(specs, m):
-    for s in specs:
+    # The last float input: indices and targets follow what they index (`forward(x, labels)`).
+    for s in reversed(specs):
         if s["dtype"].startswith("float"):
             s["dtype"], s["high"] = "int64", DEFAULT_HIGH
             return "%s -> int64 (indices expected)" % s["name"]
@@ -281,6 +339,42 @@ def _r_dims_count(specs, m):
     return None
 
 
+def _r_spatial_too_small(specs, m):
+    """A convolution or pool wider than the input (a patch stem, a deep stack of strides): the
+    spatial dimensions of the first image-like input grow to SPATIAL_LARGE."""
+    for i, s in enumerate(specs):
+        shape = shape_of(s)
+        if s["dtype"].startswith("float") and s["rank"] >= 3 and min(shape[2:]) < SPATIAL_LARGE:
+            for j in range(2, s["rank"]):
+                s["dims"] = {k: v for k, v in s["dims"].items() if (k if k >= 0 else s["rank"] + k) != j}
+                s["dims"][j] = SPATIAL_LARGE
+            return "spatial dims -> %d (kernel larger than the input)" % SPATIAL_LARGE
+    return None
+
+
+def _r_target_size(specs, m):
+    """cross_entropy's "Expected target size [2, 16, 100], got [2, 16, 16]": the integer input of
+    the shape it got takes the one it expected."""
+    want = [int(x) for x in re.findall(r"\d+", m.group(1))]
+    got = [int(x) for x in re.findall(r"\d+", m.group(2))]
+    for s in specs:
+        if not s["dtype"].startswith("float") and shape_of(s) == got and want:
+            s["rank"], s["rank_known"] = len(want), True
+            s["dims"] = {i: v for i, v in enumerate(want) if i > 0 or v != BATCH}
+            return "%s -> %s (target size)" % (s["name"], want)
+    return None
+
+
+def _r_rank_named(specs, m):
+    """A message naming the rank it wanted and the rank it got (einops, einsum, attention): the
+    input of the rank it got takes the one it wanted."""
+    want, got = int(m.group("want")), int(m.group("got"))
+    for i, s in enumerate(specs):
+        if s["rank"] == got:
+            return _set_rank(specs, i, want, "rank %d -> %d (%s)" % (got, want, m.group(0)[:50]))
+    return None
+
+
 # (pattern, rule): the first rule whose pattern matches and that changes something wins.
 RULES = (
     (r"mat1 and mat2 shapes cannot be multiplied \((\d+)x(\d+) and (\d+)x(\d+)\)", _r_matmul),
@@ -296,11 +390,17 @@ RULES = (
      _r_broadcast),
     (r"[Dd]imension out of range \(expected to be in range of \[(-?\d+), (-?\d+)\], but got (-?\d+)\)", _r_dim_range),
     (r"input\.dim\(\) = (\d+) is not equal to len\(dims\) = (\d+)", _r_permute),
-    (r"missing (\d+) required positional arguments?: (.*)", _r_missing_args),
+    (r"missing (\d+) required (positional|keyword-only) arguments?: (.*)", _r_missing_args),
     (r"[Ee]xpected tensor for argument #\d+ 'indices'|expected scalar type Long but found Float|"
-     r"tensors used as indices must be long|[Ee]xpected dtype int32(?:/| or )int64 for index", _r_long_expected),
+     r"tensors used as indices must be long|[Ee]xpected dtype (?:int32(?:/| or ))?int64 for index", _r_long_expected),
     (r"input\.size\(-1\) must be equal to input_size\. Expected (\d+)", _r_rnn_size),
     (r"input must have (\d+) dimensions, got (\d+)", _r_dims_count),
+    (r"Kernel size can't be greater than actual input size|[Oo]utput size is too small", _r_spatial_too_small),
+    (r"Expected target size \[([\d, ]+)\], got \[([\d, ]+)\]", _r_target_size),
+    (r"[Ww]rong shape: expected (?P<want>\d+) dims\. Received (?P<got>\d+)-dim tensor", _r_rank_named),
+    (r"number of subscripts in the equation \((?P<want>\d+)\) does not match the number of dimensions "
+     r"\((?P<got>\d+)\)", _r_rank_named),
+    (r"batched (?P<want>\d)D tensor but received (?P<got>\d)-D", _r_rank_named),
 )
 _COMPILED = [(re.compile(p), rule) for p, rule in RULES]
 
@@ -326,21 +426,28 @@ def _next_rank(specs):
     return None
 
 
-def deduce(specs, message):
+def signature(specs):
+    """What the module is called with, for telling inputs already tried."""
+    return tuple((s["name"], s["rank"], tuple(sorted(s["dims"].items())), s["dtype"]) for s in specs)
+
+
+def deduce(specs, message, tried=()):
     """(new specs, what changed) for the error `message` raised by the module on `specs`, or
     (None, None) when no rule applies or none changes anything: the caller stops trying. Without
-    a rule for the message, an input of unknown rank gets the next rank of RANK_ORDER."""
+    a rule for the message, an input of unknown rank gets the next rank of RANK_ORDER. A change
+    back to inputs whose signature() is in `tried` counts as none (two rules undoing each other,
+    as broadcasting between two inputs does, would go round until the tries run out)."""
     for pattern, rule in _COMPILED:
         m = pattern.search(message or "")
         if not m:
             continue
         trial = copy.deepcopy(specs)
         why = rule(trial, m)
-        if why:
+        if why and signature(trial) not in tried:
             return trial, why
     trial = copy.deepcopy(specs)
     why = _next_rank(trial)
-    return (trial, why) if why else (None, None)
+    return (trial, why) if why and signature(trial) not in tried else (None, None)
 
 
 def missing_init_args(message):

@@ -364,6 +364,11 @@ class Pool:
     def _emit(self, task, row, versions, pid=None, slot=None):
         for k, v in versions.items():
             row.setdefault(k, v)
+        target = (task.get("spec") or {}).get("target")
+        if target:
+            # Written for another accelerator (bundle.json says which): a failure here is no
+            # verdict on the kernel where it is meant to run.
+            row["target"] = target.get("backend")
         if row.get("stage_reached") == "unknown":
             row["stage_reached"] = self._last_stage_hint(task)
         if self.devices is not None and slot is not None:

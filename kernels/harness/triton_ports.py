@@ -62,15 +62,20 @@ MOVES = (
     Move("make_tensor_descriptor", "tl._experimental_make_tensor_descriptor", "tl.make_tensor_descriptor",
          "3.3", "3.3", "triton-lang/triton#6194 ([BC-break] Remove experimental prefix from tensor "
          "descriptor ops, merged 2025-03-13)", ""),
-    Move("experimental_descriptor_load", "tl._experimental_descriptor_load / _experimental_descriptor_store",
-         None, "3.4", "3.3", "triton-lang/triton#3739 (added as an experimental escape hatch, "
-         "2024-04); replaced by tensor descriptors (triton-lang/triton#6194)",
-         "no mechanical port: the kernel takes a host-built TMA descriptor pointer, tensor "
-         "descriptors take shape and strides"),
-    Move("tools.experimental_descriptor", "triton.tools.experimental_descriptor (create_1d/2d_tma_descriptor)",
-         None, "3.4", "3.3", "triton-lang/triton#8547 (question: no drop-in replacement; "
+    Move("experimental_descriptor_load", "tl._experimental_descriptor_load(desc, offsets, shape, dtype) / "
+         "tl._experimental_descriptor_store(desc, value, offsets)",
+         "desc.load(offsets) / desc.store(offsets, value)", "3.4", "3.3",
+         "triton-lang/triton#3739 (added as an experimental escape hatch, 2024-04); replaced by "
+         "tensor descriptors (triton-lang/triton#6194)",
+         "the kernel then takes a host-side TensorDescriptor, which the harness builds where the "
+         "bundle types the parameter `tensordesc<...>` (block and type from the old call's "
+         "arguments); a descriptor the kernel builds itself (device tensormaps) is not ported"),
+    Move("tools.experimental_descriptor", "import triton.tools.experimental_descriptor (create_1d/2d_tma_descriptor)",
+         "the import kept inside try/except ImportError", "3.4", "3.3",
+         "triton-lang/triton#8547 (question: no drop-in replacement; "
          "triton.tools.tensor_descriptor.TensorDescriptor is the host-side API now)",
-         "no mechanical port: host code, different arguments"),
+         "host code only (launchers build descriptors with it); the kernel never reads it, so a "
+         "module that imports it still loads"),
     Move("AttrsDescriptor", "from triton.compiler.compiler import AttrsDescriptor", None, "3.3", None,
          "triton-lang/triton#4734 (refactored, Triton 3.2), triton-lang/triton#6080 (gone in 3.3)",
          "Inductor headers only: the kernel-only form (`module_checked: kernel_only`) leaves it out"),
@@ -112,6 +117,9 @@ _TRANS_KEYWORD = re.compile(r"^\s*(trans_a|trans_b)\s*=\s*(True|False)\s*$")
 _EXPERIMENTAL_MAKE_DESC = re.compile(_prefixes(_TL) + r"\._experimental_make_tensor_descriptor\b")
 _EXPERIMENTAL_DESC_OPS = re.compile(r"\b_experimental_descriptor_(?:load|store)\b")
 _EXPERIMENTAL_TOOLS = re.compile(r"\btriton\.tools\.experimental_descriptor\b")
+_EXPERIMENTAL_DESC_CALL = re.compile(r"(?:\b(?:tl|triton\.language)\.)?\b_experimental_descriptor_(load|store)\(")
+_EXPERIMENTAL_TOOLS_IMPORT = re.compile(
+    r"^([ \t]*)((?:import|from)[ \t]+triton\.tools\.experimental_descriptor\b[^\n]*)$", re.M)
 _ATTRS_DESCRIPTOR = re.compile(r"\bAttrsDescriptor\b")
 _INDUCTOR_OLD = re.compile(r"\btorch\._inductor\.(triton_helpers|triton_heuristics)\b")
 _INDUCTOR_OLD_FROM = re.compile(r"^(\s*)from\s+torch\._inductor\s+import\s+([^\n]*\btriton_(?:helpers|heuristics)\b[^\n]*)$",
@@ -238,6 +246,39 @@ def _port_dot_transposes(source):
         count += 1
     out.append(source[pos:])
     return "".join(out), count
+
+
+def _port_descriptor_calls(source):
+    """`tl._experimental_descriptor_load(d, offs, shape, dtype)` -> `d.load(offs)` and
+    `tl._experimental_descriptor_store(d, v, offs)` -> `d.store(offs, v)`: (text, count)."""
+    out, pos, count = [], 0, 0
+    for m in _EXPERIMENTAL_DESC_CALL.finditer(source):
+        if m.start() < pos:
+            continue
+        split = _split_arguments(source, m.end())
+        if not split or len(split[0]) < 3:
+            continue
+        args, end = [a.strip() for a in split[0]], split[1]
+        if m.group(1) == "load":
+            new = "%s.load(%s)" % (args[0], args[1])
+        else:
+            new = "%s.store(%s, %s)" % (args[0], args[2], args[1])
+        out.append(source[pos:m.start()] + new)
+        pos = end + 1
+        count += 1
+    out.append(source[pos:])
+    return "".join(out), count
+
+
+def _guard_tools_imports(source):
+    """Each `import triton.tools.experimental_descriptor` inside try/except ImportError; the
+    fallback still binds `triton`, as the dotted import did (modules rely on it)."""
+    def sub(m):
+        indent = m.group(1)
+        fallback = "import triton" if m.group(2).startswith("import") else "pass"
+        return "%stry:\n%s    %s\n%sexcept ImportError:\n%s    %s" % (indent, indent, m.group(2), indent, indent,
+                                                                    fallback)
+    return _EXPERIMENTAL_TOOLS_IMPORT.subn(sub, source)
 
 
 def _port_math_imports(source, installed):
@@ -384,6 +425,18 @@ def port(source, installed):
     if applies(moves["make_tensor_descriptor"], v):
         out, n = _EXPERIMENTAL_MAKE_DESC.subn("tl.make_tensor_descriptor", out)
         note("make_tensor_descriptor", "tl._experimental_make_tensor_descriptor", "tl.make_tensor_descriptor", n)
+
+    if applies(moves["experimental_descriptor_load"], v) and not installed.resolves(
+            "triton.language._experimental_descriptor_load"):
+        out, n = _port_descriptor_calls(out)
+        note("experimental_descriptor_load", "tl._experimental_descriptor_load/store(desc, ...)",
+             "desc.load/store(...)", n)
+
+    if applies(moves["tools.experimental_descriptor"], v) and not installed.resolves(
+            "triton.tools.experimental_descriptor"):
+        out, n = _guard_tools_imports(out)
+        note("tools.experimental_descriptor", "import triton.tools.experimental_descriptor",
+             "the same import inside try/except ImportError", n)
 
     for old_mod in sorted(set(_INDUCTOR_OLD.findall(out))):
         if installed.resolves("torch._inductor." + old_mod) or not installed.resolves("torch._inductor.runtime." + old_mod):

@@ -421,10 +421,16 @@ class Worker:
         dimensions exceed its 2**20 elements); the guess is at fault, not the kernel, so the
         guessed power-of-two constexprs are halved and the compile retried a few times."""
         shrinks = 0
+        retyped = False
         while True:
             try:
                 return self.compile_load_run(fn, spec, p, task, stage, row, None)
             except Exception as e:
+                # `tl.dot` of a half-precision operand and one loaded through a pointer the check
+                # had to assume fp32: the kernel dots one type, so the assumed pointers take it.
+                if not retyped and self.retype_guessed_pointers(p, exc_message(e), row, spec):
+                    retyped = True
+                    continue
                 # Software pipelining multiplies a tile's shared memory by num_stages; launch sites
                 # tuned for operands narrower than the types the check had to assume (fp8 data
                 # typed fp32) overflow it. One stage is the same kernel, unpipelined.
@@ -441,6 +447,26 @@ class Worker:
                 shrinks += 1
                 row["constexprs"] = _jsonable(p["constexprs"])
                 row["shrunk"] = shrinks
+
+    @staticmethod
+    def retype_guessed_pointers(p, message, row, spec):
+        """Pointers typed `*fp32` only by assumption (guessed, or named in the bundle's
+        `assumed_fp32`: a launch tensor whose type the launcher leaves to its caller) become the
+        half type a tl.dot's type error names; False when the message is no such error or no
+        pointer was assumed fp32."""
+        half = launch.dot_partner_type(message)
+        if half is None:
+            return False
+        assumed = set(p["guessed"]) | set(spec.get("assumed_fp32") or [])
+        moved = {}
+        for i, (name, kind, detail) in enumerate(p["args"]):
+            if kind == "tensor" and name in assumed and p["signature"].get(name) == "*fp32":
+                p["signature"][name] = "*" + half
+                p["args"][i] = (name, kind, (launch.TORCH_DTYPES[half], detail[1]))
+                moved[name] = "*" + half
+        if moved:
+            row["retyped"] = moved
+        return bool(moved)
 
     def mark(self, stage):
         # The pool reads this when the worker dies, to tell which stage killed it.
@@ -460,6 +486,18 @@ class Worker:
                 return dtype
         return value
 
+    def descriptor(self, detail, generator):
+        """A host-side TensorDescriptor (Triton 3.4+) over a fresh contiguous tensor."""
+        from triton.tools.tensor_descriptor import TensorDescriptor
+        torch = self.torch
+        dtype, block = getattr(torch, detail[0]), detail[1]
+        shape = launch.descriptor_shape(block)
+        if dtype.is_floating_point and dtype.itemsize >= 2:
+            t = torch.rand(shape, device="cuda", dtype=dtype, generator=generator)
+        else:
+            t = torch.zeros(shape, device="cuda", dtype=dtype)
+        return TensorDescriptor(t, list(t.shape), list(t.stride()), list(block))
+
     def compile_load_run(self, fn, spec, p, task, stage, row, cfg):
         """One compile (+load, +run) of fn; cfg overrides constexprs/options for --autotune."""
         constexprs = {k: self.as_constexpr(v) for k, v in p["constexprs"].items()}
@@ -474,7 +512,7 @@ class Worker:
         for name, a in p.get("attrs", spec.get("attrs") or {}).items():
             if name in names:
                 attrs[(names.index(name),)] = [list(x) for x in a]
-        src = self.ASTSource(fn, p["signature"], ckeys, attrs)
+        src = self.ASTSource(fn, launch.signature_for_triton(p["signature"]), ckeys, attrs)
         target = self.GPUTarget("cuda", parse_arch(task["arch"]), 32)
         row["stage_reached"] = "compile"
         self.mark("compile")
@@ -502,14 +540,31 @@ class Worker:
         # The same inputs for a kernel in every run and on every worker: a result depends on the
         # kernel and its launch, not on the noise it was handed.
         generator = torch.Generator(device="cuda").manual_seed(0)
+        guarded = []
         for name, kind, detail in p["args"]:
             if kind == "tensor":
                 dtype, n = getattr(torch, detail[0]), detail[1]
                 if dtype.is_floating_point and dtype.itemsize >= 2:
-                    args.append(torch.rand(n, device="cuda", dtype=dtype, generator=generator))
+                    data = torch.rand(n, device="cuda", dtype=dtype, generator=generator)
                 else:
                     # Zeros keep gathered indices in bounds and make masks/bools harmless.
-                    args.append(torch.zeros(n, device="cuda", dtype=dtype))
+                    data = torch.zeros(n, device="cuda", dtype=dtype)
+                whole = guard_zone(torch, data)
+                guarded.append((name, whole, n))
+                args.append(whole[:n])
+            elif kind == "descriptor":
+                args.append(self.descriptor(detail, generator))
+            elif kind == "tuple":
+                items = []
+                for element_kind, value in detail:
+                    if element_kind == "tensor":
+                        data = torch.rand(value[1], device="cuda", dtype=getattr(torch, value[0]), generator=generator)
+                        whole = guard_zone(torch, data)
+                        guarded.append(("%s[%d]" % (name, len(items)), whole, value[1]))
+                        items.append(whole[:value[1]])
+                    else:
+                        items.append(value)
+                args.append(tuple(items))
             elif kind == "constexpr":
                 args.append(constexprs[name])
             else:
@@ -520,6 +575,7 @@ class Worker:
         ck[grid](*args)
         torch.cuda.synchronize()
         row["run_ms"] = round((time.perf_counter() - t0) * 1000.0, 3)
+        check_guard_zones(torch, guarded)
         res["run_ms"] = row["run_ms"]
         if cfg is not None and task.get("bench"):
             from triton.testing import do_bench
@@ -529,6 +585,37 @@ class Worker:
 
 
 MAX_SHRINKS = 3
+GUARD_BYTE = 0xA5
+MIN_GUARD_ELEMENTS = 16384
+
+
+def guard_zone(torch, data):
+    """`data` followed by a guard zone as large again (at least MIN_GUARD_ELEMENTS) filled with
+    GUARD_BYTE, in one allocation. Sizes and strides come from stand-in shapes, so kernels often
+    read a little past the end of what their repository would hand them; whether that faulted
+    used to depend on what else the worker had allocated, so the same kernel passed in one run
+    and failed in the next. Reads there are harmless now; writes there are caught below."""
+    n = data.numel()
+    whole = torch.empty(n + max(n, MIN_GUARD_ELEMENTS), device=data.device, dtype=data.dtype)
+    whole[:n].copy_(data)
+    whole.view(torch.uint8)[n * data.element_size():].fill_(GUARD_BYTE)
+    return whole
+
+
+def check_guard_zones(torch, guarded):
+    """Raises for the first buffer whose guard zone the kernel wrote into."""
+    for name, whole, n in guarded:
+        zone = whole.view(torch.uint8)[n * whole.element_size():]
+        changed = int((zone != GUARD_BYTE).sum().item())
+        if changed:
+            raise OutOfBoundsWrite("illegal address: the kernel wrote past the end of %r (%d bytes of the "
+                                   "guard zone after its %d elements changed)" % (name, changed, n))
+
+
+class OutOfBoundsWrite(RuntimeError):
+    pass
+
+
 _DTYPE_TEXT = re.compile(r"^(?:tl|triton\.language)\.([A-Za-z0-9_]+)$")
 
 

@@ -20,6 +20,13 @@ ArgumentGuess guess_argument(const std::string& raw, const std::string& annotati
     std::string x(suffix);
     return n.size() >= x.size() && n.compare(n.size() - x.size(), x.size(), x) == 0;
   };
+  // Numbers spelled like objects: `d_model` is a width, `n_layer` a count, not a layer.
+  if (n == "d_model" || n == "d_ff" || n == "n_embd" || n == "n_embed") return ArgumentGuess{std::to_string(kGuessedSize), "size_name"};
+  if (n.rfind("n_", 0) == 0 || n.rfind("num_", 0) == 0) {
+    if (contains(n, "layer") || contains(n, "block") || contains(n, "stage")) return ArgumentGuess{"2", "size_name"};
+    if (contains(n, "head") || contains(n, "group")) return ArgumentGuess{"4", "size_name"};
+    if (contains(n, "class")) return ArgumentGuess{"10", "size_name"};
+  }
   // Objects rather than numbers: the harness makes a stand-in for each (module_inputs.py).
   if (n == "config" || n == "cfg" || n == "args" || n == "opt" || n == "opts" || n == "params" || n == "hparams" ||
       contains(n, "config"))

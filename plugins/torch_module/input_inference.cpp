@@ -7,7 +7,9 @@
 #include <optional>
 
 #include "plugins/torch_module/argument_guess.h"
+#include "plugins/torch_module/einops_pattern.h"
 #include "plugins/torch_module/module_signature.h"
+#include "plugins/torch_module/parameter_use.h"
 
 namespace mine::torch_module {
 namespace {
@@ -80,6 +82,25 @@ bool plain_parameter(const nlohmann::json& p) {
   return !name.empty() && name[0] != '*' && name != "/" && name.find('*') == std::string::npos;
 }
 
+// The length a parameter annotated as a tuple or list has: `Tuple[int, int]` 2, `List[int]` and
+// `Tuple[int, ...]` 2; nullopt for anything else (`Union[int, Tuple[int, int]]` takes an int too).
+std::optional<int> annotated_length(std::string a) {
+  a.erase(std::remove(a.begin(), a.end(), ' '), a.end());
+  if (a.rfind("typing.", 0) == 0) a = a.substr(7);
+  size_t open = a.find('[');
+  if (open == std::string::npos || a.back() != ']' || a.find('|') != std::string::npos) return std::nullopt;
+  std::string head = a.substr(0, open), inner = a.substr(open + 1, a.size() - open - 2);
+  if (head == "List" || head == "list" || head == "Sequence") return 2;
+  if (head != "Tuple" && head != "tuple") return std::nullopt;
+  if (inner.find("...") != std::string::npos) return 2;
+  int depth = 0, count = 1;
+  for (char c : inner) {
+    depth += (c == '[') - (c == ']');
+    if (c == ',' && depth == 0) ++count;
+  }
+  return count;
+}
+
 struct InitValue {
   std::string name;
   std::optional<std::string> literal;
@@ -127,21 +148,58 @@ class Inference {
     return out;
   }
 
+  // What the parameter's uses in the class ask for (parameter_use.h), when they ask for more than
+  // a number: a tuple, a class, a callable object or a string. Elements of a tuple and the class
+  // of a stand-in are the name's guess where it has one.
+  std::optional<InitValue> from_use(const std::string& name, const ParameterUse& use, const ArgumentGuess& guess) {
+    if (guess.value == "config") return std::nullopt;  // the config stand-in answers any use
+    InitValue v{name, std::nullopt, "use", ""};
+    bool number = guess.source != "stand_in" && guess.value != "None" && guess.value != "True" && guess.value != "False";
+    std::string named_class = guess.value.rfind("class:", 0) == 0 || guess.value.rfind("instance:", 0) == 0
+                                  ? guess.value.substr(guess.value.find(':') + 1)
+                                  : "torch.nn.Identity";
+    if (use.sequence) {
+      std::string element = number ? guess.value : std::to_string(kGuessedSize);
+      std::string tuple = "(";
+      for (int i = 0; i < std::max(use.length, 2); ++i) tuple += (i ? ", " : "") + element;
+      v.literal = tuple + ")";
+    } else if (use.called) {
+      v.stand_in = "class:" + named_class;
+    } else if (use.stored_and_called) {
+      v.stand_in = "instance:" + named_class;
+    } else if (use.string_literal) {
+      v.literal = *use.string_literal;
+    } else {
+      return std::nullopt;
+    }
+    return v;
+  }
+
   void infer_init(const nlohmann::json& params) {
     auto sites = call_site_literals(params);
     for (const auto& p : params) {
       if (!plain_parameter(p)) continue;
       std::string name = p["name"];
       InitValue v{name, std::nullopt, "", ""};
+      ArgumentGuess guess = guess_argument(name, p.value("annotation", ""));
+      ParameterUse use = parameter_use(m_, cls_, name);
+      if (auto length = annotated_length(p.value("annotation", ""))) {
+        use.sequence = true;
+        use.length = std::max(use.length, *length);
+      }
+      std::optional<InitValue> used = from_use(name, use, guess);
       if (auto it = sites.find(name); it != sites.end()) {
         v.literal = it->second;
         v.source = "call_site";
-      } else if (p.contains("default")) {
+      } else if (p.contains("default") && !(p["default"] == "None" && used && !use.guarded)) {
+        // A default stays unless it is None and the code uses the value unchecked: `norm_layer`
+        // defaulting to None and called as `norm_layer(dim)` is always given by its callers.
         v.source = "default";
         std::string d = p["default"];
         if (integer_of(d)) known_[name] = *integer_of(d);
+      } else if (used) {
+        v = *used;
       } else {
-        ArgumentGuess guess = guess_argument(name, p.value("annotation", ""));
         if (guess.source == "stand_in") v.stand_in = guess.value;
         else v.literal = guess.value;
         v.source = guess.source;
@@ -193,11 +251,28 @@ class Inference {
 
   struct Tensor {
     std::optional<int> rank, min_rank;
+    bool rank_guessed = false;  // a likely rank (an image model's), not read from a use
     std::map<int, long long> dims;
     std::string dtype = "float32";
     std::optional<long long> high;
     std::vector<std::string> evidence;
   };
+
+  // The einops pattern a string literal spells (`'b c (h p1) (w p2) -> b (h w) (p1 p2 c)'`).
+  std::optional<PatternRank> pattern_of(TSNode n) {
+    if (!is_type(n, "string")) return std::nullopt;
+    bool interpolated = false;
+    for_each_named_child(n, [&](TSNode c) { interpolated = interpolated || is_type(c, "interpolation"); });
+    std::string text = m_.text_of(n);
+    if (interpolated || text.size() < 2 || (text[0] != '\'' && text[0] != '"')) return std::nullopt;
+    return einops_input_rank(text.substr(1, text.size() - 2));
+  }
+
+  void from_pattern(const PatternRank& p, Tensor& t, const std::string& why) {
+    if (p.exact && !t.rank) t.rank = p.rank;
+    if (!p.exact && (!t.min_rank || p.rank > *t.min_rank)) t.min_rank = p.rank;
+    t.evidence.push_back(why);
+  }
 
   // What the first layer `x` goes through says about it.
   void from_layer(TSNode call, Tensor& t) {
@@ -208,6 +283,15 @@ class Inference {
     auto set_rank = [&](int r) {
       if (!t.rank) t.rank = r;
     };
+    // `nn.Sequential(Rearrange('b c (h p1) (w p2) -> ...'), ...)`: the einops layer that opens it.
+    if (layer == "Sequential") {
+      TSNode first = argument(call, 0, "");
+      std::optional<std::string> inner = is_type(first, "call") ? m_.qualified_name(field(first, "function")) : std::nullopt;
+      std::string last = inner ? inner->substr(inner->rfind('.') + 1) : "";
+      if (inner && inner->rfind("einops.", 0) == 0 && (last == "Rearrange" || last == "Reduce"))
+        if (auto p = pattern_of(argument(first, 0, "pattern"))) from_pattern(*p, t, "einops layer pattern");
+      return;
+    }
     if (layer.rfind("Conv", 0) == 0 || layer.find("Norm") != std::string::npos || layer.rfind("Pool", 0) == 0) {
       char d = layer.size() >= 2 ? layer[layer.size() - 2] : 0;
       if (layer.back() == 'd' && (d == '1' || d == '2' || d == '3')) set_rank(d - '0' + 2);
@@ -285,6 +369,12 @@ class Inference {
       if (!is_type(n, "call")) return;
       TSNode f = field(n, "function");
       TSNode args = field(n, "arguments");
+      // `rearrange(x, 'b n (h d) -> b h n d', h = h)`: the pattern's input side is x's rank.
+      if (auto q = m_.qualified_name(f); q && (*q == "einops.rearrange" || *q == "einops.reduce" || *q == "einops.repeat")) {
+        TSNode first = ts_node_named_child(args, 0);
+        if (is_type(first, "identifier") && m_.view_of(first) == name)
+          if (auto p = pattern_of(ts_node_named_child(args, 1))) from_pattern(*p, t, name + " in an einops pattern");
+      }
       if (is_type(f, "attribute") && m_.view_of(field(f, "object")) == name) {
         std::string method(m_.view_of(field(f, "attribute")));
         std::vector<std::optional<int>> ints;
@@ -314,16 +404,19 @@ class Inference {
   // The first input of an image model: channels and side from the model's own arguments
   // (`in_chans=3`, `img_size=224`), which its patch embedding and asserts expect.
   void image_sizes(Tensor& t) {
-    if ((t.rank && *t.rank != 4) || t.dims.count(-1) || t.dims.count(1)) return;
+    if ((t.rank && *t.rank < 4) || t.dims.count(-1) || t.dims.count(1)) return;  // a video's too
     std::optional<long long> channels, side;
     for (const char* n : {"in_chans", "in_channels", "channels", "num_channels", "in_ch", "image_channels", "in_chs"})
       if (!channels && known_.count(n)) channels = known_[n];
     for (const char* n : {"img_size", "image_size", "input_size", "resolution", "img_res"})
       if (!side && known_.count(n)) side = known_[n];
     if (!channels && !side) return;
-    if (!t.rank) t.rank = 4;
+    if (!t.rank) {
+      t.rank = 4;
+      t.rank_guessed = true;  // a video or a series model takes image-like arguments too
+    }
     if (channels) t.dims[1] = *channels;
-    if (side && *side <= 512) t.dims[2] = t.dims[3] = *side;
+    if (side && *side <= 512) t.dims[-2] = t.dims[-1] = *side;  // the last two, whatever the rank turns out
     t.evidence.push_back("image arguments of __init__");
   }
 
@@ -333,9 +426,12 @@ class Inference {
     if (!forward) return out;
     nlohmann::json params = nlohmann::json::parse(m_.parameters_json(*forward));
     TSNode body = field(m_.function(*forward).definition, "body");
+    bool keyword_only = false;  // after `*` or `*args`: passed by name
     for (size_t i = 0; i < params.size(); ++i) {
       const auto& p = params[i];
       if (i == 0 && p.value("name", "") == "self") continue;
+      std::string raw = p.value("name", "");
+      if (raw == "*" || (raw.rfind("*", 0) == 0 && raw.rfind("**", 0) != 0)) keyword_only = true;
       if (!plain_parameter(p) || p.contains("default")) continue;
       std::string name = p["name"];
       Tensor t;
@@ -352,13 +448,14 @@ class Inference {
       }
       if (out.empty() && t.dtype == "float32") image_sizes(t);
       nlohmann::json e = {{"name", name}, {"dtype", t.dtype}};
+      if (keyword_only) e["keyword"] = true;
       if (t.rank && t.min_rank && *t.min_rank > *t.rank) t.rank.reset();  // contradicting clues: let the deducer try
       // No exact clue: the least rank the uses allow, else tokens (B, N, C) when only the width
       // is known, else paritybench's four dimensions.
       if (t.rank) e["rank"] = *t.rank;
       else if (t.min_rank) e["rank"] = std::max(*t.min_rank, t.dims.count(-1) ? 3 : 0);
       else e["rank"] = t.dims.count(-1) ? 3 : t.dtype == "int64" ? 2 : 4;
-      if (!t.rank) e["rank_known"] = false;
+      if (!t.rank || t.rank_guessed) e["rank_known"] = false;
       nlohmann::json dims = nlohmann::json::object();
       for (const auto& [k, v] : t.dims) dims[std::to_string(k)] = v;
       e["dims"] = dims;

@@ -44,9 +44,30 @@ bool only_raises(const PythonFile& m, const mine_python_function& f) {
   return m.view_of(f.node).find("abstractmethod") != std::string_view::npos;
 }
 
+// Whether any line of the file imports torch (`import torch...`, `from torch... import`).
+bool imports_torch(std::string_view text) {
+  size_t at = 0;
+  while (at < text.size()) {
+    size_t end = text.find('\n', at);
+    if (end == std::string_view::npos) end = text.size();
+    std::string_view line = text.substr(at, end - at);
+    size_t first = line.find_first_not_of(" \t");
+    if (first != std::string_view::npos) {
+      line = line.substr(first);
+      for (std::string_view head : {"import torch", "from torch"}) {
+        if (line.substr(0, head.size()) != head) continue;
+        char next = line.size() > head.size() ? line[head.size()] : ' ';
+        if (next == ' ' || next == '.' || next == ',' || next == '\t' || next == '\r') return true;
+      }
+    }
+    at = end + 1;
+  }
+  return false;
+}
+
 class Classifier {
  public:
-  explicit Classifier(const PythonFile& m) : m_(m) {
+  explicit Classifier(const PythonFile& m) : m_(m), imports_torch_(imports_torch(m.text())) {
     for (size_t i = 0, n = m.statement_count(); i < n; ++i) {
       mine_python_statement s = m.statement(i);
       if (s.kind != MINE_STATEMENT_CLASS) continue;
@@ -156,7 +177,11 @@ class Classifier {
       if (q && is_torch_module_base(*q)) {
         via = "torch";
       } else if (q && via.empty() && q->rfind("torch", 0) != 0 && q->rfind("abc.", 0) != 0 &&
-                 q->rfind("typing.", 0) != 0 && q->rfind("enum.", 0) != 0 && q->rfind("dataclasses", 0) != 0) {
+                 q->rfind("typing.", 0) != 0 && q->rfind("enum.", 0) != 0 && q->rfind("dataclasses", 0) != 0 &&
+                 (imports_torch_ || q->rfind(".", 0) == 0)) {
+        // A base from elsewhere counts when the file works with torch or the base is of its own
+        // package (a relative import): a file of chainer or mxnet models (`chainer.Chain`,
+        // `gluon.Block`, with their own `forward`) imports no torch at all.
         via = "import";
       }
     });
@@ -170,6 +195,7 @@ class Classifier {
   }
 
   const PythonFile& m_;
+  bool imports_torch_;
   std::map<size_t, TSNode> classes_;
   std::map<std::string, std::vector<size_t>> methods_;
   std::map<size_t, Verdict> verdicts_;

@@ -68,7 +68,18 @@ def k(x_ptr, BLOCK: tl.constexpr):
         raise RuntimeError("out of resource: shared memory, Required: %d, Hardware limit: 232448" % need)
 '''
 
+# Triton dots one type: the stand-in raises its message when the two pointers differ.
+DOT_KERNEL = HDR + '''
+import triton.compiler
+@triton.jit
+def k(a_ptr, b_ptr, BLOCK: tl.constexpr):
+    sig = triton.compiler.current_signature
+    if sig["a_ptr"] != sig["b_ptr"]:
+        raise ValueError("Both operands must be same dtype. Got %s and %s" % (sig["a_ptr"][1:], sig["b_ptr"][1:]))
+'''
+
 SIG = {"signature": {"x_ptr": "*fp32"}}
+DOT_SIG = {"signature": {"a_ptr": "*fp32", "b_ptr": "*fp16"}, "constexprs": {"BLOCK": 64}}
 
 
 class Fallbacks(unittest.TestCase):
@@ -87,6 +98,13 @@ class Fallbacks(unittest.TestCase):
             (5, "k", RUNTIME_PROBE, dict(SIG, constexprs={"BLOCK": 64})),  # no kernel-only module
             (6, "k", RUNTIME_PROBE, dict(SIG, constexprs={"BLOCK": 64}, kernel_only_module="k6_kernel.py")),
             (7, "k", SHARED_KERNEL, dict(SIG, constexprs={"BLOCK": 128}, options={"num_stages": 4})),
+            # As 5, in a bundle entry that says the kernel is written for another accelerator.
+            (8, "k", RUNTIME_PROBE, dict(SIG, constexprs={"BLOCK": 64},
+                                         target={"backend": "ascend", "evidence": "in the folder _ascend/"})),
+            (9, "k", DOT_KERNEL, dict(DOT_SIG, guessed=["a_ptr"])),  # a_ptr's fp32 was assumed
+            (10, "k", DOT_KERNEL, dict(DOT_SIG, guessed=[])),  # stated: the error stands
+            # A launch tensor the launcher takes from its caller: typed, not guessed, yet assumed fp32.
+            (11, "k", DOT_KERNEL, dict(DOT_SIG, guessed=[], assumed_fp32=["a_ptr"])),
         ]
         write_bundle(bundle, kernels)
         for kid, text in ((4, KERNEL_ONLY), (6, BROKEN_BODY_ONLY)):
@@ -102,7 +120,22 @@ class Fallbacks(unittest.TestCase):
         cls.tmp.cleanup()
 
     def test_all_kernels_reported(self):
-        self.assertEqual(sorted(self.rows), [1, 2, 3, 4, 5, 6, 7], self.proc.stderr[-2000:])
+        self.assertEqual(sorted(self.rows), [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11], self.proc.stderr[-2000:])
+
+    def test_results_of_other_targets_name_the_target(self):
+        self.assertEqual(self.rows[8]["target"], "ascend")
+        self.assertEqual(self.rows[8]["status"], "fail")  # still checked, and still failing here
+        self.assertNotIn("target", self.rows[5])
+
+    def test_assumed_fp32_pointers_take_the_half_type_a_dot_names(self):
+        r = self.rows[9]
+        self.assertEqual(r["status"], "ok", r["message"])
+        self.assertEqual(r["retyped"], {"a_ptr": "*fp16"})
+        r = self.rows[10]
+        self.assertEqual(r["status"], "fail")
+        self.assertIn("Both operands must be same dtype", r["message"])
+        self.assertNotIn("retyped", r)
+        self.assertEqual(self.rows[11]["retyped"], {"a_ptr": "*fp16"})
 
     def test_dtype_text_becomes_a_triton_dtype(self):
         self.assertEqual(self.rows[1]["status"], "ok", self.rows[1]["message"])

@@ -74,8 +74,8 @@ def make_torch(compiled_offset=0.0, codes=("# AOT ID\n@triton.jit\ndef triton_po
     torch._dynamo = types.SimpleNamespace(reset=lambda: None)
     torch.compile = lambda model: model
 
-    def run_and_get_code(fn, *args):
-        out = fn(*args)
+    def run_and_get_code(fn, *args, **kwargs):
+        out = fn(*args, **kwargs)
         if compiled_offset and isinstance(out, FakeTensor):
             out = FakeTensor(out.shape, out.dtype, out.fill + compiled_offset)
         return out, list(codes)
@@ -153,6 +153,69 @@ class InductorStage(unittest.TestCase):
         self.assertTrue(info["match"])
         self.assertEqual(info["inputs_used"]["init"]["dim"], "16")  # given after __init__ said it was missing
         self.assertEqual(info["deduce"][0]["change"], "init dim = 16")
+
+    def test_keyword_only_inputs_are_passed_by_name(self):
+        row, error = self.run_module("""
+            import torch
+            class Conditioned(torch.nn.Module):
+                def forward(self, x, *, condition):
+                    assert condition.shape == (2, 16), condition.shape
+                    return x
+            """, "Conditioned", {"forward": [{"name": "x", "rank": 3},
+                                             {"name": "condition", "rank": 2, "keyword": True}]})
+        self.assertIsNone(error)
+        self.assertTrue(row["inductor"]["match"])
+        self.assertEqual(row["inductor"]["deduce"], [])
+
+    def test_sizes_init_rejects_are_tried_larger_with_the_inputs(self):
+        row, error = self.run_module("""
+            import torch
+            class Heads(torch.nn.Module):
+                def __init__(self, dim, dim_head=32, heads=4):
+                    super().__init__()
+                    assert dim % dim_head == 0, "dim must be divisible by dim_head"
+                    self.dim = dim
+                def forward(self, x):
+                    assert x.shape[-1] == self.dim, (x.shape, self.dim)
+                    return x
+            """, "Heads", {"init": [{"name": "dim", "literal": "16", "source": "size_name"},
+                                    {"name": "dim_head", "source": "default"},
+                                    {"name": "heads", "literal": "4", "source": "call_site"}],
+                           "forward": [{"name": "x", "rank": 3, "dims": {"-1": 16}}]})
+        self.assertIsNone(error)
+        info = row["inductor"]
+        self.assertEqual(info["inputs_used"]["init"], {"dim": "64", "heads": "4"})  # a call site's number stays
+        self.assertEqual(info["inputs_used"]["forward"][0]["shape"], [module_inputs.BATCH, module_inputs.SIZE, 64])
+        self.assertIn("guessed sizes 16 -> 64", info["deduce"][0]["change"])
+
+    def test_sizes_of_call_sites_are_not_grown(self):
+        row, error = self.run_module("""
+            import torch
+            class Heads(torch.nn.Module):
+                def __init__(self, dim):
+                    super().__init__()
+                    assert dim % 32 == 0
+                def forward(self, x):
+                    return x
+            """, "Heads", {"init": [{"name": "dim", "literal": "16", "source": "call_site"}],
+                           "forward": [{"name": "x", "rank": 3}]})
+        self.assertIsInstance(error, AssertionError)
+        self.assertEqual(row["inductor"]["phase"], "instantiate")
+
+    def test_an_identity_stand_in_takes_further_arguments(self):
+        row, error = self.run_module("""
+            import torch
+            class Block(torch.nn.Module):
+                def __init__(self, dim, mixer_cls):
+                    super().__init__()
+                    self.mixer = mixer_cls(dim)
+                def forward(self, x):
+                    return self.mixer(x, inference_params=None)
+            """, "Block", {"init": [{"name": "dim", "literal": "16", "source": "size_name"},
+                                    {"name": "mixer_cls", "stand_in": "class:torch.nn.Identity", "source": "use"}],
+                           "forward": [{"name": "x", "rank": 3}]})
+        self.assertIsNone(error)
+        self.assertTrue(row["inductor"]["match"])
 
     def test_compiled_output_that_differs_is_a_mismatch(self):
         row, error = self.run_module("""

@@ -99,6 +99,37 @@ class Plan(unittest.TestCase):
         with self.assertRaisesRegex(ValueError, "unknown pointer type"):
             plan({"signature": {"x": "*weird"}}, params("x"))
 
+    def test_descriptor_parameters_carry_type_and_block(self):
+        p = plan({"signature": {"a_desc": "tensordesc<fp8e4nv[64, 128]>", "c": "*fp16", "M": "i32"},
+                  "constexprs": {"BM": 64}}, params("a_desc", "c", "M", "BM", constexprs=("BM",)))
+        kinds = {name: (kind, detail) for name, kind, detail in p["args"]}
+        self.assertEqual(kinds["a_desc"], ("descriptor", ("float8_e4m3fn", [64, 128])))
+        self.assertEqual(kinds["c"][0], "tensor")
+        self.assertEqual([n for n, _, _ in p["args"]], ["a_desc", "c", "M", "BM"])
+        # Two blocks per dimension, never under 16 elements (16-byte rows for TMA).
+        self.assertEqual(launch.descriptor_shape([64, 8]), [128, 16])
+        with self.assertRaisesRegex(ValueError, "unknown descriptor type .* for 'a_desc'"):
+            plan({"signature": {"a_desc": "tensordesc<fp16>"}}, params("a_desc"))
+
+    def test_tuple_parameters(self):
+        p = plan({"signature": {"x": "*fp32", "stride_q": "(i32,i32,i32)", "ptrs": "(*fp16,*fp16)"},
+                  "args": {"stride_q": [64, 8, 1]}}, params("x", "stride_q", "ptrs"))
+        kinds = {name: (kind, detail) for name, kind, detail in p["args"]}
+        self.assertEqual(kinds["stride_q"], ("tuple", [("scalar", 64), ("scalar", 8), ("scalar", 1)]))
+        self.assertEqual([k for k, _ in kinds["ptrs"][1]], ["tensor", "tensor"])
+        self.assertEqual(kinds["ptrs"][1][0][1][0], "float16")
+        self.assertEqual(launch.signature_for_triton({"a": "(i32,i32)", "b": "*fp32"}),
+                         {"a": ("i32", "i32"), "b": "*fp32"})
+        with self.assertRaisesRegex(ValueError, "unknown tuple type .* for 'ptrs'"):
+            plan({"signature": {"ptrs": "(*weird)"}}, params("ptrs"))
+
+    def test_dot_partner_type(self):
+        self.assertEqual(launch.dot_partner_type("... Both operands must be same dtype. Got fp32 and bf16"), "bf16")
+        self.assertEqual(launch.dot_partner_type("Both operands must be same dtype. Got fp16 and fp32"), "fp16")
+        self.assertIsNone(launch.dot_partner_type("Both operands must be same dtype. Got fp16 and bf16"))
+        self.assertIsNone(launch.dot_partner_type("Both operands must be same dtype. Got i8 and fp32"))
+        self.assertIsNone(launch.dot_partner_type("out of resource: shared memory"))
+
     def test_buffer_bounds(self):
         self.assertEqual(launch.buffer_elems({}, []), launch.MIN_BUFFER_ELEMS)
         self.assertEqual(launch.buffer_elems({"xnumel": 1 << 30}, []), launch.MAX_BUFFER_ELEMS)

@@ -58,6 +58,38 @@ class Deducer(unittest.TestCase):
         self.assertEqual(new[0]["rank"], 5)
         new = self.fix([spec(4)], "ValueError: too many values to unpack (expected 3)")
         self.assertEqual(new[0]["rank"], 3)
+        self.assertTrue(new[0]["rank_known"])  # later trials of unknown ranks leave it
+
+    def test_unpack_with_extra_values_moves_by_the_difference(self):
+        # `b, n, _, h = *x.shape, self.heads`: rank 3 gives four values, rank 4 five.
+        new = self.fix([spec(4)], "ValueError: too many values to unpack (expected 4)")
+        self.assertEqual(new[0]["rank"], 3)
+        new = self.fix([spec(2)], "ValueError: not enough values to unpack (expected 4, got 3)")
+        self.assertEqual(new[0]["rank"], 3)
+        # The input the message is about moves, not the first: the one above the count...
+        new = self.fix([spec(2, name="a"), spec(4, name="b")], "ValueError: too many values to unpack (expected 2)")
+        self.assertEqual([s["rank"] for s in new], [2, 2])
+        # ...or the one whose rank the count names.
+        new = self.fix([spec(2, name="mask"), spec(4)], "ValueError: not enough values to unpack (expected 5, got 4)")
+        self.assertEqual([s["rank"] for s in new], [2, 5])
+
+    def test_a_kernel_wider_than_the_input_grows_its_sides(self):
+        msg = ("RuntimeError: Calculated padded input size per channel: (4 x 4). Kernel size: (8 x 8). "
+               "Kernel size can't be greater than actual input size")
+        new = self.fix([spec(2, dtype="int64", name="ids"), spec(4, {1: 3})], msg)
+        self.assertEqual(mi.shape_of(new[1]), [mi.BATCH, 3, mi.SPATIAL_LARGE, mi.SPATIAL_LARGE])
+        self.assertEqual(mi.deduce(new, msg), (None, None))  # already large: no endless retry
+
+    def test_messages_naming_both_ranks(self):
+        einops = ('EinopsError: Error while processing rearrange-reduction pattern "b n d -> (b n) d". Input tensor '
+                  'shape: torch.Size([2, 16, 16, 16, 16]). Additional info: {}. Wrong shape: expected 3 dims. '
+                  'Received 5-dim tensor.')
+        einsum = ("RuntimeError: einsum(): the number of subscripts in the equation (4) does not match the number "
+                  "of dimensions (5) for operand 0 and no ellipsis was given")
+        mha = "AssertionError: query should be unbatched 2D or batched 3D tensor but received 5-D query tensor"
+        for message, want in ((einops, 3), (einsum, 4), (mha, 3)):
+            new = self.fix([spec(2, name="mask"), spec(5)], message)
+            self.assertEqual([s["rank"] for s in new], [2, want], message)
 
     def test_conv_rank_prefers_batched(self):
         msg = "RuntimeError: Expected 2D (unbatched) or 3D (batched) input to conv1d, but got input of size: [2, 16, 16, 16]"
@@ -84,11 +116,30 @@ class Deducer(unittest.TestCase):
         self.assertEqual(new[0]["dtype"], "int64")
         new = self.fix([spec(2)], "RuntimeError: gather(): Expected dtype int32/int64 for index")
         self.assertEqual(new[0]["dtype"], "int64")
+        new = self.fix([spec(2)], "RuntimeError: gather(): Expected dtype int64 for index")  # older torch
+        self.assertEqual(new[0]["dtype"], "int64")
+
+    def test_a_target_takes_the_size_cross_entropy_expects(self):
+        new = self.fix([spec(3, name="logits"), spec(4, dtype="int64", name="target")],
+                       "RuntimeError: Expected target size [2, 100], got [2, 16, 16, 16]")
+        self.assertEqual(mi.shape_of(new[1]), [2, 100])
+        self.assertEqual(new[0]["rank"], 3)
+
+    def test_indices_expected_turns_the_last_float_input(self):
+        new = self.fix([spec(3, name="x"), spec(2, name="y")], "RuntimeError: gather(): Expected dtype int64 for index")
+        self.assertEqual([s["dtype"] for s in new], ["float32", "int64"])
+
+    def test_a_change_back_to_inputs_tried_counts_as_none(self):
+        # Broadcasting between two inputs: each message would make them differ the other way.
+        a, b = spec(3, {1: 16}, name="a"), spec(3, {1: 2}, name="b")
+        msg = "RuntimeError: The size of tensor a (16) must match the size of tensor b (2) at non-singleton dimension 1"
+        new, _ = mi.deduce([a, b], msg)
+        self.assertEqual(mi.deduce([a, b], msg, {mi.signature(new)}), (None, None))
 
     def test_no_rule_or_no_change_stops(self):
         self.assertEqual(mi.deduce([spec(3)], "RuntimeError: CUDA error: out of memory"), (None, None))
         # Already the rank the message asks for: nothing to change, so no endless retry.
-        self.assertEqual(mi.deduce([spec(3)], "ValueError: too many values to unpack (expected 3)"), (None, None))
+        self.assertEqual(mi.deduce([spec(1)], "ValueError: too many values to unpack (expected 1)"), (None, None))
 
     def test_the_input_is_not_edited_in_place(self):
         specs = [spec(4)]
@@ -138,6 +189,16 @@ class RankTrials(unittest.TestCase):
             seen.append(specs[0]["rank"])
         self.assertEqual(sorted(seen), sorted(mi.RANK_ORDER))
         self.assertEqual(mi.deduce(specs, "KeyError: 4"), (None, None))  # every rank tried: stop
+
+    def test_a_rank_from_an_unpacking_is_kept_and_a_lower_bound_is_not(self):
+        [s] = mi.tensor_specs({"forward": [{"name": "x", "rank": 4, "rank_known": False}]})
+        specs, _ = mi.deduce([s], "ValueError: too many values to unpack (expected 3)")
+        self.assertEqual(mi.deduce(specs, "KeyError: 3"), (None, None))
+        specs, _ = mi.deduce([s], "IndexError: Dimension out of range (expected to be in range of [-4, 3], "
+                                  "but got 5)")
+        self.assertEqual(specs[0]["rank"], 6)
+        specs, why = mi.deduce(specs, "KeyError: 6")
+        self.assertIn("trying another rank", why)
 
     def test_known_rank_is_not_cycled(self):
         [s] = mi.tensor_specs({"forward": [{"name": "x", "rank": 4}]})

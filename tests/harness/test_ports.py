@@ -85,9 +85,35 @@ class PortText(unittest.TestCase):
         self.assertEqual(len(rewrites), 2)
 
     def test_moves_without_port_are_named(self):
-        src = HDR + "def k(d):\n    x = tl._experimental_descriptor_load(d, [0], [8], tl.float16)\n"
+        src = "from triton.compiler.compiler import AttrsDescriptor\n" + HDR
         self.assertEqual(triton_ports.port(src, installed())[1], [])
-        self.assertEqual(triton_ports.unported_moves(src, "3.6.0"), ["experimental_descriptor_load"])
+        self.assertEqual(triton_ports.unported_moves(src, "3.6.0"), ["AttrsDescriptor"])
+
+    def test_experimental_descriptor_calls_become_descriptor_methods(self):
+        src = HDR + ("def k(a_desc, c_desc, BM: tl.constexpr):\n"
+                     "    x = tl._experimental_descriptor_load(a_desc, [pid * BM, 0], [BM, 64], tl.float16)\n"
+                     "    tl._experimental_descriptor_store(c_desc, x.to(tl.float32), [pid * BM, f(1, 2)])\n")
+        out, rewrites = triton_ports.port(src, installed())
+        self.assertIn("    x = a_desc.load([pid * BM, 0])\n", out)
+        self.assertIn("    c_desc.store([pid * BM, f(1, 2)], x.to(tl.float32))\n", out)
+        self.assertEqual([(r["move"], r["count"]) for r in rewrites], [("experimental_descriptor_load", 2)])
+        # Where the installed Triton still has the experimental ops, nothing moves.
+        kept = installed(resolves=("triton.language._experimental_descriptor_load",
+                                   "triton.tools.experimental_descriptor"))
+        self.assertEqual(triton_ports.port(src, kept)[1], [])
+        self.assertEqual(triton_ports.port(src, installed("3.2.0"))[1], [])
+
+    def test_experimental_descriptor_tools_import_is_guarded(self):
+        src = ("if ok:\n    import triton.tools.experimental_descriptor\n"
+               "from triton.tools.experimental_descriptor import create_2d_tma_descriptor\nx = 1\n")
+        out, rewrites = triton_ports.port(src, installed())
+        # The dotted import bound `triton` too; its fallback still does.
+        self.assertIn("if ok:\n    try:\n        import triton.tools.experimental_descriptor\n"
+                      "    except ImportError:\n        import triton\n", out)
+        self.assertIn("try:\n    from triton.tools.experimental_descriptor import create_2d_tma_descriptor\n"
+                      "except ImportError:\n    pass\nx = 1\n", out)
+        compile(out, "<ported>", "exec")  # still Python
+        self.assertEqual(rewrites[0]["move"], "tools.experimental_descriptor")
 
     def test_float8e4_becomes_float8e4nv(self):
         src = HDR + "def k(x):\n    return x.to(tl.float8e4), tl.float8e4b15\n"

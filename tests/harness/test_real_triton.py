@@ -42,6 +42,21 @@ def k(x_ptr, n, BLOCK: tl.constexpr):
     tl.store(x_ptr + offs, tl.load(x_ptr + offs, mask=offs < n) + 1.0, mask=offs < n)
 """
 SIG = {"signature": {"x_ptr": "*fp32", "n": "i32"}, "constexprs": {"BLOCK": 256}}
+# One block past the buffer the harness allocates for n (launch.buffer_elems: 4 * n * n
+# elements): a read there lands in the guard zone; a write there changes it.
+READ_PAST = HDR + """
+@triton.jit
+def k(x_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    v = tl.load(x_ptr + 4 * n * n + offs)
+    tl.store(x_ptr + offs, v * 0.0, mask=offs < n)
+"""
+WRITE_PAST = HDR + """
+@triton.jit
+def k(x_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    tl.store(x_ptr + 4 * n * n + offs, tl.zeros([BLOCK], dtype=tl.float32))
+"""
 
 
 # One kernel per error class, each failing the way kernels from the wild do; the messages are
@@ -159,6 +174,39 @@ class RealGpu(unittest.TestCase):
         for cls in want:
             with self.subTest(cls=cls):
                 self.assertEqual(got[cls][0], cls, got[cls])
+
+    def test_tuple_and_descriptor_arguments_run(self):
+        tuples = HDR + """
+@triton.jit
+def k(x_ptr, strides, ptrs, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    v = tl.load(ptrs[0] + offs * strides[1], mask=offs < n)
+    tl.store(x_ptr + offs * strides[0], v + 1.0, mask=offs < n)
+"""
+        tma = HDR + """
+@triton.jit
+def k(a_desc, c_desc, BM: tl.constexpr, BN: tl.constexpr):
+    a = a_desc.load([tl.program_id(0) * BM, 0])
+    c_desc.store([tl.program_id(0) * BM, 0], a * 2)
+"""
+        with tempfile.TemporaryDirectory() as tmp:
+            write_bundle(tmp, [
+                (1, "k", tuples, {"signature": {"x_ptr": "*fp32", "strides": "(i32,i32)", "ptrs": "(*fp32)",
+                                                "n": "i32"}, "constexprs": {"BLOCK": 64}}),
+                (2, "k", tma, {"signature": {"a_desc": "tensordesc<fp16[64, 32]>", "c_desc": "tensordesc<fp16[64, 32]>"},
+                               "constexprs": {"BM": 64, "BN": 32}, "grid": [2, 1, 1]})])
+            proc, rows = run(tmp, "--stage", "run", "--jobs", "1")
+        for i in (1, 2):
+            self.assertEqual(rows[i]["status"], "ok", rows[i]["message"])
+
+    def test_reads_past_a_buffer_pass_and_writes_there_fail(self):
+        sized = dict(SIG, args={"n": 1024})
+        with tempfile.TemporaryDirectory() as tmp:
+            write_bundle(tmp, [(1, "k", READ_PAST, sized), (2, "k", WRITE_PAST, sized)])
+            proc, rows = run(tmp, "--stage", "run", "--jobs", "1")
+        self.assertEqual(rows[1]["status"], "ok", rows[1]["message"])
+        self.assertEqual(rows[2]["error_class"], "illegal_address", rows[2]["message"])
+        self.assertIn("wrote past the end of 'x_ptr'", rows[2]["message"])
 
     def test_cuda_errors_and_memory_are_contained(self):
         with tempfile.TemporaryDirectory() as tmp:

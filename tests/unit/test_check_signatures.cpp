@@ -29,14 +29,27 @@ std::string read_text(const fs::path& p) {
   return s.str();
 }
 
+// Items at the top level only: a descriptor type's block (`tensordesc<fp16[64, 32]>`) and a tuple
+// type (`(i32,i32)`) have commas.
 std::vector<std::string> split_list(const std::string& text) {
   std::vector<std::string> out;
-  std::string item;
-  std::stringstream s(text);
-  while (std::getline(s, item, ',')) {
+  auto keep = [&](const std::string& item) {
     size_t a = item.find_first_not_of(' '), b = item.find_last_not_of(' ');
     if (a != std::string::npos) out.push_back(item.substr(a, b - a + 1));
+  };
+  std::string item;
+  int depth = 0;
+  for (char c : text) {
+    if (c == '[' || c == '<' || c == '{' || c == '(') ++depth;
+    if (c == ']' || c == '>' || c == '}' || c == ')') --depth;
+    if (c == ',' && depth == 0) {
+      keep(item);
+      item.clear();
+    } else {
+      item += c;
+    }
   }
+  keep(item);
   return out;
 }
 

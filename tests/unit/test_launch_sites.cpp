@@ -156,7 +156,28 @@ TEST_CASE("launch sites are recorded as the launcher files expect", "[launch]") 
   });
   CHECK(checked >= 9);
   // No launch row for calls that launch nothing of the repository (torch.empty, x.reshape ...).
-  CHECK(corpus->query("SELECT count(*) FROM kernel_launches").rows[0][0] == 8);
+  CHECK(corpus->query("SELECT count(*) FROM kernel_launches").rows[0][0] == 12);
+}
+
+TEST_CASE("a ratio of sizes is recorded as one, a size as nominal, a literal as neither", "[launch]") {
+  ScannedRepo repo;
+  scan(repo);
+  auto corpus = Corpus::open(repo.db.string(), Corpus::Access::ReadOnly);
+  auto flags = [&](const std::string& kernel, const std::string& param) {
+    auto rows = corpus->query(
+        "SELECT coalesce(json_extract(a.value, '$.nominal'), 0), coalesce(json_extract(a.value, '$.ratio'), 0) "
+        "FROM kernel_launches l JOIN kernels k ON k.id = l.kernel_id, json_each(l.args) a "
+        "WHERE k.name = '" + kernel + "' AND json_extract(a.value, '$.param') = '" + param + "'");
+    REQUIRE(rows.rows.size() == 1);
+    return std::make_pair(rows.rows[0][0].get<int64_t>(), rows.rows[0][1].get<int64_t>());
+  };
+  // `triton.cdiv(k, scales.shape[1])`: 1 with alike stand-ins, and it moves when they differ.
+  CHECK(flags("group_scale_kernel", "GROUP_K") == std::make_pair<int64_t, int64_t>(1, 1));
+  CHECK(flags("group_scale_kernel", "BLOCK_K") == std::make_pair<int64_t, int64_t>(1, 1));
+  // `k` itself follows the stand-in size; it is no ratio.
+  CHECK(flags("group_scale_kernel", "N_COLS") == std::make_pair<int64_t, int64_t>(1, 0));
+  // A literal constexpr of another launch is neither.
+  CHECK(flags("fits_head", "BLOCK_M") == std::make_pair<int64_t, int64_t>(0, 0));
 }
 
 TEST_CASE("signatures follow the repository's launches first, as the kernel files expect", "[launch][check][signature]") {
@@ -165,10 +186,10 @@ TEST_CASE("signatures follow the repository's launches first, as the kernel file
   auto corpus = Corpus::open(repo.db.string(), Corpus::Access::ReadOnly);
   std::vector<CheckKernel> kernels = select_check_kernels(*corpus, "plugin = 'triton'", 0);
   attach_launches(*corpus, kernels);
-  REQUIRE(kernels.size() == 16);
+  REQUIRE(kernels.size() == 25);
   std::map<std::string, check::InferredSignature> by_name;
   for (const auto& k : kernels) by_name[k.name] = check::infer_signature({k.plugin, k.name, k.standalone, k.meta, nullptr, k.launches});
-  static const std::regex kExpect(R"(^# expect: kernel (\S+) (signature|constexprs|guessed|args|tensors|grid|options) ?(.*)$)");
+  static const std::regex kExpect(R"(^# expect: kernel (\S+) (signature|constexprs|guessed|assumed|args|tensors|grid|options) ?(.*)$)");
   int checked = for_each_expectation(repo, kExpect, [&](const fs::path& file, const std::string& line, const std::smatch& m) {
     INFO(file.filename().string() << ": " << line);
     std::string name = m[1], what = m[2], expected = m[3];
@@ -182,6 +203,11 @@ TEST_CASE("signatures follow the repository's launches first, as the kernel file
     if (what == "guessed") {
       std::string got;
       for (const auto& g : sig.guessed()) got += (got.empty() ? "" : ", ") + g.get<std::string>();
+      CHECK(got == trim(expected));
+    }
+    if (what == "assumed") {
+      std::string got;
+      for (const auto& a : sig.assumed_fp32) got += (got.empty() ? "" : ", ") + a;
       CHECK(got == trim(expected));
     }
     if (what == "tensors") {

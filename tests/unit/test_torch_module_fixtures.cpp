@@ -7,8 +7,11 @@
 //   # expect: kernel Q forward x, mask               forward parameters, exactly
 //   # expect: kernel Q submodules name:type, ...     what __init__ builds, exactly
 //   # expect: kernel Q init_input name=literal source, ...   inferred __init__ arguments (those named)
+//   # expect: kernel Q init_stand_in name=kind:target, ...  object arguments and their stand-ins
 //   # expect: kernel Q input x rank R [dims k=v ...]  inferred forward tensor
 //   # expect: kernel Q input x dtype D
+//   # expect: kernel Q input x keyword true|false     keyword-only (after `*`)
+//   # expect: kernel Q input x rank_known true|false  false: a likely rank the deducer may change
 //   # expect: kernel Q inlines name@path, ...        definitions of the repository its standalone holds
 //   # expect: kernel Q dependency NAME KIND          one dependency row and its kind
 #include <catch2/catch.hpp>
@@ -44,6 +47,29 @@ std::vector<std::string> split(const std::string& list, char sep) {
   return out;
 }
 
+// `split` that leaves separators inside brackets alone: `dims=(16, 16) use, depth=2 size_name`.
+std::vector<std::string> split_outside_brackets(const std::string& list, char sep) {
+  std::vector<std::string> out;
+  std::string item;
+  int depth = 0;
+  for (char c : list) {
+    depth += (c == '(' || c == '[') - (c == ')' || c == ']');
+    if (c == sep && depth == 0) {
+      out.push_back(item);
+      item.clear();
+    } else {
+      item += c;
+    }
+  }
+  out.push_back(item);
+  std::vector<std::string> trimmed;
+  for (const auto& i : out) {
+    auto parts = split(i, '\n');
+    if (!parts.empty()) trimmed.push_back(parts.front());
+  }
+  return trimmed;
+}
+
 std::string params_text(const nlohmann::json& params) {
   std::vector<std::string> parts;
   for (const auto& p : params)
@@ -73,14 +99,23 @@ void check_line(const ExtractedKernel& k, const std::string& what, const std::st
   } else if (what == "init_input") {
     std::map<std::string, std::pair<std::string, std::string>> got;
     for (const auto& v : k.meta["inputs"]["init"]) got[v["name"]] = {v.value("literal", ""), v.value("source", "")};
-    for (const auto& item : split(rest, ',')) {
+    for (const auto& item : split_outside_brackets(rest, ',')) {
       std::string name = item.substr(0, item.find('='));
-      std::string value = item.substr(item.find('=') + 1, item.find(' ') - item.find('=') - 1);
-      std::string source = item.substr(item.find(' ') + 1);
+      std::string value = item.substr(item.find('=') + 1, item.rfind(' ') - item.find('=') - 1);
+      std::string source = item.substr(item.rfind(' ') + 1);
       INFO("argument " << name);
       REQUIRE(got.count(name) == 1);
       CHECK(got[name].first == value);
       CHECK(got[name].second == source);
+    }
+  } else if (what == "init_stand_in") {
+    std::map<std::string, std::string> got;
+    for (const auto& v : k.meta["inputs"]["init"]) got[v["name"]] = v.value("stand_in", "");
+    for (const auto& item : split(rest, ',')) {
+      std::string name = item.substr(0, item.find('='));
+      INFO("argument " << name);
+      REQUIRE(got.count(name) == 1);
+      CHECK(got[name] == item.substr(item.find('=') + 1));
     }
   } else if (what == "input") {
     std::vector<std::string> words = split(rest, ' ');
@@ -89,6 +124,10 @@ void check_line(const ExtractedKernel& k, const std::string& what, const std::st
     REQUIRE(t != nullptr);
     if (words[1] == "dtype") {
       CHECK(t->value("dtype", "") == words[2]);
+    } else if (words[1] == "keyword") {
+      CHECK(t->value("keyword", false) == (words[2] == "true"));
+    } else if (words[1] == "rank_known") {
+      CHECK(t->value("rank_known", true) == (words[2] == "true"));
     } else if (words[1] == "rank") {
       CHECK(t->value("rank", 0) == std::stoi(words[2]));
       for (size_t i = 4; words.size() > 3 && words[3] == "dims" && i < words.size(); ++i) {

@@ -22,13 +22,16 @@ class CompiledKernel:
         raise RuntimeError("the Triton stand-in cannot load kernels: no GPU here")
 
 
-# The options of the compile in progress, for stand-in kernels whose outcome depends on them.
+# The options and signature of the compile in progress, for stand-in kernels whose outcome
+# depends on them.
 current_options = {}
+current_signature = {}
 
 
 def compile(src, target=None, options=None):
-    global current_options
+    global current_options, current_signature
     current_options = dict(options or {})
+    current_signature = dict(src.signature)
     names = list(src.signature)
     args = []
     for i, name in enumerate(names):

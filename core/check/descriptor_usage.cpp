@@ -1,0 +1,180 @@
+#include "core/check/descriptor_usage.h"
+
+#include <algorithm>
+#include <optional>
+
+#include "core/check/body_usage.h"
+#include "core/check/branch_reach.h"
+#include "core/check/pointer_usage.h"
+
+namespace mine::check {
+namespace {
+
+std::vector<TSNode> positional(TSNode args) {
+  std::vector<TSNode> out;
+  for_each_named_child(args, [&](TSNode a) {
+    if (!is_type(a, "keyword_argument") && !is_type(a, "comment")) out.push_back(a);
+  });
+  return out;
+}
+
+std::vector<TSNode> elements(TSNode list) {
+  std::vector<TSNode> out;
+  if (!is_type(list, "list") && !is_type(list, "tuple")) return out;
+  for_each_named_child(list, [&](TSNode c) {
+    if (!is_type(c, "comment")) out.push_back(c);
+  });
+  return out;
+}
+
+// The first constexpr that is a factor of a product in `e` (`pid_m * BLOCK_M`), or `e` itself.
+TSNode constexpr_factor(const PythonModule& m, TSNode e, const std::set<std::string>& constexprs) {
+  if (is_type(e, "identifier") && constexprs.count(m.text_of(e))) return e;
+  TSNode found{};
+  std::vector<TSNode> stack{e};
+  uint32_t first = UINT32_MAX;
+  while (!stack.empty()) {
+    TSNode n = stack.back();
+    stack.pop_back();
+    if (is_type(n, "binary_operator") && m.text_of(ts_node_child(n, 1)) == "*") {
+      for (TSNode side : {field(n, "left"), field(n, "right")})
+        if (is_type(side, "identifier") && constexprs.count(m.text_of(side)) && ts_node_start_byte(side) < first)
+          found = side, first = ts_node_start_byte(side);
+    }
+    for_each_named_child(n, [&](TSNode c) { stack.push_back(c); });
+  }
+  return found;
+}
+
+// The block an offset steps by: a product with a constexpr in the offset itself or in what the
+// body assigns to it (`offs_am = pid_m * BLOCK_M`, `offs_k += BLOCK_K`).
+TSNode block_of(const PythonModule& m, TSNode body, TSNode offset, const std::set<std::string>& constexprs) {
+  TSNode direct = constexpr_factor(m, offset, constexprs);
+  if (!ts_node_is_null(direct) || !is_type(offset, "identifier")) return direct;
+  std::string name = m.text_of(offset);
+  TSNode found{};
+  uint32_t first = UINT32_MAX;
+  std::vector<TSNode> stack{body};
+  while (!stack.empty()) {
+    TSNode n = stack.back();
+    stack.pop_back();
+    for_each_named_child(n, [&](TSNode c) { stack.push_back(c); });
+    if (!is_type(n, "assignment") && !is_type(n, "augmented_assignment")) continue;
+    TSNode left = field(n, "left");
+    if (!is_type(left, "identifier") || m.text_of(left) != name) continue;
+    TSNode f = constexpr_factor(m, field(n, "right"), constexprs);
+    if (!ts_node_is_null(f) && ts_node_start_byte(n) < first) found = f, first = ts_node_start_byte(n);
+  }
+  return found;
+}
+
+// The dtype `n` names: a constexpr's value, `tl.float16`, or a local bound once to one
+// (`scale_dtype = tl.float32`).
+std::string dtype_of(const PythonModule& m, TSNode body, TSNode n, const Env& known) {
+  if (ts_node_is_null(n)) return "";
+  if (!is_type(n, "identifier")) return triton_dtype(m.text_of(n));
+  std::string name = m.text_of(n);
+  auto it = known.find(name);
+  if (it != known.end()) return it->second.is_string() ? triton_dtype(it->second.get<std::string>()) : "";
+  std::vector<TSNode> bound;
+  std::vector<TSNode> stack{body};
+  while (!stack.empty()) {
+    TSNode s = stack.back();
+    stack.pop_back();
+    for_each_named_child(s, [&](TSNode c) { stack.push_back(c); });
+    if ((is_type(s, "assignment") || is_type(s, "augmented_assignment")) && m.text_of(field(s, "left")) == name)
+      bound.push_back(field(s, "right"));
+  }
+  return bound.size() == 1 && is_type(bound[0], "attribute") ? triton_dtype(m.text_of(bound[0])) : "";
+}
+
+// `c = acc.to(tl.float16)` before `c_desc.store([...], c)`: the type the kernel converts to.
+std::string stored_dtype(const PythonModule& m, TSNode body, TSNode value, const Env& known) {
+  auto converted = [&](TSNode e) -> std::string {
+    if (!is_type(e, "call")) return "";
+    TSNode fn = field(e, "function");
+    if (!is_type(fn, "attribute") || m.text_of(field(fn, "attribute")) != "to") return "";
+    std::vector<TSNode> args = positional(field(e, "arguments"));
+    return args.empty() ? "" : dtype_of(m, body, args[0], known);
+  };
+  if (!is_type(value, "identifier")) return converted(value);
+  std::string name = m.text_of(value), out;
+  uint32_t last = 0;
+  std::vector<TSNode> stack{body};
+  while (!stack.empty()) {
+    TSNode n = stack.back();
+    stack.pop_back();
+    for_each_named_child(n, [&](TSNode c) { stack.push_back(c); });
+    if (!is_type(n, "assignment") || m.text_of(field(n, "left")) != name) continue;
+    if (ts_node_start_byte(n) >= ts_node_start_byte(value) || ts_node_start_byte(n) < last) continue;
+    last = ts_node_start_byte(n);
+    out = converted(field(n, "right"));
+  }
+  return out;
+}
+
+}  // namespace
+
+std::map<std::string, std::vector<DescriptorUse>> descriptor_uses(const PythonModule& m, TSNode body,
+                                                                  const std::vector<std::string>& params,
+                                                                  const std::set<std::string>& constexprs) {
+  std::map<std::string, std::vector<DescriptorUse>> out;
+  std::set<std::string> names(params.begin(), params.end());
+  std::vector<std::pair<uint32_t, std::pair<std::string, DescriptorUse>>> found;
+  auto from_offsets = [&](TSNode list, DescriptorUse& use) {
+    for (TSNode o : elements(list)) use.block.push_back(block_of(m, body, o, constexprs));
+  };
+  for_each_call(body, [&](TSNode call) {
+    TSNode fn = field(call, "function");
+    std::vector<TSNode> args = positional(field(call, "arguments"));
+    DescriptorUse use;
+    use.call = call;
+    std::string param;
+    if (is_type(fn, "attribute") && is_type(field(fn, "object"), "identifier") &&
+        names.count(m.text_of(field(fn, "object")))) {
+      std::string method = m.text_of(field(fn, "attribute"));
+      if ((method != "load" && method != "store") || args.empty()) return;
+      param = m.text_of(field(fn, "object"));
+      from_offsets(args[0], use);
+      if (method == "store" && args.size() > 1) use.stored = args[1];
+    } else if (auto q = m.qualified_name(fn); q && ends_with(*q, "_experimental_descriptor_load") && args.size() >= 3 &&
+                                              is_type(args[0], "identifier")) {
+      param = m.text_of(args[0]);
+      for (TSNode b : elements(args[2])) use.block.push_back(b);
+      if (args.size() >= 4) use.dtype = args[3];
+    } else if (q && ends_with(*q, "_experimental_descriptor_store") && args.size() >= 3 && is_type(args[0], "identifier")) {
+      param = m.text_of(args[0]);
+      from_offsets(args[2], use);
+      use.stored = args[1];
+    } else {
+      return;
+    }
+    if (!names.count(param) || use.block.empty()) return;
+    found.push_back({ts_node_start_byte(call), {param, use}});
+  });
+  std::sort(found.begin(), found.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  for (auto& [at, entry] : found) out[entry.first].push_back(entry.second);
+  return out;
+}
+
+std::string descriptor_type(const PythonModule& m, TSNode body, const std::vector<DescriptorUse>& uses, const Env& known) {
+  std::string dtype;
+  for (const auto& use : uses) {  // any use that names the type: loads and stores share one descriptor
+    if (dtype.empty()) dtype = dtype_of(m, body, use.dtype, known);
+    if (dtype.empty() && !ts_node_is_null(use.stored)) dtype = stored_dtype(m, body, use.stored, known);
+  }
+  if (dtype.empty()) dtype = "fp16";  // the common TMA operand; the kernel gave no hint
+  for (const auto& use : uses) {
+    if (!reachable_under(m, known, use.call, body)) continue;
+    std::string shape;
+    for (TSNode b : use.block) {
+      auto v = ts_node_is_null(b) ? std::nullopt : eval_with(m, known, b);
+      if (!v || !v->is_number_integer() || v->get<int64_t>() < 1) return "";
+      shape += (shape.empty() ? "" : ", ") + std::to_string(v->get<int64_t>());
+    }
+    return "tensordesc<" + dtype + "[" + shape + "]>";
+  }
+  return "";
+}
+
+}  // namespace mine::check

@@ -1,0 +1,72 @@
+#include "core/check/kernel_target.h"
+
+#include <algorithm>
+#include <cctype>
+#include <map>
+#include <regex>
+#include <sstream>
+#include <vector>
+
+namespace mine::check {
+namespace {
+
+// Accelerator names as vendor forks of Triton and PyTorch spell them, to one backend each. AMD
+// and Intel are absent on purpose: their Triton backends compile the same kernels for CUDA.
+const std::map<std::string, std::string>& vendor_names() {
+  static const std::map<std::string, std::string> kNames = {
+      {"ascend", "ascend"},       {"npu", "ascend"},         {"cann", "ascend"},
+      {"cambricon", "cambricon"}, {"mlu", "cambricon"},      {"kunlunxin", "kunlunxin"},
+      {"xpu_kunlun", "kunlunxin"}, {"mthreads", "mthreads"}, {"musa", "mthreads"},
+      {"metax", "metax"},         {"maca", "metax"},         {"iluvatar", "iluvatar"},
+      {"corex", "iluvatar"},      {"aipu", "aipu"},          {"enflame", "enflame"},
+      {"gcu", "enflame"},         {"tsingmicro", "tsingmicro"}, {"sunrise", "sunrise"},
+      {"hygon", "hygon"}};
+  return kNames;
+}
+
+std::string lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
+  return s;
+}
+
+// `_ascend`, `ascend`, `triton_ascend`, `ascend_backend` name the vendor; `npu_utils.py` is a file.
+std::optional<std::string> folder_vendor(const std::string& folder) {
+  std::string f = lower(folder);
+  while (!f.empty() && f.front() == '_') f.erase(f.begin());
+  for (const std::string& affix : {std::string("triton_"), std::string("backend_")})
+    if (f.rfind(affix, 0) == 0) f = f.substr(affix.size());
+  for (const std::string& suffix : {std::string("_backend"), std::string("_ops")})
+    if (f.size() > suffix.size() && f.compare(f.size() - suffix.size(), suffix.size(), suffix) == 0)
+      f = f.substr(0, f.size() - suffix.size());
+  auto it = vendor_names().find(f);
+  if (it == vendor_names().end()) return std::nullopt;
+  return it->second;
+}
+
+}  // namespace
+
+std::optional<KernelTarget> other_backend(const std::string& path, const std::string& standalone) {
+  // Unconditional module-level imports first: they hold wherever the file lives (a guarded one
+  // inside a function is device detection, not a target).
+  static const std::regex kImport(
+      R"((?:^|\n)(?:import|from)[ \t]+((?:torch_(?:npu|mlu|musa|gcu|maca))|triton\.language\.extra\.(?:mlu|cann|ascend|musa|deeplink|kunlunxin|xpu)|triton_ascend)\b)");
+  std::smatch m;
+  if (std::regex_search(standalone, m, kImport)) {
+    std::string module = m[1];
+    std::string key = module.substr(module.rfind('.') + 1);
+    if (key.rfind("torch_", 0) == 0) key = key.substr(6);
+    if (key == "triton_ascend") key = "ascend";
+    auto it = vendor_names().find(key);
+    std::string backend = it != vendor_names().end() ? it->second : key;
+    return KernelTarget{backend, "imports " + module};
+  }
+  std::vector<std::string> folders;
+  std::stringstream s(path);
+  for (std::string part; std::getline(s, part, '/');) folders.push_back(part);
+  if (!folders.empty()) folders.pop_back();  // the file name is no backend folder
+  for (const auto& f : folders)
+    if (auto vendor = folder_vendor(f)) return KernelTarget{*vendor, "in the folder " + f + "/"};
+  return std::nullopt;
+}
+
+}  // namespace mine::check

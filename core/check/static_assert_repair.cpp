@@ -1,0 +1,116 @@
+#include "core/check/static_assert_repair.h"
+
+#include <algorithm>
+#include <cmath>
+#include <optional>
+
+#include "core/check/body_usage.h"
+#include "core/check/branch_reach.h"
+#include "core/check/constant_eval.h"
+
+namespace mine::check {
+namespace {
+
+enum class Verdict { Holds, Fails, Undecided };
+
+Verdict judge(const PythonModule& m, const Env& env, TSNode condition, TSNode body) {
+  if (!reachable_under(m, env, condition, body)) return Verdict::Undecided;
+  auto v = eval_with(m, env, condition);
+  if (!v) return Verdict::Undecided;
+  return truthy(*v) ? Verdict::Holds : Verdict::Fails;
+}
+
+void collect(const PythonModule& m, TSNode n, std::vector<std::string>& names, std::vector<TSNode>& strings) {
+  if (is_type(n, "identifier")) {
+    std::string s = m.text_of(n);
+    if (std::find(names.begin(), names.end(), s) == names.end()) names.push_back(s);
+    return;
+  }
+  if (is_type(n, "string")) {
+    strings.push_back(n);
+    return;
+  }
+  if (is_type(n, "attribute")) {  // `x.dtype`: only the object can be a parameter
+    collect(m, field(n, "object"), names, strings);
+    return;
+  }
+  for_each_named_child(n, [&](TSNode c) { collect(m, c, names, strings); });
+}
+
+struct Candidate {
+  double cost;
+  size_t order;  // the name's place in the condition, then the value's place among its candidates
+  std::string name;
+  nlohmann::json value;
+};
+
+// Values near the current one first: powers of two by distance in log2, strings the assert
+// compares against, the other side of a flag.
+std::vector<Candidate> candidates_for(const PythonModule& m, const Env& env, const std::string& name, size_t order,
+                                      const std::vector<TSNode>& strings) {
+  std::vector<Candidate> out;
+  auto it = env.find(name);
+  nlohmann::json current = it == env.end() ? nlohmann::json() : it->second;
+  size_t k = 0;
+  for (TSNode s : strings)
+    if (auto v = eval_with(m, env, s); v && v->is_string() && *v != current) out.push_back({0, order * 64 + k++, name, *v});
+  if (current.is_boolean()) out.push_back({0, order * 64 + k++, name, !current.get<bool>()});
+  if (current.is_number_integer() || current.is_null()) {
+    double here = current.is_number_integer() && current.get<int64_t>() > 0 ? std::log2(double(current.get<int64_t>())) : 5;
+    for (int e = 0; e <= 10; ++e) {
+      int64_t v = int64_t(1) << e;
+      if (current.is_number_integer() && current.get<int64_t>() == v) continue;
+      out.push_back({std::fabs(e - here) + (e < 4 ? 0.5 : 0), order * 64 + k++, name, v});  // below 16: tl.dot refuses
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<AssertRepair> repair_static_asserts(const PythonModule& m, TSNode body, Env& known,
+                                                const std::set<std::string>& movable) {
+  std::vector<AssertRepair> out;
+  std::vector<TSNode> asserts = static_assert_conditions(m, body);
+  if (asserts.empty() || movable.empty()) return out;
+  std::set<std::string> moved;  // each guess moves once, so two asserts cannot pull it back and forth
+  std::set<size_t> given_up;     // no single guess satisfies it: the compile will say so
+  for (size_t round = 0; round < asserts.size(); ++round) {
+    std::vector<Verdict> before;
+    for (TSNode a : asserts) before.push_back(judge(m, known, a, body));
+    size_t failing = 0;
+    while (failing < asserts.size() && (before[failing] != Verdict::Fails || given_up.count(failing))) ++failing;
+    if (failing == asserts.size()) break;
+    TSNode condition = asserts[failing];
+    std::vector<std::string> names;
+    std::vector<TSNode> strings;
+    collect(m, condition, names, strings);
+    std::vector<Candidate> candidates;
+    for (size_t i = 0; i < names.size(); ++i)
+      if (movable.count(names[i]) && !moved.count(names[i])) {
+        auto c = candidates_for(m, known, names[i], i, strings);
+        candidates.insert(candidates.end(), c.begin(), c.end());
+      }
+    std::stable_sort(candidates.begin(), candidates.end(), [](const Candidate& a, const Candidate& b) {
+      return std::tie(a.cost, a.order) < std::tie(b.cost, b.order);
+    });
+    given_up.insert(failing);
+    for (const auto& c : candidates) {
+      Env env = known;
+      env[c.name] = c.value;
+      if (judge(m, env, condition, body) != Verdict::Holds) continue;
+      bool breaks = false;
+      for (size_t i = 0; i < asserts.size() && !breaks; ++i)
+        breaks = before[i] != Verdict::Fails && judge(m, env, asserts[i], body) == Verdict::Fails;
+      if (breaks) continue;
+      known = env;
+      moved.insert(c.name);
+      out.push_back({c.name, c.value, m.text_of(condition)});
+      given_up.erase(failing);
+      break;
+    }
+  }
+  return out;
+}
+
+}  // namespace mine::check

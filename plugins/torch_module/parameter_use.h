@@ -1,0 +1,27 @@
+#pragma once
+#include <optional>
+#include <string>
+
+#include "plugins/sdk/python_file.h"
+#include "plugins/torch_module/module_class.h"
+
+namespace mine::torch_module {
+
+// How the module's own code uses one __init__ parameter, which says what kind of value it takes
+// better than its name does: `dims[1]`, `len(depths)` and `for r in sizes` need a sequence,
+// `norm_layer(dim)` a class, `self.act = act` read back as `self.act(x)` a callable object,
+// `mode == "ln"` one of the strings it is compared with.
+struct ParameterUse {
+  // Compared with None, tested for truth, isinstance-checked or reassigned in __init__: the code
+  // handles more than one kind of value, so a default it has stays.
+  bool guarded = false;
+  bool sequence = false;  // subscripted, passed to len/zip/tuple/list/enumerate, iterated, unpacked
+  int length = 0;         // the highest constant index read plus one, or the count it is unpacked into
+  bool called = false;    // called in __init__: a class or factory
+  bool stored_and_called = false;  // `self.attr = p` and `self.attr(...)` in a method: a callable object
+  std::optional<std::string> string_literal;  // a plain string it is compared with (`==`, `in`)
+};
+
+ParameterUse parameter_use(const sdk::PythonFile& file, const ModuleClass& cls, const std::string& name);
+
+}  // namespace mine::torch_module

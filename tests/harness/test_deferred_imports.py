@@ -1,0 +1,108 @@
+"""deferred_imports.py: which imports of a standalone are deferred, and that a deferred library
+still fails the module as soon as the module uses it."""
+import os
+import sys
+import tempfile
+import textwrap
+import unittest
+
+import util  # noqa: F401  (puts kernels/harness on the path)
+import deferred_imports as di
+import inductor_stage
+
+# Names no interpreter here has.
+GONE = "mine_test_absent_lib"
+GONE2 = "mine_test_absent_other"
+
+
+class WhichImports(unittest.TestCase):
+    def test_unguarded_module_level_imports_of_absent_libraries(self):
+        source = textwrap.dedent("""
+            import os
+            import %(g)s
+            from %(g2)s.sub.deep import thing as alias
+            if os.name:
+                import %(g)s.nn
+            try:
+                import mine_test_guarded_absent
+            except ImportError:
+                mine_test_guarded_absent = None
+            def f():
+                import mine_test_inner_absent
+            from . import sibling
+        """ % {"g": GONE, "g2": GONE2})
+        self.assertEqual(di.missing_imports(source),
+                         [GONE, GONE2, GONE2 + ".sub", GONE2 + ".sub.deep", GONE + ".nn"])
+
+    def test_a_failing_finder_leaves_the_import_as_written(self):
+        class Broken:
+            @staticmethod
+            def find_spec(name, path=None, target=None):
+                raise ValueError("broken finder")
+        sys.meta_path.insert(0, Broken)
+        try:
+            self.assertEqual(di.missing_imports("import %s\n" % GONE), [])
+        finally:
+            sys.meta_path.remove(Broken)
+
+    def test_installed_libraries_and_bad_syntax_defer_nothing(self):
+        self.assertEqual(di.missing_imports("import json\nfrom os import path\n"), [])
+        self.assertEqual(di.missing_imports("def (:\n"), [])
+
+
+class Placeholders(unittest.TestCase):
+    def setUp(self):
+        self.added = di.install([GONE, GONE + ".nn"])
+        self.addCleanup(di.remove, self.added)
+
+    def test_binding_and_annotating_work_and_any_use_raises_the_import_error(self):
+        ns = {}
+        exec(textwrap.dedent("""
+            import typing
+            import %(g)s
+            from %(g)s.nn import Layer
+            def f(x: typing.Optional[Layer] = None) -> Layer:
+                return %(g)s.rearrange(x)
+            instance_check = isinstance(3, Layer)
+        """ % {"g": GONE}), ns)
+        self.assertFalse(ns["instance_check"])  # nothing is an instance of a class not installed
+        with self.assertRaises(ModuleNotFoundError) as caught:
+            ns["f"](1)
+        self.assertEqual(caught.exception.name, GONE)
+        for use in ("Layer()", "Layer.weight", "%s.__version__" % GONE, "class Sub(Layer): pass"):
+            with self.subTest(use=use), self.assertRaises(ModuleNotFoundError):
+                exec(use, ns)
+
+    def test_remove_leaves_no_placeholder_for_the_next_module(self):
+        di.remove(self.added)
+        self.assertNotIn(GONE, sys.modules)
+        with self.assertRaises(ModuleNotFoundError):
+            exec("import %s" % GONE, {})
+
+
+class ImportedByTheStage(unittest.TestCase):
+    def test_the_stage_records_what_it_deferred_and_cleans_up(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "k1.py")
+            with open(path, "w") as f:
+                f.write("import %s\nVALUE = 3\n" % GONE)
+            deferred = []
+            module = inductor_stage._import(path, "mined_module_test_deferred", deferred)
+            sys.modules.pop("mined_module_test_deferred", None)
+        self.assertEqual(module.VALUE, 3)
+        self.assertEqual(deferred, [GONE])
+        self.assertNotIn(GONE, sys.modules)
+
+    def test_a_use_at_import_time_fails_the_import(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "k1.py")
+            with open(path, "w") as f:
+                f.write("import %s\nX = %s.make()\n" % (GONE, GONE))
+            with self.assertRaises(ModuleNotFoundError):
+                inductor_stage._import(path, "mined_module_test_deferred2", [])
+        self.assertNotIn(GONE, sys.modules)
+        self.assertNotIn("mined_module_test_deferred2", sys.modules)
+
+
+if __name__ == "__main__":
+    unittest.main()

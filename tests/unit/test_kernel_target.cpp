@@ -1,0 +1,43 @@
+// Kernels written for another accelerator: what the standalone imports, else the vendor backend
+// folder it lives in (check/kernel_target.h).
+#include <catch2/catch.hpp>
+
+#include "core/check/kernel_target.h"
+
+using mine::check::other_backend;
+
+namespace {
+const char* kPlain = "import triton\nimport triton.language as tl\n";
+}
+
+TEST_CASE("kernels in a vendor backend folder are written for that vendor", "[check][target]") {
+  auto t = other_backend("src/pkg/runtime/backend/_ascend/ops/add.py", kPlain);
+  REQUIRE(t);
+  CHECK(t->backend == "ascend");
+  CHECK(t->evidence == "in the folder _ascend/");
+  CHECK(other_backend("fla/ops/backends/triton_ascend/chunk.py", kPlain)->backend == "ascend");
+  CHECK(other_backend("ops/backend/_cambricon/x.py", kPlain)->backend == "cambricon");
+  CHECK(other_backend("ops/musa_backend/x.py", kPlain)->backend == "mthreads");
+}
+
+TEST_CASE("a module-level vendor import decides wherever the file lives", "[check][target]") {
+  auto t = other_backend("ops/rand.py", "import triton\nfrom triton.language.extra.mlu.libdevice import philox\n");
+  REQUIRE(t);
+  CHECK(t->backend == "cambricon");
+  CHECK(t->evidence == "imports triton.language.extra.mlu");
+  CHECK(other_backend("k.py", "import torch_npu\nimport triton\n")->backend == "ascend");
+}
+
+TEST_CASE("CUDA kernels and device probes are no other target", "[check][target]") {
+  CHECK_FALSE(other_backend("ops/add.py", kPlain));
+  // A file named for a vendor is no backend folder, nor are AMD's and Intel's (their Triton
+  // backends compile the same kernels).
+  CHECK_FALSE(other_backend("ops/npu.py", kPlain));
+  CHECK_FALSE(other_backend("backends/amd/ops.py", kPlain));
+  CHECK_FALSE(other_backend("backends/xpu/ops.py", kPlain));
+  // Device detection that tries the vendor module inside a function decides nothing.
+  CHECK_FALSE(other_backend("runtime/device.py",
+                            "import torch\n\ndef probe():\n    try:\n        import torch_npu\n    except ImportError:\n        pass\n"));
+  // Nor does a folder whose name only contains a vendor's letters.
+  CHECK_FALSE(other_backend("src/mlutils/ops.py", kPlain));
+}
