@@ -222,22 +222,18 @@ std::map<std::string, nlohmann::json> selector_values(const PythonModule& m, TSN
     TSNode fn = field(call, "function");
     return is_type(fn, "identifier") && module_function(m, m.text_of(fn)) ? call : TSNode{};
   };
-  std::vector<TSNode> stack{body};
-  while (!stack.empty()) {
-    TSNode n = stack.back();
-    stack.pop_back();
-    for_each_named_child(n, [&](TSNode c) { stack.push_back(c); });
-    if (!is_type(n, "identifier")) continue;
+  for_each_node(body, [&](TSNode n) {
+    if (!is_type(n, "identifier")) return;
     std::string name = m.text_of(n);
     TSNode parent = ts_node_parent(n);
     // `x.dim` and `f(dim=...)` name something else.
-    if (is_type(parent, "attribute") && ts_node_eq(field(parent, "attribute"), n)) continue;
-    if (is_type(parent, "keyword_argument") && ts_node_eq(field(parent, "name"), n)) continue;
+    if (is_type(parent, "attribute") && ts_node_eq(field(parent, "attribute"), n)) return;
+    if (is_type(parent, "keyword_argument") && ts_node_eq(field(parent, "name"), n)) return;
     // `tl.sum(x, axis=dim)`: an axis is a selector too.
-    if (is_type(parent, "keyword_argument") && m.text_of(field(parent, "name")) == "axis") continue;
+    if (is_type(parent, "keyword_argument") && m.text_of(field(parent, "name")) == "axis") return;
     if (TSNode call = helper_call(n); !ts_node_is_null(call)) {  // decided by how the helper uses it
       handed_on.push_back({name, call});
-      continue;
+      return;
     }
     std::optional<nlohmann::json> compared;
     if (is_type(parent, "comparison_operator") && ts_node_named_child_count(parent) == 2 && ts_node_child_count(parent) == 3) {
@@ -248,7 +244,7 @@ std::map<std::string, nlohmann::json> selector_values(const PythonModule& m, TSN
     uint32_t at = ts_node_start_byte(n);
     if (!compared) other_use.insert(name);
     else if (!first.count(name) || first[name].first > at) first[name] = {at, *compared};
-  }
+  });
   // `apply_act_func(x, act_func)`: a selector of the helper is one here.
   for (const auto& [name, call] : handed_on) {
     if (other_use.count(name)) continue;
@@ -273,25 +269,21 @@ std::map<std::string, nlohmann::json> selector_values(const PythonModule& m, TSN
 
 std::map<std::string, int> tuple_parameters(const PythonModule& m, TSNode body, const std::set<std::string>& params) {
   std::map<std::string, int> out;
-  std::vector<TSNode> stack{body};
-  while (!stack.empty()) {
-    TSNode n = stack.back();
-    stack.pop_back();
-    for_each_named_child(n, [&](TSNode c) { stack.push_back(c); });
-    if (!is_type(n, "subscript")) continue;
+  for_each_node(body, [&](TSNode n) {
+    if (!is_type(n, "subscript")) return;
     TSNode value = field(n, "value");
     TSNode index = field(n, "subscript");
-    if (!is_type(value, "identifier") || !is_type(index, "integer") || !params.count(m.text_of(value))) continue;
+    if (!is_type(value, "identifier") || !is_type(index, "integer") || !params.count(m.text_of(value))) return;
     int i = 0;
     try {
       i = std::stoi(m.text_of(index));
     } catch (const std::exception&) {
-      continue;
+      return;
     }
-    if (i < 0 || i > 15) continue;
+    if (i < 0 || i > 15) return;
     int& count = out[m.text_of(value)];
     count = std::max(count, i + 1);
-  }
+  });
   return out;
 }
 

@@ -14,6 +14,18 @@
 
 namespace mine::check {
 
+// Calls `visit` on every named node below and including `body` (in no particular order).
+template <typename Visit>
+void for_each_node(TSNode body, Visit visit) {
+  std::vector<TSNode> stack{body};
+  while (!stack.empty()) {
+    TSNode n = stack.back();
+    stack.pop_back();
+    visit(n);
+    for_each_named_child(n, [&](TSNode c) { stack.push_back(c); });
+  }
+}
+
 // Calls `visit` on every call expression below `body`.
 template <typename Visit>
 void for_each_call(TSNode body, Visit visit) {

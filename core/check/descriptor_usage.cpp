@@ -31,18 +31,13 @@ std::vector<TSNode> elements(TSNode list) {
 TSNode constexpr_factor(const PythonModule& m, TSNode e, const std::set<std::string>& constexprs) {
   if (is_type(e, "identifier") && constexprs.count(m.text_of(e))) return e;
   TSNode found{};
-  std::vector<TSNode> stack{e};
   uint32_t first = UINT32_MAX;
-  while (!stack.empty()) {
-    TSNode n = stack.back();
-    stack.pop_back();
-    if (is_type(n, "binary_operator") && m.text_of(ts_node_child(n, 1)) == "*") {
-      for (TSNode side : {field(n, "left"), field(n, "right")})
-        if (is_type(side, "identifier") && constexprs.count(m.text_of(side)) && ts_node_start_byte(side) < first)
-          found = side, first = ts_node_start_byte(side);
-    }
-    for_each_named_child(n, [&](TSNode c) { stack.push_back(c); });
-  }
+  for_each_node(e, [&](TSNode n) {
+    if (!is_type(n, "binary_operator") || m.text_of(ts_node_child(n, 1)) != "*") return;
+    for (TSNode side : {field(n, "left"), field(n, "right")})
+      if (is_type(side, "identifier") && constexprs.count(m.text_of(side)) && ts_node_start_byte(side) < first)
+        found = side, first = ts_node_start_byte(side);
+  });
   return found;
 }
 
@@ -54,17 +49,13 @@ TSNode block_of(const PythonModule& m, TSNode body, TSNode offset, const std::se
   std::string name = m.text_of(offset);
   TSNode found{};
   uint32_t first = UINT32_MAX;
-  std::vector<TSNode> stack{body};
-  while (!stack.empty()) {
-    TSNode n = stack.back();
-    stack.pop_back();
-    for_each_named_child(n, [&](TSNode c) { stack.push_back(c); });
-    if (!is_type(n, "assignment") && !is_type(n, "augmented_assignment")) continue;
+  for_each_node(body, [&](TSNode n) {
+    if (!is_type(n, "assignment") && !is_type(n, "augmented_assignment")) return;
     TSNode left = field(n, "left");
-    if (!is_type(left, "identifier") || m.text_of(left) != name) continue;
+    if (!is_type(left, "identifier") || m.text_of(left) != name) return;
     TSNode f = constexpr_factor(m, field(n, "right"), constexprs);
     if (!ts_node_is_null(f) && ts_node_start_byte(n) < first) found = f, first = ts_node_start_byte(n);
-  }
+  });
   return found;
 }
 
@@ -77,14 +68,10 @@ std::string dtype_of(const PythonModule& m, TSNode body, TSNode n, const Env& kn
   auto it = known.find(name);
   if (it != known.end()) return it->second.is_string() ? triton_dtype(it->second.get<std::string>()) : "";
   std::vector<TSNode> bound;
-  std::vector<TSNode> stack{body};
-  while (!stack.empty()) {
-    TSNode s = stack.back();
-    stack.pop_back();
-    for_each_named_child(s, [&](TSNode c) { stack.push_back(c); });
+  for_each_node(body, [&](TSNode s) {
     if ((is_type(s, "assignment") || is_type(s, "augmented_assignment")) && m.text_of(field(s, "left")) == name)
       bound.push_back(field(s, "right"));
-  }
+  });
   return bound.size() == 1 && is_type(bound[0], "attribute") ? triton_dtype(m.text_of(bound[0])) : "";
 }
 
@@ -100,16 +87,12 @@ std::string stored_dtype(const PythonModule& m, TSNode body, TSNode value, const
   if (!is_type(value, "identifier")) return converted(value);
   std::string name = m.text_of(value), out;
   uint32_t last = 0;
-  std::vector<TSNode> stack{body};
-  while (!stack.empty()) {
-    TSNode n = stack.back();
-    stack.pop_back();
-    for_each_named_child(n, [&](TSNode c) { stack.push_back(c); });
-    if (!is_type(n, "assignment") || m.text_of(field(n, "left")) != name) continue;
-    if (ts_node_start_byte(n) >= ts_node_start_byte(value) || ts_node_start_byte(n) < last) continue;
+  for_each_node(body, [&](TSNode n) {
+    if (!is_type(n, "assignment") || m.text_of(field(n, "left")) != name) return;
+    if (ts_node_start_byte(n) >= ts_node_start_byte(value) || ts_node_start_byte(n) < last) return;
     last = ts_node_start_byte(n);
     out = converted(field(n, "right"));
-  }
+  });
   return out;
 }
 

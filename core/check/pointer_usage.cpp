@@ -432,13 +432,9 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
     std::vector<TSNode> sources{field(fn, "object")};
     if (is_type(sources[0], "identifier")) {
       std::string local = m_.text_of(sources[0]);
-      std::vector<TSNode> walk{body};
-      while (!walk.empty()) {
-        TSNode x = walk.back();
-        walk.pop_back();
+      for_each_node(body, [&](TSNode x) {
         if (is_type(x, "assignment") && m_.text_of(field(x, "left")) == local) sources.push_back(field(x, "right"));
-        for_each_named_child(x, [&](TSNode c) { walk.push_back(c); });
-      }
+      });
     }
     for (TSNode s : sources)
       for (const auto& op : ops)

@@ -516,15 +516,7 @@ void LauncherValues::run(TSNode block, uint32_t until, int depth, uint32_t start
         }
       }
     } else if (t == "for_statement") {
-      TSNode left = field(s, "left");
-      std::set<std::string> names;
-      std::vector<TSNode> st{left};
-      while (!st.empty()) {
-        TSNode x = st.back();
-        st.pop_back();
-        if (is_type(x, "identifier")) env_.erase(m_.text_of(x));
-        for_each_named_child(x, [&](TSNode c2) { st.push_back(c2); });
-      }
+      forget(field(s, "left"));
       run(field(s, "body"), until, depth + 1);
     } else if (t == "while_statement" || t == "with_statement") {
       run(field(s, "body"), until, depth + 1);
@@ -545,18 +537,21 @@ void LauncherValues::run(TSNode block, uint32_t until, int depth, uint32_t start
           return;
         }
         if (is_type(x, "assignment") || is_type(x, "augmented_assignment") || is_type(x, "named_expression")) {
-          TSNode left = is_type(x, "named_expression") ? field(x, "name") : field(x, "left");
-          std::vector<TSNode> names{left};
-          while (!names.empty()) {
-            TSNode n = names.back();
-            names.pop_back();
-            if (is_type(n, "identifier")) env_.erase(m_.text_of(n));
-            for_each_named_child(n, [&](TSNode c) { names.push_back(c); });
-          }
+          forget(is_type(x, "named_expression") ? field(x, "name") : field(x, "left"));
         }
         for_each_named_child(x, [&](TSNode c) { walk.push_back(c); });
       }
     }
+  }
+}
+
+void LauncherValues::forget(TSNode target) {
+  std::vector<TSNode> names{target};
+  while (!names.empty()) {
+    TSNode n = names.back();
+    names.pop_back();
+    if (is_type(n, "identifier")) env_.erase(m_.text_of(n));
+    for_each_named_child(n, [&](TSNode c) { names.push_back(c); });
   }
 }
 

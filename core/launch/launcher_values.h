@@ -99,6 +99,8 @@ class LauncherValues {
   std::optional<nlohmann::json> agreed_return(const std::vector<std::pair<TSNode, TSNode>>& branches,
                                               uint32_t until) const;
   void assign(TSNode left, const std::optional<nlohmann::json>& value, TSNode right);
+  // The names an assignment target (`a`, `(a, b)`, `a[i]`) binds are no longer known.
+  void forget(TSNode target);
   std::optional<nlohmann::json> call(TSNode n, int depth) const;
   std::optional<nlohmann::json> method(const nlohmann::json& self, const std::string& name, TSNode args, int depth) const;
   std::optional<nlohmann::json> name(const std::string& id) const;

@@ -1,4 +1,5 @@
 #include "plugins/torch_module/input_inference.h"
+#include "plugins/torch_module/tree_walk.h"
 
 #include <algorithm>
 #include <cctype>
@@ -15,12 +16,6 @@ namespace mine::torch_module {
 namespace {
 
 using namespace sdk;
-
-void walk(TSNode n, const std::function<void(TSNode)>& visit) {
-  if (ts_node_is_null(n)) return;
-  visit(n);
-  for (uint32_t i = 0, c = ts_node_named_child_count(n); i < c; ++i) walk(ts_node_named_child(n, i), visit);
-}
 
 // The same walk, into the subtrees that span one of `offsets` (ascending) only: a call whose
 // callee reads `Name` spans an occurrence of `Name`, and the rest of the file (most of it, for

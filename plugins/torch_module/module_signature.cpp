@@ -1,4 +1,5 @@
 #include "plugins/torch_module/module_signature.h"
+#include "plugins/torch_module/tree_walk.h"
 
 #include <functional>
 
@@ -21,12 +22,6 @@ nlohmann::json without_self(const nlohmann::json& params) {
   for (size_t i = 0; i < params.size(); ++i)
     if (i > 0 || params[i].value("name", "") != "self") out.push_back(params[i]);
   return out;
-}
-
-void walk(TSNode n, const std::function<void(TSNode)>& visit) {
-  if (ts_node_is_null(n)) return;
-  visit(n);
-  for (uint32_t i = 0, c = ts_node_named_child_count(n); i < c; ++i) walk(ts_node_named_child(n, i), visit);
 }
 
 // `self.proj = nn.Linear(dim, dim)` anywhere in __init__ (loops and branches included).

@@ -1,4 +1,5 @@
 #include "plugins/torch_module/parameter_use.h"
+#include "plugins/torch_module/tree_walk.h"
 
 #include <algorithm>
 #include <cctype>
@@ -11,12 +12,6 @@ namespace mine::torch_module {
 namespace {
 
 using namespace sdk;
-
-void walk(TSNode n, const std::function<void(TSNode)>& visit) {
-  if (ts_node_is_null(n)) return;
-  visit(n);
-  for (uint32_t i = 0, c = ts_node_named_child_count(n); i < c; ++i) walk(ts_node_named_child(n, i), visit);
-}
 
 bool same(TSNode a, TSNode b) { return !ts_node_is_null(a) && !ts_node_is_null(b) && ts_node_eq(a, b); }
 
