@@ -29,13 +29,9 @@ void for_each_node(TSNode body, Visit visit) {
 // Calls `visit` on every call expression below `body`.
 template <typename Visit>
 void for_each_call(TSNode body, Visit visit) {
-  std::vector<TSNode> stack{body};
-  while (!stack.empty()) {
-    TSNode n = stack.back();
-    stack.pop_back();
+  for_each_node(body, [&](TSNode n) {
     if (is_type(n, "call")) visit(n);
-    for_each_named_child(n, [&](TSNode c) { stack.push_back(c); });
-  }
+  });
 }
 
 // The conditions of the body's `tl.static_assert(...)` calls.
