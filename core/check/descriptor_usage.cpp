@@ -10,14 +10,6 @@
 namespace mine::check {
 namespace {
 
-std::vector<TSNode> positional(TSNode args) {
-  std::vector<TSNode> out;
-  for_each_named_child(args, [&](TSNode a) {
-    if (!is_type(a, "keyword_argument") && !is_type(a, "comment")) out.push_back(a);
-  });
-  return out;
-}
-
 std::vector<TSNode> elements(TSNode list) {
   std::vector<TSNode> out;
   if (!is_type(list, "list") && !is_type(list, "tuple")) return out;
@@ -81,8 +73,7 @@ std::string stored_dtype(const PythonModule& m, TSNode body, TSNode value, const
     if (!is_type(e, "call")) return "";
     TSNode fn = field(e, "function");
     if (!is_type(fn, "attribute") || m.text_of(field(fn, "attribute")) != "to") return "";
-    std::vector<TSNode> args = positional(field(e, "arguments"));
-    return args.empty() ? "" : dtype_of(m, body, args[0], known);
+    return dtype_of(m, body, argument(e, 0), known);
   };
   if (!is_type(value, "identifier")) return converted(value);
   std::string name = m.text_of(value), out;
@@ -109,26 +100,28 @@ std::map<std::string, std::vector<DescriptorUse>> descriptor_uses(const PythonMo
   };
   for_each_call(body, [&](TSNode call) {
     TSNode fn = field(call, "function");
-    std::vector<TSNode> args = positional(field(call, "arguments"));
     DescriptorUse use;
     use.call = call;
     std::string param;
     if (is_type(fn, "attribute") && is_type(field(fn, "object"), "identifier") &&
         names.count(m.text_of(field(fn, "object")))) {
       std::string method = m.text_of(field(fn, "attribute"));
-      if ((method != "load" && method != "store") || args.empty()) return;
+      if (method != "load" && method != "store") return;
       param = m.text_of(field(fn, "object"));
-      from_offsets(args[0], use);
-      if (method == "store" && args.size() > 1) use.stored = args[1];
-    } else if (auto q = m.qualified_name(fn); q && ends_with(*q, "_experimental_descriptor_load") && args.size() >= 3 &&
-                                              is_type(args[0], "identifier")) {
-      param = m.text_of(args[0]);
-      for (TSNode b : elements(args[2])) use.block.push_back(b);
-      if (args.size() >= 4) use.dtype = args[3];
-    } else if (q && ends_with(*q, "_experimental_descriptor_store") && args.size() >= 3 && is_type(args[0], "identifier")) {
-      param = m.text_of(args[0]);
-      from_offsets(args[2], use);
-      use.stored = args[1];
+      from_offsets(argument(call, 0), use);
+      if (method == "store") use.stored = argument(call, 1);
+    } else if (auto q = m.qualified_name(fn); q && is_type(argument(call, 0), "identifier") &&
+                                              !ts_node_is_null(argument(call, 2))) {
+      param = m.text_of(argument(call, 0));
+      if (ends_with(*q, "_experimental_descriptor_load")) {
+        for (TSNode b : elements(argument(call, 2))) use.block.push_back(b);
+        use.dtype = argument(call, 3);
+      } else if (ends_with(*q, "_experimental_descriptor_store")) {
+        from_offsets(argument(call, 2), use);
+        use.stored = argument(call, 1);
+      } else {
+        return;
+      }
     } else {
       return;
     }

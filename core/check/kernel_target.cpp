@@ -1,11 +1,11 @@
 #include "core/check/kernel_target.h"
 
-#include <algorithm>
-#include <cctype>
 #include <map>
 #include <regex>
 #include <sstream>
 #include <vector>
+
+#include "core/check/name_text.h"
 
 namespace mine::check {
 namespace {
@@ -24,20 +24,14 @@ const std::map<std::string, std::string>& vendor_names() {
   return kNames;
 }
 
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
-  return s;
-}
-
 // `_ascend`, `ascend`, `triton_ascend`, `ascend_backend` name the vendor; `npu_utils.py` is a file.
 std::optional<std::string> folder_vendor(const std::string& folder) {
   std::string f = lower(folder);
   while (!f.empty() && f.front() == '_') f.erase(f.begin());
   for (const std::string& affix : {std::string("triton_"), std::string("backend_")})
-    if (f.rfind(affix, 0) == 0) f = f.substr(affix.size());
+    if (starts_with(f, affix)) f = f.substr(affix.size());
   for (const std::string& suffix : {std::string("_backend"), std::string("_ops")})
-    if (f.size() > suffix.size() && f.compare(f.size() - suffix.size(), suffix.size(), suffix) == 0)
-      f = f.substr(0, f.size() - suffix.size());
+    if (f.size() > suffix.size() && ends_with(f, suffix)) f = f.substr(0, f.size() - suffix.size());
   auto it = vendor_names().find(f);
   if (it == vendor_names().end()) return std::nullopt;
   return it->second;
@@ -54,7 +48,7 @@ std::optional<KernelTarget> other_backend(const std::string& path, const std::st
   if (std::regex_search(standalone, m, kImport)) {
     std::string module = m[1];
     std::string key = module.substr(module.rfind('.') + 1);
-    if (key.rfind("torch_", 0) == 0) key = key.substr(6);
+    if (starts_with(key, "torch_")) key = key.substr(6);
     if (key == "triton_ascend") key = "ascend";
     auto it = vendor_names().find(key);
     std::string backend = it != vendor_names().end() ? it->second : key;

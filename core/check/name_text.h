@@ -10,6 +10,10 @@ inline std::string upper(std::string s) {
   for (char& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
   return s;
 }
+inline std::string lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
 inline bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
 inline bool starts_with(const std::string& s, const std::string& p) { return s.rfind(p, 0) == 0; }
 inline bool ends_with(const std::string& s, const std::string& suffix) {

@@ -32,17 +32,6 @@ std::string last_component(const std::string& dotted) {
   return dot == std::string::npos ? dotted : dotted.substr(dot + 1);
 }
 
-// The positional argument at `position`, or a null node.
-TSNode argument(TSNode call, size_t position) {
-  TSNode found{};
-  size_t index = 0;
-  for_each_named_child(field(call, "arguments"), [&](TSNode a) {
-    if (!ts_node_is_null(found) || is_type(a, "comment") || is_type(a, "keyword_argument")) return;
-    if (index++ == position) found = a;
-  });
-  return found;
-}
-
 // The value of keyword argument `name`, or a null node.
 TSNode keyword(TSNode call, std::string_view name, const PythonModule& m) {
   return ts::keyword_value(call, name, [&](TSNode n) { return m.text_of(n); });
@@ -61,6 +50,16 @@ std::string triton_dtype(const std::string& name) {
   if (!triton) return "";
   auto it = kTypes.find(last_component(name));
   return it == kTypes.end() ? "" : it->second;
+}
+
+TSNode argument(TSNode call, size_t position) {
+  TSNode found{};
+  size_t index = 0;
+  for_each_named_child(field(call, "arguments"), [&](TSNode a) {
+    if (!ts_node_is_null(found) || is_type(a, "comment") || is_type(a, "keyword_argument")) return;
+    if (index++ == position) found = a;
+  });
+  return found;
 }
 
 std::vector<std::string> parameter_names(const PythonModule& m, TSNode definition) {

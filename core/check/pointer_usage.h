@@ -40,6 +40,9 @@ class PointerUsage {
 // Names of a function's parameters in order (splats excluded).
 std::vector<std::string> parameter_names(const PythonModule& m, TSNode definition);
 
+// The positional argument of `call` at `position`, or a null node.
+TSNode argument(TSNode call, size_t position);
+
 // Calls `visit(parameter, argument value)` for each argument of `call`, a call of the function
 // defined at `callee`: keywords by name, positional arguments in order.
 void for_each_call_argument(const PythonModule& m, TSNode call, TSNode callee,

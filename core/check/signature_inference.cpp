@@ -21,6 +21,7 @@
 #include <optional>
 
 #include "core/check/body_usage.h"
+#include "core/check/branch_reach.h"
 #include "core/check/constant_eval.h"
 #include "core/check/decorator_facts.h"
 #include "core/check/descriptor_usage.h"
@@ -467,12 +468,8 @@ InferredSignature triton_signature(const KernelSource& k) {
   if (autotune_configs.size() > 1) {
     std::vector<TSNode> asserts = static_assert_conditions(*m, field(site->definition, "body"));
     auto holds = [&](const Env& env) {
-      ConstantEvaluator e(*m, [&](const std::string& name) -> std::optional<nlohmann::json> {
-        auto it = env.find(name);
-        return it == env.end() ? std::nullopt : std::optional<nlohmann::json>(it->second);
-      });
       for (TSNode a : asserts) {
-        auto v = e.eval(a);
+        auto v = eval_with(*m, env, a);
         if (v && !truthy(*v)) return false;  // undecided asserts are the compile's to judge
       }
       return true;

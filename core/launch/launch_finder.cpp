@@ -291,7 +291,10 @@ class Finder {
       if (!a.nominal && small && !is_type(value, "integer") && !is_type(value, "float")) {
         for (int skew : {LauncherValues::kSkewUp, LauncherValues::kSkewDown}) {
           auto x = skewed(skew).eval(value);
-          if (x && *x != *v) a.nominal = a.ratio = true;
+          if (x && *x != *v) {
+            a.nominal = a.ratio = true;
+            break;  // the other skew need not be evaluated
+          }
         }
       }
     }
