@@ -115,8 +115,6 @@ _FLOAT8E4 = re.compile(_prefixes(_TL) + r"\.float8e4(?![\w])")
 _DOT_CALL = re.compile(r"\b(?:tl|triton\.language)\.dot\(")
 _TRANS_KEYWORD = re.compile(r"^\s*(trans_a|trans_b)\s*=\s*(True|False)\s*$")
 _EXPERIMENTAL_MAKE_DESC = re.compile(_prefixes(_TL) + r"\._experimental_make_tensor_descriptor\b")
-_EXPERIMENTAL_DESC_OPS = re.compile(r"\b_experimental_descriptor_(?:load|store)\b")
-_EXPERIMENTAL_TOOLS = re.compile(r"\btriton\.tools\.experimental_descriptor\b")
 _EXPERIMENTAL_DESC_CALL = re.compile(r"(?:\b(?:tl|triton\.language)\.)?\b_experimental_descriptor_(load|store)\(")
 _EXPERIMENTAL_TOOLS_IMPORT = re.compile(
     r"^([ \t]*)((?:import|from)[ \t]+triton\.tools\.experimental_descriptor\b[^\n]*)$", re.M)
@@ -216,16 +214,31 @@ def _split_arguments(text, start):
     return None
 
 
-def _port_dot_transposes(source):
-    """`tl.dot(a, b, trans_b=True)` -> `tl.dot(a, tl.trans(b))`: (text, count)."""
+def _rewrite_calls(source, pattern, rewrite):
+    """Each call `pattern` matches (up to its opening parenthesis) replaced by what
+    `rewrite(match, [argument texts])` returns for it, or left as written where that is None:
+    (text, count)."""
     out, pos, count = [], 0, 0
-    for m in _DOT_CALL.finditer(source):
+    for m in pattern.finditer(source):
         if m.start() < pos:
             continue
         split = _split_arguments(source, m.end())
         if not split:
             continue
         args, end = split
+        new = rewrite(m, args)
+        if new is None:
+            continue
+        out.append(source[pos:m.start()] + new)
+        pos = end + 1
+        count += 1
+    out.append(source[pos:])
+    return "".join(out), count
+
+
+def _port_dot_transposes(source):
+    """`tl.dot(a, b, trans_b=True)` -> `tl.dot(a, tl.trans(b))`: (text, count)."""
+    def rewrite(m, args):
         flags = {}
         keep = []
         for a in args:
@@ -236,38 +249,26 @@ def _port_dot_transposes(source):
                 keep.append(a.strip())
         positional = [a for a in keep if "=" not in a.split("(")[0]]
         if not flags or len(positional) < 2:
-            continue
+            return None
         if flags.get("trans_a"):
             keep[0] = "tl.trans(%s)" % keep[0]
         if flags.get("trans_b"):
             keep[1] = "tl.trans(%s)" % keep[1]
-        out.append(source[pos:m.end()] + ", ".join(keep) + ")")
-        pos = end + 1
-        count += 1
-    out.append(source[pos:])
-    return "".join(out), count
+        return m.group(0) + ", ".join(keep) + ")"
+    return _rewrite_calls(source, _DOT_CALL, rewrite)
 
 
 def _port_descriptor_calls(source):
     """`tl._experimental_descriptor_load(d, offs, shape, dtype)` -> `d.load(offs)` and
     `tl._experimental_descriptor_store(d, v, offs)` -> `d.store(offs, v)`: (text, count)."""
-    out, pos, count = [], 0, 0
-    for m in _EXPERIMENTAL_DESC_CALL.finditer(source):
-        if m.start() < pos:
-            continue
-        split = _split_arguments(source, m.end())
-        if not split or len(split[0]) < 3:
-            continue
-        args, end = [a.strip() for a in split[0]], split[1]
+    def rewrite(m, args):
+        if len(args) < 3:
+            return None
+        args = [a.strip() for a in args]
         if m.group(1) == "load":
-            new = "%s.load(%s)" % (args[0], args[1])
-        else:
-            new = "%s.store(%s, %s)" % (args[0], args[2], args[1])
-        out.append(source[pos:m.start()] + new)
-        pos = end + 1
-        count += 1
-    out.append(source[pos:])
-    return "".join(out), count
+            return "%s.load(%s)" % (args[0], args[1])
+        return "%s.store(%s, %s)" % (args[0], args[2], args[1])
+    return _rewrite_calls(source, _EXPERIMENTAL_DESC_CALL, rewrite)
 
 
 def _guard_tools_imports(source):
@@ -470,9 +471,7 @@ def unported_moves(source, triton_version):
     """Ids of the moves without a mechanical port that `source` meets on this Triton: they
     explain a missing_name the port could not fix."""
     found = []
-    checks = (("experimental_descriptor_load", _EXPERIMENTAL_DESC_OPS),
-              ("tools.experimental_descriptor", _EXPERIMENTAL_TOOLS),
-              ("AttrsDescriptor", _ATTRS_DESCRIPTOR))
+    checks = (("AttrsDescriptor", _ATTRS_DESCRIPTOR),)
     for move_id, pattern in checks:
         move = next(m for m in MOVES if m.id == move_id)
         if applies(move, triton_version) and pattern.search(source):

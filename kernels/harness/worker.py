@@ -486,16 +486,26 @@ class Worker:
                 return dtype
         return value
 
+    def input_tensor(self, dtype_name, shape, generator):
+        """A fresh input: uniform values for floating types of two bytes or more, else zeros
+        (they keep gathered indices in bounds and make masks and bools harmless)."""
+        torch = self.torch
+        dtype = getattr(torch, dtype_name)
+        if dtype.is_floating_point and dtype.itemsize >= 2:
+            return torch.rand(shape, device="cuda", dtype=dtype, generator=generator)
+        return torch.zeros(shape, device="cuda", dtype=dtype)
+
+    def guarded_input(self, label, dtype_name, n, generator, guarded):
+        """An input of n elements followed by its guard zone, noted in `guarded` under `label`."""
+        whole = guard_zone(self.torch, self.input_tensor(dtype_name, n, generator))
+        guarded.append((label, whole, n))
+        return whole[:n]
+
     def descriptor(self, detail, generator):
         """A host-side TensorDescriptor (Triton 3.4+) over a fresh contiguous tensor."""
         from triton.tools.tensor_descriptor import TensorDescriptor
-        torch = self.torch
-        dtype, block = getattr(torch, detail[0]), detail[1]
-        shape = launch.descriptor_shape(block)
-        if dtype.is_floating_point and dtype.itemsize >= 2:
-            t = torch.rand(shape, device="cuda", dtype=dtype, generator=generator)
-        else:
-            t = torch.zeros(shape, device="cuda", dtype=dtype)
+        block = detail[1]
+        t = self.input_tensor(detail[0], launch.descriptor_shape(block), generator)
         return TensorDescriptor(t, list(t.shape), list(t.stride()), list(block))
 
     def compile_load_run(self, fn, spec, p, task, stage, row, cfg):
@@ -543,28 +553,14 @@ class Worker:
         guarded = []
         for name, kind, detail in p["args"]:
             if kind == "tensor":
-                dtype, n = getattr(torch, detail[0]), detail[1]
-                if dtype.is_floating_point and dtype.itemsize >= 2:
-                    data = torch.rand(n, device="cuda", dtype=dtype, generator=generator)
-                else:
-                    # Zeros keep gathered indices in bounds and make masks/bools harmless.
-                    data = torch.zeros(n, device="cuda", dtype=dtype)
-                whole = guard_zone(torch, data)
-                guarded.append((name, whole, n))
-                args.append(whole[:n])
+                args.append(self.guarded_input(name, detail[0], detail[1], generator, guarded))
             elif kind == "descriptor":
                 args.append(self.descriptor(detail, generator))
             elif kind == "tuple":
-                items = []
-                for element_kind, value in detail:
-                    if element_kind == "tensor":
-                        data = torch.rand(value[1], device="cuda", dtype=getattr(torch, value[0]), generator=generator)
-                        whole = guard_zone(torch, data)
-                        guarded.append(("%s[%d]" % (name, len(items)), whole, value[1]))
-                        items.append(whole[:value[1]])
-                    else:
-                        items.append(value)
-                args.append(tuple(items))
+                args.append(tuple(
+                    self.guarded_input("%s[%d]" % (name, j), value[0], value[1], generator, guarded)
+                    if element_kind == "tensor" else value
+                    for j, (element_kind, value) in enumerate(detail)))
             elif kind == "constexpr":
                 args.append(constexprs[name])
             else:

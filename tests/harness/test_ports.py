@@ -97,6 +97,7 @@ class PortText(unittest.TestCase):
         self.assertIn("    x = a_desc.load([pid * BM, 0])\n", out)
         self.assertIn("    c_desc.store([pid * BM, f(1, 2)], x.to(tl.float32))\n", out)
         self.assertEqual([(r["move"], r["count"]) for r in rewrites], [("experimental_descriptor_load", 2)])
+        self.assertEqual(triton_ports.unported_moves(src, "3.6.0"), [])  # ported: not named as unported
         # Where the installed Triton still has the experimental ops, nothing moves.
         kept = installed(resolves=("triton.language._experimental_descriptor_load",
                                    "triton.tools.experimental_descriptor"))
