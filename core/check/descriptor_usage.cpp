@@ -41,6 +41,16 @@ TSNode block_of(const PythonModule& m, TSNode body, TSNode offset, const std::se
   std::string name = m.text_of(offset);
   TSNode found{};
   uint32_t first = UINT32_MAX;
+  // `for k in range(0, K, BLOCK_K)`: a loop counter steps by its block.
+  for_each_node(body, [&](TSNode n) {
+    if (!is_type(n, "for_statement") || m.text_of(field(n, "left")) != name) return;
+    TSNode range = field(n, "right");
+    if (!is_type(range, "call") || !ends_with(m.text_of(field(range, "function")), "range")) return;
+    TSNode step = argument(range, 2);
+    TSNode f = ts_node_is_null(step) ? step : constexpr_factor(m, step, constexprs);
+    if (!ts_node_is_null(f) && ts_node_start_byte(n) < first) found = f, first = ts_node_start_byte(n);
+  });
+  if (!ts_node_is_null(found)) return found;
   for_each_node(body, [&](TSNode n) {
     if (!is_type(n, "assignment") && !is_type(n, "augmented_assignment")) return;
     TSNode left = field(n, "left");
@@ -143,7 +153,14 @@ std::string descriptor_type(const PythonModule& m, TSNode body, const std::vecto
   for (const auto& use : uses) {
     if (!reachable_under(m, known, use.call, body)) continue;
     std::string shape;
-    for (TSNode b : use.block) {
+    for (size_t d = 0; d < use.block.size(); ++d) {
+      TSNode b = use.block[d];
+      // An outer offset that no block steps (`desc.load([batch, m * BLOCK_M, k])`, with `batch` a
+      // program id) moves one row at a time: a block of 1 there.
+      if (ts_node_is_null(b) && d + 1 < use.block.size() && use.block.size() > 2) {
+        shape += (shape.empty() ? "" : ", ") + std::string("1");
+        continue;
+      }
       auto v = ts_node_is_null(b) ? std::nullopt : eval_with(m, known, b);
       if (!v || !v->is_number_integer() || v->get<int64_t>() < 1) return "";
       shape += (shape.empty() ? "" : ", ") + std::to_string(v->get<int64_t>());

@@ -450,18 +450,29 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
     }
     return TSNode{};
   };
+  // An index cast to a wider integer (`tl.load(idx + i).to(tl.int64)`) suggests that type, but
+  // only suggests it: Triton accepts the cast from any integer, while a value of the same pointer
+  // that seeds a loop-carried `e = 0` must be i32. Such suggestions wait for the rules below.
+  std::vector<std::pair<TSNode, std::string>> suggested_index_types;
   for (const auto& [local, rhss] : assigned) {
     if (!offset_names.count(local)) continue;
     for (TSNode rhs : rhss) {
       TSNode load = load_in(rhs);
       if (ts_node_is_null(load)) continue;
       std::string dtype = cast_type(rhs);
-      if (dtype.empty() || dtype[0] == 'f' || dtype[0] == 'b') dtype = "i32";
-      for (const auto& p : bases_of(argument(load, 0))) set_dtype(p, dtype, "loaded values index memory");
+      if (!dtype.empty() && dtype[0] != 'f' && dtype[0] != 'b') {
+        suggested_index_types.emplace_back(load, dtype);
+        continue;
+      }
+      for (const auto& p : bases_of(argument(load, 0))) set_dtype(p, "i32", "loaded values index memory");
     }
   }
-  for (TSNode load : nested_loads)
-    for (const auto& p : bases_of(argument(load, 0))) set_dtype(p, "i32", "loaded values index memory");
+  for (TSNode load : nested_loads) {
+    bool suggested = false;
+    for (const auto& [cast_load, dtype] : suggested_index_types) suggested = suggested || ts_node_eq(cast_load, load);
+    if (!suggested)
+      for (const auto& p : bases_of(argument(load, 0))) set_dtype(p, "i32", "loaded values index memory");
+  }
   // Reductions and scans keep their operand's element type: `total += tl.sum(counts)`.
   auto integer_preserving = [](const std::string& name) {
     return name == "sum" || name == "cumsum" || name == "max" || name == "min" || name == "xor_sum" ||
@@ -537,6 +548,8 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
         inner.pop_back();
         if (is_type(x, "identifier")) use_as_int(m_.text_of(x), ts_node_start_byte(x));
         if (is_type(x, "call") && op_name(x) == "load") continue;  // a nested load types its own pointer
+        // `mask & (m > -inf)`: a comparison is boolean whatever its operands are.
+        if (is_type(x, "comparison_operator") || is_type(x, "boolean_operator") || is_type(x, "not_operator")) continue;
         for_each_named_child(x, [&](TSNode c) { inner.push_back(c); });
       }
     };
@@ -666,6 +679,8 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
     for (const auto& p : params)
       if (int_used(p) && !out.pointers.count(p)) out.integer_params.insert(p);
   }
+  for (const auto& [load, dtype] : suggested_index_types)
+    for (const auto& p : bases_of(argument(load, 0))) set_dtype(p, dtype, "loaded values index memory");
   // `tl.load(p).to(tl.int64)`: an integer cast of the loaded value suggests integer elements.
   for (const auto& op : ops) {
     if (op.name != "load") continue;
