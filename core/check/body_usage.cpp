@@ -38,6 +38,7 @@ void identifiers_in(const PythonModule& m, TSNode e, std::initializer_list<const
 std::pair<nlohmann::json, std::string> constexpr_fallback(const std::string& name, const ConstexprUse& use) {
   std::string up = upper(name);
   bool arange_bound = use.arange_bound;
+  if (use.dtype && use.integer_dtype) return {"tl.int32", "used as a dtype of values used as integers"};
   if (use.dtype) return {"tl.float32", "used as a dtype"};
   if (use.string_option) return {*use.string_option, "handed to a Triton option that takes a string"};
   // A selector's sizes-like name (`dim`) says nothing: a size no branch compares with takes none.

@@ -41,6 +41,7 @@ std::vector<TSNode> static_assert_conditions(const PythonModule& m, TSNode body)
 struct ConstexprUse {
   bool arange_bound = false;  // in a tl.arange end
   bool dtype = false;         // where Triton wants a dtype
+  bool integer_dtype = false; // a dtype whose values the kernel shifts or masks
   bool unrolled = false;      // in a tl.static_range: the loop is unrolled at compile time
   bool condition = false;     // tested as a condition (`if INVERT:`, `1 if flag else 0`)
   std::optional<bool> pointer_branch;  // the value that takes the branch using a parameter as a pointer

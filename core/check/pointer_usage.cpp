@@ -334,6 +334,7 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
       }
       return found;
     };
+    std::vector<TSNode> direct_int_reads;
     std::vector<TSNode> walk{body};
     size_t steps = 0;
     while (!walk.empty() && ++steps < 200000) {
@@ -553,6 +554,7 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
         for_each_named_child(x, [&](TSNode c) { inner.push_back(c); });
       }
     };
+    std::vector<TSNode> direct_int_reads;
     std::vector<TSNode> walk{body};
     size_t steps = 0;
     while (!walk.empty() && ++steps < 200000) {
@@ -563,6 +565,8 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
         if (op == "//" || op == ">>" || op == "<<" || op == "&" || op == "|" || op == "^") {
           collect(field(n, "left"));
           collect(field(n, "right"));
+          // `(tl.load(b_ptrs) >> shifts) & mask`: a load that is itself the operand.
+          if (op != "&" && op != "|" && op != "^") direct_int_reads.push_back(field(n, "left"));
         }
       } else if (is_type(n, "augmented_assignment")) {
         // `cos_ptr += pos_id * stride`: an offset added to a pointer is an integer.
@@ -662,6 +666,9 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
         }
       }
     }
+    for (TSNode operand : direct_int_reads)
+      for (TSNode read : reads_in(operand))
+        for (const auto& p : bases_of(address_of(read))) set_dtype(p, "i32", "loaded values used as integers");
     for (const auto& [local, rhss] : updated) {
       if (!int_used(local)) continue;
       for (TSNode rhs : rhss)
@@ -671,6 +678,11 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
     for (const auto& [local, rhss] : assigned) {
       if (!int_used(local)) continue;
       for (TSNode rhs : rhss) {
+        TSNode fn = is_type(rhs, "call") ? field(rhs, "function") : TSNode{};
+        if (is_type(fn, "attribute") && m_.text_of(field(fn, "attribute")) == "to" &&
+            is_type(argument(rhs, 0), "identifier") && param_set.count(m_.text_of(argument(rhs, 0))) &&
+            reaches_use(local, rhs))
+          out.integer_dtype_params.insert(m_.text_of(argument(rhs, 0)));
         if (!cast_type(rhs).empty() || !reaches_use(local, rhs)) continue;
         for (TSNode read : reads_in(rhs))
           for (const auto& p : bases_of(address_of(read))) set_dtype(p, "i32", "loaded values used as integers");
@@ -728,6 +740,41 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
           for (TSNode load : loads_of(argument(dot, i)))
             for (const auto& p : bases_of(address_of(load))) set_dtype(p, "i8", "operand of a tl.dot into an int32 accumulator");
     }
+  }
+  // `if a_ptr.dtype.element_ty == tl.float16:` (or through a name bound to it) chooses code by the
+  // element type: with no other evidence, the first type the kernel names is one it handles.
+  {
+    std::map<std::string, TSNode> element_type_names;  // local -> the pointer whose type it holds
+    auto element_type_of = [&](TSNode e) -> TSNode {
+      if (is_type(e, "identifier")) {
+        auto it = element_type_names.find(m_.text_of(e));
+        return it == element_type_names.end() ? TSNode{} : it->second;
+      }
+      if (!is_type(e, "attribute") || m_.text_of(field(e, "attribute")) != "element_ty") return TSNode{};
+      TSNode dtype = field(e, "object");
+      if (!is_type(dtype, "attribute") || m_.text_of(field(dtype, "attribute")) != "dtype") return TSNode{};
+      return field(dtype, "object");
+    };
+    for (const auto& [local, rhss] : assigned)
+      if (rhss.size() == 1 && !ts_node_is_null(element_type_of(rhss[0]))) element_type_names[local] = element_type_of(rhss[0]);
+    std::vector<std::pair<uint32_t, std::pair<TSNode, std::string>>> named;  // in source order
+    for_each_node(body, [&](TSNode n) {
+      if (!is_type(n, "if_statement") && !is_type(n, "elif_clause")) return;
+      TSNode cond = field(n, "condition");
+      while (is_type(cond, "parenthesized_expression")) cond = ts_node_named_child(cond, 0);
+      if (!is_type(cond, "comparison_operator") || ts_node_named_child_count(cond) != 2 ||
+          m_.text_of(cond).find("==") == std::string::npos)
+        return;
+      TSNode l = ts_node_named_child(cond, 0), r = ts_node_named_child(cond, 1);
+      if (ts_node_is_null(element_type_of(l))) std::swap(l, r);
+      TSNode pointer = element_type_of(l);
+      auto q = m_.qualified_name(r);
+      std::string dtype = triton_dtype(q ? *q : m_.text_of(r));
+      if (!ts_node_is_null(pointer) && !dtype.empty()) named.push_back({ts_node_start_byte(n), {pointer, dtype}});
+    });
+    std::sort(named.begin(), named.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    for (const auto& [at, use] : named)
+      for (const auto& p : bases_of(use.first)) set_dtype(p, use.second, "its element type selects a branch");
   }
   // `other=` of a load: a float fill value means float elements.
   for (const auto& op : ops) {

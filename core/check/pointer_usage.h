@@ -21,6 +21,9 @@ struct PointerFacts {
   // Parameters the function can only use as integers (offsets, loop bounds, `//`), so that a
   // caller handing it a loaded value knows that value is an integer.
   std::set<std::string> integer_params;
+  // Dtype parameters whose converted values the function uses as integers
+  // (`v = x.to(OUT_DTYPE)` then `v << shifts`): an integer type.
+  std::set<std::string> integer_dtype_params;
 };
 
 // Reads pointer use out of @triton.jit functions of one module. Helper calls are followed into

@@ -351,6 +351,7 @@ InferredSignature triton_signature(const KernelSource& k) {
     auto selector = selectors.find(name);
     if (selector != selectors.end()) u.selector = selector->second;
     u.dtype = dtype_uses.count(name) > 0;
+    u.integer_dtype = facts.integer_dtype_params.count(name) > 0;
     u.unrolled = unrolled.count(name) > 0;
     u.condition = conditions.count(name) > 0;
     auto flag = facts.pointer_branch_flags.find(name);

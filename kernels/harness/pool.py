@@ -20,6 +20,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 WORKER = os.path.join(HERE, "worker.py")
 READY_TIMEOUT_S = 300
 POLL_S = 0.1
+# How much larger every buffer is on the second try of a kernel that faulted (worker.grow_buffers).
+GROW_ON_FAULT = 16
 
 
 def rss_bytes(pid):
@@ -279,6 +281,12 @@ class Pool:
             start_failures = 0
             try:
                 row, w_ok = self._one(w, task)
+                if self._grow_and_retry(task, row):
+                    # The fault poisoned the CUDA context: the second try needs a fresh worker.
+                    self._retire(w)
+                    w = self._spawn(slot)
+                    retry, w_ok = self._one(w, dict(task, grow=GROW_ON_FAULT))
+                    row = self._after_retry(row, retry)
             except Exception as e:  # a harness bug must cost one row, not the slot's queue
                 row, w_ok = self._fail_row(task, "import", "other", "harness error: %r" % e), False
             self._emit(task, row, w.versions, w.proc.pid, slot)
@@ -294,6 +302,27 @@ class Pool:
             except (OSError, subprocess.TimeoutExpired):
                 pass
             self._retire(w)
+
+    @staticmethod
+    def _grow_and_retry(task, row):
+        """A Triton kernel that faulted at run time on buffers sized from stand-in shapes gets one
+        more try with every buffer larger (worker.grow_buffers): the sizes were guesses, so the
+        fault says nothing yet about the kernel."""
+        spec = task.get("spec") or {}
+        return (row.get("status") == "fail" and row.get("error_class") == "illegal_address" and
+                row.get("stage_reached") == "run" and not task.get("grow") and
+                spec.get("language", "triton") == "triton" and task.get("stage") == "run")
+
+    @staticmethod
+    def _after_retry(first, retry):
+        """The row to report: the retry's when it passed (with the first outcome kept), else the
+        first one, which ran on the buffers as planned."""
+        first_try = {k: first.get(k) for k in ("error_class", "message")}
+        if retry.get("status") == "ok":
+            retry["first_try"] = first_try
+            return retry
+        first["grown_retry"] = {k: retry.get(k) for k in ("status", "error_class", "message")}
+        return first
 
     def _retire(self, w):
         w.kill()

@@ -420,8 +420,11 @@ class Worker:
         """Guessed block sizes can make a block bigger than Triton allows (three 128-wide
         dimensions exceed its 2**20 elements); the guess is at fault, not the kernel, so the
         guessed power-of-two constexprs are halved and the compile retried a few times."""
-        shrinks = 0
+        shrinks = grows = 0
         retyped = False
+        if task.get("grow"):
+            # The pool's second try after a fault: every stand-in buffer larger at once.
+            row["grown"] = grow_buffers(p, None, task["grow"])
         while True:
             try:
                 return self.compile_load_run(fn, spec, p, task, stage, row, None)
@@ -438,6 +441,17 @@ class Worker:
                 if _shared_memory(exc_message(e)) and options.get("num_stages", 3) > 1:
                     spec = dict(spec, options=dict(options, num_stages=1))
                     row["num_stages"] = 1
+                    continue
+                # Buffer sizes are stand-ins (the launcher's caller decides them): a write past one
+                # says the guess was small, not that the kernel is wrong. Those buffers grow.
+                grown = grows < MAX_GROWS and isinstance(e, OutOfBoundsWrite) and grow_buffers(p, e.names, GROW_FACTOR)
+                if grown:
+                    grows += 1
+                    row.setdefault("first_try", {"error_class": "illegal_address", "message": trim(exc_message(e), 400)})
+                    total = dict(row.get("grown") or {})
+                    for n, f in grown.items():
+                        total[n] = total.get(n, 1) * f
+                    row["grown"] = total
                     continue
                 shrinkable = [n for n in p["guessed"] if _halvable(p["constexprs"].get(n))]
                 if shrinks == MAX_SHRINKS or not shrinkable or not _too_big(exc_message(e)):
@@ -599,17 +613,72 @@ def guard_zone(torch, data):
 
 
 def check_guard_zones(torch, guarded):
-    """Raises for the first buffer whose guard zone the kernel wrote into."""
+    """Raises naming every buffer whose guard zone the kernel wrote into."""
+    hit = []
     for name, whole, n in guarded:
         zone = whole.view(torch.uint8)[n * whole.element_size():]
         changed = int((zone != GUARD_BYTE).sum().item())
         if changed:
-            raise OutOfBoundsWrite("illegal address: the kernel wrote past the end of %r (%d bytes of the "
-                                   "guard zone after its %d elements changed)" % (name, changed, n))
+            hit.append((name, changed, n))
+    if hit:
+        name, changed, n = hit[0]
+        raise OutOfBoundsWrite("illegal address: the kernel wrote past the end of %r (%d bytes of the "
+                               "guard zone after its %d elements changed)%s"
+                               % (name, changed, n, "" if len(hit) == 1 else
+                                  " and of %s" % ", ".join(repr(h[0]) for h in hit[1:])),
+                               [h[0] for h in hit])
+
+
+# A buffer grows by this factor per try, to at most MAX_GROWN_ELEMS elements, and all the growth of
+# one kernel stays under MAX_GROWN_BYTES: workers share one GPU.
+GROW_FACTOR = 16
+MAX_GROWS = 2
+MAX_GROWN_ELEMS = 1 << 27
+MAX_GROWN_BYTES = 4 << 30
+
+
+def grow_buffers(p, names, factor):
+    """Multiplies the element count of the plan's input buffers named in `names` (a tuple's
+    element as "t[1]"; None: all of them) by `factor`, or the largest power of two below it that
+    keeps within the caps above. Returns {name: factor} of the buffers that grew."""
+    planned = []  # (arg index, element index or None, dtype, n, label)
+    for i, (name, kind, detail) in enumerate(p["args"]):
+        if kind == "tensor":
+            planned.append((i, None, detail[0], detail[1], name))
+        elif kind == "tuple":
+            for j, (element_kind, value) in enumerate(detail):
+                if element_kind == "tensor":
+                    planned.append((i, j, value[0], value[1], "%s[%d]" % (name, j)))
+    chosen = [x for x in planned if names is None or x[4] in names]
+
+    def bigger(n, f):
+        return min(n * f, max(n, MAX_GROWN_ELEMS))
+    while factor > 1:
+        extra = sum((bigger(n, factor) - n) * ITEM_BYTES.get(d, 4) for _, _, d, n, _ in chosen)
+        if extra <= MAX_GROWN_BYTES:
+            break
+        factor //= 2
+    if not chosen or factor <= 1 or extra <= 0:
+        return {}
+    for i, j, dtype, n, _ in chosen:
+        name, kind, detail = p["args"][i]
+        if j is None:
+            p["args"][i] = (name, kind, (dtype, bigger(n, factor)))
+        else:
+            elements = list(detail)
+            elements[j] = ("tensor", (dtype, bigger(n, factor)))
+            p["args"][i] = (name, kind, elements)
+    return {x[4]: factor for x in chosen}
+
+
+ITEM_BYTES = {"float64": 8, "int64": 8, "uint64": 8, "float32": 4, "int32": 4, "uint32": 4,
+              "float16": 2, "bfloat16": 2, "int16": 2, "uint16": 2}
 
 
 class OutOfBoundsWrite(RuntimeError):
-    pass
+    def __init__(self, message, names=()):
+        super().__init__(message)
+        self.names = list(names)
 
 
 _DTYPE_TEXT = re.compile(r"^(?:tl|triton\.language)\.([A-Za-z0-9_]+)$")

@@ -200,14 +200,18 @@ def k(a_desc, c_desc, BM: tl.constexpr, BN: tl.constexpr):
         for i in (1, 2):
             self.assertEqual(rows[i]["status"], "ok", rows[i]["message"])
 
-    def test_reads_past_a_buffer_pass_and_writes_there_fail(self):
+    def test_reads_past_a_buffer_pass_and_writes_there_grow_it(self):
         sized = dict(SIG, args={"n": 1024})
         with tempfile.TemporaryDirectory() as tmp:
             write_bundle(tmp, [(1, "k", READ_PAST, sized), (2, "k", WRITE_PAST, sized)])
             proc, rows = run(tmp, "--stage", "run", "--jobs", "1")
         self.assertEqual(rows[1]["status"], "ok", rows[1]["message"])
-        self.assertEqual(rows[2]["error_class"], "illegal_address", rows[2]["message"])
-        self.assertIn("wrote past the end of 'x_ptr'", rows[2]["message"])
+        self.assertNotIn("grown", rows[1])
+        # The write lands in the guard zone; the buffer's size was a stand-in, so it grows and the
+        # kernel runs again, and the row keeps what the first run found.
+        self.assertEqual(rows[2]["status"], "ok", rows[2]["message"])
+        self.assertEqual(rows[2]["grown"], {"x_ptr": 16})
+        self.assertIn("wrote past the end of 'x_ptr'", rows[2]["first_try"]["message"])
 
     def test_cuda_errors_and_memory_are_contained(self):
         with tempfile.TemporaryDirectory() as tmp:
@@ -215,6 +219,8 @@ def k(a_desc, c_desc, BM: tl.constexpr, BN: tl.constexpr):
                                (3, "k", HOG, SIG), (4, "k", FINE, SIG)])
             proc, rows = run(tmp, "--stage", "run", "--jobs", "1", "--mem-limit-mb", "8192")
         self.assertEqual(rows[1]["error_class"], "illegal_address", rows[1]["message"])
+        # 4 TiB away is past any grown buffer: the second try, on a fresh worker, faults too.
+        self.assertEqual(rows[1]["grown_retry"]["error_class"], "illegal_address", rows[1]["grown_retry"])
         # The same slot goes on with a fresh worker: the poisoned CUDA context is gone.
         self.assertEqual(rows[2]["status"], "ok", rows[2]["message"])
         self.assertNotEqual(rows[1]["worker_pid"], rows[2]["worker_pid"])

@@ -1,0 +1,70 @@
+"""Stand-in buffers that a kernel wrote or faulted past grow for another try (worker.grow_buffers,
+pool._grow_and_retry): what the retry may touch, by how much, and which row is reported."""
+import unittest
+
+import util  # noqa: F401 -- puts the harness on sys.path
+import pool
+import worker
+
+
+def plan():
+    return {"args": [("x", "tensor", ("float32", 1 << 20)),
+                     ("n", "scalar", 32),
+                     ("pair", "tuple", [("tensor", ("float16", 1 << 20)), ("scalar", 4)]),
+                     ("idx", "tensor", ("int64", 1 << 20))]}
+
+
+class GrowBuffers(unittest.TestCase):
+    def test_named_buffers_grow_and_others_keep_their_size(self):
+        p = plan()
+        self.assertEqual(worker.grow_buffers(p, ["x", "pair[0]"], 16), {"x": 16, "pair[0]": 16})
+        self.assertEqual(p["args"][0], ("x", "tensor", ("float32", 16 << 20)))
+        self.assertEqual(p["args"][2][2][0], ("tensor", ("float16", 16 << 20)))
+        self.assertEqual(p["args"][2][2][1], ("scalar", 4))
+        self.assertEqual(p["args"][3], ("idx", "tensor", ("int64", 1 << 20)))
+        self.assertEqual(p["args"][1], ("n", "scalar", 32))
+
+    def test_all_buffers_grow_when_none_is_named(self):
+        p = plan()
+        self.assertEqual(sorted(worker.grow_buffers(p, None, 4)), ["idx", "pair[0]", "x"])
+        self.assertEqual(p["args"][3][2][1], 4 << 20)
+
+    def test_growth_stays_within_the_byte_budget(self):
+        # 64 fp32 buffers of 2**24 elements: 16x would add 60 GiB, so the factor halves until the
+        # growth fits in MAX_GROWN_BYTES (4 GiB: 2x adds 4 GiB exactly).
+        p = {"args": [("b%d" % i, "tensor", ("float32", 1 << 24)) for i in range(64)]}
+        grown = worker.grow_buffers(p, None, 16)
+        self.assertEqual(set(grown.values()), {2})
+        self.assertEqual(p["args"][0][2][1], 2 << 24)
+
+    def test_nothing_grows_past_the_element_cap_or_when_nothing_is_named(self):
+        p = {"args": [("big", "tensor", ("float32", worker.MAX_GROWN_ELEMS))]}
+        self.assertEqual(worker.grow_buffers(p, None, 16), {})
+        self.assertEqual(worker.grow_buffers(plan(), ["absent"], 16), {})
+
+
+class RetryAfterFault(unittest.TestCase):
+    TASK = {"spec": {"language": "triton"}, "stage": "run"}
+    FAULT = {"status": "fail", "error_class": "illegal_address", "stage_reached": "run",
+             "message": "CUDA error: an illegal memory access was encountered"}
+
+    def test_only_run_time_faults_of_triton_kernels_are_retried_once(self):
+        self.assertTrue(pool.Pool._grow_and_retry(self.TASK, self.FAULT))
+        self.assertFalse(pool.Pool._grow_and_retry(dict(self.TASK, grow=16), self.FAULT))
+        self.assertFalse(pool.Pool._grow_and_retry({"spec": {"language": "cuda"}, "stage": "run"}, self.FAULT))
+        self.assertFalse(pool.Pool._grow_and_retry(self.TASK, dict(self.FAULT, error_class="type_error")))
+        self.assertFalse(pool.Pool._grow_and_retry(self.TASK, dict(self.FAULT, stage_reached="compile")))
+
+    def test_a_passing_retry_is_reported_with_the_first_outcome(self):
+        row = pool.Pool._after_retry(dict(self.FAULT), {"status": "ok", "grown": {"x": 16}})
+        self.assertEqual(row["status"], "ok")
+        self.assertEqual(row["first_try"]["error_class"], "illegal_address")
+
+    def test_a_failing_retry_leaves_the_first_verdict(self):
+        row = pool.Pool._after_retry(dict(self.FAULT), {"status": "fail", "error_class": "timeout", "message": "m"})
+        self.assertEqual(row["error_class"], "illegal_address")
+        self.assertEqual(row["grown_retry"]["error_class"], "timeout")
+
+
+if __name__ == "__main__":
+    unittest.main()
