@@ -2,6 +2,7 @@
 //   # expect: kernel NAME signature p=type, ...   the whole signature, in parameter order
 //   # expect: kernel NAME constexprs P=json, ...  every constexpr value
 //   # expect: kernel NAME guessed p, ...          exactly the guessed parameters
+//   # expect: kernel NAME assumed p, ...          exactly the pointers typed *fp32 by assumption
 //   # expect: kernel NAME options k=json, ...     num_warps / num_stages taken from autotune
 //   # expect: kernel NAME autotune [json]         every autotune config, as the bundle lists them
 // Kernels come from the real scanner, so inference reads the stored standalone and meta.
@@ -92,7 +93,7 @@ TEST_CASE("signature inference meets the expectations written in the check fixtu
   std::sort(files.begin(), files.end());
   REQUIRE(files.size() >= 4);
 
-  static const std::regex kExpect(R"(^# expect: kernel (\S+) (signature|constexprs|guessed|options|autotune) ?(.*)$)");
+  static const std::regex kExpect(R"(^# expect: kernel (\S+) (signature|constexprs|guessed|assumed|options|autotune) ?(.*)$)");
   Scanner scanner(all_plugins(), ScanOptions{});
   int checked = 0;
   for (const auto& file : files) {
@@ -121,6 +122,8 @@ TEST_CASE("signature inference meets the expectations written in the check fixtu
         CHECK(sig.autotune.dump() == nlohmann::ordered_json::parse(expected).dump());
       } else if (what == "options") {
         CHECK(rendered(sig.options, true) == normalized_pairs(expected));
+      } else if (what == "assumed") {
+        CHECK(sorted_names(sig.assumed_fp32) == sorted_names(split_list(expected)));
       } else {
         CHECK(sorted_names(sig.guessed().get<std::vector<std::string>>()) == sorted_names(split_list(expected)));
       }
