@@ -22,6 +22,12 @@ READY_TIMEOUT_S = 300
 POLL_S = 0.1
 # How much larger every buffer is on the second try of a kernel that faulted (worker.grow_buffers).
 GROW_ON_FAULT = 16
+# How often guessed block sizes are halved before the second compile of a kernel that timed out.
+SHRINK_ON_TIMEOUT = 2
+
+
+def _power_of_two(v, at_least):
+    return isinstance(v, int) and not isinstance(v, bool) and v >= at_least and v & (v - 1) == 0
 
 
 def rss_bytes(pid):
@@ -281,11 +287,13 @@ class Pool:
             start_failures = 0
             try:
                 row, w_ok = self._one(w, task)
-                if self._grow_and_retry(task, row):
-                    # The fault poisoned the CUDA context: the second try needs a fresh worker.
+                change = self._second_try(task, row)
+                if change:
+                    # A fault poisons the CUDA context and a timeout kills the worker: the second
+                    # try needs a fresh one.
                     self._retire(w)
                     w = self._spawn(slot)
-                    retry, w_ok = self._one(w, dict(task, grow=GROW_ON_FAULT))
+                    retry, w_ok = self._one(w, dict(task, **change))
                     row = self._after_retry(row, retry)
             except Exception as e:  # a harness bug must cost one row, not the slot's queue
                 row, w_ok = self._fail_row(task, "import", "other", "harness error: %r" % e), False
@@ -304,14 +312,25 @@ class Pool:
             self._retire(w)
 
     @staticmethod
-    def _grow_and_retry(task, row):
-        """A Triton kernel that faulted at run time on buffers sized from stand-in shapes gets one
-        more try with every buffer larger (worker.grow_buffers): the sizes were guesses, so the
-        fault says nothing yet about the kernel."""
+    def _second_try(task, row):
+        """What a Triton kernel's one more try changes, or None. The first try's failure may be
+        the guesses' fault, not the kernel's:
+        - a fault at run time on buffers sized from stand-in shapes: every buffer grows
+          (worker.grow_buffers);
+        - a compile that ran out of time with guessed block sizes (128-wide fp32 tiles of a
+          backward kernel spill until ptxas takes minutes): the guessed sizes are quartered."""
         spec = task.get("spec") or {}
-        return (row.get("status") == "fail" and row.get("error_class") == "illegal_address" and
-                row.get("stage_reached") == "run" and not task.get("grow") and
-                spec.get("language", "triton") == "triton" and task.get("stage") == "run")
+        if (row.get("status") != "fail" or spec.get("language", "triton") != "triton" or
+                task.get("grow") or task.get("shrink")):
+            return None
+        if (row.get("error_class") == "illegal_address" and row.get("stage_reached") == "run" and
+                task.get("stage") == "run"):
+            return {"grow": GROW_ON_FAULT}
+        guessed = set(spec.get("guessed") or [])
+        blocks = [v for n, v in (spec.get("constexprs") or {}).items() if n in guessed and _power_of_two(v, 64)]
+        if row.get("error_class") == "timeout" and row.get("stage_reached") == "compile" and blocks:
+            return {"shrink": SHRINK_ON_TIMEOUT}
+        return None
 
     @staticmethod
     def _after_retry(first, retry):

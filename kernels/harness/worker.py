@@ -425,6 +425,15 @@ class Worker:
         if task.get("grow"):
             # The pool's second try after a fault: every stand-in buffer larger at once.
             row["grown"] = grow_buffers(p, None, task["grow"])
+        for _ in range(task.get("shrink") or 0):
+            # The pool's second try after a compile ran out of time: smaller guessed blocks.
+            shrinkable = [n for n in p["guessed"] if _halvable(p["constexprs"].get(n))]
+            for n in shrinkable:
+                p["constexprs"][n] //= 2
+            if shrinkable:
+                shrinks += 1
+                row["constexprs"] = _jsonable(p["constexprs"])
+                row["shrunk"] = shrinks
         while True:
             try:
                 return self.compile_load_run(fn, spec, p, task, stage, row, None)

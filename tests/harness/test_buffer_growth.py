@@ -1,5 +1,6 @@
-"""Stand-in buffers that a kernel wrote or faulted past grow for another try (worker.grow_buffers,
-pool._grow_and_retry): what the retry may touch, by how much, and which row is reported."""
+"""Second tries after failures that the guesses may have caused: stand-in buffers that a kernel
+wrote or faulted past grow (worker.grow_buffers), guessed block sizes of a compile that ran out of
+time shrink (pool._second_try): what a retry may touch, by how much, and which row is reported."""
 import unittest
 
 import util  # noqa: F401 -- puts the harness on sys.path
@@ -49,11 +50,23 @@ class RetryAfterFault(unittest.TestCase):
              "message": "CUDA error: an illegal memory access was encountered"}
 
     def test_only_run_time_faults_of_triton_kernels_are_retried_once(self):
-        self.assertTrue(pool.Pool._grow_and_retry(self.TASK, self.FAULT))
-        self.assertFalse(pool.Pool._grow_and_retry(dict(self.TASK, grow=16), self.FAULT))
-        self.assertFalse(pool.Pool._grow_and_retry({"spec": {"language": "cuda"}, "stage": "run"}, self.FAULT))
-        self.assertFalse(pool.Pool._grow_and_retry(self.TASK, dict(self.FAULT, error_class="type_error")))
-        self.assertFalse(pool.Pool._grow_and_retry(self.TASK, dict(self.FAULT, stage_reached="compile")))
+        second = pool.Pool._second_try
+        self.assertEqual(second(self.TASK, self.FAULT), {"grow": pool.GROW_ON_FAULT})
+        self.assertIsNone(second(dict(self.TASK, grow=16), self.FAULT))
+        self.assertIsNone(second({"spec": {"language": "cuda"}, "stage": "run"}, self.FAULT))
+        self.assertIsNone(second(self.TASK, dict(self.FAULT, error_class="type_error")))
+        self.assertIsNone(second(self.TASK, dict(self.FAULT, stage_reached="compile")))
+
+    def test_compile_timeouts_with_guessed_blocks_retry_with_smaller_ones(self):
+        timeout = {"status": "fail", "error_class": "timeout", "stage_reached": "compile", "message": "no result"}
+        guessed = {"spec": {"language": "triton", "constexprs": {"BLOCK_M": 128, "CAUSAL": False},
+                            "guessed": ["BLOCK_M", "CAUSAL"]}, "stage": "run"}
+        self.assertEqual(pool.Pool._second_try(guessed, timeout), {"shrink": pool.SHRINK_ON_TIMEOUT})
+        # Blocks the launch chose are the repository's: a slow compile of them is the kernel's.
+        launched = {"spec": dict(guessed["spec"], guessed=["CAUSAL"]), "stage": "run"}
+        self.assertIsNone(pool.Pool._second_try(launched, timeout))
+        self.assertIsNone(pool.Pool._second_try(guessed, dict(timeout, stage_reached="run")))
+        self.assertIsNone(pool.Pool._second_try(dict(guessed, shrink=2), timeout))
 
     def test_a_passing_retry_is_reported_with_the_first_outcome(self):
         row = pool.Pool._after_retry(dict(self.FAULT), {"status": "ok", "grown": {"x": 16}})
