@@ -328,7 +328,10 @@ class Pool:
             return {"grow": GROW_ON_FAULT}
         guessed = set(spec.get("guessed") or [])
         blocks = [v for n, v in (spec.get("constexprs") or {}).items() if n in guessed and _power_of_two(v, 64)]
-        if row.get("error_class") == "timeout" and row.get("stage_reached") == "compile" and blocks:
+        stage = row.get("stage_reached")
+        if stage == "unknown":  # the worker was killed: its scratch folder says how far it got
+            stage = Pool._last_stage_hint(task)
+        if row.get("error_class") == "timeout" and stage == "compile" and blocks:
             return {"shrink": SHRINK_ON_TIMEOUT}
         return None
 

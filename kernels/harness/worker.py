@@ -639,11 +639,12 @@ def check_guard_zones(torch, guarded):
 
 
 # A buffer grows by this factor per try, to at most MAX_GROWN_ELEMS elements, and all the growth of
-# one kernel stays under MAX_GROWN_BYTES: workers share one GPU.
+# one kernel stays under MAX_GROWN_BYTES (twice that with guard zones): sixteen workers share one
+# GPU, and kernels that fit must not run out of memory because a neighbour grew.
 GROW_FACTOR = 16
 MAX_GROWS = 2
-MAX_GROWN_ELEMS = 1 << 27
-MAX_GROWN_BYTES = 4 << 30
+MAX_GROWN_ELEMS = 1 << 26
+MAX_GROWN_BYTES = 1 << 30
 
 
 def grow_buffers(p, names, factor):

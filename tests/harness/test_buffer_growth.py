@@ -1,6 +1,8 @@
 """Second tries after failures that the guesses may have caused: stand-in buffers that a kernel
 wrote or faulted past grow (worker.grow_buffers), guessed block sizes of a compile that ran out of
 time shrink (pool._second_try): what a retry may touch, by how much, and which row is reported."""
+import os
+import tempfile
 import unittest
 
 import util  # noqa: F401 -- puts the harness on sys.path
@@ -31,12 +33,12 @@ class GrowBuffers(unittest.TestCase):
         self.assertEqual(p["args"][3][2][1], 4 << 20)
 
     def test_growth_stays_within_the_byte_budget(self):
-        # 64 fp32 buffers of 2**24 elements: 16x would add 60 GiB, so the factor halves until the
-        # growth fits in MAX_GROWN_BYTES (4 GiB: 2x adds 4 GiB exactly).
-        p = {"args": [("b%d" % i, "tensor", ("float32", 1 << 24)) for i in range(64)]}
+        # 8 fp32 buffers of 2**22 elements (16 MiB each): 16x would add 1.9 GiB, so the factor
+        # halves until the growth fits in MAX_GROWN_BYTES (1 GiB: 8x adds 896 MiB).
+        p = {"args": [("b%d" % i, "tensor", ("float32", 1 << 22)) for i in range(8)]}
         grown = worker.grow_buffers(p, None, 16)
-        self.assertEqual(set(grown.values()), {2})
-        self.assertEqual(p["args"][0][2][1], 2 << 24)
+        self.assertEqual(set(grown.values()), {8})
+        self.assertEqual(p["args"][0][2][1], 8 << 22)
 
     def test_nothing_grows_past_the_element_cap_or_when_nothing_is_named(self):
         p = {"args": [("big", "tensor", ("float32", worker.MAX_GROWN_ELEMS))]}
@@ -66,6 +68,13 @@ class RetryAfterFault(unittest.TestCase):
         launched = {"spec": dict(guessed["spec"], guessed=["CAUSAL"]), "stage": "run"}
         self.assertIsNone(pool.Pool._second_try(launched, timeout))
         self.assertIsNone(pool.Pool._second_try(guessed, dict(timeout, stage_reached="run")))
+        # A killed worker's row does not know its stage; the scratch folder's marker does.
+        with tempfile.TemporaryDirectory() as scratch:
+            with open(os.path.join(scratch, ".stage"), "w") as f:
+                f.write("compile")
+            killed = dict(guessed, scratch=scratch)
+            self.assertEqual(pool.Pool._second_try(killed, dict(timeout, stage_reached="unknown")),
+                             {"shrink": pool.SHRINK_ON_TIMEOUT})
         self.assertIsNone(pool.Pool._second_try(dict(guessed, shrink=2), timeout))
 
     def test_a_passing_retry_is_reported_with_the_first_outcome(self):
