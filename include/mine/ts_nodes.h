@@ -58,12 +58,19 @@ inline TSNode field(TSNode n, const char* name) {
 inline int first_line(TSNode n) { return static_cast<int>(ts_node_start_point(n).row) + 1; }
 inline int last_line(TSNode n) { return static_cast<int>(ts_node_end_point(n).row) + 1; }
 
-// For each named child: f(child).
+// A backslash line continuation: Python's grammar makes it a named node wherever it occurs (in an
+// argument list too), yet it is layout, never part of what the code says.
+inline bool is_line_continuation(TSNode n) { return is_type(n, "line_continuation"); }
+
+// For each named child but line continuations: f(child).
 template <typename F>
 void for_each_named_child(TSNode n, F&& f) {
   uint32_t count = ts_node_named_child_count(n);
   if (count <= 8) {
-    for (uint32_t i = 0; i < count; ++i) f(ts_node_named_child(n, i));
+    for (uint32_t i = 0; i < count; ++i) {
+      TSNode child = ts_node_named_child(n, i);
+      if (!is_line_continuation(child)) f(child);
+    }
     return;
   }
   // ts_node_named_child(n, i) walks from the first child every time: a cursor keeps wide nodes
@@ -72,7 +79,7 @@ void for_each_named_child(TSNode n, F&& f) {
   if (ts_tree_cursor_goto_first_child(&c)) {
     do {
       TSNode child = ts_tree_cursor_current_node(&c);
-      if (ts_node_is_named(child)) f(child);
+      if (ts_node_is_named(child) && !is_line_continuation(child)) f(child);
     } while (ts_tree_cursor_goto_next_sibling(&c));
   }
   ts_tree_cursor_delete(&c);
