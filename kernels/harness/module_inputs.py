@@ -234,6 +234,89 @@ def _r_channels(specs, m):
     return None if i is None else _set_dim(specs, i, 1, want, "channels %d -> %d" % (got, want))
 
 
+def _r_conv_input(specs, m):
+    """A convolution's "expected input[2, 16, 16, 16] to have 3 channels, but got 16": when the
+    input it prints is one of the module's own, that input went into the convolution as it is,
+    so its rank is right (rank trials would only move it away) and dimension 1 takes the count."""
+    printed = [int(x) for x in re.findall(r"\d+", m.group(1))]
+    want = int(m.group(2))
+    for i, s in enumerate(specs):
+        if shape_of(s) == printed and s["dtype"].startswith("float"):
+            s["rank_known"] = True
+            return _set_dim(specs, i, 1, want, "channels %d -> %d (rank %d kept)" % (printed[1], want, s["rank"]))
+    return None
+
+
+def _image_input(specs):
+    """The first float input of rank 3 or more: the one a convolution stack flattens."""
+    for i, s in enumerate(specs):
+        if s["dtype"].startswith("float") and s["rank"] >= 3:
+            return i
+    return None
+
+
+def _scale_sides(specs, i, want, got, why):
+    """Features a flatten gives are channels times the spatial sides' product, so `got` features
+    where `want` are expected asks for sides scaled by (want/got) ** (1/sides): exactly when that
+    is a power of two (strided, padded stacks halve a side per stage), else one doubling or halving
+    (unpadded convolutions take a few pixels off; the next error refines it)."""
+    s = specs[i]
+    shape = shape_of(s)
+    sides = shape[2:]
+    if not sides or want == got or want <= 0 or got <= 0:
+        return None
+    factor = 2.0 if want > got else 0.5
+    for j in range(1, 7):
+        if want > got and want == got * (1 << j) ** len(sides):
+            factor = float(1 << j)
+        if got > want and got == want * (1 << j) ** len(sides):
+            factor = 1.0 / (1 << j)
+    new = [int(round(v * factor)) for v in sides]
+    if min(new) < 1 or max(new) > 1024 or new == sides:
+        return None
+    for j, v in enumerate(new):
+        _set_dim(specs, i, 2 + j, v, "")
+    return "%s: spatial sides %s -> %s" % (why, sides, new)
+
+
+def _r_flattened(specs, m):
+    """mat1 of the batch's rows (`(2x4096 and 1024x10)`) against an input of rank 3 or more: the
+    matrix is the input flattened per sample, not its last dimension (which would give rows of
+    batch times the other dimensions). Its features are the whole input flattened (sides scale),
+    its channels pooled (when dimension 1 is a guess, it takes the count), or what a convolution
+    stack made of it (sides scale)."""
+    rows, have, want = int(m.group(1)), int(m.group(2)), int(m.group(3))
+    i = _image_input(specs)
+    if rows != BATCH or i is None:
+        return None
+    s = specs[i]
+    shape = shape_of(s)
+    if s["rank"] == 3 and shape[-1] == have:
+        return None  # pooled over the tokens: the width rule's
+    if have == shape[1] and 1 not in s["dims"] and have != _product(shape[1:]):
+        return _set_dim(specs, i, 1, want, "channels %d -> %d (pooled features)" % (have, want))
+    return _scale_sides(specs, i, want, have, "flattened features %d -> %d" % (have, want))
+
+
+def _product(values):
+    out = 1
+    for v in values:
+        out *= v
+    return out
+
+
+def _r_running_mean(specs, m):
+    """BatchNorm's "running_mean should contain 64 elements not 256": an input whose guessed
+    dimension 1 is the count it got takes the one it expects; else the features come from a
+    flatten (BatchNorm1d after a convolution stack) and the sides scale."""
+    want, got = int(m.group(1)), int(m.group(2))
+    for i, s in enumerate(specs):
+        if s["dtype"].startswith("float") and s["rank"] >= 2 and 1 not in s["dims"] and shape_of(s)[1] == got:
+            return _set_dim(specs, i, 1, want, "channels %d -> %d (batch norm)" % (got, want))
+    i = _image_input(specs)
+    return None if i is None else _scale_sides(specs, i, want, got, "batch norm features %d -> %d" % (got, want))
+
+
 def _r_normalized(specs, m):
     sizes = [int(x) for x in re.findall(r"\d+", m.group(1))]
     i = _first_float(specs)
@@ -377,8 +460,11 @@ def _r_rank_named(specs, m):
 
 # (pattern, rule): the first rule whose pattern matches and that changes something wins.
 RULES = (
+    (r"mat1 and mat2 shapes cannot be multiplied \((\d+)x(\d+) and (\d+)x\d+\)", _r_flattened),
     (r"mat1 and mat2 shapes cannot be multiplied \((\d+)x(\d+) and (\d+)x(\d+)\)", _r_matmul),
+    (r"expected input\[([\d, ]+)\] to have (\d+) channels", _r_conv_input),
     (r"to have (\d+) channels, but got (\d+) channels", _r_channels),
+    (r"running_mean should contain (\d+) elements not (\d+)", _r_running_mean),
     (r"normalized_shape=\[([\d, ]+)\]", _r_normalized),
     (r"(?:not enough|too many) values to unpack \(expected (\d+)(?:, got (\d+))?\)", _r_unpack),
     (r"[Ee]xpected (\d)D(?: \(unbatched\))?(?: or (\d)D)?", _r_expected_nd),

@@ -203,3 +203,75 @@ class RankTrials(unittest.TestCase):
     def test_known_rank_is_not_cycled(self):
         [s] = mi.tensor_specs({"forward": [{"name": "x", "rank": 4}]})
         self.assertEqual(mi.deduce([s], "KeyError: 4"), (None, None))
+
+
+class FlattenedFeatures(unittest.TestCase):
+    """A convolution stack flattened into a Linear or BatchNorm1d: the sides, not the width."""
+
+    def image(self, dims=None, side=None):
+        d = {"1": 3}
+        d.update(dims or {})
+        if side:
+            d.update({"2": side, "3": side})
+        [s] = mi.tensor_specs({"forward": [{"name": "x", "rank": 4, "dims": d, "rank_known": False}]})
+        return [s]
+
+    def test_batch_rows_scale_the_sides_by_a_power_of_two(self):
+        # CIFAR's MobileNet at 64 pixels: 1024 channels on 2x2 where the classifier wants 1x1
+        specs, why = mi.deduce(self.image(side=64), "RuntimeError: mat1 and mat2 shapes cannot be multiplied "
+                                                     "(2x4096 and 1024x10)")
+        self.assertEqual(mi.shape_of(specs[0]), [2, 3, 32, 32])
+        self.assertIn("flattened features", why)
+
+    def test_a_ratio_that_is_no_power_of_two_doubles(self):
+        # LeNet's unpadded 5x5 convolutions: 16 features at 16 pixels, 400 at 32
+        specs, _ = mi.deduce(self.image(), "RuntimeError: mat1 and mat2 shapes cannot be multiplied "
+                                           "(2x16 and 400x120)")
+        self.assertEqual(mi.shape_of(specs[0]), [2, 3, 32, 32])
+
+    def test_pooled_channels_take_the_count_when_they_were_a_guess(self):
+        [s] = mi.tensor_specs({"forward": [{"name": "x", "rank": 4}]})
+        specs, _ = mi.deduce([s], "RuntimeError: mat1 and mat2 shapes cannot be multiplied (2x16 and 64x10)")
+        self.assertEqual(mi.shape_of(specs[0]), [2, 64, 16, 16])
+
+    def test_tokens_pooled_to_their_width_keep_the_width_rule(self):
+        [s] = mi.tensor_specs({"forward": [{"name": "x", "rank": 3}]})
+        specs, why = mi.deduce([s], "RuntimeError: mat1 and mat2 shapes cannot be multiplied (2x16 and 64x10)")
+        self.assertEqual(mi.shape_of(specs[0]), [2, 16, 64])
+        self.assertIn("(matmul)", why)
+
+    def test_rows_of_more_than_the_batch_are_a_width(self):
+        specs, why = mi.deduce(self.image(), "RuntimeError: mat1 and mat2 shapes cannot be multiplied "
+                                             "(96x16 and 64x10)")
+        self.assertEqual(mi.shape_of(specs[0]), [2, 3, 16, 64])
+        self.assertIn("(matmul)", why)
+
+    def test_batch_norm_after_a_flatten_scales_the_sides(self):
+        specs, why = mi.deduce(self.image(side=32), "RuntimeError: running_mean should contain 64 elements not 256")
+        self.assertEqual(mi.shape_of(specs[0]), [2, 3, 16, 16])
+        self.assertIn("batch norm features", why)
+
+    def test_batch_norm_on_guessed_channels_sets_them(self):
+        [s] = mi.tensor_specs({"forward": [{"name": "x", "rank": 4}]})
+        specs, _ = mi.deduce([s], "RuntimeError: running_mean should contain 64 elements not 16")
+        self.assertEqual(mi.shape_of(specs[0]), [2, 64, 16, 16])
+
+
+class ConvolutionInput(unittest.TestCase):
+    def test_an_input_a_convolution_printed_keeps_its_rank(self):
+        [s] = mi.tensor_specs({"forward": [{"name": "x", "rank": 4, "rank_known": False}]})
+        msg = ("RuntimeError: Given groups=1, weight of size [64, 3, 3, 3], expected input[2, 16, 16, 16] "
+               "to have 3 channels, but got 16 channels instead")
+        specs, why = mi.deduce([s], msg)
+        self.assertEqual(mi.shape_of(specs[0]), [2, 3, 16, 16])
+        self.assertIn("rank 4 kept", why)
+        specs, why = mi.deduce(specs, "KeyError: 4")  # no rule: the rank is not tried away
+        self.assertEqual((specs, why), (None, None))
+
+    def test_an_inner_tensor_leaves_the_rank_open(self):
+        [s] = mi.tensor_specs({"forward": [{"name": "x", "rank": 4, "rank_known": False}]})
+        msg = ("RuntimeError: Given groups=1, weight of size [64, 128, 1, 1], expected input[2, 16, 8, 8] "
+               "to have 128 channels, but got 16 channels instead")
+        specs, why = mi.deduce([s], msg)
+        self.assertEqual(mi.shape_of(specs[0]), [2, 128, 16, 16])  # the older rule, by dimension 1
+        self.assertFalse(specs[0]["rank_known"])
