@@ -9,6 +9,7 @@
 
 #include "plugins/torch_module/argument_guess.h"
 #include "plugins/torch_module/einops_pattern.h"
+#include "plugins/torch_module/literal_value.h"
 #include "plugins/torch_module/module_signature.h"
 #include "plugins/torch_module/parameter_use.h"
 
@@ -44,22 +45,6 @@ void for_each_argument(TSNode arguments, F&& f) {
 std::string lower(std::string s) {
   for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return s;
-}
-
-// A Python literal the harness can literal_eval: numbers, strings, booleans, None, and
-// tuples/lists of them.
-std::optional<std::string> literal(const PythonFile& m, TSNode n) {
-  std::string_view t = node_type(n);
-  if (t == "integer" || t == "float" || t == "true" || t == "false" || t == "none" || t == "string")
-    return m.text_of(n);
-  if (t == "unary_operator" && (is_type(field(n, "argument"), "integer") || is_type(field(n, "argument"), "float")))
-    return m.text_of(n);
-  if (t == "tuple" || t == "list") {
-    bool all = true;
-    for_each_named_child(n, [&](TSNode c) { all = all && literal(m, c).has_value(); });
-    if (all) return m.text_of(n);
-  }
-  return std::nullopt;
 }
 
 std::optional<long long> integer_of(const std::string& text) {
@@ -130,13 +115,13 @@ class Inference {
       std::map<std::string, std::string> here;
       for_each_argument(field(n, "arguments"), [&](TSNode a) {
         if (is_type(a, "keyword_argument")) {
-          if (auto lit = literal(m_, field(a, "value"))) here[m_.text_of(field(a, "name"))] = *lit;
+          if (auto lit = literal_value(m_, field(a, "value"))) here[m_.text_of(field(a, "name"))] = *lit;
           return;
         }
         if (is_type(a, "list_splat") || is_type(a, "dictionary_splat")) return;
         size_t at = position++;
         if (at < params.size() && plain_parameter(params[at]))
-          if (auto lit = literal(m_, a)) here[params[at]["name"].get<std::string>()] = *lit;
+          if (auto lit = literal_value(m_, a)) here[params[at]["name"].get<std::string>()] = *lit;
       });
       for (const auto& [k, v] : here) out.emplace(k, v);  // the first site that names a parameter wins
     });
