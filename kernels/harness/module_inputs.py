@@ -492,8 +492,9 @@ _COMPILED = [(re.compile(p), rule) for p, rule in RULES]
 
 
 # Ranks tried, in order, for an input whose rank nothing in the source fixed, when the error
-# names no shape (an einops pattern, a KeyError on ndim): tokens, images, matrices, volumes.
-RANK_ORDER = (3, 4, 2, 5)
+# names no shape (an einops pattern, a KeyError on ndim): tokens, images, matrices, volumes, and
+# last one value per sample (a diffusion model's timesteps, `t[:, None] * freqs[None, :]`).
+RANK_ORDER = (3, 4, 2, 5, 1)
 
 
 def _next_rank(specs):
