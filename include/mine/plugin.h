@@ -16,7 +16,8 @@
  * syntax tree (tree-sitter's own C API: TSTree and TSNode cross the boundary as they are), Python
  * functions and module statements with their nodes, name resolution through the imports, and
  * closure roots with a plugin's dependency labels: enough for mine's own Triton, Inductor,
- * numba and CUDA plugins, which reach the host through this header only.
+ * numba and CUDA plugins, which reach the host through this header only. Version 3 added
+ * python_files_calling: the other files of the repository that call a name.
  *
  * Nodes handed out live as long as the file's strings (until `extract` returns). A plugin that
  * calls ts_* functions on them uses the tree-sitter library `mine` itself runs with.
@@ -32,7 +33,7 @@
 extern "C" {
 #endif
 
-#define MINE_PLUGIN_ABI_VERSION 2u
+#define MINE_PLUGIN_ABI_VERSION 3u
 
 #if defined(_WIN32)
 #define MINE_PLUGIN_EXPORT __declspec(dllexport)
@@ -176,6 +177,13 @@ struct mine_host {
   int (*report_kernel)(mine_sink* sink, const mine_kernel* kernel);
   /* A problem local to this file; the scan goes on. */
   void (*report_problem)(mine_sink* sink, int line, const char* kind, const char* message);
+
+  /* Version 3. Other Python files of the repository whose text calls `name` (`name(` or
+   * `obj.name(`; whether the call there is this file's `name` is the plugin's to check through
+   * that file's imports), in path order: writes up to `capacity` handles to `out`, parsing only
+   * those, and returns how many it wrote. The handles answer every Python function above (not
+   * report_*) and live as long as `file`'s strings. 0 outside a repository scan. */
+  size_t (*python_files_calling)(const mine_file* file, const char* name, const mine_file** out, size_t capacity);
 };
 
 typedef struct mine_plugin_info {
