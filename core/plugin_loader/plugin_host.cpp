@@ -114,6 +114,7 @@ int report_python(mine_sink* sink, const mine_file* f, const mine_python_kernel*
       ClosureRoot root;
       root.text = in->text ? std::string(in->text) : m->dedented_text(s->node, s->indent);
       root.reads = s->reads;
+      for (size_t i = 0; in->extra_reads && in->extra_reads[i]; ++i) root.reads.names.insert(in->extra_reads[i]);
       root.binds = s->binds;
       root.statement = s;
       root.pieces = {{s->node, s->indent, "", ""}};

@@ -17,7 +17,8 @@
  * functions and module statements with their nodes, name resolution through the imports, and
  * closure roots with a plugin's dependency labels: enough for mine's own Triton, Inductor,
  * numba and CUDA plugins, which reach the host through this header only. Version 3 added
- * python_files_calling: the other files of the repository that call a name.
+ * python_files_calling (the other files of the repository that call a name) and a statement
+ * root's extra_reads.
  *
  * Nodes handed out live as long as the file's strings (until `extract` returns). A plugin that
  * calls ts_* functions on them uses the tree-sitter library `mine` itself runs with.
@@ -129,6 +130,11 @@ typedef struct mine_python_kernel {
   const char* meta_json; /* a JSON object merged over the host's meta, or NULL */
   mine_label_fn label;   /* NULL: generic dependency kinds */
   void* label_context;
+  /* Version 3. Statement roots: NULL, or a NULL-terminated list of module-level names of the file
+   * the standalone must define although the root does not read them (a class that instantiations
+   * pass the kernel, `ResNet(BasicBlock, ...)`); the closure pulls them in as it pulls in what the
+   * root reads. */
+  const char* const* extra_reads;
 } mine_python_kernel;
 
 /* What the host offers a plugin during `extract`. Functions return 0 on success, nonzero on a

@@ -24,13 +24,18 @@ class InputError(ValueError):
 
 class StandIn:
     """An __init__ argument that is an object, not a number: `kind` is "config", "class" or
-    "instance", `target` the torch.nn class ("torch.nn.ReLU") for the last two. inductor_stage.py
-    turns it into the object."""
+    "instance", `target` the torch.nn class ("torch.nn.ReLU") for the last two; or "module", a
+    class the module's own file passes it where it instantiates it (`ResNet(BasicBlock, ...)`),
+    `target` its name in the standalone, which defines it. inductor_stage.py turns it into the
+    object."""
     STAND_IN_CLASSES = ("torch.nn.ReLU", "torch.nn.Identity", "torch.nn.GELU")
 
     def __init__(self, text):
         kind, _, target = text.partition(":")
-        if kind not in ("config", "class", "instance") or (kind != "config" and target not in self.STAND_IN_CLASSES):
+        if kind == "module":
+            if not target.isidentifier():
+                raise InputError("unknown stand-in %r" % text)
+        elif kind not in ("config", "class", "instance") or (kind != "config" and target not in self.STAND_IN_CLASSES):
             raise InputError("unknown stand-in %r" % text)
         self.kind, self.target = kind, target
 

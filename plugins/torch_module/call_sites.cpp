@@ -57,8 +57,15 @@ bool ends_with_path(const std::string& path, const std::string& tail) {
   return p.size() >= t.size() && p.compare(p.size() - t.size(), t.size(), t) == 0;
 }
 
-// Literal arguments of the calls of `class_name` in `site_file` that `accept` takes, added to `out`
-// where a parameter has none yet.
+// A name the file binds once, to a class: a class of the file an argument passes as it is.
+bool class_of_file(const PythonFile& m, TSNode n) {
+  if (!is_type(n, "identifier")) return false;
+  std::vector<size_t> bound = m.bindings_of(m.text_of(n));
+  return bound.size() == 1 && m.statement(bound[0]).kind == MINE_STATEMENT_CLASS;
+}
+
+// The arguments of the calls of `class_name` in `site_file` that `accept` takes, added to `out`
+// where a parameter has none yet; classes of the file only where `classes` (the class's own file).
 // A call inside `with pytest.raises(...)` or `with self.assertRaises(...)`: a test that expects
 // the arguments to be refused.
 bool expected_to_raise(const PythonFile& m, TSNode call) {
@@ -78,7 +85,8 @@ bool expected_to_raise(const PythonFile& m, TSNode call) {
 
 // With `required_only`, parameters that have a default are left to it.
 void collect(const PythonFile& site_file, const std::string& class_name, const nlohmann::json& params,
-             bool required_only, const std::function<bool(TSNode)>& accept, std::map<std::string, std::string>& out) {
+             bool required_only, bool classes, const std::function<bool(TSNode)>& accept,
+             std::map<std::string, SiteValue>& out) {
   auto wanted = [&](const std::string& name) {
     for (const auto& p : params)
       if (p.value("name", "") == name) return !required_only || !p.contains("default");
@@ -91,11 +99,16 @@ void collect(const PythonFile& site_file, const std::string& class_name, const n
     if (!is_type(name, "identifier") || site_file.view_of(name) != class_name || !accept(f)) return;
     if (expected_to_raise(site_file, n)) return;
     size_t position = 0;
-    std::map<std::string, std::string> here;
+    std::map<std::string, SiteValue> here;
+    auto value = [&](TSNode v) -> std::optional<SiteValue> {
+      if (auto lit = literal_value(site_file, v)) return SiteValue{*lit, ""};
+      if (classes && class_of_file(site_file, v)) return SiteValue{"", site_file.text_of(v)};
+      return std::nullopt;
+    };
     for_each_named_child(field(n, "arguments"), [&](TSNode a) {
       if (is_type(a, "comment")) return;
       if (is_type(a, "keyword_argument")) {
-        if (auto lit = literal_value(site_file, field(a, "value"))) here[site_file.text_of(field(a, "name"))] = *lit;
+        if (auto v = value(field(a, "value"))) here[site_file.text_of(field(a, "name"))] = *v;
         return;
       }
       if (is_type(a, "list_splat") || is_type(a, "dictionary_splat")) {
@@ -104,7 +117,7 @@ void collect(const PythonFile& site_file, const std::string& class_name, const n
       }
       size_t at = position++;
       if (at < params.size() && plain_parameter(params[at]))
-        if (auto lit = literal_value(site_file, a)) here[params[at]["name"].get<std::string>()] = *lit;
+        if (auto v = value(a)) here[params[at]["name"].get<std::string>()] = *v;
     });
     for (const auto& [k, v] : here)
       if (wanted(k)) out.emplace(k, v);  // the first site that names a parameter wins
@@ -139,11 +152,11 @@ bool imported_from(const std::string& qualified, const std::string& class_name, 
          ("/" + parent_of(definition) + "/").find("/" + path + "/") != std::string::npos;
 }
 
-std::map<std::string, std::string> call_site_literals(const PythonFile& file, const std::string& class_name,
-                                                      const nlohmann::json& params) {
-  std::map<std::string, std::string> out;
+std::map<std::string, SiteValue> call_site_values(const PythonFile& file, const std::string& class_name,
+                                                  const nlohmann::json& params) {
+  std::map<std::string, SiteValue> out;
   // Its own file: the name is the class wherever the file does not import another of that name.
-  collect(file, class_name, params, false, [&](TSNode callee) { return !is_type(callee, "attribute") && !file.qualified_name(callee); },
+  collect(file, class_name, params, false, true, [&](TSNode callee) { return !is_type(callee, "attribute") && !file.qualified_name(callee); },
           out);
   // Other files: only what the class cannot do without. Their calls are often tests of one
   // option each (`flash=True`, `device="meta"`, a `loss_type` it must reject); a default is the
@@ -152,7 +165,7 @@ std::map<std::string, std::string> call_site_literals(const PythonFile& file, co
   for (const PythonFile& other : file.files_calling(class_name, kOtherFiles)) {
     if (!other.tree()) continue;
     std::string importer = other.path();
-    collect(other, class_name, params, true, [&](TSNode callee) {
+    collect(other, class_name, params, true, false, [&](TSNode callee) {
       auto q = other.qualified_name(callee);
       return q && imported_from(*q, class_name, importer, definition);
     }, out);

@@ -115,7 +115,7 @@ class Inference {
   }
 
   void infer_init(const nlohmann::json& params) {
-    auto sites = call_site_literals(m_, cls_.name, params);
+    auto sites = call_site_values(m_, cls_.name, params);
     for (const auto& p : params) {
       if (!plain_parameter(p)) continue;
       std::string name = p["name"];
@@ -128,7 +128,8 @@ class Inference {
       }
       std::optional<InitValue> used = from_use(name, use, guess);
       if (auto it = sites.find(name); it != sites.end()) {
-        v.literal = it->second;
+        if (!it->second.module_class.empty()) v.stand_in = "module:" + it->second.module_class;
+        else v.literal = it->second.literal;
         v.source = "call_site";
       } else if (p.contains("default") && !(p["default"] == "None" && used && !use.guarded)) {
         // A default stays unless it is None and the code uses the value unchecked: `norm_layer`

@@ -163,6 +163,12 @@ class StandIns(unittest.TestCase):
         self.assertEqual((kw["config"].kind, kw["act_layer"].kind, kw["act_layer"].target),
                          ("config", "class", "torch.nn.ReLU"))
 
+    def test_a_class_of_the_module_file_stands_in_by_name(self):
+        kwargs = mi.init_kwargs({"init": [{"name": "block", "stand_in": "module:BasicBlock"}]})
+        self.assertEqual((kwargs["block"].kind, kwargs["block"].target), ("module", "BasicBlock"))
+        with self.assertRaises(mi.InputError):
+            mi.init_kwargs({"init": [{"name": "block", "stand_in": "module:os.system"}]})
+
     def test_only_known_torch_classes_stand_in(self):
         with self.assertRaises(mi.InputError):
             mi.init_kwargs({"init": [{"name": "x", "stand_in": "class:os.system"}]})
