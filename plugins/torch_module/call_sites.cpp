@@ -87,9 +87,11 @@ bool expected_to_raise(const PythonFile& m, TSNode call) {
 void collect(const PythonFile& site_file, const std::string& class_name, const nlohmann::json& params,
              bool required_only, bool classes, const std::function<bool(TSNode)>& accept,
              std::map<std::string, SiteValue>& out) {
-  auto wanted = [&](const std::string& name) {
+  // A class replaces no default either: the default is the layer the author runs with, a class a
+  // call passes is often a variant that needs more (a sparse kernel's library).
+  auto wanted = [&](const std::string& name, const SiteValue& v) {
     for (const auto& p : params)
-      if (p.value("name", "") == name) return !required_only || !p.contains("default");
+      if (p.value("name", "") == name) return !p.contains("default") || (!required_only && v.module_class.empty());
     return false;
   };
   walk_spanning(site_file.root(), occurrences(site_file.text(), class_name), [&](TSNode n) {
@@ -120,7 +122,7 @@ void collect(const PythonFile& site_file, const std::string& class_name, const n
         if (auto v = value(a)) here[params[at]["name"].get<std::string>()] = *v;
     });
     for (const auto& [k, v] : here)
-      if (wanted(k)) out.emplace(k, v);  // the first site that names a parameter wins
+      if (wanted(k, v)) out.emplace(k, v);  // the first site that names a parameter wins
   });
 }
 
