@@ -497,24 +497,29 @@ _COMPILED = [(re.compile(p), rule) for p, rule in RULES]
 
 
 # Ranks tried, in order, for an input whose rank nothing in the source fixed, when the error
-# names no shape (an einops pattern, a KeyError on ndim): tokens, images, matrices, volumes, and
-# last one value per sample (a diffusion model's timesteps, `t[:, None] * freqs[None, :]`).
-RANK_ORDER = (3, 4, 2, 5, 1)
+# names no shape (an einops pattern, a KeyError on ndim): tokens, images, matrices, volumes.
+RANK_ORDER = (3, 4, 2, 5)
+# Then, once every input has been through RANK_ORDER, one value per sample (a diffusion model's
+# timesteps, `t[:, None] * freqs[None, :]`): last of all, so that the tries before it are the ones
+# a module without such an input needs (a trial of it for the first input used up the try that
+# the second input's rank needed).
+LAST_RANKS = (1,)
 
 
 def _next_rank(specs):
-    for s in specs:
-        if s.get("rank_known", True):
-            continue
-        tried = s.setdefault("ranks_tried", [])
-        if s["rank"] not in tried:
-            tried.append(s["rank"])
-        for r in RANK_ORDER:
-            if r not in tried:
-                old = s["rank"]
-                s["rank"] = r
-                s["dims"] = {k: v for k, v in s["dims"].items() if k < 0}
-                return "rank %d -> %d (trying another rank)" % (old, r)
+    for order in (RANK_ORDER, RANK_ORDER + LAST_RANKS):
+        for s in specs:
+            if s.get("rank_known", True):
+                continue
+            tried = s.setdefault("ranks_tried", [])
+            if s["rank"] not in tried:
+                tried.append(s["rank"])
+            for r in order:
+                if r not in tried:
+                    old = s["rank"]
+                    s["rank"] = r
+                    s["dims"] = {k: v for k, v in s["dims"].items() if k < 0}
+                    return "rank %d -> %d (trying another rank)" % (old, r)
     return None
 
 

@@ -189,12 +189,26 @@ class RankTrials(unittest.TestCase):
     def test_unknown_rank_cycles_on_messages_without_a_rule(self):
         [s] = mi.tensor_specs({"forward": [{"name": "x", "rank": 4, "rank_known": False}]})
         specs, seen = [s], [4]
-        for _ in range(len(mi.RANK_ORDER) - 1):
+        for _ in range(len(mi.RANK_ORDER + mi.LAST_RANKS) - 1):
             specs, why = mi.deduce(specs, "KeyError: 4")
             self.assertIsNotNone(specs)
             seen.append(specs[0]["rank"])
-        self.assertEqual(sorted(seen), sorted(mi.RANK_ORDER))
+        self.assertEqual(seen, [4, 3, 2, 5, 1])
         self.assertEqual(mi.deduce(specs, "KeyError: 4"), (None, None))  # every rank tried: stop
+
+    def test_rank_one_comes_after_every_input_tried_the_usual_ranks(self):
+        # vit-pytorch's FiLM(x, cond): a trial of rank 1 for x used up the try cond's rank needed
+        specs = mi.tensor_specs({"forward": [{"name": "x", "rank": 4, "rank_known": False},
+                                             {"name": "cond", "rank": 4, "rank_known": False}]})
+        seen = []
+        while True:
+            specs, why = mi.deduce(specs, "KeyError: 0")
+            if specs is None:
+                break
+            seen.append((specs[0]["rank"], specs[1]["rank"]))
+        self.assertEqual([x for x, _ in seen[:3]], [3, 2, 5])          # x through the usual ranks
+        self.assertEqual([c for _, c in seen[3:6]], [3, 2, 5])         # then cond
+        self.assertEqual(seen[6:], [(1, 5), (1, 1)])                   # then rank 1 for each
 
     def test_a_rank_from_an_unpacking_is_kept_and_a_lower_bound_is_not(self):
         [s] = mi.tensor_specs({"forward": [{"name": "x", "rank": 4, "rank_known": False}]})
