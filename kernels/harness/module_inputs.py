@@ -270,6 +270,11 @@ def _scale_sides(specs, i, want, got, why):
     sides = shape[2:]
     if not sides or want == got or want <= 0 or got <= 0:
         return None
+    # The same counts again after the sides moved: they are not the sides' (imgclsmob's BatchNorm
+    # of 64 channels where 16 are expected went through four halvings).
+    if [want, got] in s.get("scaled_for", []):
+        return None
+    s.setdefault("scaled_for", []).append([want, got])
     factor = 2.0 if want > got else 0.5
     for j in range(1, 7):
         if want > got and want == got * (1 << j) ** len(sides):

@@ -271,6 +271,13 @@ class FlattenedFeatures(unittest.TestCase):
         self.assertEqual(mi.shape_of(specs[0]), [2, 3, 16, 16])
         self.assertIn("batch norm features", why)
 
+    def test_counts_the_sides_did_not_move_stop_scaling(self):
+        msg = "RuntimeError: running_mean should contain 16 elements not 64"
+        specs, why = mi.deduce(self.image(side=32), msg)
+        self.assertEqual(mi.shape_of(specs[0]), [2, 3, 16, 16])
+        specs, why = mi.deduce(specs, msg)  # the same counts: not the sides; the rank is unknown
+        self.assertIn("trying another rank", why)
+
     def test_batch_norm_on_guessed_channels_sets_them(self):
         [s] = mi.tensor_specs({"forward": [{"name": "x", "rank": 4}]})
         specs, _ = mi.deduce([s], "RuntimeError: running_mean should contain 64 elements not 16")
