@@ -42,12 +42,6 @@ void assignments_in(const PythonFile& m, TSNode body, const std::string& name, s
   }
 }
 
-TSNode enclosing_function(TSNode n) {
-  for (TSNode p = ts_node_parent(n); !ts_node_is_null(p); p = ts_node_parent(p))
-    if (is_type(p, "function_definition")) return p;
-  return TSNode{};
-}
-
 bool is_parameter(const PythonFile& m, TSNode function, const std::string& name) {
   bool found = false;
   walk(field(function, "parameters"), [&](TSNode p) {
@@ -56,15 +50,38 @@ bool is_parameter(const PythonFile& m, TSNode function, const std::string& name)
   return found;
 }
 
-// The value the name `n` holds where it is read, when one assignment says.
+bool binds_in(const PythonFile& m, TSNode target, const std::string& name) {
+  bool found = false;
+  walk(target, [&](TSNode x) { found = found || (is_type(x, "identifier") && m.view_of(x) == name); });
+  return found;
+}
+
+// The value the name `n` holds where it is read, when one assignment says: the scopes around it
+// from the innermost out (a comprehension or lambda binding it, a function's parameter: unknown;
+// a function's one assignment before it: that), then the module's one assignment.
 std::optional<std::string> name_value(const PythonFile& m, TSNode n, int hops) {
   if (hops >= kMaxNameHops) return std::nullopt;
   std::string name = m.text_of(n);
-  if (TSNode f = enclosing_function(n); !ts_node_is_null(f)) {
-    if (is_parameter(m, f, name)) return std::nullopt;
+  for (TSNode p = ts_node_parent(n); !ts_node_is_null(p); p = ts_node_parent(p)) {
+    std::string_view t = node_type(p);
+    if (t == "lambda") {
+      if (binds_in(m, field(p, "parameters"), name)) return std::nullopt;
+      continue;
+    }
+    if (t == "list_comprehension" || t == "set_comprehension" || t == "dictionary_comprehension" ||
+        t == "generator_expression") {
+      bool binds = false;
+      for_each_named_child(p, [&](TSNode c) {
+        binds = binds || (is_type(c, "for_in_clause") && binds_in(m, field(c, "left"), name));
+      });
+      if (binds) return std::nullopt;
+      continue;
+    }
+    if (t != "function_definition") continue;  // a class body's names are not its methods'
+    if (is_parameter(m, p, name)) return std::nullopt;
     std::vector<TSNode> found;
     bool ambiguous = false;
-    assignments_in(m, field(f, "body"), name, found, ambiguous);
+    assignments_in(m, field(p, "body"), name, found, ambiguous);
     if (ambiguous || found.size() > 1) return std::nullopt;
     if (found.size() == 1) {
       if (ts_node_start_byte(found[0]) >= ts_node_start_byte(n)) return std::nullopt;
