@@ -432,16 +432,50 @@ def _r_dims_count(specs, m):
     return None
 
 
+SPATIAL_MAX = 512  # the largest side the kernel's width makes an input grow to
+
+
+def _kernel_over_input(message):
+    """(side the layer got, the least side it needs) from a "too small" message: "Given input
+    size: (2048x2x2). Calculated output size: (2048x-4x-4)" (a window of k at stride 1 gives
+    side - k + 1, so k = side - output + 1; a strided one gives 0, and k is at least side + 1),
+    or "Calculated padded input size per channel: (2 x 2). Kernel size: (3 x 3)"; None when the
+    message says neither."""
+    m = re.search(r"Given input size: \((\d+(?:x\d+)+)\)\. Calculated output size: \((-?\d+(?:x-?\d+)+)\)", message)
+    if m:
+        have = [int(x) for x in m.group(1).split("x")[1:]]
+        out = [int(x) for x in m.group(2).split("x")[1:]]
+        pairs = [(h, h - o + 1) for h, o in zip(have, out) if o <= 0 and h > 0]
+        return max(pairs, key=lambda p: p[1] / p[0]) if pairs else None
+    m = re.search(r"input size per channel: \((\d+)(?: x \d+)*\)\. Kernel size: \((\d+)", message)
+    return (int(m.group(1)), int(m.group(2))) if m and int(m.group(1)) > 0 else None
+
+
 def _r_spatial_too_small(specs, m):
     """A convolution or pool wider than the input (a patch stem, a deep stack of strides): the
-    spatial dimensions of the first image-like input grow to SPATIAL_LARGE."""
+    spatial dimensions of the first image-like input grow to SPATIAL_LARGE; when they are that
+    large already (an ImageNet model's final 7x7 pool), by the factor the layer's window over
+    what it got asks for (64 * 7 / 2 = 224), up to SPATIAL_MAX."""
     for i, s in enumerate(specs):
         shape = shape_of(s)
-        if s["dtype"].startswith("float") and s["rank"] >= 3 and min(shape[2:]) < SPATIAL_LARGE:
+        if not (s["dtype"].startswith("float") and s["rank"] >= 3):
+            continue
+        if min(shape[2:]) < SPATIAL_LARGE:
             for j in range(2, s["rank"]):
                 s["dims"] = {k: v for k, v in s["dims"].items() if (k if k >= 0 else s["rank"] + k) != j}
                 s["dims"][j] = SPATIAL_LARGE
             return "spatial dims -> %d (kernel larger than the input)" % SPATIAL_LARGE
+        window = _kernel_over_input(m.string)
+        if window is None:
+            return None
+        have, need = window
+        sides = shape[2:]
+        new = [min(SPATIAL_MAX, -(-v * need // have)) for v in sides]
+        if new == sides:
+            return None
+        for j, v in enumerate(new):
+            _set_dim(specs, i, 2 + j, v, "")
+        return "spatial sides %s -> %s (a window of %d over %d)" % (sides, new, need, have)
     return None
 
 

@@ -78,7 +78,12 @@ class Deducer(unittest.TestCase):
                "Kernel size can't be greater than actual input size")
         new = self.fix([spec(2, dtype="int64", name="ids"), spec(4, {1: 3})], msg)
         self.assertEqual(mi.shape_of(new[1]), [mi.BATCH, 3, mi.SPATIAL_LARGE, mi.SPATIAL_LARGE])
-        self.assertEqual(mi.deduce(new, msg), (None, None))  # already large: no endless retry
+        # already large: by the window over what the layer got, and no further than SPATIAL_MAX
+        sides = []
+        while new is not None:
+            sides.append(mi.shape_of(new[1])[2])
+            new, _ = mi.deduce(new, msg)
+        self.assertEqual(sides, [mi.SPATIAL_LARGE, 128, 256, mi.SPATIAL_MAX])
 
     def test_messages_naming_both_ranks(self):
         einops = ('EinopsError: Error while processing rearrange-reduction pattern "b n d -> (b n) d". Input tensor '
@@ -282,6 +287,37 @@ class FlattenedFeatures(unittest.TestCase):
         [s] = mi.tensor_specs({"forward": [{"name": "x", "rank": 4}]})
         specs, _ = mi.deduce([s], "RuntimeError: running_mean should contain 64 elements not 16")
         self.assertEqual(mi.shape_of(specs[0]), [2, 64, 16, 16])
+
+
+class KernelOverInput(unittest.TestCase):
+    def image(self, side):
+        [s] = mi.tensor_specs({"forward": [{"name": "x", "rank": 4, "dims": {"1": 3, "2": side, "3": side}}]})
+        return [s]
+
+    def test_small_sides_grow_to_the_large_side_first(self):
+        msg = ("RuntimeError: Given input size: (1024x1x1). Calculated output size: (1024x0x0). "
+               "Output size is too small")
+        specs, _ = mi.deduce(self.image(16), msg)
+        self.assertEqual(mi.shape_of(specs[0])[2:], [mi.SPATIAL_LARGE] * 2)
+
+    def test_large_sides_grow_by_the_window_over_what_the_layer_got(self):
+        # an ImageNet ResNet's AvgPool2d(7) on the 2x2 that 64 pixels leave: 64 * 7 / 2
+        msg = ("RuntimeError: Given input size: (2048x2x2). Calculated output size: (2048x-4x-4). "
+               "Output size is too small")
+        specs, why = mi.deduce(self.image(64), msg)
+        self.assertEqual(mi.shape_of(specs[0])[2:], [224, 224])
+        self.assertIn("a window of 7 over 2", why)
+        msg = ("RuntimeError: Calculated padded input size per channel: (2 x 2). Kernel size: (3 x 3). "
+               "Kernel size can't be greater than actual input size")
+        specs, _ = mi.deduce(self.image(64), msg)
+        self.assertEqual(mi.shape_of(specs[0])[2:], [96, 96])
+
+    def test_growth_stops_at_the_largest_side(self):
+        msg = ("RuntimeError: Given input size: (64x1x1). Calculated output size: (64x-30x-30). "
+               "Output size is too small")
+        specs, _ = mi.deduce(self.image(64), msg)
+        self.assertEqual(mi.shape_of(specs[0])[2:], [mi.SPATIAL_MAX] * 2)
+        self.assertEqual(mi.deduce(specs, msg), (None, None))
 
 
 class ConvolutionInput(unittest.TestCase):
