@@ -315,6 +315,25 @@ def _product(values):
     return out
 
 
+def _r_odd_sides(specs, m):
+    """Branches concatenated on channels whose sides differ by one ("Expected size 8 but got size
+    7"): an unpadded 3x3 at stride 2 gives (H - 3) // 2 + 1, a padded one H // 2, and they agree
+    only for odd H, as the 299 an Inception network takes is. Even sides of the image input
+    become odd, once."""
+    if int(m.group(1)) != 1 or abs(int(m.group(2)) - int(m.group(3))) != 1:
+        return None
+    i = _image_input(specs)
+    if i is None or specs[i]["rank"] < 4:
+        return None
+    s = specs[i]
+    sides = shape_of(s)[2:]
+    if any(v % 2 for v in sides):
+        return None
+    for j, v in enumerate(sides):
+        _set_dim(specs, i, 2 + j, v + 1, "")
+    return "spatial sides %s -> %s (branches concatenated on channels differ by one)" % (sides, [v + 1 for v in sides])
+
+
 def _r_running_mean(specs, m):
     """BatchNorm's "running_mean should contain 64 elements not 256": an input whose guessed
     dimension 1 is the count it got takes the one it expects; else the features come from a
@@ -509,6 +528,7 @@ RULES = (
     (r"expected input\[([\d, ]+)\] to have (\d+) channels", _r_conv_input),
     (r"to have (\d+) channels, but got (\d+) channels", _r_channels),
     (r"running_mean should contain (\d+) elements not (\d+)", _r_running_mean),
+    (r"Sizes of tensors must match except in dimension (\d+)\. Expected size (\d+) but got size (\d+)", _r_odd_sides),
     (r"normalized_shape=\[([\d, ]+)\]", _r_normalized),
     (r"(?:not enough|too many) values to unpack \(expected (\d+)(?:, got (\d+))?\)", _r_unpack),
     (r"[Ee]xpected (\d)D(?: \(unbatched\))?(?: or (\d)D)?", _r_expected_nd),

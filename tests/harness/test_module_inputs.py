@@ -320,6 +320,22 @@ class KernelOverInput(unittest.TestCase):
         self.assertEqual(mi.deduce(specs, msg), (None, None))
 
 
+class OddSides(unittest.TestCase):
+    def test_branches_a_pixel_apart_make_the_sides_odd_once(self):
+        [s] = mi.tensor_specs({"forward": [{"name": "x", "rank": 4, "dims": {"1": 192}}]})
+        msg = ("RuntimeError: Sizes of tensors must match except in dimension 1. Expected size 8 but got "
+               "size 7 for tensor number 1 in the list.")
+        specs, why = mi.deduce([s], msg)
+        self.assertEqual(mi.shape_of(specs[0]), [2, 192, 17, 17])
+        self.assertEqual(mi.deduce(specs, msg), (None, None))  # odd already: not the sides
+
+    def test_other_concatenations_are_not_the_sides(self):
+        [s] = mi.tensor_specs({"forward": [{"name": "x", "rank": 4}]})
+        msg = ("RuntimeError: Sizes of tensors must match except in dimension 2. Expected size 8 but got "
+               "size 7 for tensor number 1 in the list.")
+        self.assertEqual(mi.deduce([s], msg), (None, None))
+
+
 class ConvolutionInput(unittest.TestCase):
     def test_an_input_a_convolution_printed_keeps_its_rank(self):
         [s] = mi.tensor_specs({"forward": [{"name": "x", "rank": 4, "rank_known": False}]})
