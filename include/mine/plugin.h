@@ -213,8 +213,8 @@ typedef struct mine_plugin_info {
 typedef const mine_plugin_info* (*mine_plugin_entry_fn)(uint32_t host_abi);
 
 /* Optional: what `mine crawl` asks GitHub for to find repositories holding this plugin's kernels.
- * It lives outside mine_plugin_info, behind a second optional entry point, so that plugins built
- * before it keep their layout and ABI version 2 and load unchanged. A plugin library may export
+ * It lives outside mine_plugin_info, behind a second optional entry point, so that adding it
+ * changed no struct and needed no new ABI version. A plugin library may export
  *
  *     const mine_discovery_hints* mine_plugin_discovery(uint32_t host_abi);
  *
