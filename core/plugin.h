@@ -33,6 +33,13 @@ class FileView {
   virtual const PythonModule* python() const = 0;  // nullptr when the file is not Python
   // Dependency closure of `root` within the repository, and its standalone module.
   virtual ClosureResult close_over(const ClosureRoot& root, const DependencyLabeler& labeler) const = 0;
+  // Other Python files of the repository whose text calls `name`, parsed, at most `limit` of them
+  // in path order (the rest are not parsed); none outside a repository scan.
+  virtual std::vector<const PythonModule*> modules_calling(const std::string& name, size_t limit) const {
+    (void)name;
+    (void)limit;
+    return {};
+  }
 };
 
 // Where a plugin reports what it found.

@@ -12,6 +12,8 @@ struct mine_file {
   mutable const mine::PythonModule* module = nullptr;
   mutable bool parsed = false;
   mutable std::forward_list<std::string> strings;  // keeps handed-out strings alive; constructing it allocates nothing
+  // Handles of other files handed out for this one (python_files_calling), alive as long as it.
+  mutable std::forward_list<mine_file> others;
 
   const mine::PythonModule* python() const {
     if (!parsed && view) {
@@ -112,6 +114,7 @@ int report_python(mine_sink* sink, const mine_file* f, const mine_python_kernel*
       ClosureRoot root;
       root.text = in->text ? std::string(in->text) : m->dedented_text(s->node, s->indent);
       root.reads = s->reads;
+      for (size_t i = 0; in->extra_reads && in->extra_reads[i]; ++i) root.reads.names.insert(in->extra_reads[i]);
       root.binds = s->binds;
       root.statement = s;
       root.pieces = {{s->node, s->indent, "", ""}};
@@ -265,6 +268,21 @@ const mine_host kHost = {
       try {
         sink->sink->problem(line, kind ? kind : "plugin", message ? message : "");
       } catch (const std::exception&) {
+      }
+    },
+    [](const mine_file* f, const char* name, const mine_file** out, size_t capacity) -> size_t {
+      if (!f || !f->view || !name || !out || capacity == 0) return 0;
+      try {
+        size_t n = 0;
+        for (const PythonModule* m : f->view->modules_calling(name, capacity)) {
+          f->others.emplace_front();
+          f->others.front().module = m;
+          f->others.front().parsed = true;
+          out[n++] = &f->others.front();
+        }
+        return n;
+      } catch (const std::exception&) {
+        return 0;  // an exception must not unwind through the plugin's C frames
       }
     },
 };

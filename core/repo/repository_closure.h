@@ -3,6 +3,7 @@
 #include <memory>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "core/python/dependency_closure.h"
 #include "core/repo/module_index.h"
@@ -23,6 +24,9 @@ struct Repository {
   std::set<std::string> never_inline;
   // Resolutions reused across the kernels of a scan; optional.
   std::shared_ptr<ResolutionCache> cache;
+  // Paths of the repository's Python files whose text calls `name` (core/repo/call_index.h), for
+  // plugins that read what a definition is called with elsewhere; unset: none.
+  std::function<std::vector<std::string>(const std::string& name)> files_calling;
 };
 
 // Transitive closure of a kernel across the files of a repository, and its standalone module:

@@ -1,4 +1,5 @@
 #include "core/scan/scanner.h"
+#include "core/repo/call_index.h"
 
 #include "core/license/license_detector.h"
 #include "core/scan/repo_license.h"
@@ -75,6 +76,16 @@ class RepositoryFileView : public FileView {
   }
   ClosureResult close_over(const ClosureRoot& root, const DependencyLabeler& labeler) const override {
     return RepositoryClosure(repo_, *python(), labeler).compute(root);
+  }
+  std::vector<const PythonModule*> modules_calling(const std::string& name, size_t limit) const override {
+    std::vector<const PythonModule*> out;
+    if (!repo_.files_calling || !repo_.module) return out;
+    for (const std::string& path : repo_.files_calling(name)) {
+      if (out.size() >= limit) break;
+      if (path == path_) continue;
+      if (const PythonModule* m = repo_.module(path)) out.push_back(m);
+    }
+    return out;
   }
 
  private:
@@ -228,6 +239,10 @@ void Scanner::extract(const SourceTree& tree, const std::string& repo_name,
   }
   ModuleIndex index(paths);
   ModuleIndex no_other_files({});  // same-file mode: every import leads out of the tree
+  std::vector<std::string> python_paths;
+  for (const auto& p : paths)
+    if (has_suffix(p, ".py")) python_paths.push_back(p);
+  CallIndex calls(std::move(python_paths));
   // Released by the last worker to finish (see worker_then_release).
   auto module_cache = std::make_unique<ModuleCache>();
   ModuleCache& modules = *module_cache;
@@ -354,17 +369,21 @@ void Scanner::extract(const SourceTree& tree, const std::string& repo_name,
     repo.index = options_.cross_file ? &index : &no_other_files;
     repo.never_inline = options_.never_inline;
     repo.cache = make_resolution_cache();
-    repo.module = [&](const std::string& path) -> const PythonModule* {
+    auto read = [&](const std::string& path) -> std::optional<std::string> {
       auto found = entry_of.find(path);
-      if (found == entry_of.end()) return nullptr;
-      return modules.get(path, [&]() -> std::optional<std::string> {
-        SourceEntry entry = entries[found->second];
-        std::string content;
-        if (!reader.read(entry, options_.max_file_bytes, content).empty() || !unusable(path, content).empty())
-          return std::nullopt;
-        return content;
-      });
+      if (found == entry_of.end()) return std::nullopt;
+      SourceEntry entry = entries[found->second];
+      std::string content;
+      if (!reader.read(entry, options_.max_file_bytes, content).empty() || !unusable(path, content).empty())
+        return std::nullopt;
+      return content;
     };
+    repo.module = [&, read](const std::string& path) -> const PythonModule* {
+      if (entry_of.find(path) == entry_of.end()) return nullptr;
+      return modules.get(path, [&] { return read(path); });
+    };
+    if (options_.cross_file)
+      repo.files_calling = [&calls, read](const std::string& name) { return calls.files_calling(name, read); };
     return repo;
   };
 

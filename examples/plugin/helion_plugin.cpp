@@ -20,7 +20,7 @@ void extract(const mine_host* host, const mine_file* file, mine_sink* sink, void
       const char* name = host->python_decorator(file, f, d);
       if (!name || std::strcmp(name, "helion.kernel") != 0) continue;
       std::string meta = std::string("{\"dsl\": \"helion\", \"decorator_index\": ") + std::to_string(d) + "}";
-      mine_python_kernel kernel = {MINE_ROOT_FUNCTION, f, nullptr, nullptr, meta.c_str(), nullptr, nullptr};
+      mine_python_kernel kernel = {MINE_ROOT_FUNCTION, f, nullptr, nullptr, meta.c_str(), nullptr, nullptr, nullptr};
       if (host->report_python_kernel(sink, file, &kernel) != 0)
         host->report_problem(sink, host->python_function_line(file, f), "plugin", "mine refused the kernel report");
       break;

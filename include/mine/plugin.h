@@ -16,7 +16,9 @@
  * syntax tree (tree-sitter's own C API: TSTree and TSNode cross the boundary as they are), Python
  * functions and module statements with their nodes, name resolution through the imports, and
  * closure roots with a plugin's dependency labels: enough for mine's own Triton, Inductor,
- * numba and CUDA plugins, which reach the host through this header only.
+ * numba and CUDA plugins, which reach the host through this header only. Version 3 added
+ * python_files_calling (the other files of the repository that call a name) and a statement
+ * root's extra_reads.
  *
  * Nodes handed out live as long as the file's strings (until `extract` returns). A plugin that
  * calls ts_* functions on them uses the tree-sitter library `mine` itself runs with.
@@ -32,7 +34,7 @@
 extern "C" {
 #endif
 
-#define MINE_PLUGIN_ABI_VERSION 2u
+#define MINE_PLUGIN_ABI_VERSION 3u
 
 #if defined(_WIN32)
 #define MINE_PLUGIN_EXPORT __declspec(dllexport)
@@ -128,6 +130,11 @@ typedef struct mine_python_kernel {
   const char* meta_json; /* a JSON object merged over the host's meta, or NULL */
   mine_label_fn label;   /* NULL: generic dependency kinds */
   void* label_context;
+  /* Version 3. Statement roots: NULL, or a NULL-terminated list of module-level names of the file
+   * the standalone must define although the root does not read them (a class that instantiations
+   * pass the kernel, `ResNet(BasicBlock, ...)`); the closure pulls them in as it pulls in what the
+   * root reads. */
+  const char* const* extra_reads;
 } mine_python_kernel;
 
 /* What the host offers a plugin during `extract`. Functions return 0 on success, nonzero on a
@@ -176,6 +183,13 @@ struct mine_host {
   int (*report_kernel)(mine_sink* sink, const mine_kernel* kernel);
   /* A problem local to this file; the scan goes on. */
   void (*report_problem)(mine_sink* sink, int line, const char* kind, const char* message);
+
+  /* Version 3. Other Python files of the repository whose text calls `name` (`name(` or
+   * `obj.name(`; whether the call there is this file's `name` is the plugin's to check through
+   * that file's imports), in path order: writes up to `capacity` handles to `out`, parsing only
+   * those, and returns how many it wrote. The handles answer every Python function above (not
+   * report_*) and live as long as `file`'s strings. 0 outside a repository scan. */
+  size_t (*python_files_calling)(const mine_file* file, const char* name, const mine_file** out, size_t capacity);
 };
 
 typedef struct mine_plugin_info {
@@ -199,8 +213,8 @@ typedef struct mine_plugin_info {
 typedef const mine_plugin_info* (*mine_plugin_entry_fn)(uint32_t host_abi);
 
 /* Optional: what `mine crawl` asks GitHub for to find repositories holding this plugin's kernels.
- * It lives outside mine_plugin_info, behind a second optional entry point, so that plugins built
- * before it keep their layout and ABI version 2 and load unchanged. A plugin library may export
+ * It lives outside mine_plugin_info, behind a second optional entry point, so that adding it
+ * changed no struct and needed no new ABI version. A plugin library may export
  *
  *     const mine_discovery_hints* mine_plugin_discovery(uint32_t host_abi);
  *

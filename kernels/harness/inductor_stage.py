@@ -106,12 +106,17 @@ def _identity(torch):
     return _IDENTITIES[id(torch)]
 
 
-def resolve_stand_ins(torch, kwargs):
-    """StandIn markers (module_inputs.py) as the objects they stand for."""
+def resolve_stand_ins(torch, kwargs, namespace=None):
+    """StandIn markers (module_inputs.py) as the objects they stand for; "module" ones are names
+    of the standalone (`namespace`, its module), which the plugin had the closure define; where it
+    does not, an nn.Identity class stands in, as for any class argument."""
     out = {}
     for name, value in kwargs.items():
         if isinstance(value, module_inputs.StandIn):
-            if value.kind == "config":
+            if value.kind == "module":
+                found = getattr(namespace, value.target, None)
+                value = found if isinstance(found, type) else _identity(torch)
+            elif value.kind == "config":
                 value = module_inputs.ConfigStandIn()
             else:
                 name_in_nn = value.target.rsplit(".", 1)[1]
@@ -136,11 +141,12 @@ def instantiate(cls, kwargs, record):
     raise AssertionError("unreachable")
 
 
-def build(torch, cls, inputs, record):
+def build(torch, cls, inputs, record, namespace=None):
     """(module, its __init__ arguments, the specs of its forward inputs) from the inferred inputs;
-    the deducer's changes are appended to `record`."""
+    the deducer's changes are appended to `record`. `namespace`: the standalone's module, where
+    classes the inputs name are defined."""
     torch.manual_seed(0)
-    kwargs = resolve_stand_ins(torch, module_inputs.init_kwargs(inputs))
+    kwargs = resolve_stand_ins(torch, module_inputs.init_kwargs(inputs), namespace)
     specs = module_inputs.tensor_specs(inputs)
     try:
         return instantiate(cls, kwargs, record), kwargs, specs
@@ -154,7 +160,7 @@ def build(torch, cls, inputs, record):
                        "change": "guessed sizes %d -> %d" % (module_inputs.SIZE,
                                                              module_inputs.SIZE * module_inputs.LARGER)})
         torch.manual_seed(0)
-        kwargs = resolve_stand_ins(torch, larger)
+        kwargs = resolve_stand_ins(torch, larger, namespace)
         return instantiate(cls, kwargs, record), kwargs, module_inputs.larger_specs(specs)
 
 
@@ -198,7 +204,7 @@ def run(task, row, torch, mark):
         raise NotAModule("%s is not a torch.nn.Module subclass (got %s)" % (spec["entry"], type(cls).__name__))
     info["phase"] = "instantiate"
     device = torch.device("cuda")
-    model, kwargs, specs = build(torch, cls, inputs, info["deduce"])
+    model, kwargs, specs = build(torch, cls, inputs, info["deduce"], module)
     model = model.to(device).eval()
 
     row["stage_reached"] = "load"
@@ -208,7 +214,8 @@ def run(task, row, torch, mark):
     eager, specs, args = run_eager(torch, model, specs, device, info["deduce"])
     row["run_ms"] = round((time.perf_counter() - t0) * 1000.0, 3)
     info["eager_ok"] = True
-    info["inputs_used"] = {"init": {k: repr(v) for k, v in kwargs.items()},
+    # A class argument by its name (`BasicBlock`), as the source writes it.
+    info["inputs_used"] = {"init": {k: v.__name__ if isinstance(v, type) else repr(v) for k, v in kwargs.items()},
                            "forward": module_inputs.describe(specs)}
 
     row["stage_reached"] = "run"

@@ -24,13 +24,18 @@ class InputError(ValueError):
 
 class StandIn:
     """An __init__ argument that is an object, not a number: `kind` is "config", "class" or
-    "instance", `target` the torch.nn class ("torch.nn.ReLU") for the last two. inductor_stage.py
-    turns it into the object."""
+    "instance", `target` the torch.nn class ("torch.nn.ReLU") for the last two; or "module", a
+    class the module's own file passes it where it instantiates it (`ResNet(BasicBlock, ...)`),
+    `target` its name in the standalone, which defines it. inductor_stage.py turns it into the
+    object."""
     STAND_IN_CLASSES = ("torch.nn.ReLU", "torch.nn.Identity", "torch.nn.GELU")
 
     def __init__(self, text):
         kind, _, target = text.partition(":")
-        if kind not in ("config", "class", "instance") or (kind != "config" and target not in self.STAND_IN_CLASSES):
+        if kind == "module":
+            if not target.isidentifier():
+                raise InputError("unknown stand-in %r" % text)
+        elif kind not in ("config", "class", "instance") or (kind != "config" and target not in self.STAND_IN_CLASSES):
             raise InputError("unknown stand-in %r" % text)
         self.kind, self.target = kind, target
 
@@ -234,6 +239,113 @@ def _r_channels(specs, m):
     return None if i is None else _set_dim(specs, i, 1, want, "channels %d -> %d" % (got, want))
 
 
+def _r_conv_input(specs, m):
+    """A convolution's "expected input[2, 16, 16, 16] to have 3 channels, but got 16": when the
+    input it prints is one of the module's own, that input went into the convolution as it is,
+    so its rank is right (rank trials would only move it away) and dimension 1 takes the count."""
+    printed = [int(x) for x in re.findall(r"\d+", m.group(1))]
+    want = int(m.group(2))
+    for i, s in enumerate(specs):
+        if shape_of(s) == printed and s["dtype"].startswith("float"):
+            s["rank_known"] = True
+            return _set_dim(specs, i, 1, want, "channels %d -> %d (rank %d kept)" % (printed[1], want, s["rank"]))
+    return None
+
+
+def _image_input(specs):
+    """The first float input of rank 3 or more: the one a convolution stack flattens."""
+    for i, s in enumerate(specs):
+        if s["dtype"].startswith("float") and s["rank"] >= 3:
+            return i
+    return None
+
+
+def _scale_sides(specs, i, want, got, why):
+    """Features a flatten gives are channels times the spatial sides' product, so `got` features
+    where `want` are expected asks for sides scaled by (want/got) ** (1/sides): exactly when that
+    is a power of two (strided, padded stacks halve a side per stage), else one doubling or halving
+    (unpadded convolutions take a few pixels off; the next error refines it)."""
+    s = specs[i]
+    shape = shape_of(s)
+    sides = shape[2:]
+    if not sides or want == got or want <= 0 or got <= 0:
+        return None
+    # The same counts again after the sides moved: they are not the sides' (imgclsmob's BatchNorm
+    # of 64 channels where 16 are expected went through four halvings).
+    if [want, got] in s.get("scaled_for", []):
+        return None
+    s.setdefault("scaled_for", []).append([want, got])
+    factor = 2.0 if want > got else 0.5
+    for j in range(1, 7):
+        if want > got and want == got * (1 << j) ** len(sides):
+            factor = float(1 << j)
+        if got > want and got == want * (1 << j) ** len(sides):
+            factor = 1.0 / (1 << j)
+    new = [int(round(v * factor)) for v in sides]
+    if min(new) < 1 or max(new) > 1024 or new == sides:
+        return None
+    for j, v in enumerate(new):
+        _set_dim(specs, i, 2 + j, v, "")
+    return "%s: spatial sides %s -> %s" % (why, sides, new)
+
+
+def _r_flattened(specs, m):
+    """mat1 of the batch's rows (`(2x4096 and 1024x10)`) against an input of rank 3 or more: the
+    matrix is the input flattened per sample, not its last dimension (which would give rows of
+    batch times the other dimensions). Its features are the whole input flattened (sides scale),
+    its channels pooled (when dimension 1 is a guess, it takes the count), or what a convolution
+    stack made of it (sides scale)."""
+    rows, have, want = int(m.group(1)), int(m.group(2)), int(m.group(3))
+    i = _image_input(specs)
+    if rows != BATCH or i is None:
+        return None
+    s = specs[i]
+    shape = shape_of(s)
+    if s["rank"] == 3 and shape[-1] == have:
+        return None  # pooled over the tokens: the width rule's
+    if have == shape[1] and 1 not in s["dims"] and have != _product(shape[1:]):
+        return _set_dim(specs, i, 1, want, "channels %d -> %d (pooled features)" % (have, want))
+    return _scale_sides(specs, i, want, have, "flattened features %d -> %d" % (have, want))
+
+
+def _product(values):
+    out = 1
+    for v in values:
+        out *= v
+    return out
+
+
+def _r_odd_sides(specs, m):
+    """Branches concatenated on channels whose sides differ by one ("Expected size 8 but got size
+    7"): an unpadded 3x3 at stride 2 gives (H - 3) // 2 + 1, a padded one H // 2, and they agree
+    only for odd H, as the 299 an Inception network takes is. Even sides of the image input
+    become odd, once."""
+    if int(m.group(1)) != 1 or abs(int(m.group(2)) - int(m.group(3))) != 1:
+        return None
+    i = _image_input(specs)
+    if i is None or specs[i]["rank"] < 4:
+        return None
+    s = specs[i]
+    sides = shape_of(s)[2:]
+    if any(v % 2 for v in sides):
+        return None
+    for j, v in enumerate(sides):
+        _set_dim(specs, i, 2 + j, v + 1, "")
+    return "spatial sides %s -> %s (branches concatenated on channels differ by one)" % (sides, [v + 1 for v in sides])
+
+
+def _r_running_mean(specs, m):
+    """BatchNorm's "running_mean should contain 64 elements not 256": an input whose guessed
+    dimension 1 is the count it got takes the one it expects; else the features come from a
+    flatten (BatchNorm1d after a convolution stack) and the sides scale."""
+    want, got = int(m.group(1)), int(m.group(2))
+    for i, s in enumerate(specs):
+        if s["dtype"].startswith("float") and s["rank"] >= 2 and 1 not in s["dims"] and shape_of(s)[1] == got:
+            return _set_dim(specs, i, 1, want, "channels %d -> %d (batch norm)" % (got, want))
+    i = _image_input(specs)
+    return None if i is None else _scale_sides(specs, i, want, got, "batch norm features %d -> %d" % (got, want))
+
+
 def _r_normalized(specs, m):
     sizes = [int(x) for x in re.findall(r"\d+", m.group(1))]
     i = _first_float(specs)
@@ -339,16 +451,50 @@ def _r_dims_count(specs, m):
     return None
 
 
+SPATIAL_MAX = 512  # the largest side the kernel's width makes an input grow to
+
+
+def _kernel_over_input(message):
+    """(side the layer got, the least side it needs) from a "too small" message: "Given input
+    size: (2048x2x2). Calculated output size: (2048x-4x-4)" (a window of k at stride 1 gives
+    side - k + 1, so k = side - output + 1; a strided one gives 0, and k is at least side + 1),
+    or "Calculated padded input size per channel: (2 x 2). Kernel size: (3 x 3)"; None when the
+    message says neither."""
+    m = re.search(r"Given input size: \((\d+(?:x\d+)+)\)\. Calculated output size: \((-?\d+(?:x-?\d+)+)\)", message)
+    if m:
+        have = [int(x) for x in m.group(1).split("x")[1:]]
+        out = [int(x) for x in m.group(2).split("x")[1:]]
+        pairs = [(h, h - o + 1) for h, o in zip(have, out) if o <= 0 and h > 0]
+        return max(pairs, key=lambda p: p[1] / p[0]) if pairs else None
+    m = re.search(r"input size per channel: \((\d+)(?: x \d+)*\)\. Kernel size: \((\d+)", message)
+    return (int(m.group(1)), int(m.group(2))) if m and int(m.group(1)) > 0 else None
+
+
 def _r_spatial_too_small(specs, m):
     """A convolution or pool wider than the input (a patch stem, a deep stack of strides): the
-    spatial dimensions of the first image-like input grow to SPATIAL_LARGE."""
+    spatial dimensions of the first image-like input grow to SPATIAL_LARGE; when they are that
+    large already (an ImageNet model's final 7x7 pool), by the factor the layer's window over
+    what it got asks for (64 * 7 / 2 = 224), up to SPATIAL_MAX."""
     for i, s in enumerate(specs):
         shape = shape_of(s)
-        if s["dtype"].startswith("float") and s["rank"] >= 3 and min(shape[2:]) < SPATIAL_LARGE:
+        if not (s["dtype"].startswith("float") and s["rank"] >= 3):
+            continue
+        if min(shape[2:]) < SPATIAL_LARGE:
             for j in range(2, s["rank"]):
                 s["dims"] = {k: v for k, v in s["dims"].items() if (k if k >= 0 else s["rank"] + k) != j}
                 s["dims"][j] = SPATIAL_LARGE
             return "spatial dims -> %d (kernel larger than the input)" % SPATIAL_LARGE
+        window = _kernel_over_input(m.string)
+        if window is None:
+            return None
+        have, need = window
+        sides = shape[2:]
+        new = [min(SPATIAL_MAX, -(-v * need // have)) for v in sides]
+        if new == sides:
+            return None
+        for j, v in enumerate(new):
+            _set_dim(specs, i, 2 + j, v, "")
+        return "spatial sides %s -> %s (a window of %d over %d)" % (sides, new, need, have)
     return None
 
 
@@ -377,8 +523,12 @@ def _r_rank_named(specs, m):
 
 # (pattern, rule): the first rule whose pattern matches and that changes something wins.
 RULES = (
+    (r"mat1 and mat2 shapes cannot be multiplied \((\d+)x(\d+) and (\d+)x\d+\)", _r_flattened),
     (r"mat1 and mat2 shapes cannot be multiplied \((\d+)x(\d+) and (\d+)x(\d+)\)", _r_matmul),
+    (r"expected input\[([\d, ]+)\] to have (\d+) channels", _r_conv_input),
     (r"to have (\d+) channels, but got (\d+) channels", _r_channels),
+    (r"running_mean should contain (\d+) elements not (\d+)", _r_running_mean),
+    (r"Sizes of tensors must match except in dimension (\d+)\. Expected size (\d+) but got size (\d+)", _r_odd_sides),
     (r"normalized_shape=\[([\d, ]+)\]", _r_normalized),
     (r"(?:not enough|too many) values to unpack \(expected (\d+)(?:, got (\d+))?\)", _r_unpack),
     (r"[Ee]xpected (\d)D(?: \(unbatched\))?(?: or (\d)D)?", _r_expected_nd),
@@ -408,21 +558,27 @@ _COMPILED = [(re.compile(p), rule) for p, rule in RULES]
 # Ranks tried, in order, for an input whose rank nothing in the source fixed, when the error
 # names no shape (an einops pattern, a KeyError on ndim): tokens, images, matrices, volumes.
 RANK_ORDER = (3, 4, 2, 5)
+# Then, once every input has been through RANK_ORDER, one value per sample (a diffusion model's
+# timesteps, `t[:, None] * freqs[None, :]`): last of all, so that the tries before it are the ones
+# a module without such an input needs (a trial of it for the first input used up the try that
+# the second input's rank needed).
+LAST_RANKS = (1,)
 
 
 def _next_rank(specs):
-    for s in specs:
-        if s.get("rank_known", True):
-            continue
-        tried = s.setdefault("ranks_tried", [])
-        if s["rank"] not in tried:
-            tried.append(s["rank"])
-        for r in RANK_ORDER:
-            if r not in tried:
-                old = s["rank"]
-                s["rank"] = r
-                s["dims"] = {k: v for k, v in s["dims"].items() if k < 0}
-                return "rank %d -> %d (trying another rank)" % (old, r)
+    for order in (RANK_ORDER, RANK_ORDER + LAST_RANKS):
+        for s in specs:
+            if s.get("rank_known", True):
+                continue
+            tried = s.setdefault("ranks_tried", [])
+            if s["rank"] not in tried:
+                tried.append(s["rank"])
+            for r in order:
+                if r not in tried:
+                    old = s["rank"]
+                    s["rank"] = r
+                    s["dims"] = {k: v for k, v in s["dims"].items() if k < 0}
+                    return "rank %d -> %d (trying another rank)" % (old, r)
     return None
 
 

@@ -1,6 +1,7 @@
 #pragma once
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "include/mine/plugin.h"
 #include "plugins/sdk/python_file.h"
@@ -16,9 +17,15 @@ class FileReports {
   FileReports(const PythonFile& file, mine_sink* sink, std::string plugin, mine_label_fn label)
       : file_(file), sink_(sink), plugin_(std::move(plugin)), label_(label) {}
 
-  void kernel(int root_kind, size_t root, const char* name, const nlohmann::json& meta, int line) const {
+  // `extra_reads`: names of the file the standalone must define besides what the root reads
+  // (statement roots; mine_python_kernel's extra_reads).
+  void kernel(int root_kind, size_t root, const char* name, const nlohmann::json& meta, int line,
+              const std::vector<std::string>& extra_reads = {}) const {
     std::string meta_text = meta.dump();
-    mine_python_kernel k{root_kind, root, name, nullptr, meta_text.c_str(), label_, nullptr};
+    std::vector<const char*> extra;
+    for (const auto& e : extra_reads) extra.push_back(e.c_str());
+    extra.push_back(nullptr);
+    mine_python_kernel k{root_kind, root, name, nullptr, meta_text.c_str(), label_, nullptr, extra.data()};
     if (file_.host()->report_python_kernel(sink_, file_.handle(), &k) != 0)
       problem(line, "plugin", "mine refused a " + plugin_ + " kernel report");
   }

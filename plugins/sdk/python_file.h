@@ -70,6 +70,15 @@ class PythonFile {
     if (n) host_->python_bindings(file_, name.c_str(), out.data(), n);
     return out;
   }
+  // Other files of the repository whose text calls `name`, at most `limit` (mine_host's
+  // python_files_calling): whether they call this file's `name` is the caller's to check.
+  std::vector<PythonFile> files_calling(const std::string& name, size_t limit) const {
+    std::vector<const mine_file*> handles(limit);
+    size_t n = limit ? host_->python_files_calling(file_, name.c_str(), handles.data(), limit) : 0;
+    std::vector<PythonFile> out;
+    for (size_t i = 0; i < n && i < limit; ++i) out.emplace_back(host_, handles[i]);
+    return out;
+  }
 
  private:
   const mine_host* host_;

@@ -27,6 +27,8 @@ ArgumentGuess guess_argument(const std::string& raw, const std::string& annotati
     if (contains(n, "head") || contains(n, "group")) return ArgumentGuess{"4", "size_name"};
     if (contains(n, "class")) return ArgumentGuess{"10", "size_name"};
   }
+  // A shape is sizes, whatever it opens with: `normalized_shape` is no norm layer.
+  if (contains(n, "shape")) return ArgumentGuess{std::to_string(kGuessedSize), "size_name"};
   // Objects rather than numbers: the harness makes a stand-in for each (module_inputs.py).
   if (n == "config" || n == "cfg" || n == "args" || n == "opt" || n == "opts" || n == "params" || n == "hparams" ||
       contains(n, "config"))

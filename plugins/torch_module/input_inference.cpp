@@ -9,6 +9,7 @@
 
 #include "plugins/torch_module/argument_guess.h"
 #include "plugins/torch_module/einops_pattern.h"
+#include "plugins/torch_module/call_sites.h"
 #include "plugins/torch_module/module_signature.h"
 #include "plugins/torch_module/parameter_use.h"
 
@@ -16,25 +17,6 @@ namespace mine::torch_module {
 namespace {
 
 using namespace sdk;
-
-// The same walk, into the subtrees that span one of `offsets` (ascending) only: a call whose
-// callee reads `Name` spans an occurrence of `Name`, and the rest of the file (most of it, for
-// each of a file's many module classes) need not be visited to find it.
-void walk_spanning(TSNode n, const std::vector<uint32_t>& offsets, const std::function<void(TSNode)>& visit) {
-  if (ts_node_is_null(n)) return;
-  auto first = std::lower_bound(offsets.begin(), offsets.end(), ts_node_start_byte(n));
-  if (first == offsets.end() || *first >= ts_node_end_byte(n)) return;
-  visit(n);
-  for (uint32_t i = 0, c = ts_node_named_child_count(n); i < c; ++i) walk_spanning(ts_node_named_child(n, i), offsets, visit);
-}
-
-std::vector<uint32_t> occurrences(std::string_view text, std::string_view word) {
-  std::vector<uint32_t> out;
-  if (word.empty()) return out;
-  for (size_t at = text.find(word); at != std::string_view::npos; at = text.find(word, at + 1))
-    out.push_back(static_cast<uint32_t>(at));
-  return out;
-}
 
 template <typename F>
 void for_each_argument(TSNode arguments, F&& f) {
@@ -44,22 +26,6 @@ void for_each_argument(TSNode arguments, F&& f) {
 std::string lower(std::string s) {
   for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return s;
-}
-
-// A Python literal the harness can literal_eval: numbers, strings, booleans, None, and
-// tuples/lists of them.
-std::optional<std::string> literal(const PythonFile& m, TSNode n) {
-  std::string_view t = node_type(n);
-  if (t == "integer" || t == "float" || t == "true" || t == "false" || t == "none" || t == "string")
-    return m.text_of(n);
-  if (t == "unary_operator" && (is_type(field(n, "argument"), "integer") || is_type(field(n, "argument"), "float")))
-    return m.text_of(n);
-  if (t == "tuple" || t == "list") {
-    bool all = true;
-    for_each_named_child(n, [&](TSNode c) { all = all && literal(m, c).has_value(); });
-    if (all) return m.text_of(n);
-  }
-  return std::nullopt;
 }
 
 std::optional<long long> integer_of(const std::string& text) {
@@ -121,28 +87,6 @@ class Inference {
   }
 
  private:
-  // Literal arguments of the first instantiation in the file that gives any: `Block(64, heads=4)`.
-  std::map<std::string, std::string> call_site_literals(const nlohmann::json& params) {
-    std::map<std::string, std::string> out;
-    walk_spanning(m_.root(), occurrences(m_.text(), cls_.name), [&](TSNode n) {
-      if (!is_type(n, "call") || m_.view_of(field(n, "function")) != cls_.name) return;
-      size_t position = 0;
-      std::map<std::string, std::string> here;
-      for_each_argument(field(n, "arguments"), [&](TSNode a) {
-        if (is_type(a, "keyword_argument")) {
-          if (auto lit = literal(m_, field(a, "value"))) here[m_.text_of(field(a, "name"))] = *lit;
-          return;
-        }
-        if (is_type(a, "list_splat") || is_type(a, "dictionary_splat")) return;
-        size_t at = position++;
-        if (at < params.size() && plain_parameter(params[at]))
-          if (auto lit = literal(m_, a)) here[params[at]["name"].get<std::string>()] = *lit;
-      });
-      for (const auto& [k, v] : here) out.emplace(k, v);  // the first site that names a parameter wins
-    });
-    return out;
-  }
-
   // What the parameter's uses in the class ask for (parameter_use.h), when they ask for more than
   // a number: a tuple, a class, a callable object or a string. Elements of a tuple and the class
   // of a stand-in are the name's guess where it has one.
@@ -171,7 +115,7 @@ class Inference {
   }
 
   void infer_init(const nlohmann::json& params) {
-    auto sites = call_site_literals(params);
+    auto sites = call_site_values(m_, cls_.name, params);
     for (const auto& p : params) {
       if (!plain_parameter(p)) continue;
       std::string name = p["name"];
@@ -184,7 +128,8 @@ class Inference {
       }
       std::optional<InitValue> used = from_use(name, use, guess);
       if (auto it = sites.find(name); it != sites.end()) {
-        v.literal = it->second;
+        if (!it->second.module_class.empty()) v.stand_in = "module:" + it->second.module_class;
+        else v.literal = it->second.literal;
         v.source = "call_site";
       } else if (p.contains("default") && !(p["default"] == "None" && used && !use.guarded)) {
         // A default stays unless it is None and the code uses the value unchecked: `norm_layer`

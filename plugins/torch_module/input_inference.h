@@ -11,7 +11,9 @@ namespace mine::torch_module {
 //   {"init": [{"name": "dim", "literal": "64", "source": "call_site"}, ...],
 //    "forward": [{"name": "x", "rank": 4, "dims": {"1": 64}, "dtype": "float32", "evidence": [...]}]}
 // init sources, in the order they are tried: "call_site" (a literal argument where the file
-// instantiates the class, `Block(64, 4)`), "default" (no literal: the harness lets Python use
+// instantiates the class, `Block(64, 4)`, or another file of the repository does, for parameters
+// without a default: call_sites.h; a class of the file it passes, `ResNet(BasicBlock, ...)`, is
+// `stand_in` "module:BasicBlock"), "default" (no literal: the harness lets Python use
 // the default; not for a None default the code uses unchecked), "use" (what the class does
 // with it asks for a tuple, a class, a callable object or a string: parameter_use.h, or a
 // tuple/list annotation), "size_name" (the name reads as a size, a head count, a rate...),

@@ -47,7 +47,14 @@ void extract(const mine_host* host, const mine_file* file, mine_sink* sink, void
       meta["base_via"] = cls.base_via;
       meta["bases"] = cls.bases;
       meta["inputs"] = infer_inputs(m, cls);
-      reports.kernel(MINE_ROOT_STATEMENT, cls.statement, cls.name.c_str(), meta, s.start_line);
+      // Classes of the file its instantiations pass it (`ResNet(BasicBlock, ...)`): the harness
+      // builds it with them, so the standalone defines them.
+      std::vector<std::string> passed;
+      for (const auto& a : meta["inputs"]["init"]) {
+        std::string stand_in = a.value("stand_in", "");
+        if (stand_in.rfind("module:", 0) == 0) passed.push_back(stand_in.substr(7));
+      }
+      reports.kernel(MINE_ROOT_STATEMENT, cls.statement, cls.name.c_str(), meta, s.start_line, passed);
     }
   });
 }

@@ -154,6 +154,38 @@ class InductorStage(unittest.TestCase):
         self.assertEqual(info["inputs_used"]["init"]["dim"], "16")  # given after __init__ said it was missing
         self.assertEqual(info["deduce"][0]["change"], "init dim = 16")
 
+    def test_a_class_of_the_file_is_passed_as_the_call_site_passes_it(self):
+        source = """
+            import torch
+            class Wide(torch.nn.Module):
+                expansion = 2
+                def __init__(self, dim):
+                    super().__init__()
+                    self.dim = dim
+                def forward(self, x):
+                    return x
+            class Net(torch.nn.Module):
+                def __init__(self, block, dim):
+                    super().__init__()
+                    self.block = block(dim)
+                    self.out = dim * block.expansion
+                def forward(self, x):
+                    assert (self.block.dim, self.out) == (8, 16), (self.block.dim, self.out)
+                    return self.block(x)
+            """
+        inputs = {"init": [{"name": "block", "stand_in": "module:Wide", "source": "call_site"},
+                           {"name": "dim", "literal": "8", "source": "call_site"}],
+                  "forward": [{"name": "x", "rank": 2, "dims": {"-1": 8}}]}
+        row, error = self.run_module(source, "Net", inputs)
+        self.assertIsNone(error)
+        self.assertTrue(row["inductor"]["match"])
+        self.assertEqual(row["inductor"]["inputs_used"]["init"], {"block": "Wide", "dim": "8"})
+        # A name the standalone lacks: an nn.Identity class stands in, which has no `expansion`.
+        inputs["init"][0]["stand_in"] = "module:Narrow"
+        row, error = self.run_module(source, "Net", inputs)
+        self.assertIsInstance(error, AttributeError)
+        self.assertEqual(row["inductor"]["phase"], "instantiate")
+
     def test_keyword_only_inputs_are_passed_by_name(self):
         row, error = self.run_module("""
             import torch

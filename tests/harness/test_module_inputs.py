@@ -78,7 +78,12 @@ class Deducer(unittest.TestCase):
                "Kernel size can't be greater than actual input size")
         new = self.fix([spec(2, dtype="int64", name="ids"), spec(4, {1: 3})], msg)
         self.assertEqual(mi.shape_of(new[1]), [mi.BATCH, 3, mi.SPATIAL_LARGE, mi.SPATIAL_LARGE])
-        self.assertEqual(mi.deduce(new, msg), (None, None))  # already large: no endless retry
+        # already large: by the window over what the layer got, and no further than SPATIAL_MAX
+        sides = []
+        while new is not None:
+            sides.append(mi.shape_of(new[1])[2])
+            new, _ = mi.deduce(new, msg)
+        self.assertEqual(sides, [mi.SPATIAL_LARGE, 128, 256, mi.SPATIAL_MAX])
 
     def test_messages_naming_both_ranks(self):
         einops = ('EinopsError: Error while processing rearrange-reduction pattern "b n d -> (b n) d". Input tensor '
@@ -163,6 +168,12 @@ class StandIns(unittest.TestCase):
         self.assertEqual((kw["config"].kind, kw["act_layer"].kind, kw["act_layer"].target),
                          ("config", "class", "torch.nn.ReLU"))
 
+    def test_a_class_of_the_module_file_stands_in_by_name(self):
+        kwargs = mi.init_kwargs({"init": [{"name": "block", "stand_in": "module:BasicBlock"}]})
+        self.assertEqual((kwargs["block"].kind, kwargs["block"].target), ("module", "BasicBlock"))
+        with self.assertRaises(mi.InputError):
+            mi.init_kwargs({"init": [{"name": "block", "stand_in": "module:os.system"}]})
+
     def test_only_known_torch_classes_stand_in(self):
         with self.assertRaises(mi.InputError):
             mi.init_kwargs({"init": [{"name": "x", "stand_in": "class:os.system"}]})
@@ -183,12 +194,26 @@ class RankTrials(unittest.TestCase):
     def test_unknown_rank_cycles_on_messages_without_a_rule(self):
         [s] = mi.tensor_specs({"forward": [{"name": "x", "rank": 4, "rank_known": False}]})
         specs, seen = [s], [4]
-        for _ in range(len(mi.RANK_ORDER) - 1):
+        for _ in range(len(mi.RANK_ORDER + mi.LAST_RANKS) - 1):
             specs, why = mi.deduce(specs, "KeyError: 4")
             self.assertIsNotNone(specs)
             seen.append(specs[0]["rank"])
-        self.assertEqual(sorted(seen), sorted(mi.RANK_ORDER))
+        self.assertEqual(seen, [4, 3, 2, 5, 1])
         self.assertEqual(mi.deduce(specs, "KeyError: 4"), (None, None))  # every rank tried: stop
+
+    def test_rank_one_comes_after_every_input_tried_the_usual_ranks(self):
+        # vit-pytorch's FiLM(x, cond): a trial of rank 1 for x used up the try cond's rank needed
+        specs = mi.tensor_specs({"forward": [{"name": "x", "rank": 4, "rank_known": False},
+                                             {"name": "cond", "rank": 4, "rank_known": False}]})
+        seen = []
+        while True:
+            specs, why = mi.deduce(specs, "KeyError: 0")
+            if specs is None:
+                break
+            seen.append((specs[0]["rank"], specs[1]["rank"]))
+        self.assertEqual([x for x, _ in seen[:3]], [3, 2, 5])          # x through the usual ranks
+        self.assertEqual([c for _, c in seen[3:6]], [3, 2, 5])         # then cond
+        self.assertEqual(seen[6:], [(1, 5), (1, 1)])                   # then rank 1 for each
 
     def test_a_rank_from_an_unpacking_is_kept_and_a_lower_bound_is_not(self):
         [s] = mi.tensor_specs({"forward": [{"name": "x", "rank": 4, "rank_known": False}]})
@@ -203,3 +228,129 @@ class RankTrials(unittest.TestCase):
     def test_known_rank_is_not_cycled(self):
         [s] = mi.tensor_specs({"forward": [{"name": "x", "rank": 4}]})
         self.assertEqual(mi.deduce([s], "KeyError: 4"), (None, None))
+
+
+class FlattenedFeatures(unittest.TestCase):
+    """A convolution stack flattened into a Linear or BatchNorm1d: the sides, not the width."""
+
+    def image(self, dims=None, side=None):
+        d = {"1": 3}
+        d.update(dims or {})
+        if side:
+            d.update({"2": side, "3": side})
+        [s] = mi.tensor_specs({"forward": [{"name": "x", "rank": 4, "dims": d, "rank_known": False}]})
+        return [s]
+
+    def test_batch_rows_scale_the_sides_by_a_power_of_two(self):
+        # CIFAR's MobileNet at 64 pixels: 1024 channels on 2x2 where the classifier wants 1x1
+        specs, why = mi.deduce(self.image(side=64), "RuntimeError: mat1 and mat2 shapes cannot be multiplied "
+                                                     "(2x4096 and 1024x10)")
+        self.assertEqual(mi.shape_of(specs[0]), [2, 3, 32, 32])
+        self.assertIn("flattened features", why)
+
+    def test_a_ratio_that_is_no_power_of_two_doubles(self):
+        # LeNet's unpadded 5x5 convolutions: 16 features at 16 pixels, 400 at 32
+        specs, _ = mi.deduce(self.image(), "RuntimeError: mat1 and mat2 shapes cannot be multiplied "
+                                           "(2x16 and 400x120)")
+        self.assertEqual(mi.shape_of(specs[0]), [2, 3, 32, 32])
+
+    def test_pooled_channels_take_the_count_when_they_were_a_guess(self):
+        [s] = mi.tensor_specs({"forward": [{"name": "x", "rank": 4}]})
+        specs, _ = mi.deduce([s], "RuntimeError: mat1 and mat2 shapes cannot be multiplied (2x16 and 64x10)")
+        self.assertEqual(mi.shape_of(specs[0]), [2, 64, 16, 16])
+
+    def test_tokens_pooled_to_their_width_keep_the_width_rule(self):
+        [s] = mi.tensor_specs({"forward": [{"name": "x", "rank": 3}]})
+        specs, why = mi.deduce([s], "RuntimeError: mat1 and mat2 shapes cannot be multiplied (2x16 and 64x10)")
+        self.assertEqual(mi.shape_of(specs[0]), [2, 16, 64])
+        self.assertIn("(matmul)", why)
+
+    def test_rows_of_more_than_the_batch_are_a_width(self):
+        specs, why = mi.deduce(self.image(), "RuntimeError: mat1 and mat2 shapes cannot be multiplied "
+                                             "(96x16 and 64x10)")
+        self.assertEqual(mi.shape_of(specs[0]), [2, 3, 16, 64])
+        self.assertIn("(matmul)", why)
+
+    def test_batch_norm_after_a_flatten_scales_the_sides(self):
+        specs, why = mi.deduce(self.image(side=32), "RuntimeError: running_mean should contain 64 elements not 256")
+        self.assertEqual(mi.shape_of(specs[0]), [2, 3, 16, 16])
+        self.assertIn("batch norm features", why)
+
+    def test_counts_the_sides_did_not_move_stop_scaling(self):
+        msg = "RuntimeError: running_mean should contain 16 elements not 64"
+        specs, why = mi.deduce(self.image(side=32), msg)
+        self.assertEqual(mi.shape_of(specs[0]), [2, 3, 16, 16])
+        specs, why = mi.deduce(specs, msg)  # the same counts: not the sides; the rank is unknown
+        self.assertIn("trying another rank", why)
+
+    def test_batch_norm_on_guessed_channels_sets_them(self):
+        [s] = mi.tensor_specs({"forward": [{"name": "x", "rank": 4}]})
+        specs, _ = mi.deduce([s], "RuntimeError: running_mean should contain 64 elements not 16")
+        self.assertEqual(mi.shape_of(specs[0]), [2, 64, 16, 16])
+
+
+class KernelOverInput(unittest.TestCase):
+    def image(self, side):
+        [s] = mi.tensor_specs({"forward": [{"name": "x", "rank": 4, "dims": {"1": 3, "2": side, "3": side}}]})
+        return [s]
+
+    def test_small_sides_grow_to_the_large_side_first(self):
+        msg = ("RuntimeError: Given input size: (1024x1x1). Calculated output size: (1024x0x0). "
+               "Output size is too small")
+        specs, _ = mi.deduce(self.image(16), msg)
+        self.assertEqual(mi.shape_of(specs[0])[2:], [mi.SPATIAL_LARGE] * 2)
+
+    def test_large_sides_grow_by_the_window_over_what_the_layer_got(self):
+        # an ImageNet ResNet's AvgPool2d(7) on the 2x2 that 64 pixels leave: 64 * 7 / 2
+        msg = ("RuntimeError: Given input size: (2048x2x2). Calculated output size: (2048x-4x-4). "
+               "Output size is too small")
+        specs, why = mi.deduce(self.image(64), msg)
+        self.assertEqual(mi.shape_of(specs[0])[2:], [224, 224])
+        self.assertIn("a window of 7 over 2", why)
+        msg = ("RuntimeError: Calculated padded input size per channel: (2 x 2). Kernel size: (3 x 3). "
+               "Kernel size can't be greater than actual input size")
+        specs, _ = mi.deduce(self.image(64), msg)
+        self.assertEqual(mi.shape_of(specs[0])[2:], [96, 96])
+
+    def test_growth_stops_at_the_largest_side(self):
+        msg = ("RuntimeError: Given input size: (64x1x1). Calculated output size: (64x-30x-30). "
+               "Output size is too small")
+        specs, _ = mi.deduce(self.image(64), msg)
+        self.assertEqual(mi.shape_of(specs[0])[2:], [mi.SPATIAL_MAX] * 2)
+        self.assertEqual(mi.deduce(specs, msg), (None, None))
+
+
+class OddSides(unittest.TestCase):
+    def test_branches_a_pixel_apart_make_the_sides_odd_once(self):
+        [s] = mi.tensor_specs({"forward": [{"name": "x", "rank": 4, "dims": {"1": 192}}]})
+        msg = ("RuntimeError: Sizes of tensors must match except in dimension 1. Expected size 8 but got "
+               "size 7 for tensor number 1 in the list.")
+        specs, why = mi.deduce([s], msg)
+        self.assertEqual(mi.shape_of(specs[0]), [2, 192, 17, 17])
+        self.assertEqual(mi.deduce(specs, msg), (None, None))  # odd already: not the sides
+
+    def test_other_concatenations_are_not_the_sides(self):
+        [s] = mi.tensor_specs({"forward": [{"name": "x", "rank": 4}]})
+        msg = ("RuntimeError: Sizes of tensors must match except in dimension 2. Expected size 8 but got "
+               "size 7 for tensor number 1 in the list.")
+        self.assertEqual(mi.deduce([s], msg), (None, None))
+
+
+class ConvolutionInput(unittest.TestCase):
+    def test_an_input_a_convolution_printed_keeps_its_rank(self):
+        [s] = mi.tensor_specs({"forward": [{"name": "x", "rank": 4, "rank_known": False}]})
+        msg = ("RuntimeError: Given groups=1, weight of size [64, 3, 3, 3], expected input[2, 16, 16, 16] "
+               "to have 3 channels, but got 16 channels instead")
+        specs, why = mi.deduce([s], msg)
+        self.assertEqual(mi.shape_of(specs[0]), [2, 3, 16, 16])
+        self.assertIn("rank 4 kept", why)
+        specs, why = mi.deduce(specs, "KeyError: 4")  # no rule: the rank is not tried away
+        self.assertEqual((specs, why), (None, None))
+
+    def test_an_inner_tensor_leaves_the_rank_open(self):
+        [s] = mi.tensor_specs({"forward": [{"name": "x", "rank": 4, "rank_known": False}]})
+        msg = ("RuntimeError: Given groups=1, weight of size [64, 128, 1, 1], expected input[2, 16, 8, 8] "
+               "to have 128 channels, but got 16 channels instead")
+        specs, why = mi.deduce([s], msg)
+        self.assertEqual(mi.shape_of(specs[0]), [2, 128, 16, 16])  # the older rule, by dimension 1
+        self.assertFalse(specs[0]["rank_known"])

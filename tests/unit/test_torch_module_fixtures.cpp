@@ -53,7 +53,7 @@ std::vector<std::string> split_outside_brackets(const std::string& list, char se
   std::string item;
   int depth = 0;
   for (char c : list) {
-    depth += (c == '(' || c == '[') - (c == ')' || c == ']');
+    depth += (c == '(' || c == '[' || c == '{') - (c == ')' || c == ']' || c == '}');
     if (c == sep && depth == 0) {
       out.push_back(item);
       item.clear();

@@ -1,0 +1,178 @@
+#include "plugins/torch_module/call_sites.h"
+
+#include <algorithm>
+#include <functional>
+#include <vector>
+
+#include "plugins/torch_module/literal_value.h"
+
+namespace mine::torch_module {
+namespace {
+
+using namespace sdk;
+
+// Files of other modules read for one class's call sites: a name as common as `Block` is called
+// in many files, most of them someone else's `Block`.
+constexpr size_t kOtherFiles = 8;
+
+// The pre-order walk, into the subtrees that span one of `offsets` (ascending) only: a call whose
+// callee reads `Name` spans an occurrence of `Name`, and the rest of the file (most of it, for
+// each of a file's many module classes) need not be visited to find it.
+void walk_spanning(TSNode n, const std::vector<uint32_t>& offsets, const std::function<void(TSNode)>& visit) {
+  if (ts_node_is_null(n)) return;
+  auto first = std::lower_bound(offsets.begin(), offsets.end(), ts_node_start_byte(n));
+  if (first == offsets.end() || *first >= ts_node_end_byte(n)) return;
+  visit(n);
+  for (uint32_t i = 0, c = ts_node_named_child_count(n); i < c; ++i) walk_spanning(ts_node_named_child(n, i), offsets, visit);
+}
+
+std::vector<uint32_t> occurrences(std::string_view text, std::string_view word) {
+  std::vector<uint32_t> out;
+  if (word.empty()) return out;
+  for (size_t at = text.find(word); at != std::string_view::npos; at = text.find(word, at + 1))
+    out.push_back(static_cast<uint32_t>(at));
+  return out;
+}
+
+bool plain_parameter(const nlohmann::json& p) {
+  std::string name = p.value("name", "");
+  return !name.empty() && name[0] != '*' && name != "/" && name.find('*') == std::string::npos;
+}
+
+std::string without_py(const std::string& path) {
+  std::string p = path.size() >= 3 && path.compare(path.size() - 3, 3, ".py") == 0 ? path.substr(0, path.size() - 3) : path;
+  const std::string init = "/__init__";
+  if (p.size() >= init.size() && p.compare(p.size() - init.size(), init.size(), init) == 0) p.resize(p.size() - init.size());
+  return p == "__init__" ? "" : p;
+}
+
+std::string parent_of(const std::string& path) {
+  size_t slash = path.rfind('/');
+  return slash == std::string::npos ? "" : path.substr(0, slash);
+}
+
+bool ends_with_path(const std::string& path, const std::string& tail) {
+  if (tail.empty()) return false;
+  std::string p = "/" + path, t = "/" + tail;
+  return p.size() >= t.size() && p.compare(p.size() - t.size(), t.size(), t) == 0;
+}
+
+// A name the file binds once, to a class: a class of the file an argument passes as it is.
+bool class_of_file(const PythonFile& m, TSNode n) {
+  if (!is_type(n, "identifier")) return false;
+  std::vector<size_t> bound = m.bindings_of(m.text_of(n));
+  return bound.size() == 1 && m.statement(bound[0]).kind == MINE_STATEMENT_CLASS;
+}
+
+// The arguments of the calls of `class_name` in `site_file` that `accept` takes, added to `out`
+// where a parameter has none yet; classes of the file only where `classes` (the class's own file).
+// A call inside `with pytest.raises(...)` or `with self.assertRaises(...)`: a test that expects
+// the arguments to be refused.
+bool expected_to_raise(const PythonFile& m, TSNode call) {
+  for (TSNode p = ts_node_parent(call); !ts_node_is_null(p); p = ts_node_parent(p)) {
+    if (is_type(p, "function_definition") || is_type(p, "class_definition")) return false;
+    if (!is_type(p, "with_statement")) continue;
+    bool raises = false;
+    for_each_named_child(p, [&](TSNode c) {
+      if (!is_type(c, "with_clause")) return;
+      std::string_view t = m.view_of(c);
+      raises = raises || t.find("raises") != std::string_view::npos || t.find("Raises") != std::string_view::npos;
+    });
+    if (raises) return true;
+  }
+  return false;
+}
+
+// With `required_only`, parameters that have a default are left to it.
+void collect(const PythonFile& site_file, const std::string& class_name, const nlohmann::json& params,
+             bool required_only, bool classes, const std::function<bool(TSNode)>& accept,
+             std::map<std::string, SiteValue>& out) {
+  // A class replaces no default either: the default is the layer the author runs with, a class a
+  // call passes is often a variant that needs more (a sparse kernel's library).
+  auto wanted = [&](const std::string& name, const SiteValue& v) {
+    for (const auto& p : params)
+      if (p.value("name", "") == name) return !p.contains("default") || (!required_only && v.module_class.empty());
+    return false;
+  };
+  walk_spanning(site_file.root(), occurrences(site_file.text(), class_name), [&](TSNode n) {
+    if (!is_type(n, "call")) return;
+    TSNode f = field(n, "function");
+    TSNode name = is_type(f, "attribute") ? field(f, "attribute") : f;
+    if (!is_type(name, "identifier") || site_file.view_of(name) != class_name || !accept(f)) return;
+    if (expected_to_raise(site_file, n)) return;
+    size_t position = 0;
+    std::map<std::string, SiteValue> here;
+    auto value = [&](TSNode v) -> std::optional<SiteValue> {
+      if (auto lit = literal_value(site_file, v)) return SiteValue{*lit, ""};
+      if (classes && class_of_file(site_file, v)) return SiteValue{"", site_file.text_of(v)};
+      return std::nullopt;
+    };
+    for_each_named_child(field(n, "arguments"), [&](TSNode a) {
+      if (is_type(a, "comment")) return;
+      if (is_type(a, "keyword_argument")) {
+        if (auto v = value(field(a, "value"))) here[site_file.text_of(field(a, "name"))] = *v;
+        return;
+      }
+      if (is_type(a, "list_splat") || is_type(a, "dictionary_splat")) {
+        position = params.size();  // what follows a splat has no known position
+        return;
+      }
+      size_t at = position++;
+      if (at < params.size() && plain_parameter(params[at]))
+        if (auto v = value(a)) here[params[at]["name"].get<std::string>()] = *v;
+    });
+    for (const auto& [k, v] : here)
+      if (wanted(k, v)) out.emplace(k, v);  // the first site that names a parameter wins
+  });
+}
+
+}  // namespace
+
+bool imported_from(const std::string& qualified, const std::string& class_name, const std::string& importer,
+                   const std::string& definition) {
+  if (qualified.size() <= class_name.size() + 1 ||
+      qualified.compare(qualified.size() - class_name.size() - 1, std::string::npos, "." + class_name) != 0)
+    return false;
+  std::string module = qualified.substr(0, qualified.size() - class_name.size() - 1);
+  size_t level = module.find_first_not_of('.');
+  if (level == std::string::npos) level = module.size();
+  std::string dotted = module.substr(level);
+  std::string path = dotted;
+  std::replace(path.begin(), path.end(), '.', '/');
+  std::string defined = without_py(definition);  // "models/resnet", "models" for models/__init__.py
+  if (level > 0) {  // relative: from the importer's package, one folder up per further dot
+    std::string base = parent_of(importer);
+    for (size_t i = 1; i < level; ++i) base = parent_of(base);
+    std::string target = path.empty() ? base : base.empty() ? path : base + "/" + path;
+    // the module itself, or a package above it that re-exports the class
+    return defined == target || (!target.empty() && defined.rfind(target + "/", 0) == 0);
+  }
+  if (path.empty()) return false;
+  // Absolute: the module's file (its path may start below the root: `src/models/resnet.py`), or a
+  // package folder holding it (`from models import ResNet` re-exported by models/__init__.py).
+  return ends_with_path(defined, path) || ends_with_path(parent_of(definition), path) ||
+         ("/" + parent_of(definition) + "/").find("/" + path + "/") != std::string::npos;
+}
+
+std::map<std::string, SiteValue> call_site_values(const PythonFile& file, const std::string& class_name,
+                                                  const nlohmann::json& params) {
+  std::map<std::string, SiteValue> out;
+  // Its own file: the name is the class wherever the file does not import another of that name.
+  collect(file, class_name, params, false, true, [&](TSNode callee) { return !is_type(callee, "attribute") && !file.qualified_name(callee); },
+          out);
+  // Other files: only what the class cannot do without. Their calls are often tests of one
+  // option each (`flash=True`, `device="meta"`, a `loss_type` it must reject); a default is the
+  // author's ordinary choice.
+  std::string definition = file.path();
+  for (const PythonFile& other : file.files_calling(class_name, kOtherFiles)) {
+    if (!other.tree()) continue;
+    std::string importer = other.path();
+    collect(other, class_name, params, true, false, [&](TSNode callee) {
+      auto q = other.qualified_name(callee);
+      return q && imported_from(*q, class_name, importer, definition);
+    }, out);
+  }
+  return out;
+}
+
+}  // namespace mine::torch_module

@@ -1,0 +1,34 @@
+#pragma once
+#include <map>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "plugins/sdk/python_file.h"
+
+namespace mine::torch_module {
+
+// What one argument of an instantiation is: a Python literal (literal_value.h), or, at a call in
+// the class's own file, a class of that file passed as it is (`ResNet(BasicBlock, [2, 2])`).
+struct SiteValue {
+  std::string literal;
+  std::string module_class;
+};
+
+// The arguments of the instantiations of the module class `class_name` of `file` that say what
+// they are, by __init__ parameter name (`params`: module_signature's "init"): `Block(64, heads=4)`.
+// Sites in the class's own file come first, then those in other files of the repository
+// (`model = Net(num_classes=10)` in a training script), in path order, where the call's name
+// refers to this file's class through that file's imports (imported_from), for parameters
+// without a default only; the first site that names a parameter gives its value.
+std::map<std::string, SiteValue> call_site_values(const sdk::PythonFile& file, const std::string& class_name,
+                                                  const nlohmann::json& params);
+
+// Whether `qualified` (a called name resolved through the imports of the file at `importer`:
+// "models.resnet.ResNet", ".resnet.ResNet" for a relative import, "models.ResNet" through a
+// package that re-exports it) names the class `class_name` defined in the file at `definition`.
+// Paths are repository-relative; absolute imports may start below the repository root (`src/`).
+bool imported_from(const std::string& qualified, const std::string& class_name, const std::string& importer,
+                   const std::string& definition);
+
+}  // namespace mine::torch_module

@@ -1,0 +1,52 @@
+// The parts of cross-file call sites that need no scan: the lexical call index and the check that
+// a resolved name is a given file's class.
+#include <catch2/catch.hpp>
+
+#include <atomic>
+#include <map>
+#include <thread>
+
+#include "core/repo/call_index.h"
+#include "plugins/torch_module/call_sites.h"
+
+using namespace mine;
+
+TEST_CASE("the call index names what a text calls, once each", "[call_sites]") {
+  auto names = CallIndex::called_names("m = models.Net (3)\nclass Block(nn.Module):\n  x = Net(1)\n  y = ANet\n");
+  CHECK(names == std::vector<std::string>{"Net", "Block"});
+}
+
+TEST_CASE("the call index reads every file once and answers in path order", "[call_sites]") {
+  std::map<std::string, std::string> texts = {{"a.py", "Net(1)"}, {"b.py", "x = Net"}, {"c/d.py", "y = m.Net(2)"}};
+  std::atomic<int> reads{0};
+  CallIndex index({"a.py", "b.py", "c/d.py", "gone.py"});
+  auto read = [&](const std::string& p) -> std::optional<std::string> {
+    ++reads;
+    auto it = texts.find(p);
+    return it == texts.end() ? std::nullopt : std::optional<std::string>(it->second);
+  };
+  std::vector<std::thread> threads;
+  for (int i = 0; i < 4; ++i) threads.emplace_back([&] { CHECK(index.files_calling("Net", read) == std::vector<std::string>{"a.py", "c/d.py"}); });
+  for (auto& t : threads) t.join();
+  CHECK(reads == 4);
+  CHECK(index.files_calling("Block", read).empty());
+}
+
+TEST_CASE("a resolved name is the class of the file it leads to", "[call_sites]") {
+  using torch_module::imported_from;
+  // absolute, from the root or from below it (src/), and through a package re-exporting it
+  CHECK(imported_from("models.net.Net", "Net", "train.py", "models/net.py"));
+  CHECK(imported_from("models.net.Net", "Net", "train.py", "src/models/net.py"));
+  CHECK(imported_from("models.Net", "Net", "train.py", "src/models/net.py"));
+  CHECK(imported_from("models.Net", "Net", "train.py", "src/models/__init__.py"));
+  // relative: one dot is the importer's own package, two its parent
+  CHECK(imported_from(".net.Head", "Head", "src/models/zoo.py", "src/models/net.py"));
+  CHECK(imported_from("..models.net.Head", "Head", "src/tools/zoo.py", "src/models/net.py"));
+  CHECK_FALSE(imported_from(".net.Head", "Head", "src/tools/zoo.py", "src/models/net.py"));
+  // another package's class of the same name, or another name
+  CHECK_FALSE(imported_from("timm.layers.Head", "Head", "eval.py", "src/models/net.py"));
+  CHECK_FALSE(imported_from("other.head.Head", "Head", "eval.py", "src/models/net.py"));
+  CHECK_FALSE(imported_from("torch.nn.Linear", "Linear", "eval.py", "mylib/nn/linear.py"));
+  CHECK_FALSE(imported_from("models.net.NetV2", "Net", "train.py", "models/net.py"));
+  CHECK_FALSE(imported_from("Net", "Net", "train.py", "Net.py"));
+}
