@@ -539,12 +539,17 @@ InferredSignature triton_signature(const KernelSource& k) {
     known[name] = v;
   }
   // Guesses that break the kernel's own tl.static_assert move to values it accepts; what the
-  // launch, an annotation or a heuristic of launch values decided stays.
+  // launch, an annotation or a heuristic of launch values decided stays, except a launch value
+  // that only follows from the stand-in sizes (`n = x.shape[-1]` with `tl.static_assert(n == 4)`).
   {
     std::set<std::string> movable;
-    for (const auto& [name, p] : by_name)
-      if (p.type == "constexpr" && (p.origin == Origin::Fallback || p.origin == Origin::Autotune || p.origin == Origin::Default))
+    for (const auto& [name, p] : by_name) {
+      auto f = launched.find(name);
+      bool nominal = p.origin == Origin::Launch && f != launched.end() && f->second.nominal;
+      if (p.type == "constexpr" &&
+          (p.origin == Origin::Fallback || p.origin == Origin::Autotune || p.origin == Origin::Default || nominal))
         movable.insert(name);
+    }
     for (const auto& r : repair_static_asserts(*m, field(site->definition, "body"), known, movable)) {
       InferredParam& p = by_name[r.name];
       p.value = r.value;
