@@ -246,12 +246,17 @@ def plan(spec, params, source=""):
 
 
 _DOT_TYPES = re.compile(r"Both operands must be same dtype\. Got (\w+) and (\w+)")
+# An accumulator the kernel starts in a half type (`acc = tl.zeros(..., dtype=fp16)`) that a tl.dot
+# of assumed-fp32 operands turns fp32 inside the loop.
+_CARRIED_TYPES = re.compile(r"Loop-carried variable \w+ has initial type <\[[^\]]*\], (\w+)> "
+                            r"but is re-assigned to <\[[^\]]*\], (\w+)>")
 
 
 def dot_partner_type(message):
     """The half-precision type of a `tl.dot` whose other operand is fp32 ("Both operands must be
-    same dtype. Got fp32 and fp16" -> "fp16"), else None."""
-    m = _DOT_TYPES.search(message or "")
+    same dtype. Got fp32 and fp16" -> "fp16"), or of a half-precision accumulator re-assigned fp32
+    in a loop, else None."""
+    m = _DOT_TYPES.search(message or "") or _CARRIED_TYPES.search(message or "")
     if not m:
         return None
     types = {m.group(1), m.group(2)}

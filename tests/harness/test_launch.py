@@ -126,6 +126,11 @@ class Plan(unittest.TestCase):
     def test_dot_partner_type(self):
         self.assertEqual(launch.dot_partner_type("... Both operands must be same dtype. Got fp32 and bf16"), "bf16")
         self.assertEqual(launch.dot_partner_type("Both operands must be same dtype. Got fp16 and fp32"), "fp16")
+        self.assertEqual(launch.dot_partner_type(
+            "Loop-carried variable acc has initial type <['128', '128'], fp16> but is re-assigned to "
+            "<['128', '128'], fp32> in loop!"), "fp16")
+        self.assertIsNone(launch.dot_partner_type(
+            "Loop-carried variable i has initial type int32 but is re-assigned to int64 in loop!"))
         self.assertIsNone(launch.dot_partner_type("Both operands must be same dtype. Got fp16 and bf16"))
         self.assertIsNone(launch.dot_partner_type("Both operands must be same dtype. Got i8 and fp32"))
         self.assertIsNone(launch.dot_partner_type("out of resource: shared memory"))
