@@ -24,6 +24,8 @@ POLL_S = 0.1
 GROW_ON_FAULT = 16
 # How often guessed block sizes are halved before the second compile of a kernel that timed out.
 SHRINK_ON_TIMEOUT = 2
+# Second tries run at most this many at a time (GPU memory for grown buffers).
+SECOND_TRY_JOBS = 4
 
 
 def _power_of_two(v, at_least):
@@ -249,14 +251,23 @@ class Pool:
         return w
 
     def run(self, tasks):
-        queue = list(reversed(tasks))
+        self.second_tries = []
+        self._run_queue([(t, None) for t in tasks], self.jobs)
+        # Second tries run after everything else, fewer at a time: grown buffers take GPU memory
+        # that kernels running beside them would otherwise miss.
+        retries, self.second_tries = self.second_tries, []
+        if retries:
+            self._run_queue(retries, min(self.jobs, SECOND_TRY_JOBS))
+        self.sweep()
+
+    def _run_queue(self, items, jobs):
+        queue = list(reversed(items))
         threads = [threading.Thread(target=self._slot, args=(i, queue), daemon=True)
-                   for i in range(min(self.jobs, len(tasks)) or 1)]
+                   for i in range(min(jobs, len(items)) or 1)]
         for t in threads:
             t.start()
         for t in threads:
             t.join()
-        self.sweep()
 
     def _next(self, queue):
         with self.lock:
@@ -265,39 +276,42 @@ class Pool:
     def _slot(self, slot, queue):
         w, done, start_failures = None, 0, 0
         while True:
-            task = self._next(queue)
-            if task is None:
+            item = self._next(queue)
+            if item is None:
                 break
+            task, first = item  # first: the row of the first try, for a second try
             if w is None:
                 try:
                     w = self._spawn(slot)
                     done = 0
                 except RuntimeError as e:
                     start_failures += 1
-                    self._emit(task, self._fail_row(task, "worker_start", "other", str(e)), {})
+                    self._emit(task, first or self._fail_row(task, "worker_start", "other", str(e)), {})
                     if start_failures >= 3:
                         # A worker that cannot start will not start for later tasks either.
                         while True:
                             t = self._next(queue)
                             if t is None:
                                 break
-                            self._emit(t, self._fail_row(t, "worker_start", "other", str(e)), {})
+                            self._emit(t[0], t[1] or self._fail_row(t[0], "worker_start", "other", str(e)), {})
                         return
                     continue
             start_failures = 0
+            deferred = False
             try:
                 row, w_ok = self._one(w, task)
-                change = self._second_try(task, row)
-                if change:
-                    # A fault poisons the CUDA context and a timeout kills the worker: the second
-                    # try needs a fresh one.
-                    self._retire(w)
-                    w = self._spawn(slot)
-                    retry, w_ok = self._one(w, dict(task, **change))
-                    row = self._after_retry(row, retry)
+                if first is not None:
+                    row = self._after_retry(first, row)
+                else:
+                    change = self._second_try(task, row)
+                    if change:
+                        with self.lock:
+                            self.second_tries.append((dict(task, **change), row))
+                        deferred = True
             except Exception as e:  # a harness bug must cost one row, not the slot's queue
-                row, w_ok = self._fail_row(task, "import", "other", "harness error: %r" % e), False
-            self._emit(task, row, w.versions, w.proc.pid, slot)
+                row, w_ok = first or self._fail_row(task, "import", "other", "harness error: %r" % e), False
+            if not deferred:
+                self._emit(task, row, w.versions, w.proc.pid, slot)
             done += 1
             if not w_ok or done >= self.max_tasks:
                 self._retire(w)

@@ -424,7 +424,7 @@ class Worker:
         retyped = False
         if task.get("grow"):
             # The pool's second try after a fault: every stand-in buffer larger at once.
-            row["grown"] = grow_buffers(p, None, task["grow"])
+            row["grown"] = grow_buffers(p, None, task["grow"], MAX_SECOND_TRY_BYTES)
         for _ in range(task.get("shrink") or 0):
             # The pool's second try after a compile ran out of time: smaller guessed blocks.
             shrinkable = [n for n in p["guessed"] if _halvable(p["constexprs"].get(n))]
@@ -645,12 +645,14 @@ GROW_FACTOR = 16
 MAX_GROWS = 2
 MAX_GROWN_ELEMS = 1 << 26
 MAX_GROWN_BYTES = 1 << 30
+# The pool's second tries run four at a time, after everything else: more room.
+MAX_SECOND_TRY_BYTES = 4 << 30
 
 
-def grow_buffers(p, names, factor):
+def grow_buffers(p, names, factor, budget=MAX_GROWN_BYTES):
     """Multiplies the element count of the plan's input buffers named in `names` (a tuple's
     element as "t[1]"; None: all of them) by `factor`, or the largest power of two below it that
-    keeps within the caps above. Returns {name: factor} of the buffers that grew."""
+    keeps their growth within `budget` bytes and each buffer within MAX_GROWN_ELEMS. Returns {name: factor} of the buffers that grew."""
     planned = []  # (arg index, element index or None, dtype, n, label)
     for i, (name, kind, detail) in enumerate(p["args"]):
         if kind == "tensor":
@@ -665,7 +667,7 @@ def grow_buffers(p, names, factor):
         return min(n * f, max(n, MAX_GROWN_ELEMS))
     while factor > 1:
         extra = sum((bigger(n, factor) - n) * ITEM_BYTES.get(d, 4) for _, _, d, n, _ in chosen)
-        if extra <= MAX_GROWN_BYTES:
+        if extra <= budget:
             break
         factor //= 2
     if not chosen or factor <= 1 or extra <= 0:
