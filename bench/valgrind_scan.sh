@@ -6,6 +6,14 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 mine=${1:-$root/build/mine}
+# Memcheck replaces glibc's malloc; a mine linked with mimalloc (the default where it is installed)
+# frees through mimalloc's own operators, which memcheck reports as mismatched frees.
+if ldd "$mine" | grep -q mimalloc; then
+  echo "$mine is linked with mimalloc; memcheck needs glibc's allocator:" >&2
+  echo "  cmake -S $root -B $root/build-memcheck -G Ninja -DMINE_MIMALLOC=OFF && ninja -C $root/build-memcheck mine" >&2
+  echo "  bench/valgrind_scan.sh $root/build-memcheck/mine" >&2
+  exit 2
+fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 set +e
