@@ -395,7 +395,7 @@ class Finder {
   const ModuleIndex* index_;
   LauncherValues::CalleeLookup callees_;
   LaunchMarks marks_;
-  LauncherValues::TensorFactsCache tensor_facts_;  // per launcher body of this module
+  LauncherValues::TensorFactsCache tensor_facts_;  // per body evaluated: this module's launchers, the helpers they call
   std::map<uint32_t, std::string> qualname_;
 };
 

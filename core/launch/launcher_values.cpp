@@ -147,7 +147,7 @@ LauncherValues::LauncherValues(const PythonModule& m, TSNode function, uint32_t 
                                const std::map<std::string, json>* bound, int call_depth, int64_t dim,
                                TensorFactsCache* facts, std::shared_ptr<int> fork_budget, int skew)
     : m_(m), callees_(std::move(callees)), call_depth_(call_depth), dim_(dim), skew_(skew),
-      fork_budget_(std::move(fork_budget)) {
+      fork_budget_(std::move(fork_budget)), facts_(facts) {
   if (ts_node_is_null(function)) return;
   TSNode body = field(function, "body");
   auto known = facts ? facts->find(body.id) : TensorFactsCache::iterator{};
@@ -1032,7 +1032,7 @@ std::optional<json> LauncherValues::helper(TSNode call, int depth) const {
     if (auto v = eval(a, depth + 1)) bound[params[position]] = *v;
     ++position;
   });
-  LauncherValues inner(*callee.module, callee.definition, UINT32_MAX, callees_, &bound, call_depth_ + 1, dim_, nullptr,
+  LauncherValues inner(*callee.module, callee.definition, UINT32_MAX, callees_, &bound, call_depth_ + 1, dim_, facts_,
                        std::make_shared<int>(kMaxForkedPaths));
   return inner.returned();
 }

@@ -58,7 +58,9 @@ class LauncherValues {
   // `function`: the launcher's function_definition, or a null node at module level. Statements
   // of its body before byte `until` are evaluated in order. `bound` gives values to parameters
   // (a helper evaluated for its caller); the others get nominal values from their annotations.
-  // `facts`, when given, holds the TensorFacts of bodies seen before (of `m` only).
+  // `facts`, when given, holds the TensorFacts of bodies seen before, by node id: of `m` and of
+  // the helpers it calls (bodies of other modules, alive as long as the cache is used), which
+  // it fills in turn.
   LauncherValues(const PythonModule& m, TSNode function, uint32_t until, CalleeLookup callees = {},
                  const std::map<std::string, nlohmann::json>* bound = nullptr, int call_depth = 0,
                  int64_t dim = kNominalDim, TensorFactsCache* facts = nullptr,
@@ -118,6 +120,7 @@ class LauncherValues {
   bool stopped_ = false;
   std::vector<Frame> frames_;
   std::shared_ptr<int> fork_budget_;  // shared by a helper's forked paths
+  TensorFactsCache* facts_ = nullptr;  // handed on to helpers: a helper called by many launches walks its body once
   std::map<std::string, nlohmann::json> env_;
   std::map<std::string, TSNode> assigned_;
   std::map<std::string, int> rank_;   // tensors' ranks as the launcher's code implies them
