@@ -30,31 +30,15 @@ std::optional<std::string> plain_string(const PythonFile& m, TSNode n) {
 const std::set<std::string> kSequenceFunctions = {"len",  "zip", "tuple",    "list", "enumerate",
                                                   "sorted", "reversed", "iter"};
 
+// What one use of a parameter (or of an attribute it is stored in) says of it.
 class UseReader {
  public:
-  UseReader(const PythonFile& m, const std::string& name, ParameterUse& use) : m_(m), name_(name), use_(use) {}
+  UseReader(const PythonFile& m, ParameterUse& use) : m_(m), use_(use) {}
 
-  // Every read of the parameter in `body` (__init__'s), from what encloses it; names of the
-  // attributes it is stored in (`self.act = act`) go to `stored_as`.
-  void read(TSNode body, std::set<std::string>& stored_as) {
-    walk(body, [&](TSNode n) {
-      if (is_type(n, "identifier") && m_.view_of(n) == name_) use_at(n, &stored_as);
-    });
-  }
-
-  // Every read of `self.<attribute>` in `body` (the class's), for the attributes the parameter
-  // is stored in: used the same way, the value is what the parameter had to be.
-  void read_stored(TSNode body, const std::set<std::string>& stored_as) {
-    walk(body, [&](TSNode n) {
-      if (is_type(n, "attribute") && m_.view_of(field(n, "object")) == "self" &&
-          stored_as.count(m_.text_of(field(n, "attribute"))))
-        use_at(n, nullptr);
-    });
-  }
-
- private:
-  // `stored_as` is null for a stored attribute: calling it then needs a callable object, and
-  // assigning it is another method setting it, no guard of the parameter.
+  // `n` reads the parameter (then `stored_as` collects the attributes it is stored in:
+  // `self.act = act`) or, with `stored_as` null, one of those attributes (`self.act`): calling
+  // it then needs a callable object, and assigning it is another method setting it, no guard of
+  // the parameter.
   void use_at(TSNode n, std::set<std::string>* stored_as) {
     TSNode parent = ts_node_parent(n);
     if (ts_node_is_null(parent)) return;
@@ -102,32 +86,60 @@ class UseReader {
     }
   }
 
+ private:
   void note_sequence(int length) {
     use_.sequence = true;
     use_.length = std::max(use_.length, length);
   }
 
   const PythonFile& m_;
-  const std::string& name_;
   ParameterUse& use_;
 };
 
 }  // namespace
 
-ParameterUse parameter_use(const PythonFile& m, const ModuleClass& cls, const std::string& name) {
-  ParameterUse use;
+ParameterUses::ParameterUses(const PythonFile& m, const ModuleClass& cls) : m_(m), cls_(cls) {
   auto init = method_of(m, cls, "__init__");
-  if (!init) return use;
-  std::set<std::string> stored_as;
-  UseReader(m, name, use).read(field(m.function(*init).definition, "body"), stored_as);
-  if (stored_as.empty()) return use;
-  // Its attributes' uses anywhere in the class's lineage of the file (forward, helpers).
-  for (size_t statement : cls.lineage) {
-    TSNode s = m.statement(statement).node;
-    if (is_type(s, "decorated_definition")) s = field(s, "definition");
-    UseReader(m, name, use).read_stored(field(s, "body"), stored_as);
+  if (!init) return;
+  has_init_ = true;
+  walk(field(m.function(*init).definition, "body"), [&](TSNode n) {
+    if (is_type(n, "identifier")) init_identifiers_.emplace_back(m.view_of(n), n);
+  });
+}
+
+const std::vector<std::pair<std::string, TSNode>>& ParameterUses::self_attributes() const {
+  if (!self_attributes_) {
+    // Every `self.<attribute>` of the class's lineage in the file (forward, helpers), in order.
+    self_attributes_.emplace();
+    for (size_t statement : cls_.lineage) {
+      TSNode s = m_.statement(statement).node;
+      if (is_type(s, "decorated_definition")) s = field(s, "definition");
+      walk(field(s, "body"), [&](TSNode n) {
+        if (is_type(n, "attribute") && m_.view_of(field(n, "object")) == "self")
+          self_attributes_->emplace_back(m_.text_of(field(n, "attribute")), n);
+      });
+    }
   }
+  return *self_attributes_;
+}
+
+ParameterUse ParameterUses::of(const std::string& name) const {
+  ParameterUse use;
+  if (!has_init_) return use;
+  UseReader reader(m_, use);
+  // Every read of the parameter in __init__'s body, from what encloses it.
+  std::set<std::string> stored_as;
+  for (const auto& [text, n] : init_identifiers_)
+    if (text == name) reader.use_at(n, &stored_as);
+  if (stored_as.empty()) return use;
+  // Used the same way, the attributes it is stored in say what the parameter had to be.
+  for (const auto& [attribute, n] : self_attributes())
+    if (stored_as.count(attribute)) reader.use_at(n, nullptr);
   return use;
+}
+
+ParameterUse parameter_use(const PythonFile& m, const ModuleClass& cls, const std::string& name) {
+  return ParameterUses(m, cls).of(name);
 }
 
 }  // namespace mine::torch_module
