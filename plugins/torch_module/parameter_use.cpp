@@ -1,10 +1,10 @@
 #include "plugins/torch_module/parameter_use.h"
-#include "plugins/torch_module/tree_walk.h"
 
 #include <algorithm>
 #include <cctype>
 #include <functional>
 #include <set>
+#include <vector>
 
 #include "plugins/torch_module/module_signature.h"
 
@@ -39,8 +39,9 @@ class UseReader {
   // `self.act = act`) or, with `stored_as` null, one of those attributes (`self.act`): calling
   // it then needs a callable object, and assigning it is another method setting it, no guard of
   // the parameter.
-  void use_at(TSNode n, std::set<std::string>* stored_as) {
-    TSNode parent = ts_node_parent(n);
+  // `parent` and `grandparent` are n's (kept from the walk: ts_node_parent searches down from the
+  // root at every call).
+  void use_at(TSNode n, TSNode parent, TSNode grandparent, std::set<std::string>* stored_as) {
     if (ts_node_is_null(parent)) return;
     std::string_view pt = node_type(parent);
     if (pt == "subscript" && same(field(parent, "value"), n)) {
@@ -51,7 +52,7 @@ class UseReader {
     } else if (pt == "call" && same(field(parent, "function"), n)) {
       (stored_as ? use_.called : use_.stored_and_called) = true;
     } else if (pt == "argument_list") {
-      std::string callee = m_.text_of(field(ts_node_parent(parent), "function"));
+      std::string callee = m_.text_of(field(grandparent, "function"));
       if (kSequenceFunctions.count(callee)) note_sequence(0);
       if (callee == "isinstance" || callee == "callable") use_.guarded = true;
     } else if (pt == "list_splat") {
@@ -96,27 +97,42 @@ class UseReader {
   ParameterUse& use_;
 };
 
+// torch_module::walk's order (named nodes, pre-order), handing `visit` each node's parent and
+// grandparent: the ancestors of `root` are asked of tree-sitter once.
+void walk_with_ancestors(TSNode root, const std::function<void(TSNode, TSNode, TSNode)>& visit) {
+  if (ts_node_is_null(root)) return;
+  TSNode above = ts_node_parent(root);
+  std::vector<TSNode> path{ts_node_is_null(above) ? TSNode{} : ts_node_parent(above), above};
+  std::function<void(TSNode)> go = [&](TSNode n) {
+    visit(n, path.back(), path[path.size() - 2]);
+    path.push_back(n);
+    for (uint32_t i = 0, c = ts_node_named_child_count(n); i < c; ++i) go(ts_node_named_child(n, i));
+    path.pop_back();
+  };
+  go(root);
+}
+
 }  // namespace
 
 ParameterUses::ParameterUses(const PythonFile& m, const ModuleClass& cls) : m_(m), cls_(cls) {
   auto init = method_of(m, cls, "__init__");
   if (!init) return;
   has_init_ = true;
-  walk(field(m.function(*init).definition, "body"), [&](TSNode n) {
-    if (is_type(n, "identifier")) init_identifiers_.emplace_back(m.view_of(n), n);
+  walk_with_ancestors(field(m.function(*init).definition, "body"), [&](TSNode n, TSNode parent, TSNode grandparent) {
+    if (is_type(n, "identifier")) init_identifiers_.push_back({m.view_of(n), {n, parent, grandparent}});
   });
 }
 
-const std::vector<std::pair<std::string, TSNode>>& ParameterUses::self_attributes() const {
+const std::vector<std::pair<std::string, ParameterUses::Place>>& ParameterUses::self_attributes() const {
   if (!self_attributes_) {
     // Every `self.<attribute>` of the class's lineage in the file (forward, helpers), in order.
     self_attributes_.emplace();
     for (size_t statement : cls_.lineage) {
       TSNode s = m_.statement(statement).node;
       if (is_type(s, "decorated_definition")) s = field(s, "definition");
-      walk(field(s, "body"), [&](TSNode n) {
+      walk_with_ancestors(field(s, "body"), [&](TSNode n, TSNode parent, TSNode grandparent) {
         if (is_type(n, "attribute") && m_.view_of(field(n, "object")) == "self")
-          self_attributes_->emplace_back(m_.text_of(field(n, "attribute")), n);
+          self_attributes_->push_back({m_.text_of(field(n, "attribute")), {n, parent, grandparent}});
       });
     }
   }
@@ -129,12 +145,12 @@ ParameterUse ParameterUses::of(const std::string& name) const {
   UseReader reader(m_, use);
   // Every read of the parameter in __init__'s body, from what encloses it.
   std::set<std::string> stored_as;
-  for (const auto& [text, n] : init_identifiers_)
-    if (text == name) reader.use_at(n, &stored_as);
+  for (const auto& [text, at] : init_identifiers_)
+    if (text == name) reader.use_at(at.node, at.parent, at.grandparent, &stored_as);
   if (stored_as.empty()) return use;
   // Used the same way, the attributes it is stored in say what the parameter had to be.
-  for (const auto& [attribute, n] : self_attributes())
-    if (stored_as.count(attribute)) reader.use_at(n, nullptr);
+  for (const auto& [attribute, at] : self_attributes())
+    if (stored_as.count(attribute)) reader.use_at(at.node, at.parent, at.grandparent, nullptr);
   return use;
 }
 

@@ -36,14 +36,17 @@ class ParameterUses {
   ParameterUse of(const std::string& name) const;
 
  private:
-  const std::vector<std::pair<std::string, TSNode>>& self_attributes() const;
+  struct Place {
+    TSNode node, parent, grandparent;
+  };
+  const std::vector<std::pair<std::string, Place>>& self_attributes() const;
 
   const sdk::PythonFile& m_;
   const ModuleClass& cls_;
   bool has_init_ = false;
-  std::vector<std::pair<std::string_view, TSNode>> init_identifiers_;  // __init__'s identifiers, in walk order
+  std::vector<std::pair<std::string_view, Place>> init_identifiers_;  // __init__'s identifiers, in walk order
   // `self.<attribute>` in the lineage's bodies, in walk order; walked when a parameter is stored.
-  mutable std::optional<std::vector<std::pair<std::string, TSNode>>> self_attributes_;
+  mutable std::optional<std::vector<std::pair<std::string, Place>>> self_attributes_;
 };
 
 }  // namespace mine::torch_module
