@@ -23,7 +23,14 @@ if [ -n "${DEDUP_BENCH_BIN:-}" ]; then
   cp "$DEDUP_BENCH_BIN" "$work/dedup_bench"
 else
   [ -f "$build/libmine_core.a" ] || { echo "build mine_core first: cmake --build $build"; exit 1; }
-  g++ -std=c++20 -O3 -DNDEBUG -I"$root" "$here/dedup_bench.cpp" -o "$work/dedup_bench" \
+  # The allocator that build links into mine (mimalloc where installed, CMakeLists.txt), so that
+  # FULL runs as `mine dedup` does.
+  alloc=()
+  mi=$(sed -n 's/^MIMALLOC_LIBRARY:FILEPATH=//p' "$build/CMakeCache.txt" 2>/dev/null || true)
+  if [ -f "$mi" ] && grep -q '^MINE_MIMALLOC:BOOL=ON' "$build/CMakeCache.txt"; then
+    alloc=(-Wl,--no-as-needed "$mi" -Wl,--as-needed)
+  fi
+  g++ -std=c++20 -O3 -DNDEBUG -I"$root" "$here/dedup_bench.cpp" -o "$work/dedup_bench" "${alloc[@]}" \
     "$build/libmine_core.a" "$build/libts_python.a" -Wl,-Bstatic -ltree-sitter -Wl,-Bdynamic -lcrypto \
     -static-libstdc++ -static-libgcc -pthread
 fi

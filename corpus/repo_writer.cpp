@@ -225,6 +225,17 @@ void RepoWriter::add(const std::vector<LaunchSite>& launches) {
   }
 }
 
+size_t RepoWriter::SampledTextHash::operator()(std::string_view text) const {
+  constexpr size_t kEnds = 128, kSamples = 32, kSample = 8;
+  std::hash<std::string_view> h;
+  if (text.size() <= 2 * kEnds + kSamples * kSample) return h(text);
+  // The length, both ends (a launcher's imports, its own text) and evenly spaced samples between.
+  size_t seed = h(text.substr(0, kEnds)) ^ (h(text.substr(text.size() - kEnds)) * 31) ^ (text.size() * 1000003);
+  size_t step = (text.size() - 2 * kEnds - kSample) / kSamples;
+  for (size_t i = 0; i < kSamples; ++i) seed = seed * 131 + h(text.substr(kEnds + i * step, kSample));
+  return seed;
+}
+
 int64_t RepoWriter::keep_launcher_text(std::string&& text) {
   auto found = launcher_text_index_.find(text);
   if (found != launcher_text_index_.end()) return found->second;

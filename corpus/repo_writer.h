@@ -74,7 +74,12 @@ class RepoWriter {
   std::vector<WrittenTarget> targets_;
   std::vector<std::pair<int64_t, int64_t>> launch_texts_;
   std::deque<std::string> launcher_texts_;
-  std::unordered_map<std::string_view, int64_t> launcher_text_index_;
+  // Found by a hash of samples of the text, not of all of it: the texts are tens of KB, and
+  // hashing each whole was most of what keeping them cost. Equal texts still compare whole.
+  struct SampledTextHash {
+    size_t operator()(std::string_view text) const;
+  };
+  std::unordered_map<std::string_view, int64_t, SampledTextHash> launcher_text_index_;
   int64_t keep_launcher_text(std::string&& text);
   void store_launches();
   StoreOutcome outcome_;

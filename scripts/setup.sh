@@ -8,7 +8,8 @@ SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
 
 pkgs=(build-essential cmake ninja-build pkg-config git python3 ca-certificates openssl
       libtree-sitter-dev libgit2-dev libcurl4-openssl-dev libssl-dev libre2-dev
-      libboost-program-options-dev libsqlite3-dev sqlite3 catch2 nlohmann-json3-dev)
+      libboost-program-options-dev libsqlite3-dev sqlite3 catch2 nlohmann-json3-dev
+      libmimalloc-dev)
 # Debian's chromium renders `mine report` in tests/e2e/test_report_browser.py; only machines
 # that run the tests need it: ./scripts/setup.sh --with-browser (or MINE_SETUP_BROWSER=1).
 for arg in "$@"; do

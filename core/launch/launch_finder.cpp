@@ -167,10 +167,10 @@ class Finder {
     if (!is_type(callee, "identifier") && !is_type(callee, "attribute") && !is_type(callee, "call")) return;
     LauncherValues values(m_, function, ts_node_start_byte(call), callees_, nullptr, 0, LauncherValues::kNominalDim,
                           &tensor_facts_);
+    values_ = &values;
+    alternate_.reset();
     skewed_ = {};
     skew_at_ = {function, ts_node_start_byte(call)};
-    LauncherValues alternate(m_, function, ts_node_start_byte(call), callees_, nullptr, 0, LauncherValues::kAlternateDim,
-                             &tensor_facts_);
     // `kernel = _fwd_kernel` (or `... if cond else ...`, or `table[name]["update"]`) in the
     // launcher: follow the local name.
     for (int hops = 0; hops < 3 && is_type(callee, "identifier"); ++hops) {
@@ -188,7 +188,7 @@ class Finder {
       one.callee = m_.text_of(candidate);
       one.target_path = target.path;
       one.target_name = target.name;
-      describe(call, function, grid, values, alternate, one);
+      describe(call, function, grid, values, one);
       out.push_back(std::move(one));
     }
   }
@@ -246,15 +246,14 @@ class Finder {
     }
   }
 
-  void describe(TSNode call, TSNode function, TSNode grid, const LauncherValues& values, const LauncherValues& alternate,
-                LaunchSite& site) {
+  void describe(TSNode call, TSNode function, TSNode grid, const LauncherValues& values, LaunchSite& site) {
     site.path = m_.path();
     site.line = first_line(call);
     if (!ts_node_is_null(function)) {
       auto q = qualname_.find(ts_node_start_byte(function));
       if (q != qualname_.end()) site.launcher = q->second;
     }
-    arguments(call, values, alternate, site);
+    arguments(call, values, site);
     if (site.kind == "run") {
       TSNode g = keyword_value(call, "grid", [&](TSNode x) { return m_.text_of(x); });
       grid = g;
@@ -262,8 +261,26 @@ class Finder {
     if (!ts_node_is_null(grid)) evaluate_grid(grid, values, site);
   }
 
-  // The launcher evaluated with skewed sizes (LauncherValues::kSkewUp / kSkewDown), built for a
-  // launch only when one of its arguments needs it.
+  // What `value` evaluates to with the alternate size (LauncherValues::kAlternateDim), given what
+  // it evaluated to with the nominal one: that very value while no nominal value has read a size
+  // (LauncherValues::read_sizes: the alternate evaluation would run alike), else the alternate
+  // evaluation's, built on first need.
+  std::optional<json> alternate_value(TSNode value, const std::optional<json>& nominal) {
+    if (!values_->read_sizes()) return nominal;
+    if (!alternate_)
+      alternate_ = std::make_unique<LauncherValues>(m_, skew_at_.first, skew_at_.second, callees_, nullptr, 0,
+                                                    LauncherValues::kAlternateDim, &tensor_facts_);
+    return alternate_->eval(value);
+  }
+
+  // The same with skewed sizes (LauncherValues::kSkewUp / kSkewDown).
+  std::optional<json> skewed_value(int skew, TSNode value, const std::optional<json>& nominal) {
+    if (!values_->read_sizes()) return nominal;
+    return skewed(skew).eval(value);
+  }
+
+  // The launcher evaluated with skewed sizes, built for a launch only when one of its arguments
+  // needs it.
   const LauncherValues& skewed(int skew) {
     auto& slot = skewed_[skew > 0 ? 0 : 1];
     if (!slot)
@@ -273,7 +290,7 @@ class Finder {
   }
 
   void add_argument(TSNode value, const std::string& keyword, int position, const LauncherValues& values,
-                    const LauncherValues& alternate, LaunchSite& site) {
+                    LaunchSite& site) {
     LaunchArgument a;
     a.keyword = keyword;
     a.position = position;
@@ -281,7 +298,7 @@ class Finder {
     auto v = values.eval(value);
     a.role = role_of(v, a);
     if (v && v->is_number()) {
-      auto w = alternate.eval(value);
+      auto w = alternate_value(value, v);
       a.nominal = !w || *w != *v;
       // Not a literal, yet unmoved by scaling every size: a ratio of sizes moves when they differ.
       // Only small values are taken for one: equal stand-in sizes divide to 1 (0 or 2 after
@@ -290,7 +307,7 @@ class Finder {
       bool small = v->is_number_integer() && v->get<int64_t>() >= 0 && v->get<int64_t>() <= 2;
       if (!a.nominal && small && !is_type(value, "integer") && !is_type(value, "float")) {
         for (int skew : {LauncherValues::kSkewUp, LauncherValues::kSkewDown}) {
-          auto x = skewed(skew).eval(value);
+          auto x = skewed_value(skew, value, v);
           if (x && *x != *v) {
             a.nominal = a.ratio = true;
             break;  // the other skew need not be evaluated
@@ -301,19 +318,19 @@ class Finder {
     site.args.push_back(std::move(a));
   }
 
-  void arguments(TSNode call, const LauncherValues& values, const LauncherValues& alternate, LaunchSite& site) {
+  void arguments(TSNode call, const LauncherValues& values, LaunchSite& site) {
     int position = 0;
     bool positions_known = true;
     auto keyword_arg = [&](const std::string& key, TSNode value) {
       if (kLaunchOptions.count(key)) {
         // An option that follows from nominal sizes (a launcher's int parameter) says nothing.
         auto v = values.eval(value);
-        auto w = alternate.eval(value);
+        auto w = alternate_value(value, v);
         if (v && w && *v == *w) site.options[key] = *v;
         return;
       }
       if (site.kind == "run" && kRunKeywords.count(key)) return;
-      add_argument(value, key, -1, values, alternate, site);
+      add_argument(value, key, -1, values, site);
     };
     for_each_named_child(field(call, "arguments"), [&](TSNode a) {
       if (is_type(a, "comment")) return;
@@ -334,7 +351,7 @@ class Finder {
         }
         if (is_type(list, "tuple") || is_type(list, "list")) {
           for_each_named_child(list, [&](TSNode e) {
-            if (!is_type(e, "comment")) add_argument(e, "", positions_known ? position++ : -1, values, alternate, site);
+            if (!is_type(e, "comment")) add_argument(e, "", positions_known ? position++ : -1, values, site);
           });
         } else {
           site.complete = false;
@@ -358,7 +375,7 @@ class Finder {
           site.complete = false;
         }
       } else {
-        add_argument(a, "", positions_known ? position++ : -1, values, alternate, site);
+        add_argument(a, "", positions_known ? position++ : -1, values, site);
       }
     });
   }
@@ -389,13 +406,15 @@ class Finder {
     }
   }
 
+  const LauncherValues* values_ = nullptr;        // this launch's nominal evaluation
+  std::unique_ptr<LauncherValues> alternate_;     // and the alternate one, once needed
   std::array<std::unique_ptr<LauncherValues>, 2> skewed_;
   std::pair<TSNode, uint32_t> skew_at_{};  // the launcher and the launch's byte, for skewed()
   const PythonModule& m_;
   const ModuleIndex* index_;
   LauncherValues::CalleeLookup callees_;
   LaunchMarks marks_;
-  LauncherValues::TensorFactsCache tensor_facts_;  // per launcher body of this module
+  LauncherValues::TensorFactsCache tensor_facts_;  // per body evaluated: this module's launchers, the helpers they call
   std::map<uint32_t, std::string> qualname_;
 };
 

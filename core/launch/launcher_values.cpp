@@ -125,6 +125,7 @@ std::string torch_dtype_name(const std::string& qualified) {
 }
 
 int64_t LauncherValues::param_dim() {
+  ++*sizes_read_;
   int k = sized_params_++;
   if (skew_ > 0) return dim_ * (1 + k);
   if (skew_ < 0) return dim_ * std::max(1, 6 - k);
@@ -145,9 +146,11 @@ LauncherValues::LauncherValues(const PythonModule& m, const json& env) : m_(m) {
 
 LauncherValues::LauncherValues(const PythonModule& m, TSNode function, uint32_t until, CalleeLookup callees,
                                const std::map<std::string, json>* bound, int call_depth, int64_t dim,
-                               TensorFactsCache* facts, std::shared_ptr<int> fork_budget, int skew)
+                               TensorFactsCache* facts, std::shared_ptr<int> fork_budget, int skew,
+                               std::shared_ptr<int> sizes_read)
     : m_(m), callees_(std::move(callees)), call_depth_(call_depth), dim_(dim), skew_(skew),
-      fork_budget_(std::move(fork_budget)) {
+      fork_budget_(std::move(fork_budget)),
+      sizes_read_(sizes_read ? std::move(sizes_read) : std::make_shared<int>(0)), facts_(facts) {
   if (ts_node_is_null(function)) return;
   TSNode body = field(function, "body");
   auto known = facts ? facts->find(body.id) : TensorFactsCache::iterator{};
@@ -1032,8 +1035,8 @@ std::optional<json> LauncherValues::helper(TSNode call, int depth) const {
     if (auto v = eval(a, depth + 1)) bound[params[position]] = *v;
     ++position;
   });
-  LauncherValues inner(*callee.module, callee.definition, UINT32_MAX, callees_, &bound, call_depth_ + 1, dim_, nullptr,
-                       std::make_shared<int>(kMaxForkedPaths));
+  LauncherValues inner(*callee.module, callee.definition, UINT32_MAX, callees_, &bound, call_depth_ + 1, dim_, facts_,
+                       std::make_shared<int>(kMaxForkedPaths), 0, sizes_read_);
   return inner.returned();
 }
 

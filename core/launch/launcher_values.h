@@ -58,15 +58,21 @@ class LauncherValues {
   // `function`: the launcher's function_definition, or a null node at module level. Statements
   // of its body before byte `until` are evaluated in order. `bound` gives values to parameters
   // (a helper evaluated for its caller); the others get nominal values from their annotations.
-  // `facts`, when given, holds the TensorFacts of bodies seen before (of `m` only).
+  // `facts`, when given, holds the TensorFacts of bodies seen before, by node id: of `m` and of
+  // the helpers it calls (bodies of other modules, alive as long as the cache is used), which
+  // it fills in turn.
   LauncherValues(const PythonModule& m, TSNode function, uint32_t until, CalleeLookup callees = {},
                  const std::map<std::string, nlohmann::json>* bound = nullptr, int call_depth = 0,
                  int64_t dim = kNominalDim, TensorFactsCache* facts = nullptr,
-                 std::shared_ptr<int> fork_budget = nullptr, int skew = 0);
+                 std::shared_ptr<int> fork_budget = nullptr, int skew = 0, std::shared_ptr<int> sizes_read = nullptr);
   // An environment given directly (a stored launch's grid_env), for evaluating a grid later.
   LauncherValues(const PythonModule& m, const nlohmann::json& env);
 
   std::optional<nlohmann::json> eval(TSNode e, int depth = 0) const;
+  // Whether any value so far (of the construction, of every eval since, of the helpers they
+  // called) came from the stand-in size `dim` (skewed or not). Until one does, the evaluation
+  // with another size or skew runs alike and gives the very same values: launch sites skip it.
+  bool read_sizes() const { return *sizes_read_ > 0; }
   // `lambda META: (...)`: the body evaluated with META[key] from `meta`; names it reads that are
   // not in the environment are reported in `missing_meta`.
   // What a helper evaluated as a function returned, if it reached a return the values decide.
@@ -118,6 +124,8 @@ class LauncherValues {
   bool stopped_ = false;
   std::vector<Frame> frames_;
   std::shared_ptr<int> fork_budget_;  // shared by a helper's forked paths
+  std::shared_ptr<int> sizes_read_ = std::make_shared<int>(0);  // param_dim() calls, shared with helpers
+  TensorFactsCache* facts_ = nullptr;  // handed on to helpers: a helper called by many launches walks its body once
   std::map<std::string, nlohmann::json> env_;
   std::map<std::string, TSNode> assigned_;
   std::map<std::string, int> rank_;   // tensors' ranks as the launcher's code implies them

@@ -1,5 +1,6 @@
 #include "core/python/name_scopes.h"
 
+#include <algorithm>
 #include <atomic>
 #include <string_view>
 #include <vector>
@@ -18,7 +19,42 @@ using python_nodes::Kind;
 
 std::atomic<int> nesting_limit{kDefaultMaxNesting};
 
-using Names = std::set<std::string_view>;  // views into the tree's text, which outlives a walk
+// Names seen in a scope, as views into the tree's text (which outlives a walk), in the order seen
+// and with repeats: appending is all a walk does per identifier (a tree set allocated a node and
+// compared strings at each). Sorted once where asked whether it holds a name, and at the end.
+class Names {
+ public:
+  void insert(std::string_view name) {
+    names_.push_back(name);
+    sorted_ = false;
+  }
+  template <typename It>
+  void insert(It first, It last) {
+    names_.insert(names_.end(), first, last);
+    sorted_ = false;
+  }
+  // Distinct and in order from here on (until the next insert).
+  const std::vector<std::string_view>& sorted() {
+    if (!sorted_) {
+      std::sort(names_.begin(), names_.end());
+      names_.erase(std::unique(names_.begin(), names_.end()), names_.end());
+      sorted_ = true;
+    }
+    return names_;
+  }
+  bool contains(std::string_view name) {
+    const auto& all = sorted();
+    return std::binary_search(all.begin(), all.end(), name);
+  }
+  auto begin() const { return names_.begin(); }
+  auto end() const { return names_.end(); }
+
+ private:
+  std::vector<std::string_view> names_;
+  bool sorted_ = true;
+};
+// `base.attribute` reads, in the order seen, with repeats.
+using AttributeReads = std::vector<std::pair<std::string_view, std::string_view>>;
 
 void add_import_bindings(const SyntaxTree& tree, TSNode n, Names& out);
 
@@ -27,10 +63,10 @@ struct Scope {
   Names reads;
   Names bound;
   Names declared_global;  // `global x` / `nonlocal x`: x is not local here
-  std::map<std::string_view, Names> attributes;
+  AttributeReads attributes;
   // Free names of functions nested in a class body skip the class scope, as in Python.
   Names passthrough;
-  std::map<std::string_view, Names> passthrough_attributes;
+  AttributeReads passthrough_attributes;
   bool is_class = false;
 };
 
@@ -51,7 +87,7 @@ class FreeNameWalker {
       case Kind::Attribute: {
         TSNode object = child(n, g_.object);
         TSNode attr = child(n, g_.attribute);
-        if (g_.kind(object) == Kind::Identifier && !ts_node_is_null(attr)) s.attributes[text(object)].insert(text(attr));
+        if (g_.kind(object) == Kind::Identifier && !ts_node_is_null(attr)) s.attributes.emplace_back(text(object), text(attr));
         visit(object, s, depth + 1);
         break;
       }
@@ -209,21 +245,16 @@ class FreeNameWalker {
       }
     };
     auto is_local = [&](std::string_view name) {
-      return inner.bound.count(name) && !inner.declared_global.count(name);
+      return inner.bound.contains(name) && !inner.declared_global.contains(name);
     };
-    for (const auto& name : inner.reads)
+    for (const auto& name : inner.reads.sorted())
       if (!is_local(name)) add(name);
-    for (const auto& name : inner.declared_global) add(name);
-    for (const auto& [base, attrs] : inner.attributes) {
-      if (is_local(base)) continue;
-      auto& dest = outer.is_class ? outer.passthrough_attributes[base] : outer.attributes[base];
-      dest.insert(attrs.begin(), attrs.end());
-    }
-    for (const auto& name : inner.passthrough) add(name);
-    for (const auto& [base, attrs] : inner.passthrough_attributes) {
-      auto& dest = outer.is_class ? outer.passthrough_attributes[base] : outer.attributes[base];
-      dest.insert(attrs.begin(), attrs.end());
-    }
+    for (const auto& name : inner.declared_global.sorted()) add(name);
+    AttributeReads& dest = outer.is_class ? outer.passthrough_attributes : outer.attributes;
+    for (const auto& [base, attr] : inner.attributes)
+      if (!is_local(base)) dest.emplace_back(base, attr);
+    for (const auto& name : inner.passthrough.sorted()) add(name);
+    dest.insert(dest.end(), inner.passthrough_attributes.begin(), inner.passthrough_attributes.end());
   }
 
   const SyntaxTree& tree_;
@@ -255,9 +286,9 @@ void add_import_bindings(const SyntaxTree& tree, TSNode n, Names& out) {
   }
 }
 
-std::set<std::string> owned(const Names& names) {
+std::set<std::string> owned(Names& names) {
   std::set<std::string> out;
-  for (std::string_view n : names) out.emplace_hint(out.end(), n);
+  for (std::string_view n : names.sorted()) out.emplace_hint(out.end(), n);
   return out;
 }
 
@@ -300,7 +331,17 @@ FreeNames free_names(const SyntaxTree& tree, TSNode node, int max_depth) {
   s.reads.insert(s.passthrough.begin(), s.passthrough.end());
   FreeNames out;
   out.names = owned(s.reads);
-  for (const auto& [base, attrs] : s.attributes) out.attributes.emplace_hint(out.attributes.end(), base, owned(attrs));
+  std::sort(s.attributes.begin(), s.attributes.end());
+  s.attributes.erase(std::unique(s.attributes.begin(), s.attributes.end()), s.attributes.end());
+  std::set<std::string>* attrs = nullptr;  // of the base last seen: the pairs come sorted
+  std::string_view last_base;
+  for (const auto& [base, attr] : s.attributes) {
+    if (!attrs || base != last_base) {
+      attrs = &out.attributes.emplace_hint(out.attributes.end(), std::string(base), std::set<std::string>())->second;
+      last_base = base;
+    }
+    attrs->emplace_hint(attrs->end(), attr);
+  }
   return out;
 }
 

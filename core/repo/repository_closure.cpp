@@ -126,6 +126,9 @@ struct ResolutionCache {
   std::unordered_map<const ModuleStatement*, StatementReferences> references;
   std::unordered_map<const ModuleStatement*, std::string> plain_text;
   std::unordered_map<const PythonModule*, std::string> module_tags;
+  // Each module's `from __future__` features (add_future_features), read once: every kernel's
+  // standalone asks for those of each module it inlines from.
+  std::unordered_map<const PythonModule*, std::set<std::string>> future_features;
   // What each name a statement reads or binds resolves to (entity or nullptr).
   std::unordered_map<const ModuleStatement*, std::vector<std::pair<const std::string*, Entity*>>> statement_names;
 };
@@ -812,8 +815,13 @@ class ClosureBuilder {
     for (auto& [pos, text] : top) import_text += text + "\n";
 
     std::set<std::string> future;
-    add_future_features(*m0_, future);
-    for (const auto& [pos, slot] : definitions) add_future_features(*slot.first, future);
+    std::unordered_set<const PythonModule*> inlined_from{m0_};
+    for (const auto& [pos, slot] : definitions) inlined_from.insert(slot.first);
+    for (const PythonModule* m : inlined_from) {
+      auto [features, fresh] = c_.future_features.try_emplace(m);
+      if (fresh) add_future_features(*m, features->second);
+      future.insert(features->second.begin(), features->second.end());
+    }
     std::string future_text;
     for (const auto& f : future) future_text += (future_text.empty() ? "from __future__ import " : ", ") + f;
     if (!future_text.empty()) future_text += "\n";

@@ -116,12 +116,13 @@ class Inference {
 
   void infer_init(const nlohmann::json& params) {
     auto sites = call_site_values(m_, cls_.name, params);
+    ParameterUses uses(m_, cls_);
     for (const auto& p : params) {
       if (!plain_parameter(p)) continue;
       std::string name = p["name"];
       InitValue v{name, std::nullopt, "", ""};
       ArgumentGuess guess = guess_argument(name, p.value("annotation", ""));
-      ParameterUse use = parameter_use(m_, cls_, name);
+      ParameterUse use = uses.of(name);
       if (auto length = annotated_length(p.value("annotation", ""))) {
         use.sequence = true;
         use.length = std::max(use.length, *length);

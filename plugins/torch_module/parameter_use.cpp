@@ -1,10 +1,10 @@
 #include "plugins/torch_module/parameter_use.h"
-#include "plugins/torch_module/tree_walk.h"
 
 #include <algorithm>
 #include <cctype>
 #include <functional>
 #include <set>
+#include <vector>
 
 #include "plugins/torch_module/module_signature.h"
 
@@ -30,33 +30,18 @@ std::optional<std::string> plain_string(const PythonFile& m, TSNode n) {
 const std::set<std::string> kSequenceFunctions = {"len",  "zip", "tuple",    "list", "enumerate",
                                                   "sorted", "reversed", "iter"};
 
+// What one use of a parameter (or of an attribute it is stored in) says of it.
 class UseReader {
  public:
-  UseReader(const PythonFile& m, const std::string& name, ParameterUse& use) : m_(m), name_(name), use_(use) {}
+  UseReader(const PythonFile& m, ParameterUse& use) : m_(m), use_(use) {}
 
-  // Every read of the parameter in `body` (__init__'s), from what encloses it; names of the
-  // attributes it is stored in (`self.act = act`) go to `stored_as`.
-  void read(TSNode body, std::set<std::string>& stored_as) {
-    walk(body, [&](TSNode n) {
-      if (is_type(n, "identifier") && m_.view_of(n) == name_) use_at(n, &stored_as);
-    });
-  }
-
-  // Every read of `self.<attribute>` in `body` (the class's), for the attributes the parameter
-  // is stored in: used the same way, the value is what the parameter had to be.
-  void read_stored(TSNode body, const std::set<std::string>& stored_as) {
-    walk(body, [&](TSNode n) {
-      if (is_type(n, "attribute") && m_.view_of(field(n, "object")) == "self" &&
-          stored_as.count(m_.text_of(field(n, "attribute"))))
-        use_at(n, nullptr);
-    });
-  }
-
- private:
-  // `stored_as` is null for a stored attribute: calling it then needs a callable object, and
-  // assigning it is another method setting it, no guard of the parameter.
-  void use_at(TSNode n, std::set<std::string>* stored_as) {
-    TSNode parent = ts_node_parent(n);
+  // `n` reads the parameter (then `stored_as` collects the attributes it is stored in:
+  // `self.act = act`) or, with `stored_as` null, one of those attributes (`self.act`): calling
+  // it then needs a callable object, and assigning it is another method setting it, no guard of
+  // the parameter.
+  // `parent` and `grandparent` are n's (kept from the walk: ts_node_parent searches down from the
+  // root at every call).
+  void use_at(TSNode n, TSNode parent, TSNode grandparent, std::set<std::string>* stored_as) {
     if (ts_node_is_null(parent)) return;
     std::string_view pt = node_type(parent);
     if (pt == "subscript" && same(field(parent, "value"), n)) {
@@ -67,7 +52,7 @@ class UseReader {
     } else if (pt == "call" && same(field(parent, "function"), n)) {
       (stored_as ? use_.called : use_.stored_and_called) = true;
     } else if (pt == "argument_list") {
-      std::string callee = m_.text_of(field(ts_node_parent(parent), "function"));
+      std::string callee = m_.text_of(field(grandparent, "function"));
       if (kSequenceFunctions.count(callee)) note_sequence(0);
       if (callee == "isinstance" || callee == "callable") use_.guarded = true;
     } else if (pt == "list_splat") {
@@ -102,32 +87,75 @@ class UseReader {
     }
   }
 
+ private:
   void note_sequence(int length) {
     use_.sequence = true;
     use_.length = std::max(use_.length, length);
   }
 
   const PythonFile& m_;
-  const std::string& name_;
   ParameterUse& use_;
 };
 
+// torch_module::walk's order (named nodes, pre-order), handing `visit` each node's parent and
+// grandparent: the ancestors of `root` are asked of tree-sitter once.
+void walk_with_ancestors(TSNode root, const std::function<void(TSNode, TSNode, TSNode)>& visit) {
+  if (ts_node_is_null(root)) return;
+  TSNode above = ts_node_parent(root);
+  std::vector<TSNode> path{ts_node_is_null(above) ? TSNode{} : ts_node_parent(above), above};
+  std::function<void(TSNode)> go = [&](TSNode n) {
+    visit(n, path.back(), path[path.size() - 2]);
+    path.push_back(n);
+    for (uint32_t i = 0, c = ts_node_named_child_count(n); i < c; ++i) go(ts_node_named_child(n, i));
+    path.pop_back();
+  };
+  go(root);
+}
+
 }  // namespace
 
-ParameterUse parameter_use(const PythonFile& m, const ModuleClass& cls, const std::string& name) {
-  ParameterUse use;
+ParameterUses::ParameterUses(const PythonFile& m, const ModuleClass& cls) : m_(m), cls_(cls) {
   auto init = method_of(m, cls, "__init__");
-  if (!init) return use;
-  std::set<std::string> stored_as;
-  UseReader(m, name, use).read(field(m.function(*init).definition, "body"), stored_as);
-  if (stored_as.empty()) return use;
-  // Its attributes' uses anywhere in the class's lineage of the file (forward, helpers).
-  for (size_t statement : cls.lineage) {
-    TSNode s = m.statement(statement).node;
-    if (is_type(s, "decorated_definition")) s = field(s, "definition");
-    UseReader(m, name, use).read_stored(field(s, "body"), stored_as);
+  if (!init) return;
+  has_init_ = true;
+  walk_with_ancestors(field(m.function(*init).definition, "body"), [&](TSNode n, TSNode parent, TSNode grandparent) {
+    if (is_type(n, "identifier")) init_identifiers_.push_back({m.view_of(n), {n, parent, grandparent}});
+  });
+}
+
+const std::vector<std::pair<std::string, ParameterUses::Place>>& ParameterUses::self_attributes() const {
+  if (!self_attributes_) {
+    // Every `self.<attribute>` of the class's lineage in the file (forward, helpers), in order.
+    self_attributes_.emplace();
+    for (size_t statement : cls_.lineage) {
+      TSNode s = m_.statement(statement).node;
+      if (is_type(s, "decorated_definition")) s = field(s, "definition");
+      walk_with_ancestors(field(s, "body"), [&](TSNode n, TSNode parent, TSNode grandparent) {
+        if (is_type(n, "attribute") && m_.view_of(field(n, "object")) == "self")
+          self_attributes_->push_back({m_.text_of(field(n, "attribute")), {n, parent, grandparent}});
+      });
+    }
   }
+  return *self_attributes_;
+}
+
+ParameterUse ParameterUses::of(const std::string& name) const {
+  ParameterUse use;
+  if (!has_init_) return use;
+  UseReader reader(m_, use);
+  // Every read of the parameter in __init__'s body, from what encloses it.
+  std::set<std::string> stored_as;
+  for (const auto& [text, at] : init_identifiers_)
+    if (text == name) reader.use_at(at.node, at.parent, at.grandparent, &stored_as);
+  if (stored_as.empty()) return use;
+  // Used the same way, the attributes it is stored in say what the parameter had to be.
+  for (const auto& [attribute, at] : self_attributes())
+    if (stored_as.count(attribute)) reader.use_at(at.node, at.parent, at.grandparent, nullptr);
   return use;
+}
+
+ParameterUse parameter_use(const PythonFile& m, const ModuleClass& cls, const std::string& name) {
+  return ParameterUses(m, cls).of(name);
 }
 
 }  // namespace mine::torch_module

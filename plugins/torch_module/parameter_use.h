@@ -1,6 +1,9 @@
 #pragma once
 #include <optional>
 #include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
 
 #include "plugins/sdk/python_file.h"
 #include "plugins/torch_module/module_class.h"
@@ -23,5 +26,27 @@ struct ParameterUse {
 };
 
 ParameterUse parameter_use(const sdk::PythonFile& file, const ModuleClass& cls, const std::string& name);
+
+// parameter_use for any number of one class's parameters: __init__'s body is walked once, and the
+// class's methods at most once, instead of once per parameter (flash-linear-attention's layers
+// take dozens of parameters: those walks were a tenth of its scan). `file` and `cls` must outlive it.
+class ParameterUses {
+ public:
+  ParameterUses(const sdk::PythonFile& file, const ModuleClass& cls);
+  ParameterUse of(const std::string& name) const;
+
+ private:
+  struct Place {
+    TSNode node, parent, grandparent;
+  };
+  const std::vector<std::pair<std::string, Place>>& self_attributes() const;
+
+  const sdk::PythonFile& m_;
+  const ModuleClass& cls_;
+  bool has_init_ = false;
+  std::vector<std::pair<std::string_view, Place>> init_identifiers_;  // __init__'s identifiers, in walk order
+  // `self.<attribute>` in the lineage's bodies, in walk order; walked when a parameter is stored.
+  mutable std::optional<std::vector<std::pair<std::string, Place>>> self_attributes_;
+};
 
 }  // namespace mine::torch_module

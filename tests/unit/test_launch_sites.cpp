@@ -19,6 +19,8 @@
 #include "core/check/signature_inference.h"
 #include "core/launch/launch_binding.h"
 #include "core/launch/launch_finder.h"
+#include "core/launch/launcher_values.h"
+#include "core/python/function_parameters.h"
 #include "core/scan/scanner.h"
 #include "corpus/check_store.h"
 
@@ -285,4 +287,84 @@ TEST_CASE("every launch of a launcher sees the tensor facts of its whole body", 
   CHECK(found[1].grid == nlohmann::json::array({32, 1, 1}));
   // The two sizes tell a value that follows from them (N) from one the code fixes.
   CHECK(found[0].args[2].nominal);
+}
+
+namespace {
+
+// The first node of `n`'s subtree whose text is `text`.
+TSNode node_with_text(const PythonModule& m, TSNode n, const std::string& text) {
+  if (m.text_of(n) == text) return n;
+  for (uint32_t i = 0; i < ts_node_named_child_count(n); ++i) {
+    TSNode found = node_with_text(m, ts_node_named_child(n, i), text);
+    if (!ts_node_is_null(found)) return found;
+  }
+  return TSNode{};
+}
+
+}  // namespace
+
+TEST_CASE("a launcher evaluation that read no size equals its alternate and skewed ones", "[launch]") {
+  // Launch sites evaluate the alternate and skewed sizes only once a nominal value has read a size
+  // (LauncherValues::read_sizes): until then the other evaluations run alike. Checked here value
+  // by value against evaluations built anyway, with the read coming from the launcher itself, from
+  // a helper while evaluating an argument, or not at all.
+  auto m = PythonModule::build("a.py",
+                               "def width(m: int):\n"
+                               "    return m * 2\n"
+                               "def fixed(x, block=128):\n"
+                               "    k[(4,)](x, block, 16, block // 2)\n"
+                               "def sized(x, n: int):\n"
+                               "    k[(4,)](x, n, n // 32)\n"
+                               "def helped(x):\n"
+                               "    k[(1,)](x, width(), 8)\n");
+  LauncherValues::CalleeLookup callees = [](const PythonModule& from, TSNode fn) -> LauncherValues::Callee {
+    const FunctionSite* f = module_function(from, from.text_of(fn));
+    return f ? LauncherValues::Callee{&from, f->definition} : LauncherValues::Callee{};
+  };
+  auto evaluations = [&](const std::string& launcher) {
+    TSNode def = module_function(*m, launcher)->definition;
+    std::vector<std::unique_ptr<LauncherValues>> out;
+    for (auto [dim, skew] : {std::pair<int64_t, int>{LauncherValues::kNominalDim, 0}, {LauncherValues::kAlternateDim, 0},
+                             {LauncherValues::kNominalDim, LauncherValues::kSkewUp},
+                             {LauncherValues::kNominalDim, LauncherValues::kSkewDown}})
+      out.push_back(std::make_unique<LauncherValues>(*m, def, UINT32_MAX, callees, nullptr, 0, dim, nullptr, nullptr, skew));
+    return out;
+  };
+  auto all_agree = [&](const std::vector<std::unique_ptr<LauncherValues>>& e, TSNode value) {
+    auto v = e[0]->eval(value);
+    for (size_t i = 1; i < e.size(); ++i)
+      if (e[i]->eval(value) != v) return false;
+    return true;
+  };
+  TSNode root = m->tree().root();
+
+  auto fixed = evaluations("fixed");
+  CHECK_FALSE(fixed[0]->read_sizes());
+  for (const char* arg : {"x", "block", "16", "block // 2"}) {
+    INFO(arg);
+    CHECK(all_agree(fixed, node_with_text(*m, root, arg)));
+  }
+  CHECK_FALSE(fixed[0]->read_sizes());
+
+  auto sized = evaluations("sized");
+  CHECK(sized[0]->read_sizes());  // `n: int` takes the stand-in size
+  CHECK_FALSE(all_agree(sized, node_with_text(*m, root, "n")));
+
+  auto helped = evaluations("helped");
+  CHECK_FALSE(helped[0]->read_sizes());
+  TSNode call = node_with_text(*m, root, "width()");
+  CHECK_FALSE(all_agree(helped, call));  // the helper's `m: int` reads the size ...
+  CHECK(helped[0]->read_sizes());         // ... and the nominal evaluation knows it from then on
+
+  // What the launch sites record: the helper's value follows the sizes, the fixed ones do not.
+  ModuleIndex index({"a.py"});
+  auto found = find_launches(*m, &index);
+  REQUIRE(found.size() == 3);
+  for (const auto& launch : found) {
+    for (const auto& a : launch.args) {
+      INFO(launch.launcher << ": " << a.text);
+      if (a.text == "block" || a.text == "16" || a.text == "block // 2" || a.text == "8") CHECK_FALSE(a.nominal);
+      if (a.text == "n" || a.text == "width()") CHECK(a.nominal);
+    }
+  }
 }
