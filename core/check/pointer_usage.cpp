@@ -389,6 +389,29 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
     });
   }
 
+  // Numbers: `o_w < W`, `i_n * D * W`, `while i < seq_num` (not `x is None`, not `x == None`).
+  for_each_node(body, [&](TSNode n) {
+    bool numeric = false;
+    if (is_type(n, "binary_operator")) {
+      numeric = true;
+    } else if (is_type(n, "comparison_operator")) {
+      std::string text = m_.text_of(n);
+      numeric = text.find(" is ") == std::string::npos && text.find(" in ") == std::string::npos;
+      for_each_named_child(n, [&](TSNode c) { numeric = numeric && !is_type(c, "none"); });
+    }
+    if (!numeric) return;
+    for_each_named_child(n, [&](TSNode c) {
+      if (is_type(c, "identifier") && param_set.count(m_.text_of(c))) out.numeric_params.insert(m_.text_of(c));
+    });
+  });
+  for (const auto& [call, helper] : helper_calls) {
+    const PointerFacts& hf = facts(*helper);
+    for_each_call_argument(m_, call, helper->definition, [&](const std::string& target, TSNode value) {
+      if (hf.numeric_params.count(target) && is_type(value, "identifier") && param_set.count(m_.text_of(value)))
+        out.numeric_params.insert(m_.text_of(value));
+    });
+  }
+
   // Element types, strongest evidence first: a cast of the stored value names the type exactly.
   for (const auto& op : ops) {
     if (op.name != "store") continue;

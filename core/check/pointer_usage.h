@@ -24,6 +24,9 @@ struct PointerFacts {
   // Dtype parameters whose converted values the function uses as integers
   // (`v = x.to(OUT_DTYPE)` then `v << shifts`): an integer type.
   std::set<std::string> integer_dtype_params;
+  // Parameters used as numbers: operands of arithmetic or of an ordering comparison, here or in a
+  // helper they are handed to. A launch's None for one of them cannot be what the kernel runs with.
+  std::set<std::string> numeric_params;
 };
 
 // Reads pointer use out of @triton.jit functions of one module. Helper calls are followed into
