@@ -389,15 +389,20 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
     });
   }
 
-  // Numbers: `o_w < W`, `i_n * D * W`, `while i < seq_num` (not `x is None`, not `x == None`).
+  // Numbers: `o_w < W`, `i_n * D * W`, `while i < seq_num`. Not equality: `act == "relu"` holds
+  // for strings, and a None there is a mode the kernel tests.
   for_each_node(body, [&](TSNode n) {
     bool numeric = false;
     if (is_type(n, "binary_operator")) {
       numeric = true;
     } else if (is_type(n, "comparison_operator")) {
-      std::string text = m_.text_of(n);
-      numeric = text.find(" is ") == std::string::npos && text.find(" in ") == std::string::npos;
-      for_each_named_child(n, [&](TSNode c) { numeric = numeric && !is_type(c, "none"); });
+      numeric = true;
+      for (uint32_t i = 0; i < ts_node_child_count(n); ++i) {
+        TSNode c = ts_node_child(n, i);
+        if (ts_node_is_named(c)) continue;
+        std::string op = m_.text_of(c);
+        numeric = numeric && (op == "<" || op == "<=" || op == ">" || op == ">=");
+      }
     }
     if (!numeric) return;
     for_each_named_child(n, [&](TSNode c) {
