@@ -284,6 +284,19 @@ InferredSignature triton_signature(const KernelSource& k) {
   }
 
   std::vector<ParameterNodes> params = parameter_nodes(*m, site->definition);
+  // `def k(X, N, **meta)` reading `meta['BLOCK']`: each key is a constexpr parameter of its own.
+  std::set<std::string> splat_keys;
+  {
+    KeywordSplat splat = keyword_splat(*m, site->definition);
+    for (const auto& key : splat.keys) {
+      bool taken = false;
+      for (const auto& pn : params) taken = taken || pn.name == key;
+      if (taken) continue;
+      params.push_back(ParameterNodes{key});
+      splat_keys.insert(key);
+    }
+    if (!splat.keys.empty()) out.keyword_splat = splat.name;
+  }
   DecoratorReader reader(*m);
   AutotuneConfig autotune;
   std::vector<AutotuneConfig> autotune_configs;
@@ -379,7 +392,8 @@ InferredSignature triton_signature(const KernelSource& k) {
     InferredParam p;
     p.name = pn.name;
     std::string annotation = ts_node_is_null(pn.annotation) ? "" : m->text_of(pn.annotation);
-    bool is_constexpr = contains(annotation, "constexpr") || autotune.keys.count(pn.name) || heuristic_keys.count(pn.name);
+    bool is_constexpr = contains(annotation, "constexpr") || autotune.keys.count(pn.name) || heuristic_keys.count(pn.name) ||
+                        splat_keys.count(pn.name);
     // Triton itself types a parameter annotated `tl.pointer_type(tl.int64)` or `tl.int64`: no
     // launch or guess can differ.
     if (std::string stated = annotated_type(*m, pn.annotation); !is_constexpr && !stated.empty()) {

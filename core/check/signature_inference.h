@@ -38,6 +38,9 @@ struct InferredSignature {
   // Pointers typed *fp32 only because nothing stated their element type (a launch tensor the
   // launcher takes from its caller included): the harness may retype them when a tl.dot says so.
   std::vector<std::string> assumed_fp32;
+  // A Triton 1.x kernel's keyword splat (`**meta`): its name; its keys are constexpr params above,
+  // which the harness makes real parameters before it compiles.
+  std::string keyword_splat;
   // From the launch site the signature followed (launch_facts.h): scalar argument values and the
   // shapes of tensor arguments as the launcher builds them ({param: {shape, dtype}}).
   nlohmann::ordered_json args = nlohmann::ordered_json::object();

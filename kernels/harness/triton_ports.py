@@ -482,3 +482,40 @@ def unported_moves(source, triton_version):
 def table():
     """The moves as JSON-able dicts (README and `run_bundle.py --ports` print them)."""
     return [m._asdict() for m in MOVES]
+
+
+def expand_keyword_splat(source, entry, name):
+    """Triton 1.x took a kernel's constexprs through a keyword splat (`def k(X, N, **meta)`, read
+    as `meta['BLOCK']`); Triton 2 and later want each as a parameter of its own. Rewrites the
+    module-level function `entry`: the splat becomes one `KEY: constexpr` parameter per key its
+    body reads, in order of first use, and each `meta['KEY']` the name KEY. Returns (source, keys);
+    keys is empty (and the source unchanged) when the function has no such splat."""
+    import ast
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return source, []
+    fn = None
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef) and node.name == entry:
+            fn = node
+    if fn is None or fn.args.kwarg is None or fn.args.kwarg.arg != name:
+        return source, []
+    lines = source.splitlines(keepends=True)
+    start = fn.lineno - 1  # from the `def` line: decorators' own lambdas keep their `meta`
+    end = fn.end_lineno
+    text = "".join(lines[start:end])
+    read = re.compile(r"\b%s\[\s*(['\"])(\w+)\1\s*\]" % re.escape(name))
+    taken = {a.arg for a in fn.args.args + fn.args.kwonlyargs}
+    keys = []
+    for m in read.finditer(text):
+        if m.group(2) not in keys and m.group(2) not in taken:
+            keys.append(m.group(2))
+    if not keys:
+        return source, []
+    constexpr = "tl.constexpr" if re.search(r"^import triton\.language as tl\b", source, re.M) else \
+        "triton.language.constexpr"
+    params = ", ".join("%s: %s" % (k, constexpr) for k in keys)
+    text = re.sub(r"\*\*\s*%s\b" % re.escape(name), params, text, count=1)
+    text = read.sub(lambda m: m.group(2), text)
+    return "".join(lines[:start]) + text + "".join(lines[end:]), keys

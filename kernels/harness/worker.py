@@ -404,6 +404,14 @@ class Worker:
         path = os.path.join(task["bundle_dir"], module)
         with open(path) as f:
             source = f.read()
+        if spec.get("keyword_splat"):
+            # A Triton 1.x `**meta` kernel: its keys become parameters in a copy in the scratch
+            # folder (the bundle is never changed).
+            source, keys = triton_ports.expand_keyword_splat(source, spec["entry"], spec["keyword_splat"])
+            if keys:
+                path = os.path.join(os.getcwd(), "expanded_" + os.path.basename(module))
+                with open(path, "w") as f:
+                    f.write(source)
         modname = "mine_k%d" % spec["id"]
         mspec = importlib.util.spec_from_file_location(modname, path)
         mod = importlib.util.module_from_spec(mspec)

@@ -235,5 +235,26 @@ class RetryOnPortedModule(unittest.TestCase):
         self.assertEqual(r["unported"]["error_class"], "missing_name")
 
 
+class KeywordSplat(unittest.TestCase):
+    SRC = ("import triton\nimport triton.language as tl\n\n\n@triton.heuristics({'TN': lambda *args, **meta: 2 * meta['BLOCK']})\n"
+           "@triton.jit\ndef k(X, N, **meta):\n    TN = meta['TN']\n    offs = tl.arange(0, TN) % meta[\"BLOCK\"]\n"
+           "    if meta['APPLY']:\n        tl.store(X + offs, tl.load(X + offs), mask=offs < N)\n\n\n"
+           "def launch(x):\n    return meta['TN']\n")
+
+    def test_keys_become_constexpr_parameters_in_order_of_use(self):
+        out, keys = triton_ports.expand_keyword_splat(self.SRC, "k", "meta")
+        self.assertEqual(keys, ["TN", "BLOCK", "APPLY"])
+        self.assertIn("def k(X, N, TN: tl.constexpr, BLOCK: tl.constexpr, APPLY: tl.constexpr):", out)
+        self.assertIn("    TN = TN\n    offs = tl.arange(0, TN) % BLOCK\n    if APPLY:", out)
+        # Only the kernel changes: the launcher's own `meta` is another name.
+        self.assertIn("def launch(x):\n    return meta['TN']\n", out)
+        compile(out, "k.py", "exec")
+
+    def test_a_kernel_without_the_splat_is_left_alone(self):
+        src = "import triton\n\n@triton.jit\ndef k(X, BLOCK: triton.language.constexpr):\n    pass\n"
+        self.assertEqual(triton_ports.expand_keyword_splat(src, "k", "meta"), (src, []))
+        self.assertEqual(triton_ports.expand_keyword_splat(self.SRC, "other", "meta"), (self.SRC, []))
+
+
 if __name__ == "__main__":
     unittest.main()
