@@ -518,4 +518,7 @@ def expand_keyword_splat(source, entry, name):
     params = ", ".join("%s: %s" % (k, constexpr) for k in keys)
     text = re.sub(r"\*\*\s*%s\b" % re.escape(name), params, text, count=1)
     text = read.sub(lambda m: m.group(2), text)
+    # `TN = meta['TN']` is now `TN = TN`, which would make the constexpr a plain local: gone.
+    self_assigned = re.compile(r"^([ \t]+)(%s)[ \t]*=[ \t]*\2[ \t]*(#.*)?$" % "|".join(map(re.escape, keys)), re.M)
+    text = self_assigned.sub(lambda m: m.group(1) + "pass", text)
     return "".join(lines[:start]) + text + "".join(lines[end:]), keys
