@@ -616,16 +616,24 @@ GUARD_BYTE = 0xA5
 MIN_GUARD_ELEMENTS = 16384
 
 
+def guard_byte(dtype):
+    """GUARD_BYTE for floating buffers; 0 for integer and bool ones, whose inputs are zeros: a
+    kernel that reads sequence offsets or indices a little past a stand-in buffer then reads the
+    same zeros as inside it, not 0xA5A5A5A5, which it would use as an offset far out of bounds.
+    (A zero written past such a buffer goes unseen; any other value is caught.)"""
+    return GUARD_BYTE if dtype.is_floating_point else 0
+
+
 def guard_zone(torch, data):
     """`data` followed by a guard zone as large again (at least MIN_GUARD_ELEMENTS) filled with
-    GUARD_BYTE, in one allocation. Sizes and strides come from stand-in shapes, so kernels often
+    guard_byte, in one allocation. Sizes and strides come from stand-in shapes, so kernels often
     read a little past the end of what their repository would hand them; whether that faulted
     used to depend on what else the worker had allocated, so the same kernel passed in one run
     and failed in the next. Reads there are harmless now; writes there are caught below."""
     n = data.numel()
     whole = torch.empty(n + max(n, MIN_GUARD_ELEMENTS), device=data.device, dtype=data.dtype)
     whole[:n].copy_(data)
-    whole.view(torch.uint8)[n * data.element_size():].fill_(GUARD_BYTE)
+    whole.view(torch.uint8)[n * data.element_size():].fill_(guard_byte(data.dtype))
     return whole
 
 
@@ -634,7 +642,7 @@ def check_guard_zones(torch, guarded):
     hit = []
     for name, whole, n in guarded:
         zone = whole.view(torch.uint8)[n * whole.element_size():]
-        changed = int((zone != GUARD_BYTE).sum().item())
+        changed = int((zone != guard_byte(whole.dtype)).sum().item())
         if changed:
             hit.append((name, changed, n))
     if hit:

@@ -213,6 +213,29 @@ def k(a_desc, c_desc, BM: tl.constexpr, BN: tl.constexpr):
         self.assertEqual(rows[2]["grown"], {"x_ptr": 16})
         self.assertIn("wrote past the end of 'x_ptr'", rows[2]["first_try"]["message"])
 
+    def test_indices_read_past_an_integer_buffer_are_zeros_and_writes_there_are_seen(self):
+        index_past = HDR + """
+@triton.jit
+def k(x_ptr, idx_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    i = tl.load(idx_ptr + 4 * n * n + offs)
+    tl.store(x_ptr + i, tl.full([BLOCK], 1.0, tl.float32))
+"""
+        int_write_past = HDR + """
+@triton.jit
+def k(x_ptr, idx_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    tl.store(idx_ptr + 4 * n * n + offs, tl.full([BLOCK], 7, tl.int32))
+"""
+        sig = {"signature": {"x_ptr": "*fp32", "idx_ptr": "*i32", "n": "i32"}, "constexprs": {"BLOCK": 256},
+               "args": {"n": 1024}}
+        with tempfile.TemporaryDirectory() as tmp:
+            write_bundle(tmp, [(1, "k", index_past, sig), (2, "k", int_write_past, sig)])
+            proc, rows = run(tmp, "--stage", "run", "--jobs", "1")
+        self.assertEqual(rows[1]["status"], "ok", rows[1]["message"])
+        self.assertNotIn("first_try", rows[1])
+        self.assertIn("wrote past the end of 'idx_ptr'", rows[2]["first_try"]["message"])
+
     def test_cuda_errors_and_memory_are_contained(self):
         with tempfile.TemporaryDirectory() as tmp:
             write_bundle(tmp, [(1, "far", STORE_FAR, SIG), (2, "k", FINE, SIG),
