@@ -276,6 +276,14 @@ class Worker:
         finally:
             os.chdir(HERE)
             kill_children()
+            # PyTorch's caching allocator keeps what a task freed; sixteen workers share one GPU,
+            # and a later kernel of another worker must not run out of memory for it.
+            torch = getattr(self, "torch", None)
+            if torch is not None and row.get("stage_reached") == "run":
+                try:
+                    torch.cuda.empty_cache()
+                except Exception:  # noqa: BLE001 -- a poisoned context: the worker is recycled anyway
+                    pass
             if row["status"] == "ok":
                 shutil.rmtree(scratch, ignore_errors=True)
 
