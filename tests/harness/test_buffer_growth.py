@@ -3,6 +3,7 @@ wrote or faulted past grow (worker.grow_buffers), guessed block sizes of a compi
 time shrink (pool._second_try): what a retry may touch, by how much, and which row is reported."""
 import os
 import tempfile
+import time
 import unittest
 
 import util  # noqa: F401 -- puts the harness on sys.path
@@ -86,6 +87,73 @@ class RetryAfterFault(unittest.TestCase):
         row = pool.Pool._after_retry(dict(self.FAULT), {"status": "fail", "error_class": "timeout", "message": "m"})
         self.assertEqual(row["error_class"], "illegal_address")
         self.assertEqual(row["grown_retry"]["error_class"], "timeout")
+
+
+class FakeWorker:
+    """Stands in for a worker process: the pool only reads these attributes of one."""
+    serial = 0
+
+    def __init__(self):
+        FakeWorker.serial += 1
+        self.versions = {}
+        self.proc = type("Proc", (), {"pid": 1000 + FakeWorker.serial})()
+
+
+class SecondTryScheduling(unittest.TestCase):
+    """The pool's order: every first try, then the second tries, at most SECOND_TRY_JOBS at a
+    time, one row per kernel. Real children and a GPU are in test_real_triton; here the pool's own
+    bookkeeping runs with its worker calls replaced."""
+
+    def run_pool(self, faulting, jobs=8, n=20):
+        import threading
+        rows, order, running, peak = [], [], [0], [0]
+        lock = threading.Lock()
+        p = pool.Pool.__new__(pool.Pool)
+        p.jobs, p.devices, p.max_tasks = jobs, None, 500
+        p.lock, p.spawn_lock = threading.Lock(), threading.Lock()
+        p.on_row, p.live_pids = rows.append, set()
+        p._spawn = lambda slot: FakeWorker()
+        p._retire = lambda w: None
+        p.sweep = lambda: None
+
+        def one(w, task):
+            with lock:
+                order.append((task["spec"]["id"], task.get("grow")))
+                running[0] += 1
+                peak[0] = max(peak[0], running[0]) if task.get("grow") else peak[0]
+            time.sleep(0.01)
+            with lock:
+                running[0] -= 1
+            kid = task["spec"]["id"]
+            if kid in faulting and not task.get("grow"):
+                return dict(FAULT_ROW, id=kid), False
+            return {"id": kid, "status": "ok", "grown": {"x": task["grow"]} if task.get("grow") else None}, True
+        p._one = one
+        tasks = [{"spec": {"id": i, "language": "triton"}, "stage": "run", "scratch": "/nonexistent"}
+                 for i in range(n)]
+        p.run(tasks)
+        return rows, order, peak[0]
+
+    def test_faulting_kernels_retry_after_all_first_tries_four_at_a_time(self):
+        faulting = set(range(0, 20, 2))
+        rows, order, peak = self.run_pool(faulting)
+        self.assertEqual(sorted(r["id"] for r in rows), list(range(20)))  # one row each
+        firsts = [i for i, (kid, grow) in enumerate(order) if grow is None]
+        seconds = [i for i, (kid, grow) in enumerate(order) if grow]
+        self.assertEqual(len(seconds), len(faulting))
+        self.assertLess(max(firsts), min(seconds))
+        self.assertLessEqual(peak, pool.SECOND_TRY_JOBS)
+        for r in rows:
+            if r["id"] in faulting:
+                self.assertEqual(r["status"], "ok")
+                self.assertEqual(r["first_try"]["error_class"], "illegal_address")
+                self.assertEqual(r["grown"], {"x": pool.GROW_ON_FAULT})
+            else:
+                self.assertNotIn("first_try", r)
+
+
+FAULT_ROW = {"status": "fail", "error_class": "illegal_address", "stage_reached": "run",
+             "message": "CUDA error: an illegal memory access was encountered"}
 
 
 if __name__ == "__main__":
