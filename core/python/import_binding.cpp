@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "core/python/named_children.h"
+#include "include/mine/ts_nodes.h"
 
 namespace mine {
 
@@ -11,7 +11,7 @@ std::vector<ImportBinding> parse_import(const SyntaxTree& tree, TSNode n) {
   auto text = [&](TSNode x) { return std::string(tree.text_of(x)); };
   std::string_view t = node_type(n);
   if (t == "import_statement") {
-    visit_named_children(n, [&](TSNode c) {
+    ts::for_each_named_child(n, [&](TSNode c) {
       ImportBinding b;
       if (is_type(c, "aliased_import")) {
         b.module = text(field(c, "name"));
@@ -31,7 +31,7 @@ std::vector<ImportBinding> parse_import(const SyntaxTree& tree, TSNode n) {
     std::string module_name;
     int level = 0;
     if (is_type(module, "relative_import")) {
-      visit_named_children(module, [&](TSNode c) {
+      ts::for_each_named_child(module, [&](TSNode c) {
         if (is_type(c, "import_prefix")) {
           std::string dots = text(c);
           level = static_cast<int>(std::count(dots.begin(), dots.end(), '.'));
@@ -48,7 +48,7 @@ std::vector<ImportBinding> parse_import(const SyntaxTree& tree, TSNode n) {
       if (prefix.back() == '.') return prefix + name;
       return prefix + "." + name;
     };
-    visit_named_children(n, [&](TSNode c) {
+    ts::for_each_named_child(n, [&](TSNode c) {
       if (ts_node_eq(c, module)) return;
       ImportBinding b;
       b.module = module_name;

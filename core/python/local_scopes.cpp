@@ -2,7 +2,7 @@
 
 #include "core/error.h"
 #include "core/python/name_scopes.h"
-#include "core/python/named_children.h"
+#include "include/mine/ts_nodes.h"
 
 namespace mine {
 namespace {
@@ -31,7 +31,7 @@ class StatementWalk {
     if (depth > max_nesting())
       throw Error("statements nested deeper than " + std::to_string(max_nesting()) + " levels at line " +
                   std::to_string(first_line(n)) + " (--max-nesting)");
-    visit_named_children(n, [&](TSNode c) {
+    ts::for_each_named_child(n, [&](TSNode c) {
       if (is_import_statement(c)) {
         for (auto& b : parse_import(tree_, c)) {
           if (b.star) continue;
@@ -49,7 +49,7 @@ class StatementWalk {
         if (is_type(e, "assignment") && is_type(left, "identifier") && !is_type(field(e, "right"), "assignment"))
           add(std::string(tree_.text_of(left)), {LocalBinding::Kind::Assignment, c, direct});
       } else if (holds_statements(c) && !is_type(c, "block")) {
-        visit_named_children(c, [&](TSNode part) {
+        ts::for_each_named_child(c, [&](TSNode part) {
           if (holds_statements(part)) block(part, false, depth + 1);
         });
       } else if (is_type(c, "block")) {
@@ -70,14 +70,14 @@ void add_parameters(const SyntaxTree& tree, TSNode params, LocalScope& scope) {
   auto add = [&](TSNode id) {
     if (is_type(id, "identifier")) scope.names[std::string(tree.text_of(id))].push_back({LocalBinding::Kind::Parameter, {}, true});
   };
-  visit_named_children(params, [&](TSNode p) {
+  ts::for_each_named_child(params, [&](TSNode p) {
     std::string_view t = node_type(p);
     if (t == "identifier") {
       add(p);
     } else if (t == "default_parameter" || t == "typed_default_parameter") {
       add(field(p, "name"));
     } else {  // typed parameters, *args, **kwargs
-      visit_named_children(p, [&](TSNode c) {
+      ts::for_each_named_child(p, [&](TSNode c) {
         add(c);
         if (is_type(c, "list_splat_pattern") || is_type(c, "dictionary_splat_pattern")) add(ts_node_named_child(c, 0));
       });

@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "core/error.h"
-#include "core/python/named_children.h"
+#include "include/mine/ts_nodes.h"
 
 namespace mine {
 namespace {
@@ -26,7 +26,7 @@ std::vector<TSNode> blocks_of(TSNode n) {
     TSNode x = stack.back();
     stack.pop_back();
     std::vector<TSNode> children;
-    visit_named_children(x, [&](TSNode c) { children.push_back(c); });
+    ts::for_each_named_child(x, [&](TSNode c) { children.push_back(c); });
     for (auto it = children.rbegin(); it != children.rend(); ++it) {
       std::string_view t = node_type(*it);
       if (t == "block") {
@@ -51,7 +51,7 @@ bool only_simple_statements(TSNode n, int depth) {
   for (TSNode block : blocks_of(n)) {
     bool simple = true;
     bool fallback = is_type(n, "try_statement") && is_type(ts_node_parent(block), "except_clause");
-    visit_named_children(block, [&](TSNode c) {
+    ts::for_each_named_child(block, [&](TSNode c) {
       std::string_view t = node_type(c);
       if (is_import(c) || t == "expression_statement" || t == "pass_statement" || t == "comment" ||
           t == "raise_statement" || (fallback && t == "function_definition")) {
@@ -122,7 +122,7 @@ void collect_imports_within(const SyntaxTree& tree, TSNode n, std::vector<Import
     return;
   }
   for (TSNode block : blocks_of(n))
-    visit_named_children(block, [&](TSNode c) { collect_imports_within(tree, c, out, depth + 1); });
+    ts::for_each_named_child(block, [&](TSNode c) { collect_imports_within(tree, c, out, depth + 1); });
 }
 
 }  // namespace
@@ -166,7 +166,7 @@ void PythonModule::add_statement(TSNode node, StatementKind kind) {
 void PythonModule::collect_statements(TSNode block, int depth) {
   if (depth > max_statement_depth())
     throw Error("statements nested deeper than " + std::to_string(max_statement_depth()) + " (--max-nesting)");
-  visit_named_children(block, [&](TSNode c) {
+  ts::for_each_named_child(block, [&](TSNode c) {
     std::string_view t = node_type(c);
     if (t == "decorated_definition") {
       TSNode def = field(c, "definition");
@@ -218,13 +218,13 @@ void PythonModule::collect_statements(TSNode block, int depth) {
 void PythonModule::collect_functions(TSNode n, const std::string& prefix, bool in_class, bool in_function,
                                      int depth) {
   if (depth > max_statement_depth()) return;
-  visit_named_children(n, [&](TSNode c) {
+  ts::for_each_named_child(n, [&](TSNode c) {
     std::string_view t = node_type(c);
     TSNode def = c;
     std::vector<TSNode> decorators;
     if (t == "decorated_definition") {
       def = field(c, "definition");
-      visit_named_children(c, [&](TSNode d) {
+      ts::for_each_named_child(c, [&](TSNode d) {
         if (is_type(d, "decorator")) decorators.push_back(ts_node_named_child(d, 0));
       });
     }
@@ -284,7 +284,7 @@ std::vector<std::string> PythonModule::public_names() const {
     TSNode value = field(assign, "right");
     if (!is_type(value, "list") && !is_type(value, "tuple")) break;
     std::vector<std::string> names;
-    visit_named_children(value, [&](TSNode item) {
+    ts::for_each_named_child(value, [&](TSNode item) {
       if (!is_type(item, "string")) return;
       std::string literal = text_of(item);
       if (literal.size() >= 2) names.push_back(literal.substr(1, literal.size() - 2));

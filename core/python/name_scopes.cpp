@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "core/error.h"
-#include "core/python/named_children.h"
+#include "include/mine/ts_nodes.h"
 #include "core/python/python_node_kinds.h"
 
 namespace mine {
@@ -95,7 +95,7 @@ class FreeNameWalker {
         visit(child(n, g_.value), s, depth + 1);
         break;
       case Kind::DecoratedDefinition:
-        visit_named_children(n, [&](TSNode c) {
+        ts::for_each_named_child(n, [&](TSNode c) {
           if (g_.kind(c) == Kind::Decorator) visit(c, s, depth + 1);
         });
         visit(child(n, g_.definition), s, depth + 1);
@@ -122,7 +122,7 @@ class FreeNameWalker {
       }
       case Kind::Comprehension: {
         Scope inner;
-        visit_named_children(n, [&](TSNode c) {
+        ts::for_each_named_child(n, [&](TSNode c) {
           if (g_.kind(c) == Kind::ForInClause) {
             bind_target(child(c, g_.left), inner, depth + 1);
             visit(child(c, g_.right), inner, depth + 1);
@@ -157,7 +157,7 @@ class FreeNameWalker {
         for (uint32_t i = 0; i < count; ++i) {
           TSNode c = ts_node_named_child(n, i);
           if (g_.kind(c) == Kind::AsPatternTarget) {
-            visit_named_children(c, [&](TSNode gc) { bind_target(gc, s, depth + 1); });
+            ts::for_each_named_child(c, [&](TSNode gc) { bind_target(gc, s, depth + 1); });
           } else {
             visit(c, s, depth + 1);
           }
@@ -177,12 +177,12 @@ class FreeNameWalker {
       case Kind::Comment:       // nothing to read
         break;
       case Kind::Global:
-        visit_named_children(n, [&](TSNode c) {
+        ts::for_each_named_child(n, [&](TSNode c) {
           if (g_.kind(c) == Kind::Identifier) s.declared_global.insert(text(c));
         });
         break;
       default:
-        visit_named_children(n, [&](TSNode c) { visit(c, s, depth + 1); });
+        ts::for_each_named_child(n, [&](TSNode c) { visit(c, s, depth + 1); });
     }
   }
 
@@ -196,7 +196,7 @@ class FreeNameWalker {
     } else if (k == Kind::Attribute || k == Kind::Subscript) {
       visit(n, s, depth + 1);
     } else {
-      visit_named_children(n, [&](TSNode c) { bind_target(c, s, depth + 1); });
+      ts::for_each_named_child(n, [&](TSNode c) { bind_target(c, s, depth + 1); });
     }
   }
 
@@ -216,7 +216,7 @@ class FreeNameWalker {
   // Defaults and annotations are evaluated in the defining scope; parameter names bind inside.
   void visit_parameters(TSNode params, Scope& outer, Scope& inner, int depth) {
     if (ts_node_is_null(params)) return;
-    visit_named_children(params, [&](TSNode p) {
+    ts::for_each_named_child(params, [&](TSNode p) {
       Kind k = g_.kind(p);
       if (k == Kind::Identifier) {
         inner.bound.insert(text(p));
@@ -225,7 +225,7 @@ class FreeNameWalker {
         visit(child(p, g_.type), outer, depth + 1);
         visit(child(p, g_.value), outer, depth + 1);
       } else if (k == Kind::TypedParameter) {
-        visit_named_children(p, [&](TSNode c) {
+        ts::for_each_named_child(p, [&](TSNode c) {
           Kind ck = g_.kind(c);
           if (ck == Kind::Identifier || ck == Kind::Splat) bind_target(c, inner, depth + 1);
         });
@@ -265,7 +265,7 @@ class FreeNameWalker {
 void add_import_bindings(const SyntaxTree& tree, TSNode n, Names& out) {
   std::string_view t = node_type(n);
   if (t == "import_statement") {
-    visit_named_children(n, [&](TSNode c) {
+    ts::for_each_named_child(n, [&](TSNode c) {
       if (is_type(c, "aliased_import")) {
         out.insert(tree.text_of(field(c, "alias")));
       } else if (is_type(c, "dotted_name")) {
@@ -275,7 +275,7 @@ void add_import_bindings(const SyntaxTree& tree, TSNode n, Names& out) {
     });
   } else if (t == "import_from_statement") {
     TSNode module = field(n, "module_name");
-    visit_named_children(n, [&](TSNode c) {
+    ts::for_each_named_child(n, [&](TSNode c) {
       if (ts_node_eq(c, module)) return;
       if (is_type(c, "aliased_import")) {
         out.insert(tree.text_of(field(c, "alias")));

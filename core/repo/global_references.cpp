@@ -6,7 +6,7 @@
 
 #include "core/error.h"
 #include "core/python/name_scopes.h"
-#include "core/python/named_children.h"
+#include "include/mine/ts_nodes.h"
 #include "core/python/python_node_kinds.h"
 
 namespace mine {
@@ -49,7 +49,7 @@ class ReferenceWalker {
         visit(child(n, g_.value), s, depth + 1);
         break;
       case Kind::DecoratedDefinition:
-        visit_named_children(n, [&](TSNode c) {
+        ts::for_each_named_child(n, [&](TSNode c) {
           if (g_.kind(c) == Kind::Decorator) visit(c, s, depth + 1);
         });
         visit(child(n, g_.definition), s, depth + 1);
@@ -81,7 +81,7 @@ class ReferenceWalker {
       }
       case Kind::Comprehension: {
         Scope inner;
-        visit_named_children(n, [&](TSNode c) {
+        ts::for_each_named_child(n, [&](TSNode c) {
           if (g_.kind(c) == Kind::ForInClause) {
             bind_target(child(c, g_.left), inner, depth + 1);
             visit(child(c, g_.right), inner, depth + 1);
@@ -118,7 +118,7 @@ class ReferenceWalker {
         for (uint32_t i = 0; i < count; ++i) {
           TSNode c = ts_node_named_child(n, i);
           if (g_.kind(c) == Kind::AsPatternTarget) {
-            visit_named_children(c, [&](TSNode g) { bind_target(g, s, depth + 1); });
+            ts::for_each_named_child(c, [&](TSNode g) { bind_target(g, s, depth + 1); });
           } else {
             visit(c, s, depth + 1);
           }
@@ -138,7 +138,7 @@ class ReferenceWalker {
         break;  // binds and reads nothing
       case Kind::Global: {  // global_statement, nonlocal_statement
         bool global = is_type(n, "global_statement");
-        visit_named_children(n, [&](TSNode c) {
+        ts::for_each_named_child(n, [&](TSNode c) {
           if (g_.kind(c) != Kind::Identifier) return;
           s.not_local.insert(text(c));
           if (global) s.globals.push_back(reference(c));
@@ -146,7 +146,7 @@ class ReferenceWalker {
         break;
       }
       default:
-        visit_named_children(n, [&](TSNode c) { visit(c, s, depth + 1); });
+        ts::for_each_named_child(n, [&](TSNode c) { visit(c, s, depth + 1); });
     }
   }
 
@@ -189,7 +189,7 @@ class ReferenceWalker {
     } else if (k == Kind::Attribute || k == Kind::Subscript) {
       visit(n, s, depth + 1);
     } else {
-      visit_named_children(n, [&](TSNode c) { bind_target(c, s, depth + 1); });
+      ts::for_each_named_child(n, [&](TSNode c) { bind_target(c, s, depth + 1); });
     }
   }
 
@@ -218,7 +218,7 @@ class ReferenceWalker {
 
   void visit_parameters(TSNode params, Scope& outer, Scope& inner, int depth) {
     if (ts_node_is_null(params)) return;
-    visit_named_children(params, [&](TSNode p) {
+    ts::for_each_named_child(params, [&](TSNode p) {
       Kind k = g_.kind(p);
       if (k == Kind::Identifier) {
         inner.bound.insert(text(p));
@@ -227,7 +227,7 @@ class ReferenceWalker {
         visit(child(p, g_.type), outer, depth + 1);
         visit(child(p, g_.value), outer, depth + 1);
       } else if (k == Kind::TypedParameter) {
-        visit_named_children(p, [&](TSNode c) {
+        ts::for_each_named_child(p, [&](TSNode c) {
           Kind ck = g_.kind(c);
           if (ck == Kind::Identifier || ck == Kind::Splat) bind_target(c, inner, depth + 1);
         });
@@ -242,7 +242,7 @@ class ReferenceWalker {
   void visit_import(TSNode n, Scope& s) {
     bool from = is_type(n, "import_from_statement");
     TSNode module = field(n, "module_name");
-    visit_named_children(n, [&](TSNode c) {
+    ts::for_each_named_child(n, [&](TSNode c) {
       if (from && ts_node_eq(c, module)) return;
       GlobalReference r;
       if (is_type(c, "aliased_import")) {

@@ -10,7 +10,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include "core/python/named_children.h"
+#include "include/mine/ts_nodes.h"
 #include "core/repo/global_references.h"
 #include "core/repo/standard_library.h"
 
@@ -73,7 +73,7 @@ std::string module_tag(const std::string& path) {
 void add_future_features(const PythonModule& m, std::set<std::string>& out) {
   for (const auto& s : m.statements()) {
     if (s.kind != StatementKind::Import || !is_type(s.node, "future_import_statement")) continue;
-    visit_named_children(s.node, [&](TSNode c) {
+    ts::for_each_named_child(s.node, [&](TSNode c) {
       if (is_type(c, "dotted_name")) out.insert(std::string(m.tree().text_of(c)));
       if (is_type(c, "aliased_import")) out.insert(std::string(m.tree().text_of(field(c, "name"))));
     });

@@ -75,14 +75,17 @@ void for_each_named_child(TSNode n, F&& f) {
   }
   // ts_node_named_child(n, i) walks from the first child every time: a cursor keeps wide nodes
   // (a module's statements, long blocks and argument lists) linear. Same children, same order.
-  TSTreeCursor c = ts_tree_cursor_new(n);
-  if (ts_tree_cursor_goto_first_child(&c)) {
-    do {
-      TSNode child = ts_tree_cursor_current_node(&c);
-      if (ts_node_is_named(child) && !is_line_continuation(child)) f(child);
-    } while (ts_tree_cursor_goto_next_sibling(&c));
-  }
-  ts_tree_cursor_delete(&c);
+  // The cursor is released if f throws.
+  struct Cursor {
+    TSTreeCursor c;
+    explicit Cursor(TSNode n) : c(ts_tree_cursor_new(n)) {}
+    ~Cursor() { ts_tree_cursor_delete(&c); }
+  } cursor(n);
+  if (!ts_tree_cursor_goto_first_child(&cursor.c)) return;
+  do {
+    TSNode child = ts_tree_cursor_current_node(&cursor.c);
+    if (ts_node_is_named(child) && !is_line_continuation(child)) f(child);
+  } while (ts_tree_cursor_goto_next_sibling(&cursor.c));
 }
 
 // The decorator expressions of a `decorated_definition` (`triton.jit`, `triton.autotune(...)`),
