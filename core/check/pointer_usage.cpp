@@ -334,7 +334,6 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
       }
       return found;
     };
-    std::vector<TSNode> direct_int_reads;
     std::vector<TSNode> walk{body};
     size_t steps = 0;
     while (!walk.empty() && ++steps < 200000) {
@@ -814,6 +813,7 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
     bool is_float = is_type(literal, "float") || text.find("float(") != std::string::npos;
     bool is_bool = is_type(literal, "true") || is_type(literal, "false");
     for (const auto& p : bases_of(op.address)) {
+      if (is_float && !out.dtypes.count(p)) out.dtype_from_float_fill.insert(p);
       if (is_float) set_dtype(p, "fp32", "other=" + text);
       if (is_bool) set_dtype(p, "i1", "other=" + text);
     }

@@ -27,6 +27,8 @@ struct PointerFacts {
   // Parameters used as numbers: operands of arithmetic or of an ordering comparison, here or in a
   // helper they are handed to. A launch's None for one of them cannot be what the kernel runs with.
   std::set<std::string> numeric_params;
+  // Pointers whose fp32 comes only from a float `other=` fill: floating, of no stated width.
+  std::set<std::string> dtype_from_float_fill;
 };
 
 // Reads pointer use out of @triton.jit functions of one module. Helper calls are followed into

@@ -616,16 +616,10 @@ InferredSignature triton_signature(const KernelSource& k) {
   }
   // A float `other=` fill says the elements are floating, not how wide: fp32 from it alone is as
   // much an assumption as no evidence at all.
-  auto width_stated = [&](const std::string& name) {
-    auto d = facts.dtypes.find(name);
-    if (d == facts.dtypes.end()) return false;
-    auto e = facts.evidence.find(name);
-    bool fill_only = d->second == "fp32" && e != facts.evidence.end() && e->second.find("; other=") != std::string::npos;
-    return !fill_only;
-  };
   for (const auto& pn : params) {
     const InferredParam& p = by_name[pn.name];
-    if (p.type != "*fp32" || width_stated(pn.name)) continue;
+    bool width_stated = facts.dtypes.count(pn.name) && !facts.dtype_from_float_fill.count(pn.name);
+    if (p.type != "*fp32" || width_stated) continue;
     auto f = launched.find(pn.name);
     bool launch_open = p.origin == Origin::Launch && f != launched.end() && f->second.dtype.empty();
     if (is_guess(p.origin) || launch_open) out.assumed_fp32.push_back(pn.name);
