@@ -152,6 +152,11 @@ def scalar_value(name, ty, numels, args, default_int=DEFAULT_INT):
     return default_int, True
 
 
+def power_of_two(v, at_least=1):
+    """Whether v is an int (not a bool) power of two of at least `at_least`: a block size."""
+    return isinstance(v, int) and not isinstance(v, bool) and v >= at_least and v & (v - 1) == 0
+
+
 def buffer_elems(numels, int_values):
     prod = 1
     for v in numels.values():

@@ -14,6 +14,7 @@ import threading
 import time
 
 import cgroups
+import launch
 from classify import classify, signal_name, trim
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -26,10 +27,6 @@ GROW_ON_FAULT = 16
 SHRINK_ON_TIMEOUT = 2
 # Second tries run at most this many at a time (GPU memory for grown buffers).
 SECOND_TRY_JOBS = 4
-
-
-def _power_of_two(v, at_least):
-    return isinstance(v, int) and not isinstance(v, bool) and v >= at_least and v & (v - 1) == 0
 
 
 def rss_bytes(pid):
@@ -341,7 +338,7 @@ class Pool:
                 task.get("stage") == "run"):
             return {"grow": GROW_ON_FAULT}
         guessed = set(spec.get("guessed") or [])
-        blocks = [v for n, v in (spec.get("constexprs") or {}).items() if n in guessed and _power_of_two(v, 64)]
+        blocks = [v for n, v in (spec.get("constexprs") or {}).items() if n in guessed and launch.power_of_two(v, 64)]
         stage = row.get("stage_reached")
         if stage == "unknown":  # the worker was killed: its scratch folder says how far it got
             stage = Pool._last_stage_hint(task)

@@ -436,20 +436,14 @@ class Worker:
         """Guessed block sizes can make a block bigger than Triton allows (three 128-wide
         dimensions exceed its 2**20 elements); the guess is at fault, not the kernel, so the
         guessed power-of-two constexprs are halved and the compile retried a few times."""
-        shrinks = grows = 0
+        grows = 0
         retyped = False
         if task.get("grow"):
             # The pool's second try after a fault: every stand-in buffer larger at once.
             row["grown"] = grow_buffers(p, None, task["grow"], MAX_SECOND_TRY_BYTES)
         for _ in range(task.get("shrink") or 0):
             # The pool's second try after a compile ran out of time: smaller guessed blocks.
-            shrinkable = [n for n in p["guessed"] if _halvable(p["constexprs"].get(n))]
-            for n in shrinkable:
-                p["constexprs"][n] //= 2
-            if shrinkable:
-                shrinks += 1
-                row["constexprs"] = _jsonable(p["constexprs"])
-                row["shrunk"] = shrinks
+            halve_guessed_blocks(p, row)
         while True:
             try:
                 return self.compile_load_run(fn, spec, p, task, stage, row, None)
@@ -478,14 +472,9 @@ class Worker:
                         total[n] = total.get(n, 1) * f
                     row["grown"] = total
                     continue
-                shrinkable = [n for n in p["guessed"] if _halvable(p["constexprs"].get(n))]
-                if shrinks == MAX_SHRINKS or not shrinkable or not _too_big(exc_message(e)):
+                if (row.get("shrunk", 0) == MAX_SHRINKS or not _too_big(exc_message(e)) or
+                        not halve_guessed_blocks(p, row)):
                     raise
-                for n in shrinkable:
-                    p["constexprs"][n] //= 2
-                shrinks += 1
-                row["constexprs"] = _jsonable(p["constexprs"])
-                row["shrunk"] = shrinks
 
     @staticmethod
     def retype_guessed_pointers(p, message, row, spec):
@@ -676,7 +665,8 @@ MAX_SECOND_TRY_BYTES = 4 << 30
 def grow_buffers(p, names, factor, budget=MAX_GROWN_BYTES):
     """Multiplies the element count of the plan's input buffers named in `names` (a tuple's
     element as "t[1]"; None: all of them) by `factor`, or the largest power of two below it that
-    keeps their growth within `budget` bytes and each buffer within MAX_GROWN_ELEMS. Returns {name: factor} of the buffers that grew."""
+    keeps their growth within `budget` bytes and each buffer within MAX_GROWN_ELEMS. Returns
+    {name: factor} of the buffers that grew."""
     planned = []  # (arg index, element index or None, dtype, n, label)
     for i, (name, kind, detail) in enumerate(p["args"]):
         if kind == "tensor":
@@ -725,8 +715,16 @@ def _dtype_name(value):
     return m.group(1) if m else None
 
 
-def _halvable(v):
-    return isinstance(v, int) and not isinstance(v, bool) and v >= 32 and (v & (v - 1)) == 0
+def halve_guessed_blocks(p, row):
+    """Halves the plan's guessed power-of-two constexprs of 32 or more, noting in the row how often
+    (`shrunk`) and the values now planned; False when there is none to halve."""
+    shrinkable = [n for n in p["guessed"] if launch.power_of_two(p["constexprs"].get(n), 32)]
+    for n in shrinkable:
+        p["constexprs"][n] //= 2
+    if shrinkable:
+        row["shrunk"] = row.get("shrunk", 0) + 1
+        row["constexprs"] = _jsonable(p["constexprs"])
+    return bool(shrinkable)
 
 
 def _shared_memory(message):
