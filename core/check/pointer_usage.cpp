@@ -304,6 +304,29 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
         for (const auto& p : bases_of(address_of(load))) set_dtype(p, dtype, "tl.static_assert on the loaded values' type");
     }
   });
+  // `tl.dot_scaled(a, a_scale, "e2m1", b, b_scale, "e4m3", acc)`: Triton checks each operand
+  // against its format (e2m1 packs two values in a uint8) and the scales are e8m0 bytes. A
+  // format the kernel chooses (a constexpr, a local bound in branches) states nothing here.
+  for_each_op("dot_scaled", [&](TSNode n) {
+    static const std::map<std::string, std::string> kFormat = {
+        {"e2m1", "u8"}, {"e2m3", "u8"}, {"e3m2", "u8"}, {"e4m3", "fp8e4nv"}, {"e5m2", "fp8e5"}, {"bf16", "bf16"}, {"fp16", "fp16"}};
+    const char* keywords[2][3] = {{"lhs", "lhs_scale", "lhs_format"}, {"rhs", "rhs_scale", "rhs_format"}};
+    for (int side = 0; side < 2; ++side) {
+      auto arg = [&](int i) {
+        TSNode a = keyword(n, keywords[side][i], m_);
+        return ts_node_is_null(a) ? argument(n, side * 3 + i) : a;
+      };
+      TSNode format = arg(2);
+      std::string text = ts_node_is_null(format) || !is_type(format, "string") ? "" : m_.text_of(format);
+      if (text.size() < 2) continue;
+      auto dtype = kFormat.find(text.substr(1, text.size() - 2));
+      if (dtype == kFormat.end()) continue;
+      for (TSNode load : loads_of(arg(0)))
+        for (const auto& p : bases_of(address_of(load))) set_dtype(p, dtype->second, "tl.dot_scaled operand in format " + text);
+      for (TSNode load : loads_of(arg(1)))
+        for (const auto& p : bases_of(address_of(load))) set_dtype(p, "u8", "tl.dot_scaled scale (e8m0 bytes)");
+    }
+  });
 
   // Flags that switch a parameter between pointer and value: the pointer branch is the one a
   // launch with a pointer argument can compile.
@@ -525,6 +548,10 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
         }
       } else if (t == "parenthesized_expression" || t == "unary_operator") {
         for_each_named_child(x, [&](TSNode c) { work.push_back(c); });
+      } else if (t == "conditional_expression" && ts_node_named_child_count(x) == 3) {
+        // `end = seq_len if not CAUSAL else tl.minimum(...)`: either branch is the value.
+        work.push_back(ts_node_named_child(x, 0));
+        work.push_back(ts_node_named_child(x, 2));
       } else if (t == "call") {
         std::string name = op_name(x);
         if (name == "minimum" || name == "maximum" || integer_preserving(name)) {
@@ -634,6 +661,9 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
           }
         } else if (t == "binary_operator" || t == "parenthesized_expression" || t == "unary_operator") {
           for_each_named_child(x, [&](TSNode c) { work.push_back(c); });
+        } else if (t == "conditional_expression" && ts_node_named_child_count(x) == 3) {
+          work.push_back(ts_node_named_child(x, 0));
+          work.push_back(ts_node_named_child(x, 2));
         }
       }
       return found;

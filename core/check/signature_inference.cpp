@@ -418,10 +418,12 @@ InferredSignature triton_signature(const KernelSource& k) {
     // A mode selector (`if p_loss == 1: ... elif p_loss == 2:`) handed a stand-in size would take
     // no branch at all; its first literal is a mode the kernel has.
     if (fact != launched.end() && fact->second.nominal && is_constexpr && selectors.count(pn.name)) fact = launched.end();
-    // None computed for a constexpr the kernel computes or compares with (`W = w.shape[1] if w is
-    // not None else None`, evaluated with the optional tensor left out): no run of the kernel takes
-    // it. A None the launch writes out stays: the kernel may guard its uses.
-    if (fact != launched.end() && is_constexpr && fact->second.value.is_null() && fact->second.role == "none" &&
+    // None computed for a parameter the kernel computes or compares with (`W = w.shape[1] if w is
+    // not None else None`, `stride_bias = None if bias is None else bias.stride(0)`, evaluated
+    // with the optional tensor left out): no run of the kernel takes it, and the fallbacks decide
+    // it as they decide the tensor left out. A None the launch writes out stays: the kernel may
+    // guard its uses.
+    if (fact != launched.end() && fact->second.value.is_null() && fact->second.role == "none" &&
         fact->second.text != "None" && facts.numeric_params.count(pn.name))
       fact = launched.end();
     if (fact != launched.end() && apply_launch_fact(fact->second, is_constexpr, facts, p, out)) {

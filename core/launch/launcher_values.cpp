@@ -925,6 +925,10 @@ std::optional<json> LauncherValues::call(TSNode n, int depth) const {
         {"bf16", {3.3895313892515355e38, 0.0078125}},               {"fp32", {3.4028234663852886e38, 1.1920928955078125e-07}},
         {"fp64", {1.7976931348623157e308, 2.220446049250313e-16}}, {"i8", {127, 1}},
         {"u8", {255, 1}}, {"i16", {32767, 1}}, {"i32", {2147483647.0, 1}}};
+    // Of a tensor whose element type the launcher leaves to its caller: the fp32 every such
+    // tensor stands in as (i32 for iinfo), so the limit agrees with the buffer the check passes.
+    bool unknown = !v || (is_dtype(*v) && (*v)["$dtype"].is_null()) || (is_tensor(*v) && (*v)["dtype"].is_null());
+    if (dt.empty() && unknown) dt = last == "finfo" ? "fp32" : "i32";
     auto it = kLimits.find(dt);
     if (it == kLimits.end()) return std::nullopt;
     bool integer = dt[0] == 'i' || dt[0] == 'u';

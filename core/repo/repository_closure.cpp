@@ -610,6 +610,48 @@ class ClosureBuilder {
     return found == emitted_.end() ? none : found->second;
   }
 
+  bool into_repo(const PythonModule* m, const ImportBinding& b) const {
+    return b.level > 0 || (!never_inline(b) && repo_.index->absolute(b.module, m->path()).found());
+  }
+
+  // A guarded block's text, less the imports from the repository that bind only names nothing in
+  // the standalone reads: `try: import triton / from ..tuning import autotune / except: triton =
+  // None` would fail on the module the standalone lacks and leave a kernel that never uses
+  // `autotune` with `triton = None`. Each such import becomes `pass`; `dropped` gets their names.
+  // Valid until the next call.
+  const std::string& guarded_text(const PythonModule* m, const ModuleStatement& s, std::set<std::string>& dropped) {
+    std::vector<Edit> drops;
+    std::vector<TSNode> work{s.node};
+    while (!work.empty()) {
+      TSNode n = work.back();
+      work.pop_back();
+      if (is_type(n, "import_statement") || is_type(n, "import_from_statement")) {
+        auto bindings = parse_import(m->tree(), n);
+        bool unread = !bindings.empty();
+        for (const auto& b : bindings) {
+          Entity* e = b.star ? nullptr : lookup(m, b.local);
+          unread = unread && !b.star && into_repo(m, b) && !(e && needed_set_.count(e));
+        }
+        if (!unread) continue;
+        drops.push_back({ts_node_start_byte(n), ts_node_end_byte(n), "pass"});
+        for (const auto& b : bindings) dropped.insert(b.local);
+        continue;
+      }
+      if (is_type(n, "function_definition") || is_type(n, "class_definition")) continue;  // their own scopes
+      ts::for_each_named_child(n, [&](TSNode c) { work.push_back(c); });
+    }
+    if (drops.empty()) return statement_text(m, s);
+    const std::string& text = m->tree().text();
+    std::vector<Edit> edits = edits_for(m, references(m, &s), text);
+    edits.erase(std::remove_if(edits.begin(), edits.end(), [&](const Edit& e) {
+                  return std::any_of(drops.begin(), drops.end(), [&](const Edit& d) { return e.start < d.end && d.start < e.end; });
+                }), edits.end());
+    edits.insert(edits.end(), drops.begin(), drops.end());
+    std::sort(edits.begin(), edits.end(), [](const Edit& a, const Edit& b) { return a.start < b.start; });
+    rewritten_ = dedent_lines(apply(text, ts_node_start_byte(s.node), ts_node_end_byte(s.node), edits), s.indent);
+    return rewritten_;
+  }
+
   // Valid until the next call.
   const std::string& statement_text(const PythonModule* m, const ModuleStatement& s) {
     if (!needs_rewrite(m, s)) {
@@ -771,15 +813,16 @@ class ClosureBuilder {
           Entity* e = lookup(m, n);
           return e && e->kind == EntityKind::Definition && needed_set_.count(e);
         });
+        std::set<std::string> dropped;
+        const std::string& text = guarded_text(m, *s, dropped);
         if (reads_definition) {
-          add_definition(statement_text(m, *s));
+          add_definition(text);
         } else {
-          top[pos] = statement_text(m, *s);
+          top[pos] = text;
         }
         for (const auto& b : s->imports) {
-          if (b.star) continue;
-          bool into_repo = b.level > 0 || (!never_inline(b) && repo_.index->absolute(b.module, m->path()).found());
-          if (into_repo) {
+          if (b.star || dropped.count(b.local)) continue;
+          if (into_repo(m, b)) {
             result.self_contained = false;
             deps_.push_back({b.local, "unresolved", "", 0,
                              "guarded import of " + std::string(static_cast<size_t>(b.level), '.') + b.module +
