@@ -11,7 +11,8 @@ namespace mine::check {
 namespace {
 
 // Accelerator names as vendor forks of Triton and PyTorch spell them, to one backend each. AMD
-// and Intel are absent on purpose: their Triton backends compile the same kernels for CUDA.
+// and Intel are absent on purpose: their Triton backends compile the same kernels for CUDA (AMD's
+// Gluon layouts excepted, below).
 const std::map<std::string, std::string>& vendor_names() {
   static const std::map<std::string, std::string> kNames = {
       {"ascend", "ascend"},       {"npu", "ascend"},         {"cann", "ascend"},
@@ -54,6 +55,11 @@ std::optional<KernelTarget> other_backend(const std::string& path, const std::st
     std::string backend = it != vendor_names().end() ? it->second : key;
     return KernelTarget{backend, "imports " + module};
   }
+  // Gluon kernels lay out their tensors for one vendor's instructions: AMD's layouts
+  // (`gl.amd.AMDMFMALayout`, `gl.amd.gfx1250.async_copy`) are no program NVIDIA's compiler can
+  // lower, whichever folder holds them.
+  static const std::regex kAmdGluon(R"(\b(?:amd\.(?:gfx\d+|cdna\d|rdna\d)|AMDMFMALayout|AMDWMMALayout)\b)");
+  if (std::regex_search(standalone, m, kAmdGluon)) return KernelTarget{"amd", "uses AMD Gluon layouts (" + m.str(0) + ")"};
   std::vector<std::string> folders;
   std::stringstream s(path);
   for (std::string part; std::getline(s, part, '/');) folders.push_back(part);

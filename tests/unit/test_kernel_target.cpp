@@ -41,3 +41,16 @@ TEST_CASE("CUDA kernels and device probes are no other target", "[check][target]
   // Nor does a folder whose name only contains a vendor's letters.
   CHECK_FALSE(other_backend("src/mlutils/ops.py", kPlain));
 }
+
+TEST_CASE("Gluon kernels laid out for AMD's instructions are written for AMD", "[check][target]") {
+  auto t = other_backend("ops/gluon/gemm.py",
+                         "from triton.experimental import gluon\nimport triton.experimental.gluon.language as gl\n\n"
+                         "@gluon.jit\ndef k(a):\n    layout: gl.constexpr = gl.amd.AMDMFMALayout(version=3)\n");
+  REQUIRE(t);
+  CHECK(t->backend == "amd");
+  CHECK(t->evidence == "uses AMD Gluon layouts (AMDMFMALayout)");
+  CHECK(other_backend("g.py", "import triton.experimental.gluon.language as gl\nx = gl.amd.gfx1250.async_copy\n")->backend == "amd");
+  // NVIDIA's Gluon layouts, and the word in a name, are not.
+  CHECK_FALSE(other_backend("g.py", "import triton.experimental.gluon.language as gl\nL = gl.NVMMASharedLayout(128, 16)\n"));
+  CHECK_FALSE(other_backend("g.py", "import triton\namd_cdna = 3\n"));
+}
