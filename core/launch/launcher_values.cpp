@@ -902,8 +902,10 @@ std::optional<json> LauncherValues::call(TSNode n, int depth) const {
       shape = keyword("size");
     }
     if (shape && is_int(*shape)) shape = json::array({*shape});
+    // No dtype is torch's default; a dtype the launcher takes from its caller
+    // (`dtype=topk_ids.dtype`) is unknown, for the kernel's own evidence to decide.
     json dt = dtype_of(keyword("dtype"));
-    if (dt.is_null()) dt = last == "randint" ? json("i64") : json("fp32");
+    if (dt.is_null() && !keywords.count("dtype")) dt = last == "randint" ? json("i64") : json("fp32");
     bool ok = shape && shape->is_array();
     if (ok)
       for (const auto& d : *shape) ok = ok && is_int(d);

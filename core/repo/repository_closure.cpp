@@ -614,8 +614,8 @@ class ClosureBuilder {
     return b.level > 0 || (!never_inline(b) && repo_.index->absolute(b.module, m->path()).found());
   }
 
-  // A guarded block's text, less the imports from the repository that bind only names nothing in
-  // the standalone reads: `try: import triton / from ..tuning import autotune / except: triton =
+  // A guarded block's text, less the imports of the repository's own sources that bind only names
+  // nothing in the standalone reads: `try: import triton / from ..tuning import autotune / except: triton =
   // None` would fail on the module the standalone lacks and leave a kernel that never uses
   // `autotune` with `triton = None`. Each such import becomes `pass`; `dropped` gets their names.
   // Valid until the next call.
@@ -629,8 +629,16 @@ class ClosureBuilder {
         auto bindings = parse_import(m->tree(), n);
         bool unread = !bindings.empty();
         for (const auto& b : bindings) {
-          Entity* e = b.star ? nullptr : lookup(m, b.local);
-          unread = unread && !b.star && into_repo(m, b) && !(e && needed_set_.count(e));
+          if (!unread || b.star || !into_repo(m, b)) {
+            unread = false;
+            continue;
+          }
+          // Only an import the repository's sources satisfy: one of a compiled extension
+          // (`from pkg import c_ops`) fails there too, and its fallback is what runs.
+          Entity* target = resolve_import(m, s, b);
+          Entity* e = lookup(m, b.local);
+          unread = target && (target->kind == EntityKind::Definition || target->kind == EntityKind::Module) &&
+                   !(e && needed_set_.count(e));
         }
         if (!unread) continue;
         drops.push_back({ts_node_start_byte(n), ts_node_end_byte(n), "pass"});
