@@ -306,7 +306,7 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
   });
   // `tl.dot_scaled(a, a_scale, "e2m1", b, b_scale, "e4m3", acc)`: Triton checks each operand
   // against its format (e2m1 packs two values in a uint8) and the scales are e8m0 bytes. A
-  // format the kernel chooses (a constexpr, a local bound in branches) states nothing here.
+  // format parameter states nothing here.
   for_each_op("dot_scaled", [&](TSNode n) {
     static const std::map<std::string, std::string> kFormat = {
         {"e2m1", "u8"}, {"e2m3", "u8"}, {"e3m2", "u8"}, {"e4m3", "fp8e4nv"}, {"e5m2", "fp8e5"}, {"bf16", "bf16"}, {"fp16", "fp16"}};
@@ -317,6 +317,16 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
         return ts_node_is_null(a) ? argument(n, side * 3 + i) : a;
       };
       TSNode format = arg(2);
+      // `b_dtype: tl.constexpr = "e4m3"` under branches: the first format bound, the branch the
+      // other first-branch rules (element types, selectors) take too.
+      if (!ts_node_is_null(format) && is_type(format, "identifier")) {
+        auto bound = assigned.find(m_.text_of(format));
+        TSNode first{};
+        if (bound != assigned.end())
+          for (TSNode rhs : bound->second)
+            if (is_type(rhs, "string") && (ts_node_is_null(first) || ts_node_start_byte(rhs) < ts_node_start_byte(first))) first = rhs;
+        format = first;
+      }
       std::string text = ts_node_is_null(format) || !is_type(format, "string") ? "" : m_.text_of(format);
       if (text.size() < 2) continue;
       auto dtype = kFormat.find(text.substr(1, text.size() - 2));
