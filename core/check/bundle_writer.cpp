@@ -83,6 +83,7 @@ void write_bundle(const std::string& dir_text, const std::vector<BundleKernel>& 
     if (!k.signature.launch.is_null()) entry["launch"] = k.signature.launch;
     if (!k.target.is_null()) entry["target"] = k.target;
     if (!k.signature.assumed_fp32.empty()) entry["assumed_fp32"] = k.signature.assumed_fp32;
+    if (!k.signature.pointer_tables.empty()) entry["pointer_tables"] = k.signature.pointer_tables;
     if (!k.signature.keyword_splat.empty()) entry["keyword_splat"] = k.signature.keyword_splat;
     list.push_back(std::move(entry));
   }

@@ -304,6 +304,29 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
         for (const auto& p : bases_of(address_of(load))) set_dtype(p, dtype, "tl.static_assert on the loaded values' type");
     }
   });
+  // Tables of addresses: a loaded value cast to a pointer (`tl.load(ptrs + r).to(
+  // tl.pointer_type(tl.int64))`, also through a local or tl.cast) was an address, so its table
+  // holds 64-bit integers. Before the guesses, which would take the elements for fp32.
+  {
+    auto pointer_cast = [&](TSNode call) -> TSNode {  // the value a cast to a pointer type converts
+      if (!is_type(call, "call")) return TSNode{};
+      TSNode fn = field(call, "function");
+      bool to = is_type(fn, "attribute") && m_.text_of(field(fn, "attribute")) == "to";
+      TSNode target = to ? argument(call, 0) : op_name(call) == "cast" ? argument(call, 1) : TSNode{};
+      if (ts_node_is_null(target)) target = keyword(call, "dtype", m_);
+      if (ts_node_is_null(target) || m_.text_of(target).find("pointer_type") == std::string::npos) return TSNode{};
+      return to ? field(fn, "object") : argument(call, 0);
+    };
+    for_each_call(body, [&](TSNode n) {
+      TSNode value = pointer_cast(n);
+      if (ts_node_is_null(value)) return;
+      for (TSNode load : loads_of(value))
+        for (const auto& p : bases_of(address_of(load))) {
+          out.pointer_tables.insert(p);
+          set_dtype(p, "i64", "holds addresses: its loaded values are cast to pointers");
+        }
+    });
+  }
   // `tl.dot_scaled(a, a_scale, "e2m1", b, b_scale, "e4m3", acc)`: Triton checks each operand
   // against its format (e2m1 packs two values in a uint8) and the scales are e8m0 bytes. A
   // format parameter states nothing here.
@@ -417,6 +440,7 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
         note(p, "passed to " + callee + "(" + target + ")");
         auto d = hf.dtypes.find(target);
         if (d != hf.dtypes.end()) set_dtype(p, d->second, "as in " + callee);
+        if (hf.pointer_tables.count(target)) out.pointer_tables.insert(p);
       }
     });
   }

@@ -29,6 +29,10 @@ struct PointerFacts {
   std::set<std::string> numeric_params;
   // Pointers whose fp32 comes only from a float `other=` fill: floating, of no stated width.
   std::set<std::string> dtype_from_float_fill;
+  // Tables of addresses: parameters whose loaded values the kernel casts to pointers
+  // (`tl.load(peer_ptrs + r).to(tl.pointer_type(tl.float32))`, symmetric-memory and peer-pointer
+  // kernels). Their stand-ins must hold addresses a kernel may dereference.
+  std::set<std::string> pointer_tables;
 };
 
 // Reads pointer use out of @triton.jit functions of one module. Helper calls are followed into

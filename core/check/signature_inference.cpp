@@ -626,6 +626,18 @@ InferredSignature triton_signature(const KernelSource& k) {
     bool launch_open = p.origin == Origin::Launch && f != launched.end() && f->second.dtype.empty();
     if (is_guess(p.origin) || launch_open) out.assumed_fp32.push_back(pn.name);
   }
+  // Tables of addresses are buffers the check fills with the address of a scratch buffer: a
+  // pointer even where the launch hands an integer (an address its caller took from a tensor).
+  for (const auto& pn : params) {
+    if (!facts.pointer_tables.count(pn.name)) continue;
+    InferredParam& p = by_name[pn.name];
+    if (p.type.empty() || p.type[0] != '*') {
+      p.type = "*i64";
+      p.why += (p.why.empty() ? "" : "; ") + std::string("holds addresses: its loaded values are cast to pointers");
+      out.args.erase(pn.name);
+    }
+    out.pointer_tables.push_back(pn.name);
+  }
   for (const auto& pn : params) {
     InferredParam p = by_name[pn.name];
     p.guessed = is_guess(p.origin);

@@ -38,6 +38,8 @@ struct InferredSignature {
   // Pointers typed *fp32 only because nothing stated their element type (a launch tensor the
   // launcher takes from its caller included): the harness may retype them when a tl.dot says so.
   std::vector<std::string> assumed_fp32;
+  // Parameters that hold addresses the kernel dereferences (PointerFacts::pointer_tables).
+  std::vector<std::string> pointer_tables;
   // A Triton 1.x kernel's keyword splat (`**meta`): its name; its keys are constexpr params above,
   // which the harness makes real parameters before it compiles.
   std::string keyword_splat;

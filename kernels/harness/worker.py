@@ -579,9 +579,16 @@ class Worker:
         # kernel and its launch, not on the noise it was handed.
         generator = torch.Generator(device="cuda").manual_seed(0)
         guarded = []
+        tables = set(spec.get("pointer_tables") or [])
+        scratch = None  # what the addresses in pointer tables point at, alive until the run ends
         for name, kind, detail in p["args"]:
             if kind == "tensor":
-                args.append(self.guarded_input(name, detail[0], detail[1], generator, guarded))
+                t = self.guarded_input(name, detail[0], detail[1], generator, guarded)
+                if name in tables and t.element_size() == 8:
+                    if scratch is None:
+                        scratch = torch.zeros(POINTER_TARGET_BYTES, dtype=torch.uint8, device="cuda")
+                    fill_addresses(torch, t, scratch)
+                args.append(t)
             elif kind == "descriptor":
                 args.append(self.descriptor(detail, generator))
             elif kind == "tuple":
@@ -600,6 +607,7 @@ class Worker:
         torch.cuda.synchronize()
         row["run_ms"] = round((time.perf_counter() - t0) * 1000.0, 3)
         check_guard_zones(torch, guarded)
+        del scratch
         res["run_ms"] = row["run_ms"]
         if cfg is not None and task.get("bench"):
             from triton.testing import do_bench
@@ -610,6 +618,16 @@ class Worker:
 
 MAX_SHRINKS = 3
 GUARD_BYTE = 0xA5
+# The buffer every address in a pointer table points at (peer and symmetric-memory pointers of
+# one GPU): large enough for a rank's row at stand-in strides.
+POINTER_TARGET_BYTES = 256 << 20
+
+
+def fill_addresses(torch, table, target):
+    """Every entry of `table` (64-bit elements; the kernel casts what it loads from it to a
+    pointer) becomes the address of `target`, so those pointers lead to memory the check owns
+    instead of to address 0."""
+    table.view(torch.int64).fill_(target.data_ptr())
 MIN_GUARD_ELEMENTS = 16384
 
 

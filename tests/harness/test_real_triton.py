@@ -236,6 +236,23 @@ def k(x_ptr, idx_ptr, n, BLOCK: tl.constexpr):
         self.assertNotIn("first_try", rows[1])
         self.assertIn("wrote past the end of 'idx_ptr'", rows[2]["first_try"]["message"])
 
+    def test_pointer_tables_hold_addresses_the_kernel_may_write_through(self):
+        peer_copy = HDR + """
+@triton.jit
+def k(x_ptr, peer_ptrs, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    dst = tl.load(peer_ptrs + 1).to(tl.pointer_type(tl.float32))
+    tl.store(dst + offs, tl.load(x_ptr + offs, mask=offs < n), mask=offs < n)
+"""
+        sig = {"signature": {"x_ptr": "*fp32", "peer_ptrs": "*i64", "n": "i32"}, "constexprs": {"BLOCK": 256},
+               "args": {"n": 1024}}
+        with tempfile.TemporaryDirectory() as tmp:
+            write_bundle(tmp, [(1, "k", peer_copy, dict(sig, pointer_tables=["peer_ptrs"])), (2, "k", peer_copy, sig)])
+            proc, rows = run(tmp, "--stage", "run", "--jobs", "1")
+        self.assertEqual(rows[1]["status"], "ok", rows[1]["message"])
+        # Without the fact, the table holds zeros and the store goes to address 0.
+        self.assertNotEqual(rows[2]["status"], "ok")
+
     def test_cuda_errors_and_memory_are_contained(self):
         with tempfile.TemporaryDirectory() as tmp:
             write_bundle(tmp, [(1, "far", STORE_FAR, SIG), (2, "k", FINE, SIG),
