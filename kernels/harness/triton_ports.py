@@ -50,6 +50,14 @@ MOVES = (
          "constexpr'; older Triton read plain module globals as constants",
          "only module-level names bound once to a number or bool literal and read inside a jitted "
          "function"),
+    Move("global.object", "a module-level object other than a number (a class whose @triton.jit "
+         "static methods a kernel calls: `Linear.forward(...)`) read inside @triton.jit",
+         "the same source, compiled with triton.knobs.compilation.allow_non_constexpr_globals on "
+         "(TRITON_ALLOW_NON_CONSTEXPR_GLOBALS=1) for this kernel only", "3.3", None,
+         "the same NameError as global.constexpr, which names the environment variable as the "
+         "alternative",
+         "tried after the source ports, when the failure still names a global; the knob is restored "
+         "before the worker's next kernel"),
     Move("float8e4", "tl.float8e4", "tl.float8e4nv", "2.2", "2.2",
          "triton-lang/triton#2105 ([BACKEND] Solidify f8e4m3: the frontend name became float8e4nv, "
          "merged 2023-08-18); triton-lang/triton#1841 (fp8e4 vs fp8e4b15 split)",
@@ -349,6 +357,11 @@ def _port_jitted_globals(source):
         lines[at] = m.group(1) + m.group(2) + "triton.language.constexpr(" + m.group(3) + ")" + m.group(4)
         names.append(name)
     return "\n".join(lines), names
+
+
+def refused_global(message):
+    """True when Triton (3.3 and later) refused a global that older Triton read (global.object)."""
+    return bool(message) and "Cannot access global variable" in message
 
 
 def moved_signature(message):

@@ -310,6 +310,8 @@ class Worker:
                 moved = row["error_class"] == "missing_name" or triton_ports.moved_signature(row.get("message"))
                 if moved and not poisoned:
                     poisoned = self.retry_ported(task, spec, stage, row)
+                if not poisoned and row["status"] != "ok" and triton_ports.refused_global(row.get("message")):
+                    poisoned = self.retry_allowing_globals(task, spec, stage, row)
         row["recycle"] = poisoned
         return row
 
@@ -388,6 +390,49 @@ class Worker:
             if isinstance(e, KeyboardInterrupt):
                 raise
             return self.record_failure(row, e)
+
+    def retry_allowing_globals(self, task, spec, stage, row):
+        """Checks the module (ported, if a port ran) again with Triton's allow_non_constexpr_globals
+        knob on: kernels written before Triton 3.3 read module-level objects (a class holding
+        jitted static methods) that Triton now refuses. The knob is restored afterwards, so no
+        other kernel of this worker is checked with it. Returns the poisoned flag."""
+        knobs = getattr(getattr(self.triton, "knobs", None), "compilation", None)
+        if knobs is None or not hasattr(knobs, "allow_non_constexpr_globals"):
+            return False
+        of = row.get("module_checked", "standalone")
+        path = os.path.join(task["scratch"], "ported_%d.py" % spec["id"])
+        if of == "ported":
+            port = dict(row["port"])
+        else:
+            # The module as it was checked, as the ported form: same source, the knob is the port.
+            name = spec["kernel_only_module"] if of == "kernel_only" else spec["module"]
+            try:
+                with open(os.path.join(task["bundle_dir"], name)) as f:
+                    source = f.read()
+                with open(path, "w") as f:
+                    f.write(source)
+            except OSError:
+                return False
+            port = {"of": of, "rewrites": [], "source": source}
+            row["unported"] = {k: row.get(k) for k in ("stage_reached", "status", "error_class", "message", "module_checked")}
+        port["rewrites"] = list(port.get("rewrites") or []) + [
+            {"move": "global.object", "old": "a module-level object read inside @triton.jit",
+             "new": "allow_non_constexpr_globals", "count": 1}]
+        for k in ("error_class", "message", "compile_ms", "n_regs", "n_spills", "shared_bytes", "run_ms"):
+            row[k] = None if k != "message" else ""
+        row.update(stage_reached="import", status="fail", module_checked="ported", port=port)
+        self.mark("import")
+        before = knobs.allow_non_constexpr_globals
+        knobs.allow_non_constexpr_globals = True
+        try:
+            self.check_module(task, spec, stage, row, ported=path)
+            return False
+        except BaseException as e:  # noqa: B902
+            if isinstance(e, KeyboardInterrupt):
+                raise
+            return self.record_failure(row, e)
+        finally:
+            knobs.allow_non_constexpr_globals = before
 
     def autotune(self, fn, spec, p, task, stage, row):
         """Every candidate config gets its own result; one that does not fit (shared memory,

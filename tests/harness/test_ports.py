@@ -46,6 +46,11 @@ class PortText(unittest.TestCase):
         self.assertEqual(triton_ports.port(src, installed("2.0.0"))[1], [])
         self.assertTrue(triton_ports.moved_signature("TypeError: dot() got an unexpected keyword argument 'trans_b'"))
         self.assertFalse(triton_ports.moved_signature("TypeError: dot() got an unexpected keyword argument 'acc'"))
+        # A refused global (a class of jitted helpers) is retried with Triton's knob; a missing
+        # name is not.
+        self.assertTrue(triton_ports.refused_global(
+            "NameError(\"Cannot access global variable Linear from within @jit'ed function. ...\")"))
+        self.assertFalse(triton_ports.refused_global("NameError('row_indx is not defined')"))
 
     def test_older_triton_gets_no_port(self):
         # tl.math.tanh still existed before Triton 3.0: nothing to port there.

@@ -253,6 +253,27 @@ def k(x_ptr, peer_ptrs, n, BLOCK: tl.constexpr):
         # Without the fact, the table holds zeros and the store goes to address 0.
         self.assertNotEqual(rows[2]["status"], "ok")
 
+    def test_a_class_of_jitted_helpers_read_as_a_global_runs_with_the_knob_for_that_kernel(self):
+        class_global = HDR + """
+class Ops:
+    @staticmethod
+    @triton.jit
+    def double(x):
+        return x * 2
+
+
+@triton.jit
+def k(x_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    tl.store(x_ptr + offs, Ops.double(tl.load(x_ptr + offs, mask=offs < n)), mask=offs < n)
+"""
+        with tempfile.TemporaryDirectory() as tmp:
+            write_bundle(tmp, [(1, "k", class_global, dict(SIG, args={"n": 1024}))])
+            proc, rows = run(tmp, "--stage", "run", "--jobs", "1")
+        self.assertEqual(rows[1]["status"], "ok", rows[1]["message"])
+        self.assertIn("Cannot access global variable Ops", rows[1]["unported"]["message"])
+        self.assertEqual([r["move"] for r in rows[1]["port"]["rewrites"]], ["global.object"])
+
     def test_cuda_errors_and_memory_are_contained(self):
         with tempfile.TemporaryDirectory() as tmp:
             write_bundle(tmp, [(1, "far", STORE_FAR, SIG), (2, "k", FINE, SIG),
