@@ -21,7 +21,7 @@ const std::set<std::string> kLaunchOptions = {"num_warps", "num_stages", "num_ct
 const std::set<std::string> kRunKeywords = {"grid", "warmup", "stream", "device"};
 
 struct Target {
-  std::string path, name;
+  std::string path, name, owner;
   bool external = false;  // imported from outside the repository: not one of its kernels
 };
 
@@ -67,6 +67,8 @@ Target resolve(const PythonModule& m, const ModuleIndex* index, TSNode callee) {
   if (is_type(callee, "attribute")) {
     t.name = m.text_of(field(callee, "attribute"));
     TSNode object = field(callee, "object");
+    TSNode owner = is_type(object, "attribute") ? field(object, "attribute") : object;
+    if (is_type(owner, "identifier") && m.text_of(owner) != "self" && m.text_of(owner) != "cls") t.owner = m.text_of(owner);
     if (is_type(object, "identifier")) {
       std::string base = m.text_of(object);
       if (m.import_of(base)) {
@@ -188,6 +190,7 @@ class Finder {
       one.callee = m_.text_of(candidate);
       one.target_path = target.path;
       one.target_name = target.name;
+      one.target_owner = target.owner;
       describe(call, function, grid, values, one);
       out.push_back(std::move(one));
     }

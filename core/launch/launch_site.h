@@ -33,6 +33,9 @@ struct LaunchSite {
   std::string callee;       // the launched expression as written (`_fwd_kernel`, `self.kernel`)
   std::string target_path;  // file defining the kernel when the imports say; empty: match by name
   std::string target_name;  // the kernel's name
+  // `kernel.InstanceNorm.backward[grid]`: the name before the kernel's (`InstanceNorm`), which
+  // tells apart methods of the same name in different classes; empty for `self.k` or a bare name.
+  std::string target_owner;
   std::string grid_text;    // the grid as written, a local `grid = ...` followed
   nlohmann::json grid = nullptr;                              // [g0, g1, g2] when evaluable now
   nlohmann::json grid_env = nlohmann::json::object();         // names the grid reads -> nominal values

@@ -256,6 +256,29 @@ TEST_CASE("launches bind by import, alias and name, and skip callees from outsid
   CHECK(linked[1].site.args[1].param == "n");
 }
 
+TEST_CASE("a launch through a class attribute links the method of that class only", "[launch]") {
+  // `kernel.Norm.backward[grid]`: every class of the package has a `backward` kernel; only
+  // Norm's is launched. A name whose owner no kernel's class has (`ops.forward`, a module) is
+  // still matched by name.
+  auto m = PythonModule::build("op/norm.py",
+                               "from pkg import kernel, ops\n"
+                               "def norm_backward(g, x):\n"
+                               "    kernel.Norm.backward[(1,)](g, x, 4)\n"
+                               "    ops.forward[(1,)](x, 4)\n");
+  ModuleIndex index({"op/norm.py", "pkg/__init__.py", "pkg/kernel/__init__.py", "pkg/kernel/norm.py",
+                     "pkg/kernel/gelu.py", "pkg/ops.py"});
+  auto found = find_launches(*m, &index);
+  REQUIRE(found.size() == 2);
+  CHECK(found[0].target_owner == "Norm");
+  std::vector<LaunchTarget> kernels = {{1, "backward", "pkg/kernel/gelu.py", "GELU.backward", {"g", "x", "n"}},
+                                       {2, "backward", "pkg/kernel/norm.py", "Norm.backward", {"g", "x", "n"}},
+                                       {3, "forward", "pkg/ops.py", "forward", {"x", "n"}}};
+  auto linked = link_launches(kernels, found);
+  REQUIRE(linked.size() == 2);
+  CHECK(linked[0].kernel_id == 2);
+  CHECK(linked[1].kernel_id == 3);
+}
+
 TEST_CASE("every launch of a launcher sees the tensor facts of its whole body", "[launch]") {
   // The ranks and dtypes a body implies are read once per function and shared by its launches
   // (and by the nominal and alternate evaluations of each): the second launch, and the fact stated
