@@ -475,6 +475,10 @@ InferredSignature triton_signature(const KernelSource& k) {
         p.origin = Origin::Default, p.why = "default's type";
       } else if (loop_bounds.count(pn.name)) {
         p.type = "i32", p.origin = Origin::Code, p.why = "loop bound";
+      } else if (facts.integer_params.count(pn.name)) {
+        // An offset (`rows * H + cols` into a pointer) must be an integer; dividing by one
+        // (`sum / H`) still works, so this use decides over float math.
+        p.type = "i32", p.origin = Origin::Code, p.why = "used as an integer (an offset, index or bound)";
       } else if (float_operands.count(pn.name)) {
         p.type = "fp32", p.origin = Origin::Code, p.why = "operand of float math";
       } else if (float_name(pn.name)) {
