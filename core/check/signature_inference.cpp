@@ -586,7 +586,7 @@ InferredSignature triton_signature(const KernelSource& k) {
     for (const auto& r : repair_static_asserts(*m, field(site->definition, "body"), known, movable)) {
       InferredParam& p = by_name[r.name];
       p.value = r.value;
-      p.why += "; moved to " + r.value.dump() + " for tl.static_assert(" + r.assertion + ")";
+      p.why += "; moved to " + r.value.dump() + " for " + r.assertion;
     }
   }
   // Parameters the kernel loads and stores through as TMA descriptors take a descriptor type,

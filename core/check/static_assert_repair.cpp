@@ -13,11 +13,42 @@ namespace {
 
 enum class Verdict { Holds, Fails, Undecided };
 
-Verdict judge(const PythonModule& m, const Env& env, TSNode condition, TSNode body) {
-  if (!reachable_under(m, env, condition, body)) return Verdict::Undecided;
-  auto v = eval_with(m, env, condition);
+// A condition the constexprs must meet: a `tl.static_assert`, or what Triton demands of every
+// `tl.arange(start, end)` (end > start, and a power of two apart), which binds the values as
+// firmly as an assert does (`tl.arange(HEAD_DIM_V, HEAD_DIM)`).
+struct Condition {
+  TSNode node;          // the assert's condition, or the arange call
+  TSNode start, end{};  // arange only (start null: 0)
+  bool arange = false;
+};
+
+Verdict judge(const PythonModule& m, const Env& env, const Condition& c, TSNode body) {
+  if (!reachable_under(m, env, c.node, body)) return Verdict::Undecided;
+  if (c.arange) {
+    auto a = ts_node_is_null(c.start) ? std::optional<nlohmann::json>(0) : eval_with(m, env, c.start);
+    auto b = eval_with(m, env, c.end);
+    if (!a || !b || !a->is_number_integer() || !b->is_number_integer()) return Verdict::Undecided;
+    int64_t n = b->get<int64_t>() - a->get<int64_t>();
+    return n > 0 && (n & (n - 1)) == 0 ? Verdict::Holds : Verdict::Fails;
+  }
+  auto v = eval_with(m, env, c.node);
   if (!v) return Verdict::Undecided;
   return truthy(*v) ? Verdict::Holds : Verdict::Fails;
+}
+
+std::vector<Condition> conditions_of(const PythonModule& m, TSNode body) {
+  std::vector<Condition> out;
+  for (TSNode a : static_assert_conditions(m, body)) out.push_back({a, TSNode{}, TSNode{}, false});
+  for_each_call(body, [&](TSNode call) {
+    auto q = m.qualified_name(field(call, "function"));
+    if (!q || *q != "triton.language.arange") return;
+    TSNode first = argument(call, 0), second = argument(call, 1);
+    if (ts_node_is_null(first)) return;
+    // Only aranges whose bounds name constexprs: literal ones are the kernel's own business.
+    if (ts_node_is_null(second)) out.push_back({call, TSNode{}, first, true});
+    else out.push_back({call, first, second, true});
+  });
+  return out;
 }
 
 void collect(const PythonModule& m, TSNode n, std::vector<std::string>& names, std::vector<TSNode>& strings) {
@@ -71,20 +102,25 @@ std::vector<Candidate> candidates_for(const PythonModule& m, const Env& env, con
 std::vector<AssertRepair> repair_static_asserts(const PythonModule& m, TSNode body, Env& known,
                                                 const std::set<std::string>& movable) {
   std::vector<AssertRepair> out;
-  std::vector<TSNode> asserts = static_assert_conditions(m, body);
+  std::vector<Condition> asserts = conditions_of(m, body);
   if (asserts.empty() || movable.empty()) return out;
   std::set<std::string> moved;  // each guess moves once, so two asserts cannot pull it back and forth
   std::set<size_t> given_up;     // no single guess satisfies it: the compile will say so
   for (size_t round = 0; round < asserts.size(); ++round) {
     std::vector<Verdict> before;
-    for (TSNode a : asserts) before.push_back(judge(m, known, a, body));
+    for (const Condition& a : asserts) before.push_back(judge(m, known, a, body));
     size_t failing = 0;
     while (failing < asserts.size() && (before[failing] != Verdict::Fails || given_up.count(failing))) ++failing;
     if (failing == asserts.size()) break;
-    TSNode condition = asserts[failing];
+    const Condition& condition = asserts[failing];
     std::vector<std::string> names;
     std::vector<TSNode> strings;
-    collect(m, condition, names, strings);
+    if (condition.arange) {
+      if (!ts_node_is_null(condition.start)) collect(m, condition.start, names, strings);
+      collect(m, condition.end, names, strings);
+    } else {
+      collect(m, condition.node, names, strings);
+    }
     std::vector<Candidate> candidates;
     for (size_t i = 0; i < names.size(); ++i)
       if (movable.count(names[i]) && !moved.count(names[i])) {
@@ -105,7 +141,8 @@ std::vector<AssertRepair> repair_static_asserts(const PythonModule& m, TSNode bo
       if (breaks) continue;
       known = env;
       moved.insert(c.name);
-      out.push_back({c.name, c.value, m.text_of(condition)});
+      out.push_back({c.name, c.value,
+                     condition.arange ? m.text_of(condition.node) : "tl.static_assert(" + m.text_of(condition.node) + ")"});
       given_up.erase(failing);
       break;
     }

@@ -1,8 +1,9 @@
 #pragma once
 // A kernel's own `tl.static_assert(...)` is a fact about its constexprs: `BLOCK_N <= HEAD_DIM`,
-// `QGROUP_SIZE % BLOCK_K == 0`, `SCALING_MODE == "floor"`. When the values the resolver guessed
-// break one, the compile can only fail; this moves one guessed value at a time to a nearby one
-// that satisfies it without breaking another assert that held.
+// `QGROUP_SIZE % BLOCK_K == 0`, `SCALING_MODE == "floor"`. So is each `tl.arange(start, end)`,
+// which Triton compiles only when end - start is a positive power of two. When the values the
+// resolver guessed break one, the compile can only fail; this moves one guessed value at a time
+// to a nearby one that satisfies it without breaking another condition that held.
 #include <nlohmann/json.hpp>
 #include <set>
 #include <string>
@@ -16,7 +17,7 @@ namespace mine::check {
 struct AssertRepair {
   std::string name;       // the constexpr that moved
   nlohmann::json value;   // its new value
-  std::string assertion;  // the condition's text, for the corpus's "why"
+  std::string assertion;  // `tl.static_assert(cond)` or the `tl.arange(...)` call, for the corpus's "why"
 };
 
 // `movable` are the constexprs the resolver only guessed (block sizes, defaults, fallbacks); the
