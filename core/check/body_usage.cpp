@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <functional>
 
 #include "core/check/constant_eval.h"
 #include "core/check/decorator_facts.h"
@@ -157,11 +158,24 @@ std::set<std::string> static_range_operands(const PythonModule& m, TSNode body) 
   for_each_call(body, [&](TSNode n) {
     auto q = m.qualified_name(field(n, "function"));
     if (!q || !ends_with(*q, "language.static_range")) return;
-    // start and end set the trip count; a large step only makes it smaller.
+    // start and end set the trip count; a large step only makes it smaller. So does a size the
+    // bound divides (`static_range(HEAD_DIM // X)` runs HEAD_DIM / X times): it is no count.
+    std::function<void(TSNode)> counts = [&](TSNode e) {
+      if (is_type(e, "binary_operator") && m.text_of(field(e, "operator")) == "//") {
+        counts(field(e, "right"));
+        return;
+      }
+      if (is_type(e, "identifier")) {
+        out.insert(m.text_of(e));
+        return;
+      }
+      if (is_type(e, "call")) return;
+      for_each_named_child(e, [&](TSNode c) { counts(c); });
+    };
     size_t index = 0;
     for_each_named_child(field(n, "arguments"), [&](TSNode a) {
       if (is_type(a, "keyword_argument") || is_type(a, "comment")) return;
-      if (index++ < 2) identifiers_in(m, a, {"call"}, out);
+      if (index++ < 2) counts(a);
     });
   });
   return out;

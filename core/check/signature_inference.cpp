@@ -411,14 +411,7 @@ InferredSignature triton_signature(const KernelSource& k) {
     auto fact = launched.find(pn.name);
     // A loop Triton unrolls as often as a nominal size says would take minutes to compile; the
     // repository's real counts are small (the body fallback's 4 stands for them).
-    // A nominal size that also sizes a block (`tl.arange(0, HEAD_DIM)`) stays when it is small:
-    // the fallback's 4 would make that block too small for a tl.dot, and a loop of a few dozen
-    // unrolled steps compiles quickly.
-    auto small_block = [&](const LaunchFact& f) {
-      return bounds.count(pn.name) && f.value.is_number_integer() && f.value.get<int64_t>() <= 128;
-    };
-    if (fact != launched.end() && fact->second.nominal && is_constexpr && unrolled.count(pn.name) && !small_block(fact->second))
-      fact = launched.end();
+    if (fact != launched.end() && fact->second.nominal && is_constexpr && unrolled.count(pn.name)) fact = launched.end();
     // A ratio of sizes (`group = K // scale.shape[1]`, `G = HQ // H`) is 1 with any stand-in sizes
     // that are all alike; the kernel's own sources and fallbacks know better than that 1.
     if (fact != launched.end() && fact->second.ratio && is_constexpr) fact = launched.end();
