@@ -106,10 +106,91 @@ def _identity(torch):
     return _IDENTITIES[id(torch)]
 
 
-def resolve_stand_ins(torch, kwargs, namespace=None):
+CONFIG_DEPTH = 2  # the layer count a real config class's default network is cut to
+
+
+def _annotation_class(annotation, namespace):
+    if isinstance(annotation, str):
+        annotation = getattr(namespace, annotation, None) if annotation.isidentifier() else None
+    return annotation if isinstance(annotation, type) and annotation.__module__ != "builtins" else None
+
+
+def config_class(cls, name, namespace):
+    """The class the __init__ parameter `name` of `cls` is meant to be an instance of: its
+    annotation (`config: GPT2Config`), else the class an `isinstance(config, BertConfig)` in an
+    __init__ of `cls` or its bases checks; None when the code names none (or a builtin)."""
+    import ast
+    import inspect
+    import textwrap
+    for klass in getattr(cls, "__mro__", ())[:-1]:
+        init = klass.__dict__.get("__init__")
+        if init is None:
+            continue
+        try:
+            parameter = inspect.signature(init).parameters.get(name)
+        except (TypeError, ValueError):
+            parameter = None
+        if parameter is not None and parameter.annotation is not inspect.Parameter.empty:
+            found = _annotation_class(parameter.annotation, namespace)
+            if found is not None:
+                return found
+        try:
+            tree = ast.parse(textwrap.dedent(inspect.getsource(init)))
+        except (OSError, TypeError, SyntaxError, IndentationError):
+            continue
+        for node in ast.walk(tree):
+            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "isinstance"
+                    and len(node.args) == 2 and isinstance(node.args[0], ast.Name) and node.args[0].id == name
+                    and isinstance(node.args[1], ast.Name)):
+                found = _annotation_class(node.args[1].id, namespace)
+                if found is not None:
+                    return found
+    return None
+
+
+def make_config(klass, defaults=None):
+    """An instance of the config class `klass` made with its own defaults (required arguments
+    guessed from their names), its layer counts cut to CONFIG_DEPTH, and the attributes it lacks
+    answered as ConfigStandIn answers them (the code's defaults, else a guess from the name);
+    None when it cannot be made."""
+    import inspect
+    import re
+    try:
+        obj = klass()
+    except Exception:
+        try:
+            required = [p.name for p in inspect.signature(klass).parameters.values()
+                        if p.default is inspect.Parameter.empty
+                        and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+            obj = klass(**{n: module_inputs.guess_attribute(n) for n in required})
+        except Exception:
+            return None
+    try:
+        for key, value in list(vars(obj).items()):
+            if type(value) is int and value > CONFIG_DEPTH and re.search(r"layers?$|depth$|^n_layer", key):
+                setattr(obj, key, CONFIG_DEPTH)
+    except Exception:
+        pass
+    known = dict(defaults or {})
+
+    def __getattr__(self, attr):
+        if attr.startswith("_"):
+            raise AttributeError(attr)
+        return known[attr] if attr in known else module_inputs.guess_attribute(attr)
+    try:
+        obj.__class__ = type(klass.__name__, (klass,), {"__getattr__": __getattr__, "__module__": klass.__module__})
+    except Exception:
+        pass
+    return obj
+
+
+def resolve_stand_ins(torch, kwargs, namespace=None, cls=None, defaults=None, config_classes=True, made=None):
     """StandIn markers (module_inputs.py) as the objects they stand for; "module" ones are names
     of the standalone (`namespace`, its module), which the plugin had the closure define; where it
-    does not, an nn.Identity class stands in, as for any class argument."""
+    does not, an nn.Identity class stands in, as for any class argument. A config is an instance
+    of the class the code annotates or checks it as (config_class, make_config) when
+    `config_classes` and that class can be made (its name appended to `made`), else a
+    ConfigStandIn answering `defaults`."""
     out = {}
     for name, value in kwargs.items():
         if isinstance(value, module_inputs.StandIn):
@@ -117,7 +198,11 @@ def resolve_stand_ins(torch, kwargs, namespace=None):
                 found = getattr(namespace, value.target, None)
                 value = found if isinstance(found, type) else _identity(torch)
             elif value.kind == "config":
-                value = module_inputs.ConfigStandIn()
+                klass = config_class(cls, name, namespace) if config_classes and cls is not None else None
+                config = make_config(klass, defaults) if klass is not None else None
+                if config is not None and made is not None:
+                    made.append(klass.__name__)
+                value = config if config is not None else module_inputs.ConfigStandIn(defaults)
             else:
                 name_in_nn = value.target.rsplit(".", 1)[1]
                 cls = _identity(torch) if name_in_nn == "Identity" else getattr(torch.nn, name_in_nn)
@@ -141,27 +226,42 @@ def instantiate(cls, kwargs, record):
     raise AssertionError("unreachable")
 
 
-def build(torch, cls, inputs, record, namespace=None):
+def build(torch, cls, inputs, record, namespace=None, defaults=None):
     """(module, its __init__ arguments, the specs of its forward inputs) from the inferred inputs;
     the deducer's changes are appended to `record`. `namespace`: the standalone's module, where
-    classes the inputs name are defined."""
+    classes the inputs name are defined; `defaults`: module_inputs.code_defaults of its source.
+    A config made from its class (make_config) that __init__ refuses is tried once more as a
+    ConfigStandIn."""
     torch.manual_seed(0)
-    kwargs = resolve_stand_ins(torch, module_inputs.init_kwargs(inputs), namespace)
     specs = module_inputs.tensor_specs(inputs)
+    made = []
+    kwargs = resolve_stand_ins(torch, module_inputs.init_kwargs(inputs), namespace, cls, defaults, made=made)
     try:
         return instantiate(cls, kwargs, record), kwargs, specs
-    except (AssertionError, ValueError, ZeroDivisionError) as e:
-        # What __init__ checks of its sizes (divisibility, positive group counts): once more with
-        # the guessed sizes larger, the forward inputs with them.
-        larger = module_inputs.larger_init_kwargs(inputs)
-        if larger is None:
-            raise
+    except Exception as e:
+        if not made:
+            return _build_larger(torch, cls, inputs, record, namespace, defaults, specs, e)
         record.append({"error": trim("%s: %s" % (type(e).__name__, e), 300),
-                       "change": "guessed sizes %d -> %d" % (module_inputs.SIZE,
-                                                             module_inputs.SIZE * module_inputs.LARGER)})
-        torch.manual_seed(0)
-        kwargs = resolve_stand_ins(torch, larger, namespace)
-        return instantiate(cls, kwargs, record), kwargs, module_inputs.larger_specs(specs)
+                       "change": "config stand-in for %s" % ", ".join(made)})
+    torch.manual_seed(0)
+    kwargs = resolve_stand_ins(torch, module_inputs.init_kwargs(inputs), namespace, cls, defaults, False)
+    try:
+        return instantiate(cls, kwargs, record), kwargs, specs
+    except Exception as e:
+        return _build_larger(torch, cls, inputs, record, namespace, defaults, specs, e)
+
+
+def _build_larger(torch, cls, inputs, record, namespace, defaults, specs, error):
+    """What __init__ checks of its sizes (divisibility, positive group counts): once more with the
+    guessed sizes larger, the forward inputs with them; `error` again when that cannot help."""
+    larger = module_inputs.larger_init_kwargs(inputs)
+    if larger is None or not isinstance(error, (AssertionError, ValueError, ZeroDivisionError)):
+        raise error
+    record.append({"error": trim("%s: %s" % (type(error).__name__, error), 300),
+                   "change": "guessed sizes %d -> %d" % (module_inputs.SIZE, module_inputs.SIZE * module_inputs.LARGER)})
+    torch.manual_seed(0)
+    kwargs = resolve_stand_ins(torch, larger, namespace, cls, defaults, False)
+    return instantiate(cls, kwargs, record), kwargs, module_inputs.larger_specs(specs)
 
 
 def run_eager(torch, model, specs, device, record):
@@ -204,7 +304,9 @@ def run(task, row, torch, mark):
         raise NotAModule("%s is not a torch.nn.Module subclass (got %s)" % (spec["entry"], type(cls).__name__))
     info["phase"] = "instantiate"
     device = torch.device("cuda")
-    model, kwargs, specs = build(torch, cls, inputs, info["deduce"], module)
+    with open(os.path.join(task["bundle_dir"], spec["module"]), encoding="utf-8") as f:
+        defaults = module_inputs.code_defaults(f.read())
+    model, kwargs, specs = build(torch, cls, inputs, info["deduce"], module, defaults)
     model = model.to(device).eval()
 
     row["stage_reached"] = "load"

@@ -47,6 +47,8 @@ def guess_attribute(name):
     """What a config object's attribute `name` most likely holds, read from its name (the
     plugin guesses __init__ arguments the same way)."""
     n = name.lower()
+    if n == "bias" or n.endswith("_bias"):
+        return False  # a switch in configs (`mlp_bias`, `qkv_bias`), never a size
     if "eps" in n:
         return 1e-5
     if "drop" in n:
@@ -73,24 +75,66 @@ def guess_attribute(name):
 
 
 class ConfigStandIn:
-    """A configuration object whose every attribute (and item) is guessed from its name."""
+    """A configuration object whose every attribute (and item) is guessed from its name, except
+    those the module's code reads with a default of its own (`getattr(config, "fused_mlp",
+    False)`): `defaults` (code_defaults) gives those, as a config without them would."""
+
+    def __init__(self, defaults=None):
+        object.__setattr__(self, "_defaults", dict(defaults or {}))
 
     def __getattr__(self, name):
-        if name.startswith("__"):
+        if name.startswith("__") or name == "_defaults":
             raise AttributeError(name)
-        return guess_attribute(name)
+        return self._defaults[name] if name in self._defaults else guess_attribute(name)
 
     def __getitem__(self, name):
-        return guess_attribute(str(name))
+        return self.__getattr__(str(name))
 
     def get(self, name, default=None):
-        return guess_attribute(str(name))
+        return self.__getattr__(str(name))
 
     def __contains__(self, name):
         return True
 
     def __repr__(self):
         return "<config stand-in>"
+
+
+def code_defaults(source):
+    """{name: default} for the attributes the module's code reads with a literal default of its
+    own: `getattr(config, "fused_mlp", False)`, `cfg.get("depth", 2)`. A name read with two
+    different defaults is left out (the stand-in guesses it)."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return {}
+    found, conflicting = {}, set()
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call) or len(node.args) != (3 if isinstance(node.func, ast.Name) else 2):
+            continue
+        if isinstance(node.func, ast.Name) and node.func.id == "getattr":
+            key, default = node.args[1], node.args[2]
+        elif isinstance(node.func, ast.Attribute) and node.func.attr == "get":
+            key, default = node.args[0], node.args[1]
+        else:
+            continue
+        if not (isinstance(key, ast.Constant) and isinstance(key.value, str) and key.value.isidentifier()):
+            continue
+        try:
+            value = ast.literal_eval(default)
+        except (ValueError, SyntaxError, TypeError):
+            continue
+        name = key.value
+        if name in found and found[name] != value:
+            conflicting.add(name)
+        found.setdefault(name, value)
+    return {k: v for k, v in found.items() if k not in conflicting}
+
+
+# An __init__ switch that has the module torch.compile parts of itself (Liger's chunked losses,
+# `compiled=True`): the harness compiles the module whole, and its eager run is to be eager, so
+# that the deducer reads the module's own errors, not Dynamo's fake-tensor report of them.
+COMPILE_SWITCHES = ("compiled", "compile", "use_compile", "torch_compile", "use_torch_compile", "do_compile")
 
 
 def init_kwargs(inputs):
@@ -104,6 +148,8 @@ def init_kwargs(inputs):
             out[arg["name"]] = StandIn(arg["stand_in"])
             continue
         if "literal" not in arg:
+            if arg["name"] in COMPILE_SWITCHES and arg.get("source") == "default":
+                out[arg["name"]] = False
             continue
         try:
             out[arg["name"]] = ast.literal_eval(arg["literal"])
@@ -498,6 +544,29 @@ def _r_spatial_too_small(specs, m):
     return None
 
 
+def _r_windows(specs, m):
+    """Sides a window or patch does not divide: einops' "can't divide axis of length 4 in chunks
+    of 7", an assert's "height 16 and width 16 must be divisible by window size 7". The axis is a
+    side of the image input, or one a power-of-two downsampling made of it (16 -> 4): the sides
+    grow to the next multiple of the window, times that downsampling (16 -> 28)."""
+    length, window = int(m.group(1)), int(m.group(2))
+    i = _image_input(specs)
+    if i is None or length <= 0 or window <= 1 or length % window == 0:
+        return None
+    sides = shape_of(specs[i])[2:]
+    factors = [v // length for v in sides if v % length == 0 and (v // length) & (v // length - 1) == 0]
+    if not factors:
+        return None
+    factor = min(factors)
+    want = -(-length // window) * window * factor
+    new = [want if v == length * factor else v for v in sides]
+    if max(new) > SPATIAL_MAX:
+        return None
+    for j, v in enumerate(new):
+        _set_dim(specs, i, 2 + j, v, "")
+    return "spatial sides %s -> %s (windows of %d)" % (sides, new, window)
+
+
 def _r_target_size(specs, m):
     """cross_entropy's "Expected target size [2, 16, 100], got [2, 16, 16]": the integer input of
     the shape it got takes the one it expected."""
@@ -547,6 +616,9 @@ RULES = (
     (r"input must have (\d+) dimensions, got (\d+)", _r_dims_count),
     (r"Kernel size can't be greater than actual input size|[Oo]utput size is too small", _r_spatial_too_small),
     (r"Expected target size \[([\d, ]+)\], got \[([\d, ]+)\]", _r_target_size),
+    (r"can't divide axis of length (\d+) in chunks of (\d+)", _r_windows),
+    (r"(?:height|width|side|size) (\d+)\b[^.]*?must be divisible by (?:the )?(?:window|patch)(?: size)? ?(?:of )?(\d+)",
+     _r_windows),
     (r"[Ww]rong shape: expected (?P<want>\d+) dims\. Received (?P<got>\d+)-dim tensor", _r_rank_named),
     (r"number of subscripts in the equation \((?P<want>\d+)\) does not match the number of dimensions "
      r"\((?P<got>\d+)\)", _r_rank_named),

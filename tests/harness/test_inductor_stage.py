@@ -186,6 +186,86 @@ class InductorStage(unittest.TestCase):
         self.assertIsInstance(error, AttributeError)
         self.assertEqual(row["inductor"]["phase"], "instantiate")
 
+    CONFIG_MODULE = """
+        import dataclasses
+        import torch
+        @dataclasses.dataclass
+        class NetConfig:
+            hidden_size: int = 48
+            num_hidden_layers: int = 12
+            fused_mlp: bool = False
+        class Base(torch.nn.Module):
+            def __init__(self, config):
+                super().__init__()
+                if not isinstance(config, NetConfig):
+                    raise ValueError("config should be an instance of class NetConfig")
+                self.config = config
+        class Net(Base):
+            def __init__(self, config: NetConfig):
+                super().__init__(config)
+                self.shape = (config.hidden_size, config.num_hidden_layers, config.vocab_size,
+                              getattr(config, "use_flash_attn", False))
+            def forward(self, x):
+                assert self.shape == (48, 2, 100, False), self.shape
+                return x
+        class Checked(Base):
+            def __init__(self, config):
+                super().__init__(config)
+            def forward(self, x):
+                return x
+        """
+
+    def config_inputs(self):
+        return {"init": [{"name": "config", "stand_in": "config", "source": "stand_in"}],
+                "forward": [{"name": "x", "rank": 2}]}
+
+    def test_an_annotated_config_class_is_made_with_its_defaults_and_fewer_layers(self):
+        row, error = self.run_module(self.CONFIG_MODULE, "Net", self.config_inputs())
+        self.assertIsNone(error)
+        self.assertTrue(row["inductor"]["match"])  # 48 of its own, 12 layers cut to 2, vocab_size guessed
+        self.assertEqual(row["inductor"]["deduce"], [])
+
+    def test_a_config_class_checked_by_isinstance_in_a_base_class(self):
+        row, error = self.run_module(self.CONFIG_MODULE, "Checked", self.config_inputs())
+        self.assertIsNone(error)
+        self.assertTrue(row["inductor"]["eager_ok"])
+        self.assertTrue(row["inductor"]["inputs_used"]["init"]["config"].startswith("NetConfig("))
+
+    def test_a_config_class_init_refuses_is_tried_again_as_the_stand_in(self):
+        row, error = self.run_module("""
+            import torch
+            class Settings:
+                def __init__(self, width=8):
+                    self.width = width
+            class Net(torch.nn.Module):
+                def __init__(self, config: Settings):
+                    super().__init__()
+                    assert config.width == 16, "the class's own width is refused"
+                def forward(self, x):
+                    return x
+            """, "Net", self.config_inputs())
+        self.assertIsNone(error)
+        self.assertTrue(row["inductor"]["match"])
+        self.assertEqual(row["inductor"]["deduce"][0]["change"], "config stand-in for Settings")
+
+    def test_the_stand_in_answers_what_the_code_reads_with_a_default(self):
+        # flash-attn: `getattr(config, "fused_bias_fc", False)` guessed as 16 asked for fused_dense
+        row, error = self.run_module("""
+            import torch
+            FusedDense = None
+            class Pooler(torch.nn.Module):
+                def __init__(self, config):
+                    super().__init__()
+                    fused_bias_fc = getattr(config, "fused_bias_fc", False)
+                    if fused_bias_fc and FusedDense is None:
+                        raise ImportError("fused_dense is not installed")
+                    self.width = config.hidden_size
+                def forward(self, x):
+                    return x
+            """, "Pooler", self.config_inputs())
+        self.assertIsNone(error)
+        self.assertTrue(row["inductor"]["match"])
+
     def test_keyword_only_inputs_are_passed_by_name(self):
         row, error = self.run_module("""
             import torch
