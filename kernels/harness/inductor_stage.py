@@ -205,14 +205,55 @@ def resolve_stand_ins(torch, kwargs, namespace=None, cls=None, defaults=None, co
                 value = config if config is not None else module_inputs.ConfigStandIn(defaults)
             else:
                 name_in_nn = value.target.rsplit(".", 1)[1]
-                cls = _identity(torch) if name_in_nn == "Identity" else getattr(torch.nn, name_in_nn)
-                value = cls if value.kind == "class" else cls()
+                layer = _identity(torch) if name_in_nn == "Identity" else getattr(torch.nn, name_in_nn)
+                value = layer if value.kind == "class" else layer()
         out[name] = value
     return out
 
 
-def instantiate(cls, kwargs, record):
-    """cls(**kwargs), giving module_inputs.SIZE to arguments a TypeError says are missing."""
+PROCESS_GROUP_NAMES = ("process_group", "tp_group", "tensor_parallel_group", "pg")
+
+
+def _wants_process_group(cls, name):
+    """Whether the __init__ parameter `name` of `cls` is a torch.distributed process group: its
+    annotation says so (`process_group: ProcessGroup`), or its name does."""
+    import inspect
+    try:
+        parameter = inspect.signature(cls.__init__).parameters.get(name)
+    except (TypeError, ValueError):
+        parameter = None
+    if parameter is not None and parameter.annotation is not inspect.Parameter.empty:
+        annotation = parameter.annotation
+        text = annotation if isinstance(annotation, str) else getattr(annotation, "__name__", repr(annotation))
+        if "ProcessGroup" in text:
+            return True
+    return name in PROCESS_GROUP_NAMES
+
+
+def single_rank_group(torch):
+    """The default process group of this one process (world size 1, an in-process store), which
+    tensor-parallel layers take to split nothing: NCCL on the GPU, gloo without one."""
+    dist = torch.distributed
+    if not dist.is_initialized():
+        backend = "nccl" if torch.cuda.is_available() else "gloo"
+        dist.init_process_group(backend=backend, store=dist.HashStore(), rank=0, world_size=1)
+    return dist.group.WORLD
+
+
+def process_groups(torch, cls, kwargs, record):
+    """kwargs with the process groups __init__ takes (guessed as sizes by the plugin) made."""
+    for name in list(kwargs):
+        if _wants_process_group(cls, name) and not hasattr(kwargs[name], "size"):
+            kwargs[name] = single_rank_group(torch)
+            record.append({"error": "", "change": "init %s = a process group of one rank" % name})
+    return kwargs
+
+
+def instantiate(cls, kwargs, record, torch=None):
+    """cls(**kwargs), giving module_inputs.SIZE to arguments a TypeError says are missing and a
+    process group of one rank to those that are process groups."""
+    if torch is not None:
+        process_groups(torch, cls, kwargs, record)
     for attempt in range(MAX_INIT_TRIES + 1):
         try:
             return cls(**kwargs)
@@ -237,7 +278,7 @@ def build(torch, cls, inputs, record, namespace=None, defaults=None):
     made = []
     kwargs = resolve_stand_ins(torch, module_inputs.init_kwargs(inputs), namespace, cls, defaults, made=made)
     try:
-        return instantiate(cls, kwargs, record), kwargs, specs
+        return instantiate(cls, kwargs, record, torch), kwargs, specs
     except Exception as e:
         if not made:
             return _build_larger(torch, cls, inputs, record, namespace, defaults, specs, e)
@@ -246,7 +287,7 @@ def build(torch, cls, inputs, record, namespace=None, defaults=None):
     torch.manual_seed(0)
     kwargs = resolve_stand_ins(torch, module_inputs.init_kwargs(inputs), namespace, cls, defaults, False)
     try:
-        return instantiate(cls, kwargs, record), kwargs, specs
+        return instantiate(cls, kwargs, record, torch), kwargs, specs
     except Exception as e:
         return _build_larger(torch, cls, inputs, record, namespace, defaults, specs, e)
 
@@ -261,7 +302,7 @@ def _build_larger(torch, cls, inputs, record, namespace, defaults, specs, error)
                    "change": "guessed sizes %d -> %d" % (module_inputs.SIZE, module_inputs.SIZE * module_inputs.LARGER)})
     torch.manual_seed(0)
     kwargs = resolve_stand_ins(torch, larger, namespace, cls, defaults, False)
-    return instantiate(cls, kwargs, record), kwargs, module_inputs.larger_specs(specs)
+    return instantiate(cls, kwargs, record, torch), kwargs, module_inputs.larger_specs(specs)
 
 
 def run_eager(torch, model, specs, device, record):

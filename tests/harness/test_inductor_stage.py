@@ -27,8 +27,10 @@ class FakeTensor:
         return FakeTensor(self.shape, self.dtype, self.fill)
 
 
-def make_torch(compiled_offset=0.0, codes=("# AOT ID\n@triton.jit\ndef triton_poi_0(): pass\ndef call(args): pass\n",)):
+def make_torch(compiled_offset=0.0, codes=("# AOT ID\n@triton.jit\ndef triton_poi_0(): pass\ndef call(args): pass\n",),
+               distributed=None):
     torch = types.ModuleType("torch")
+    torch.distributed = distributed
     nn = types.ModuleType("torch.nn")
 
     class Module:
@@ -265,6 +267,39 @@ class InductorStage(unittest.TestCase):
             """, "Pooler", self.config_inputs())
         self.assertIsNone(error)
         self.assertTrue(row["inductor"]["match"])
+
+    def test_a_process_group_argument_gets_a_group_of_one_rank(self):
+        # mamba's ColumnParallelLinear(in_features, out_features, process_group: ProcessGroup): the
+        # plugin guessed a size for it ('int' object has no attribute 'size')
+        source = """
+            import torch
+            class ProcessGroup:
+                pass
+            class ColumnParallel(torch.nn.Module):
+                def __init__(self, in_features, process_group: ProcessGroup, group_size=1):
+                    super().__init__()
+                    self.world = process_group.size()
+                def forward(self, x):
+                    assert self.world == 1
+                    return x
+            """
+        inputs = {"init": [{"name": "in_features", "literal": "16", "source": "size_name"},
+                           {"name": "process_group", "literal": "16", "source": "fallback"}],
+                  "forward": [{"name": "x", "rank": 2}]}
+        inits = []
+
+        def init_process_group(backend, store, rank, world_size):
+            inits.append((backend, rank, world_size))
+            world.initialized = True
+        world = types.SimpleNamespace(initialized=False, size=lambda: 1)
+        distributed = types.SimpleNamespace(is_initialized=lambda: world.initialized, HashStore=object,
+                                            init_process_group=init_process_group,
+                                            group=types.SimpleNamespace(WORLD=world))
+        row, error = self.run_module(source, "ColumnParallel", inputs, distributed=distributed)
+        self.assertIsNone(error)
+        self.assertTrue(row["inductor"]["match"])
+        self.assertEqual(inits, [("nccl", 0, 1)])
+        self.assertIn("process group of one rank", row["inductor"]["deduce"][0]["change"])
 
     def test_keyword_only_inputs_are_passed_by_name(self):
         row, error = self.run_module("""
