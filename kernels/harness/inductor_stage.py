@@ -148,11 +148,12 @@ def config_class(cls, name, namespace):
     return None
 
 
-def make_config(klass, defaults=None):
+def make_config(klass):
     """An instance of the config class `klass` made with its own defaults (required arguments
-    guessed from their names), its layer counts cut to CONFIG_DEPTH, and the attributes it lacks
-    answered as ConfigStandIn answers them (the code's defaults, else a guess from the name);
-    None when it cannot be made."""
+    guessed from their names), its layer counts cut to CONFIG_DEPTH; None when it cannot be made.
+    What it lacks stays lacking: library code probes optional attributes (transformers'
+    `hasattr(self, "quantization_config")` when Dynamo prints the config), and the code's own
+    `getattr(config, name, default)` then takes its default as it would with the real config."""
     import inspect
     import re
     try:
@@ -169,16 +170,6 @@ def make_config(klass, defaults=None):
         for key, value in list(vars(obj).items()):
             if type(value) is int and value > CONFIG_DEPTH and re.search(r"layers?$|depth$|^n_layer", key):
                 setattr(obj, key, CONFIG_DEPTH)
-    except Exception:
-        pass
-    known = dict(defaults or {})
-
-    def __getattr__(self, attr):
-        if attr.startswith("_"):
-            raise AttributeError(attr)
-        return known[attr] if attr in known else module_inputs.guess_attribute(attr)
-    try:
-        obj.__class__ = type(klass.__name__, (klass,), {"__getattr__": __getattr__, "__module__": klass.__module__})
     except Exception:
         pass
     return obj
@@ -199,7 +190,7 @@ def resolve_stand_ins(torch, kwargs, namespace=None, cls=None, defaults=None, co
                 value = found if isinstance(found, type) else _identity(torch)
             elif value.kind == "config":
                 klass = config_class(cls, name, namespace) if config_classes and cls is not None else None
-                config = make_config(klass, defaults) if klass is not None else None
+                config = make_config(klass) if klass is not None else None
                 if config is not None and made is not None:
                     made.append(klass.__name__)
                 value = config if config is not None else module_inputs.ConfigStandIn(defaults)

@@ -580,6 +580,18 @@ def _r_target_size(specs, m):
     return None
 
 
+def _r_target_batch(specs, m):
+    """cross_entropy's "Expected input batch_size (256) to match target batch_size (32)": the
+    scores are rows of classes, one per target; the integer input of that many values becomes
+    one row of as many as the scores have."""
+    rows, got = int(m.group(1)), int(m.group(2))
+    for s in specs:
+        if not s["dtype"].startswith("float") and _product(shape_of(s)) == got and rows > 0:
+            s["rank"], s["rank_known"], s["dims"] = 1, True, {0: rows}
+            return "%s -> [%d] (a target per row of scores)" % (s["name"], rows)
+    return None
+
+
 def _r_rank_named(specs, m):
     """A message naming the rank it wanted and the rank it got (einops, einsum, attention): the
     input of the rank it got takes the one it wanted."""
@@ -623,6 +635,8 @@ RULES = (
     (r"number of subscripts in the equation \((?P<want>\d+)\) does not match the number of dimensions "
      r"\((?P<got>\d+)\)", _r_rank_named),
     (r"batched (?P<want>\d)D tensor but received (?P<got>\d)-D", _r_rank_named),
+    (r"expects a tensor with <= (?P<want>\d) dimensions, but self is (?P<got>\d)D", _r_rank_named),
+    (r"Expected input batch_size \((\d+)\) to match target batch_size \((\d+)\)", _r_target_batch),
 )
 _COMPILED = [(re.compile(p), rule) for p, rule in RULES]
 

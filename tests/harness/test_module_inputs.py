@@ -229,6 +229,22 @@ class CodeDefaults(unittest.TestCase):
         self.assertEqual(mi.init_kwargs(inputs), {"compiled": False, "use_compile": False, "compile": True})
 
 
+class TorchMessages(unittest.TestCase):
+    def test_a_transpose_of_a_matrix_names_both_ranks(self):
+        # Liger's fused linear losses: `lin_weight.t()` on a weight guessed as an image
+        specs = [spec(4, name="_input"), spec(4, name="lin_weight"), spec(2, dtype="int64", name="target")]
+        specs[0]["rank"] = 3
+        new, why = mi.deduce(specs, "RuntimeError: t() expects a tensor with <= 2 dimensions, but self is 4D")
+        self.assertEqual([s["rank"] for s in new], [3, 2, 2])
+
+    def test_a_target_per_row_of_scores(self):
+        specs = [spec(3, name="logits"), spec(2, dtype="int64", name="target")]
+        new, why = mi.deduce(specs, "ValueError: Expected input batch_size (64) to match target batch_size (32).")
+        self.assertEqual(mi.shape_of(new[1]), [64])
+        new, why = mi.deduce(specs, "ValueError: Expected input batch_size (256) to match target batch_size (7).")
+        self.assertIsNone(new)  # no integer input of 7 values
+
+
 class Windows(unittest.TestCase):
     """Windowed attention and patches: sides the window does not divide."""
 
