@@ -296,10 +296,12 @@ def _build_larger(torch, cls, inputs, record, namespace, defaults, specs, error)
     return instantiate(cls, kwargs, record, torch), kwargs, module_inputs.larger_specs(specs)
 
 
-def run_eager(torch, model, specs, device, record):
-    """(output, specs, tensors) of the first eager forward that works, the deducer correcting the
-    inputs from each error (at most MAX_TRIES times, never back to inputs already tried); its
-    changes are appended to `record`. Raises the last error when no correction is left."""
+def run_eager(torch, model, specs, device, record, rebuild=None):
+    """(output, specs, tensors, model) of the first eager forward that works, the deducer
+    correcting the inputs from each error (at most MAX_TRIES times, never back to inputs already
+    tried); its changes are appended to `record`. `rebuild(name, value)`, where given, makes the
+    module again with one guessed __init__ size changed (module_inputs.init_width_fix) and returns
+    it. Raises the last error when no correction is left."""
     tried = set()
     for attempt in range(MAX_TRIES + 1):
         args = make_tensors(torch, specs, device)
@@ -308,16 +310,41 @@ def run_eager(torch, model, specs, device, record):
                 out = _call(model, specs, args)
             if str(device).startswith("cuda"):
                 torch.cuda.synchronize()  # an error of the kernels it launched belongs to this try
-            return out, specs, args
+            return out, specs, args, model
         except Exception as e:  # the deducer reads the message; anything else is the module's failure
             message = "%s: %s" % (type(e).__name__, e)
             tried.add(module_inputs.signature(specs))
+            fix = rebuild.fix(message, specs, tried) if rebuild is not None else None
+            if fix is not None and attempt < MAX_TRIES:
+                model = rebuild(*fix)
+                record.append({"error": trim(message, 300), "change": "init %s -> %d (the input's width)" % fix})
+                continue
             trial, why = module_inputs.deduce(specs, message, tried)
             if trial is None or attempt == MAX_TRIES:
                 raise
             record.append({"error": trim(message, 300), "change": why})
             specs = trial
     raise AssertionError("unreachable")
+
+
+class Rebuild:
+    """Makes the module again with one guessed __init__ size changed (run_eager's `rebuild`)."""
+
+    def __init__(self, torch, cls, kwargs, inputs, device):
+        self.torch, self.cls, self.kwargs, self.device = torch, cls, kwargs, device
+        self.guessed = [a.get("name") for a in (inputs or {}).get("init", [])
+                        if a.get("source") in module_inputs.GUESSED_SOURCES and a.get("name") in kwargs]
+        self.changed = set()
+
+    def fix(self, message, specs, tried):
+        fix = module_inputs.init_width_fix(message, specs, self.kwargs, self.guessed, tried)
+        return None if fix is None or fix[0] in self.changed else fix
+
+    def __call__(self, name, value):
+        self.changed.add(name)
+        self.kwargs[name] = value
+        self.torch.manual_seed(0)
+        return self.cls(**self.kwargs).to(self.device).eval()
 
 
 def run(task, row, torch, mark):
@@ -345,7 +372,8 @@ def run(task, row, torch, mark):
     info["phase"] = "eager"
     mark("load")
     t0 = time.perf_counter()
-    eager, specs, args = run_eager(torch, model, specs, device, info["deduce"])
+    eager, specs, args, model = run_eager(torch, model, specs, device, info["deduce"],
+                                          Rebuild(torch, cls, kwargs, inputs, device))
     row["run_ms"] = round((time.perf_counter() - t0) * 1000.0, 3)
     info["eager_ok"] = True
     # A class argument by its name (`BasicBlock`), as the source writes it.

@@ -673,12 +673,20 @@ def signature(specs):
     return tuple((s["name"], s["rank"], tuple(sorted(s["dims"].items())), s["dtype"]) for s in specs)
 
 
+# A library the machine lacks (a deferred import needed when it ran, an extension the module
+# checks for): no input changes that.
+_MISSING_LIBRARY = re.compile(r"^(?:ModuleNotFoundError|ImportError): |is not installed|[Pp]lease install |"
+                              r"No such operator ")
+
+
 def deduce(specs, message, tried=()):
     """(new specs, what changed) for the error `message` raised by the module on `specs`, or
     (None, None) when no rule applies or none changes anything: the caller stops trying. Without
     a rule for the message, an input of unknown rank gets the next rank of RANK_ORDER. A change
     back to inputs whose signature() is in `tried` counts as none (two rules undoing each other,
     as broadcasting between two inputs does, would go round until the tries run out)."""
+    if _MISSING_LIBRARY.search(message or ""):
+        return None, None  # no input makes a library appear: the tries are left alone
     for pattern, rule in _COMPILED:
         m = pattern.search(message or "")
         if not m:
@@ -690,6 +698,40 @@ def deduce(specs, message, tried=()):
     trial = copy.deepcopy(specs)
     why = _next_rank(trial)
     return (trial, why) if why and signature(trial) not in tried else (None, None)
+
+
+# __init__ parameters that are the input's channels or width (`inplanes`, `in_chs`, `dim_in`).
+_INPUT_WIDTH_NAME = re.compile(r"^(?:in|inp)(?:_?(?:planes|chs|channels|ch|c|dim|features|size))?$|"
+                               r"^(?:dim|c|ch|chs|channels|planes)_?in$|^input_(?:dim|channels|size|chs)$")
+
+
+def _shapes(sig):
+    """The shapes a signature() stands for (dims a rule set and the same dims left to the
+    defaults are the same shape)."""
+    return tuple((name, tuple(shape_of({"rank": rank, "dims": dict(dims)})), dtype) for name, rank, dims, dtype in sig)
+
+
+def init_width_fix(message, specs, kwargs, guessed, tried):
+    """(name, value) of the guessed __init__ size to change, or None. A convolution that wants
+    C channels of an input of ours that has G, where giving the input C was tried already (a
+    residual `out + x` asked for G: a ResNet bottleneck's planes * expansion): the module's own
+    input width is the guess that is wrong, so the __init__ argument named as it (`inplanes`),
+    guessed as C, becomes G."""
+    m = re.search(r"expected input\[([\d, ]+)\] to have (\d+) channels, but got (\d+) channels", message or "")
+    if not m:
+        return None
+    printed = [int(x) for x in re.findall(r"\d+", m.group(1))]
+    want, got = int(m.group(2)), int(m.group(3))
+    for i, s in enumerate(specs):
+        if shape_of(s) != printed:
+            continue
+        trial = copy.deepcopy(specs)
+        _set_dim(trial, i, 1, want, "")
+        if _shapes(signature(trial)) not in {_shapes(t) for t in tried}:
+            return None  # the deducer gives the input the channels first
+        names = [n for n in guessed if _INPUT_WIDTH_NAME.match(n.lower()) and kwargs.get(n) == want]
+        return (names[0], got) if len(names) == 1 else None
+    return None
 
 
 def missing_init_args(message):

@@ -303,6 +303,36 @@ class InductorStage(unittest.TestCase):
         self.assertEqual(inits, [("nccl", 0, 1)])
         self.assertIn("process group of one rank", row["inductor"]["deduce"][0]["change"])
 
+    def test_a_residual_that_wants_wider_inputs_widens_the_module(self):
+        # A ResNet bottleneck Bottleneck(inplanes, planes) with `out + x`: planes * 4 channels come
+        # out, so x has them too, and then inplanes (guessed as 16 like planes) is the wrong guess.
+        row, error = self.run_module("""
+            import torch
+            class Bottleneck(torch.nn.Module):
+                def __init__(self, inplanes, planes):
+                    super().__init__()
+                    self.inplanes, self.planes = inplanes, planes
+                def forward(self, x):
+                    c = x.shape[1]
+                    if c != self.inplanes:
+                        raise RuntimeError("Given groups=1, weight of size [%d, %d, 1, 1], expected input[%s] to "
+                                           "have %d channels, but got %d channels instead"
+                                           % (self.planes, self.inplanes, ", ".join(map(str, x.shape)), self.inplanes, c))
+                    if c != self.planes * 4:
+                        raise RuntimeError("The size of tensor a (%d) must match the size of tensor b (%d) at "
+                                           "non-singleton dimension 1" % (self.planes * 4, c))
+                    return x
+            """, "Bottleneck", {"init": [{"name": "inplanes", "literal": "16", "source": "size_name"},
+                                         {"name": "planes", "literal": "16", "source": "size_name"}],
+                                "forward": [{"name": "x", "rank": 4}]})
+        self.assertIsNone(error)
+        info = row["inductor"]
+        self.assertTrue(info["match"])
+        self.assertEqual([d["change"] for d in info["deduce"]],
+                         ["dim 1: 16 -> 64 (broadcast)", "init inplanes -> 64 (the input's width)"])
+        self.assertEqual(info["inputs_used"]["init"], {"inplanes": "64", "planes": "16"})
+        self.assertEqual(info["inputs_used"]["forward"][0]["shape"], [2, 64, 16, 16])
+
     def test_keyword_only_inputs_are_passed_by_name(self):
         row, error = self.run_module("""
             import torch

@@ -245,6 +245,33 @@ class TorchMessages(unittest.TestCase):
         self.assertIsNone(new)  # no integer input of 7 values
 
 
+class InitWidth(unittest.TestCase):
+    CONV = ("RuntimeError: Given groups=1, weight of size [16, 16, 1, 1], expected input[2, 64, 16, 16] to have "
+            "16 channels, but got 64 channels instead")
+
+    def test_the_input_width_argument_changes_once_the_input_was_given_the_channels(self):
+        specs = [spec(4, {1: 64})]
+        narrow = [spec(4, {1: 16})]
+        kwargs = {"inplanes": 16, "planes": 16}
+        # not tried yet: the deducer gives the input 16 channels first
+        self.assertIsNone(mi.init_width_fix(self.CONV, specs, kwargs, ["inplanes", "planes"], {mi.signature(specs)}))
+        tried = {mi.signature(specs), mi.signature(narrow)}
+        self.assertEqual(mi.init_width_fix(self.CONV, specs, kwargs, ["inplanes", "planes"], tried), ("inplanes", 64))
+        # the module's own number (a call site's, not a guess) is left alone; so is a name that is no input width
+        self.assertIsNone(mi.init_width_fix(self.CONV, specs, kwargs, ["planes"], tried))
+        self.assertIsNone(mi.init_width_fix(self.CONV, specs, {"in_chs": 16, "dim_in": 16}, ["in_chs", "dim_in"], tried))
+        self.assertEqual(mi.init_width_fix(self.CONV, specs, {"in_chs": 16}, ["in_chs"], tried), ("in_chs", 64))
+
+    def test_a_missing_library_stops_the_tries(self):
+        s = mi.tensor_specs({"forward": [{"name": "x", "rank": 4, "rank_known": False}]})
+        for message in ("ModuleNotFoundError: No module named 'einx' (imported by the module's file, needed when it ran)",
+                        "ImportError: fused_dense is not installed",
+                        "RuntimeError: selective_scan_cuda is not installed. To use Mamba-1, reinstall with:",
+                        "RuntimeError: No such operator xformers::sparse24_sparsify_both_ways"):
+            self.assertEqual(mi.deduce(s, message), (None, None), message)
+        self.assertIsNotNone(mi.deduce(s, "KeyError: 4")[0])
+
+
 class Windows(unittest.TestCase):
     """Windowed attention and patches: sides the window does not divide."""
 
