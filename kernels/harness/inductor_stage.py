@@ -148,12 +148,14 @@ def config_class(cls, name, namespace):
     return None
 
 
-def make_config(klass):
+def make_config(klass, read=(), defaults=None):
     """An instance of the config class `klass` made with its own defaults (required arguments
     guessed from their names), its layer counts cut to CONFIG_DEPTH; None when it cannot be made.
-    What it lacks stays lacking: library code probes optional attributes (transformers'
-    `hasattr(self, "quantization_config")` when Dynamo prints the config), and the code's own
-    `getattr(config, name, default)` then takes its default as it would with the real config."""
+    Of what it lacks, the attributes the module's code reads off it by name (`read`: a field a
+    newer release of the library dropped, `config.position_embedding_type`) are answered as
+    ConfigStandIn answers them; anything else stays lacking: library code probes optional
+    attributes (transformers' `hasattr(self, "quantization_config")` when Dynamo prints the
+    config), and the code's `getattr(config, name, default)` takes its default."""
     import inspect
     import re
     try:
@@ -172,10 +174,23 @@ def make_config(klass):
                 setattr(obj, key, CONFIG_DEPTH)
     except Exception:
         pass
+    read, known = frozenset(read or ()), dict(defaults or {})
+    if not read:
+        return obj
+
+    def __getattr__(self, attr):
+        if attr.startswith("_") or attr not in read:
+            raise AttributeError(attr)
+        return known[attr] if attr in known else module_inputs.guess_attribute(attr)
+    try:
+        obj.__class__ = type(klass.__name__, (klass,), {"__getattr__": __getattr__, "__module__": klass.__module__})
+    except Exception:
+        pass
     return obj
 
 
-def resolve_stand_ins(torch, kwargs, namespace=None, cls=None, defaults=None, config_classes=True, made=None):
+def resolve_stand_ins(torch, kwargs, namespace=None, cls=None, defaults=None, config_classes=True, made=None,
+                      source=""):
     """StandIn markers (module_inputs.py) as the objects they stand for; "module" ones are names
     of the standalone (`namespace`, its module), which the plugin had the closure define; where it
     does not, an nn.Identity class stands in, as for any class argument. A config is an instance
@@ -190,7 +205,8 @@ def resolve_stand_ins(torch, kwargs, namespace=None, cls=None, defaults=None, co
                 value = found if isinstance(found, type) else _identity(torch)
             elif value.kind == "config":
                 klass = config_class(cls, name, namespace) if config_classes and cls is not None else None
-                config = make_config(klass) if klass is not None else None
+                config = (make_config(klass, module_inputs.attributes_read(source, name), defaults)
+                          if klass is not None else None)
                 if config is not None and made is not None:
                     made.append(klass.__name__)
                 value = config if config is not None else module_inputs.ConfigStandIn(defaults)
@@ -258,16 +274,18 @@ def instantiate(cls, kwargs, record, torch=None):
     raise AssertionError("unreachable")
 
 
-def build(torch, cls, inputs, record, namespace=None, defaults=None):
+def build(torch, cls, inputs, record, namespace=None, defaults=None, source=""):
     """(module, its __init__ arguments, the specs of its forward inputs) from the inferred inputs;
     the deducer's changes are appended to `record`. `namespace`: the standalone's module, where
-    classes the inputs name are defined; `defaults`: module_inputs.code_defaults of its source.
+    classes the inputs name are defined; `defaults`: module_inputs.code_defaults of its source,
+    `source` its text (what a config class made from is read for).
     A config made from its class (make_config) that __init__ refuses is tried once more as a
     ConfigStandIn."""
     torch.manual_seed(0)
     specs = module_inputs.tensor_specs(inputs)
     made = []
-    kwargs = resolve_stand_ins(torch, module_inputs.init_kwargs(inputs), namespace, cls, defaults, made=made)
+    kwargs = resolve_stand_ins(torch, module_inputs.init_kwargs(inputs), namespace, cls, defaults, made=made,
+                               source=source)
     try:
         return instantiate(cls, kwargs, record, torch), kwargs, specs
     except Exception as e:
@@ -364,8 +382,8 @@ def run(task, row, torch, mark):
     info["phase"] = "instantiate"
     device = torch.device("cuda")
     with open(os.path.join(task["bundle_dir"], spec["module"]), encoding="utf-8") as f:
-        defaults = module_inputs.code_defaults(f.read())
-    model, kwargs, specs = build(torch, cls, inputs, info["deduce"], module, defaults)
+        source = f.read()
+    model, kwargs, specs = build(torch, cls, inputs, info["deduce"], module, module_inputs.code_defaults(source), source)
     model = model.to(device).eval()
 
     row["stage_reached"] = "load"

@@ -131,6 +131,18 @@ def code_defaults(source):
     return {k: v for k, v in found.items() if k not in conflicting}
 
 
+def attributes_read(source, name):
+    """The attributes the code reads off a variable called `name` (`config.position_embedding_type`
+    anywhere in the standalone: the config object is handed down under its name)."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return set()
+    return {node.attr for node in ast.walk(tree)
+            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == name
+            and isinstance(node.ctx, ast.Load)}
+
+
 # An __init__ switch that has the module torch.compile parts of itself (Liger's chunked losses,
 # `compiled=True`): the harness compiles the module whole, and its eager run is to be eager, so
 # that the deducer reads the module's own errors, not Dynamo's fake-tensor report of them.

@@ -206,9 +206,9 @@ class InductorStage(unittest.TestCase):
             def __init__(self, config: NetConfig):
                 super().__init__(config)
                 self.shape = (config.hidden_size, config.num_hidden_layers, getattr(config, "use_flash_attn", False),
-                              hasattr(config, "quantization_config"))
+                              hasattr(config, "quantization_config"), config.vocab_size)
             def forward(self, x):
-                assert self.shape == (48, 2, False, False), self.shape
+                assert self.shape == (48, 2, False, False, 100), self.shape
                 return x
         class Checked(Base):
             def __init__(self, config):
@@ -224,8 +224,9 @@ class InductorStage(unittest.TestCase):
     def test_an_annotated_config_class_is_made_with_its_defaults_and_fewer_layers(self):
         row, error = self.run_module(self.CONFIG_MODULE, "Net", self.config_inputs())
         self.assertIsNone(error)
-        # 48 of its own, 12 layers cut to 2; what it lacks stays lacking (the code's getattr default,
-        # a library's hasattr probe false)
+        # 48 of its own, 12 layers cut to 2; of what it lacks, what the code reads off `config`
+        # guessed (vocab_size), the rest lacking (the code's getattr default, a library's hasattr
+        # probe false)
         self.assertTrue(row["inductor"]["match"])
         self.assertEqual(row["inductor"]["deduce"], [])
 
