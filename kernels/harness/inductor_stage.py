@@ -4,9 +4,13 @@ on the inferred inputs (module_inputs.deduce corrects them, a few tries at most)
 torch.compile (default mode), run that, compare the two (output_compare.py) and capture the code
 Inductor generated (torch._inductor.utils.run_and_get_code). Runs inside a worker (worker.py):
 the sandbox, limits and privilege drop are already in place."""
+import ast
 import importlib.util
+import inspect
 import os
+import re
 import sys
+import textwrap
 import time
 
 import deferred_imports
@@ -119,9 +123,6 @@ def config_class(cls, name, namespace):
     """The class the __init__ parameter `name` of `cls` is meant to be an instance of: its
     annotation (`config: GPT2Config`), else the class an `isinstance(config, BertConfig)` in an
     __init__ of `cls` or its bases checks; None when the code names none (or a builtin)."""
-    import ast
-    import inspect
-    import textwrap
     for klass in getattr(cls, "__mro__", ())[:-1]:
         init = klass.__dict__.get("__init__")
         if init is None:
@@ -156,8 +157,6 @@ def make_config(klass, read=(), defaults=None):
     ConfigStandIn answers them; anything else stays lacking: library code probes optional
     attributes (transformers' `hasattr(self, "quantization_config")` when Dynamo prints the
     config), and the code's `getattr(config, name, default)` takes its default."""
-    import inspect
-    import re
     try:
         obj = klass()
     except Exception:
@@ -224,7 +223,6 @@ PROCESS_GROUP_NAMES = ("process_group", "tp_group", "tensor_parallel_group", "pg
 def _wants_process_group(cls, name):
     """Whether the __init__ parameter `name` of `cls` is a torch.distributed process group: its
     annotation says so (`process_group: ProcessGroup`), or its name does."""
-    import inspect
     try:
         parameter = inspect.signature(cls.__init__).parameters.get(name)
     except (TypeError, ValueError):
