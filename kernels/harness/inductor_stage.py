@@ -4,9 +4,13 @@ on the inferred inputs (module_inputs.deduce corrects them, a few tries at most)
 torch.compile (default mode), run that, compare the two (output_compare.py) and capture the code
 Inductor generated (torch._inductor.utils.run_and_get_code). Runs inside a worker (worker.py):
 the sandbox, limits and privilege drop are already in place."""
+import ast
 import importlib.util
+import inspect
 import os
+import re
 import sys
+import textwrap
 import time
 
 import deferred_imports
@@ -106,10 +110,92 @@ def _identity(torch):
     return _IDENTITIES[id(torch)]
 
 
-def resolve_stand_ins(torch, kwargs, namespace=None):
+CONFIG_DEPTH = 2  # the layer count a real config class's default network is cut to
+
+
+def _annotation_class(annotation, namespace):
+    if isinstance(annotation, str):
+        annotation = getattr(namespace, annotation, None) if annotation.isidentifier() else None
+    return annotation if isinstance(annotation, type) and annotation.__module__ != "builtins" else None
+
+
+def config_class(cls, name, namespace):
+    """The class the __init__ parameter `name` of `cls` is meant to be an instance of: its
+    annotation (`config: GPT2Config`), else the class an `isinstance(config, BertConfig)` in an
+    __init__ of `cls` or its bases checks; None when the code names none (or a builtin)."""
+    for klass in getattr(cls, "__mro__", ())[:-1]:
+        init = klass.__dict__.get("__init__")
+        if init is None:
+            continue
+        try:
+            parameter = inspect.signature(init).parameters.get(name)
+        except (TypeError, ValueError):
+            parameter = None
+        if parameter is not None and parameter.annotation is not inspect.Parameter.empty:
+            found = _annotation_class(parameter.annotation, namespace)
+            if found is not None:
+                return found
+        try:
+            tree = ast.parse(textwrap.dedent(inspect.getsource(init)))
+        except (OSError, TypeError, SyntaxError, IndentationError):
+            continue
+        for node in ast.walk(tree):
+            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "isinstance"
+                    and len(node.args) == 2 and isinstance(node.args[0], ast.Name) and node.args[0].id == name
+                    and isinstance(node.args[1], ast.Name)):
+                found = _annotation_class(node.args[1].id, namespace)
+                if found is not None:
+                    return found
+    return None
+
+
+def make_config(klass, read=(), defaults=None):
+    """An instance of the config class `klass` made with its own defaults (required arguments
+    guessed from their names), its layer counts cut to CONFIG_DEPTH; None when it cannot be made.
+    Of what it lacks, the attributes the module's code reads off it by name (`read`: a field a
+    newer release of the library dropped, `config.position_embedding_type`) are answered as
+    ConfigStandIn answers them; anything else stays lacking: library code probes optional
+    attributes (transformers' `hasattr(self, "quantization_config")` when Dynamo prints the
+    config), and the code's `getattr(config, name, default)` takes its default."""
+    try:
+        obj = klass()
+    except Exception:
+        try:
+            required = [p.name for p in inspect.signature(klass).parameters.values()
+                        if p.default is inspect.Parameter.empty
+                        and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+            obj = klass(**{n: module_inputs.guess_attribute(n) for n in required})
+        except Exception:
+            return None
+    try:
+        for key, value in list(vars(obj).items()):
+            if type(value) is int and value > CONFIG_DEPTH and re.search(r"layers?$|depth$|^n_layer", key):
+                setattr(obj, key, CONFIG_DEPTH)
+    except Exception:
+        pass
+    read, known = frozenset(read or ()), dict(defaults or {})
+    if not read:
+        return obj
+
+    def __getattr__(self, attr):
+        if attr.startswith("_") or attr not in read:
+            raise AttributeError(attr)
+        return known[attr] if attr in known else module_inputs.guess_attribute(attr)
+    try:
+        obj.__class__ = type(klass.__name__, (klass,), {"__getattr__": __getattr__, "__module__": klass.__module__})
+    except Exception:
+        pass
+    return obj
+
+
+def resolve_stand_ins(torch, kwargs, namespace=None, cls=None, defaults=None, config_classes=True, made=None,
+                      source=""):
     """StandIn markers (module_inputs.py) as the objects they stand for; "module" ones are names
     of the standalone (`namespace`, its module), which the plugin had the closure define; where it
-    does not, an nn.Identity class stands in, as for any class argument."""
+    does not, an nn.Identity class stands in, as for any class argument. A config is an instance
+    of the class the code annotates or checks it as (config_class, make_config) when
+    `config_classes` and that class can be made (its name appended to `made`), else a
+    ConfigStandIn answering `defaults`."""
     out = {}
     for name, value in kwargs.items():
         if isinstance(value, module_inputs.StandIn):
@@ -117,17 +203,62 @@ def resolve_stand_ins(torch, kwargs, namespace=None):
                 found = getattr(namespace, value.target, None)
                 value = found if isinstance(found, type) else _identity(torch)
             elif value.kind == "config":
-                value = module_inputs.ConfigStandIn()
+                klass = config_class(cls, name, namespace) if config_classes and cls is not None else None
+                config = (make_config(klass, module_inputs.attributes_read(source, name), defaults)
+                          if klass is not None else None)
+                if config is not None and made is not None:
+                    made.append(klass.__name__)
+                value = config if config is not None else module_inputs.ConfigStandIn(defaults)
             else:
                 name_in_nn = value.target.rsplit(".", 1)[1]
-                cls = _identity(torch) if name_in_nn == "Identity" else getattr(torch.nn, name_in_nn)
-                value = cls if value.kind == "class" else cls()
+                layer = _identity(torch) if name_in_nn == "Identity" else getattr(torch.nn, name_in_nn)
+                value = layer if value.kind == "class" else layer()
         out[name] = value
     return out
 
 
-def instantiate(cls, kwargs, record):
-    """cls(**kwargs), giving module_inputs.SIZE to arguments a TypeError says are missing."""
+PROCESS_GROUP_NAMES = ("process_group", "tp_group", "tensor_parallel_group", "pg")
+
+
+def _wants_process_group(cls, name):
+    """Whether the __init__ parameter `name` of `cls` is a torch.distributed process group: its
+    annotation says so (`process_group: ProcessGroup`), or its name does."""
+    try:
+        parameter = inspect.signature(cls.__init__).parameters.get(name)
+    except (TypeError, ValueError):
+        parameter = None
+    if parameter is not None and parameter.annotation is not inspect.Parameter.empty:
+        annotation = parameter.annotation
+        text = annotation if isinstance(annotation, str) else getattr(annotation, "__name__", repr(annotation))
+        if "ProcessGroup" in text:
+            return True
+    return name in PROCESS_GROUP_NAMES
+
+
+def single_rank_group(torch):
+    """The default process group of this one process (world size 1, an in-process store), which
+    tensor-parallel layers take to split nothing: NCCL on the GPU, gloo without one."""
+    dist = torch.distributed
+    if not dist.is_initialized():
+        backend = "nccl" if torch.cuda.is_available() else "gloo"
+        dist.init_process_group(backend=backend, store=dist.HashStore(), rank=0, world_size=1)
+    return dist.group.WORLD
+
+
+def process_groups(torch, cls, kwargs, record):
+    """kwargs with the process groups __init__ takes (guessed as sizes by the plugin) made."""
+    for name in list(kwargs):
+        if _wants_process_group(cls, name) and not hasattr(kwargs[name], "size"):
+            kwargs[name] = single_rank_group(torch)
+            record.append({"error": "", "change": "init %s = a process group of one rank" % name})
+    return kwargs
+
+
+def instantiate(cls, kwargs, record, torch=None):
+    """cls(**kwargs), giving module_inputs.SIZE to arguments a TypeError says are missing and a
+    process group of one rank to those that are process groups."""
+    if torch is not None:
+        process_groups(torch, cls, kwargs, record)
     for attempt in range(MAX_INIT_TRIES + 1):
         try:
             return cls(**kwargs)
@@ -141,33 +272,52 @@ def instantiate(cls, kwargs, record):
     raise AssertionError("unreachable")
 
 
-def build(torch, cls, inputs, record, namespace=None):
+def build(torch, cls, inputs, record, namespace=None, defaults=None, source=""):
     """(module, its __init__ arguments, the specs of its forward inputs) from the inferred inputs;
     the deducer's changes are appended to `record`. `namespace`: the standalone's module, where
-    classes the inputs name are defined."""
+    classes the inputs name are defined; `defaults`: module_inputs.code_defaults of its source,
+    `source` its text (what a config class made from is read for).
+    A config made from its class (make_config) that __init__ refuses is tried once more as a
+    ConfigStandIn."""
     torch.manual_seed(0)
-    kwargs = resolve_stand_ins(torch, module_inputs.init_kwargs(inputs), namespace)
     specs = module_inputs.tensor_specs(inputs)
+    made = []
+    kwargs = resolve_stand_ins(torch, module_inputs.init_kwargs(inputs), namespace, cls, defaults, made=made,
+                               source=source)
     try:
-        return instantiate(cls, kwargs, record), kwargs, specs
-    except (AssertionError, ValueError, ZeroDivisionError) as e:
-        # What __init__ checks of its sizes (divisibility, positive group counts): once more with
-        # the guessed sizes larger, the forward inputs with them.
-        larger = module_inputs.larger_init_kwargs(inputs)
-        if larger is None:
-            raise
+        return instantiate(cls, kwargs, record, torch), kwargs, specs
+    except Exception as e:
+        if not made:
+            return _build_larger(torch, cls, inputs, record, namespace, defaults, specs, e)
         record.append({"error": trim("%s: %s" % (type(e).__name__, e), 300),
-                       "change": "guessed sizes %d -> %d" % (module_inputs.SIZE,
-                                                             module_inputs.SIZE * module_inputs.LARGER)})
-        torch.manual_seed(0)
-        kwargs = resolve_stand_ins(torch, larger, namespace)
-        return instantiate(cls, kwargs, record), kwargs, module_inputs.larger_specs(specs)
+                       "change": "config stand-in for %s" % ", ".join(made)})
+    torch.manual_seed(0)
+    kwargs = resolve_stand_ins(torch, module_inputs.init_kwargs(inputs), namespace, cls, defaults, False)
+    try:
+        return instantiate(cls, kwargs, record, torch), kwargs, specs
+    except Exception as e:
+        return _build_larger(torch, cls, inputs, record, namespace, defaults, specs, e)
 
 
-def run_eager(torch, model, specs, device, record):
-    """(output, specs, tensors) of the first eager forward that works, the deducer correcting the
-    inputs from each error (at most MAX_TRIES times, never back to inputs already tried); its
-    changes are appended to `record`. Raises the last error when no correction is left."""
+def _build_larger(torch, cls, inputs, record, namespace, defaults, specs, error):
+    """What __init__ checks of its sizes (divisibility, positive group counts): once more with the
+    guessed sizes larger, the forward inputs with them; `error` again when that cannot help."""
+    larger = module_inputs.larger_init_kwargs(inputs)
+    if larger is None or not isinstance(error, (AssertionError, ValueError, ZeroDivisionError)):
+        raise error
+    record.append({"error": trim("%s: %s" % (type(error).__name__, error), 300),
+                   "change": "guessed sizes %d -> %d" % (module_inputs.SIZE, module_inputs.SIZE * module_inputs.LARGER)})
+    torch.manual_seed(0)
+    kwargs = resolve_stand_ins(torch, larger, namespace, cls, defaults, False)
+    return instantiate(cls, kwargs, record, torch), kwargs, module_inputs.larger_specs(specs)
+
+
+def run_eager(torch, model, specs, device, record, rebuild=None):
+    """(output, specs, tensors, model) of the first eager forward that works, the deducer
+    correcting the inputs from each error (at most MAX_TRIES times, never back to inputs already
+    tried); its changes are appended to `record`. `rebuild(name, value)`, where given, makes the
+    module again with one guessed __init__ size changed (module_inputs.init_width_fix) and returns
+    it. Raises the last error when no correction is left."""
     tried = set()
     for attempt in range(MAX_TRIES + 1):
         args = make_tensors(torch, specs, device)
@@ -176,16 +326,41 @@ def run_eager(torch, model, specs, device, record):
                 out = _call(model, specs, args)
             if str(device).startswith("cuda"):
                 torch.cuda.synchronize()  # an error of the kernels it launched belongs to this try
-            return out, specs, args
+            return out, specs, args, model
         except Exception as e:  # the deducer reads the message; anything else is the module's failure
             message = "%s: %s" % (type(e).__name__, e)
             tried.add(module_inputs.signature(specs))
+            fix = rebuild.fix(message, specs, tried) if rebuild is not None else None
+            if fix is not None and attempt < MAX_TRIES:
+                model = rebuild(*fix)
+                record.append({"error": trim(message, 300), "change": "init %s -> %d (the input's width)" % fix})
+                continue
             trial, why = module_inputs.deduce(specs, message, tried)
             if trial is None or attempt == MAX_TRIES:
                 raise
             record.append({"error": trim(message, 300), "change": why})
             specs = trial
     raise AssertionError("unreachable")
+
+
+class Rebuild:
+    """Makes the module again with one guessed __init__ size changed (run_eager's `rebuild`)."""
+
+    def __init__(self, torch, cls, kwargs, inputs, device):
+        self.torch, self.cls, self.kwargs, self.device = torch, cls, kwargs, device
+        self.guessed = [a.get("name") for a in (inputs or {}).get("init", [])
+                        if a.get("source") in module_inputs.GUESSED_SOURCES and a.get("name") in kwargs]
+        self.changed = set()
+
+    def fix(self, message, specs, tried):
+        fix = module_inputs.init_width_fix(message, specs, self.kwargs, self.guessed, tried)
+        return None if fix is None or fix[0] in self.changed else fix
+
+    def __call__(self, name, value):
+        self.changed.add(name)
+        self.kwargs[name] = value
+        self.torch.manual_seed(0)
+        return self.cls(**self.kwargs).to(self.device).eval()
 
 
 def run(task, row, torch, mark):
@@ -204,14 +379,17 @@ def run(task, row, torch, mark):
         raise NotAModule("%s is not a torch.nn.Module subclass (got %s)" % (spec["entry"], type(cls).__name__))
     info["phase"] = "instantiate"
     device = torch.device("cuda")
-    model, kwargs, specs = build(torch, cls, inputs, info["deduce"], module)
+    with open(os.path.join(task["bundle_dir"], spec["module"]), encoding="utf-8") as f:
+        source = f.read()
+    model, kwargs, specs = build(torch, cls, inputs, info["deduce"], module, module_inputs.code_defaults(source), source)
     model = model.to(device).eval()
 
     row["stage_reached"] = "load"
     info["phase"] = "eager"
     mark("load")
     t0 = time.perf_counter()
-    eager, specs, args = run_eager(torch, model, specs, device, info["deduce"])
+    eager, specs, args, model = run_eager(torch, model, specs, device, info["deduce"],
+                                          Rebuild(torch, cls, kwargs, inputs, device))
     row["run_ms"] = round((time.perf_counter() - t0) * 1000.0, 3)
     info["eager_ok"] = True
     # A class argument by its name (`BasicBlock`), as the source writes it.

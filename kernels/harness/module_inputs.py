@@ -47,6 +47,8 @@ def guess_attribute(name):
     """What a config object's attribute `name` most likely holds, read from its name (the
     plugin guesses __init__ arguments the same way)."""
     n = name.lower()
+    if n == "bias" or n.endswith("_bias"):
+        return False  # a switch in configs (`mlp_bias`, `qkv_bias`), never a size
     if "eps" in n:
         return 1e-5
     if "drop" in n:
@@ -73,24 +75,78 @@ def guess_attribute(name):
 
 
 class ConfigStandIn:
-    """A configuration object whose every attribute (and item) is guessed from its name."""
+    """A configuration object whose every attribute (and item) is guessed from its name, except
+    those the module's code reads with a default of its own (`getattr(config, "fused_mlp",
+    False)`): `defaults` (code_defaults) gives those, as a config without them would."""
+
+    def __init__(self, defaults=None):
+        object.__setattr__(self, "_defaults", dict(defaults or {}))
 
     def __getattr__(self, name):
-        if name.startswith("__"):
+        if name.startswith("__") or name == "_defaults":
             raise AttributeError(name)
-        return guess_attribute(name)
+        return self._defaults[name] if name in self._defaults else guess_attribute(name)
 
     def __getitem__(self, name):
-        return guess_attribute(str(name))
+        return self.__getattr__(str(name))
 
     def get(self, name, default=None):
-        return guess_attribute(str(name))
+        return self.__getattr__(str(name))
 
     def __contains__(self, name):
         return True
 
     def __repr__(self):
         return "<config stand-in>"
+
+
+def code_defaults(source):
+    """{name: default} for the attributes the module's code reads with a literal default of its
+    own: `getattr(config, "fused_mlp", False)`, `cfg.get("depth", 2)`. A name read with two
+    different defaults is left out (the stand-in guesses it)."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return {}
+    found, conflicting = {}, set()
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call) or len(node.args) != (3 if isinstance(node.func, ast.Name) else 2):
+            continue
+        if isinstance(node.func, ast.Name) and node.func.id == "getattr":
+            key, default = node.args[1], node.args[2]
+        elif isinstance(node.func, ast.Attribute) and node.func.attr == "get":
+            key, default = node.args[0], node.args[1]
+        else:
+            continue
+        if not (isinstance(key, ast.Constant) and isinstance(key.value, str) and key.value.isidentifier()):
+            continue
+        try:
+            value = ast.literal_eval(default)
+        except (ValueError, SyntaxError, TypeError):
+            continue
+        name = key.value
+        if name in found and found[name] != value:
+            conflicting.add(name)
+        found.setdefault(name, value)
+    return {k: v for k, v in found.items() if k not in conflicting}
+
+
+def attributes_read(source, name):
+    """The attributes the code reads off a variable called `name` (`config.position_embedding_type`
+    anywhere in the standalone: the config object is handed down under its name)."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return set()
+    return {node.attr for node in ast.walk(tree)
+            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == name
+            and isinstance(node.ctx, ast.Load)}
+
+
+# An __init__ switch that has the module torch.compile parts of itself (Liger's chunked losses,
+# `compiled=True`): the harness compiles the module whole, and its eager run is to be eager, so
+# that the deducer reads the module's own errors, not Dynamo's fake-tensor report of them.
+COMPILE_SWITCHES = ("compiled", "compile", "use_compile", "torch_compile", "use_torch_compile", "do_compile")
 
 
 def init_kwargs(inputs):
@@ -104,6 +160,8 @@ def init_kwargs(inputs):
             out[arg["name"]] = StandIn(arg["stand_in"])
             continue
         if "literal" not in arg:
+            if arg["name"] in COMPILE_SWITCHES and arg.get("source") == "default":
+                out[arg["name"]] = False
             continue
         try:
             out[arg["name"]] = ast.literal_eval(arg["literal"])
@@ -498,6 +556,29 @@ def _r_spatial_too_small(specs, m):
     return None
 
 
+def _r_windows(specs, m):
+    """Sides a window or patch does not divide: einops' "can't divide axis of length 4 in chunks
+    of 7", an assert's "height 16 and width 16 must be divisible by window size 7". The axis is a
+    side of the image input, or one a power-of-two downsampling made of it (16 -> 4): the sides
+    grow to the next multiple of the window, times that downsampling (16 -> 28)."""
+    length, window = int(m.group(1)), int(m.group(2))
+    i = _image_input(specs)
+    if i is None or length <= 0 or window <= 1 or length % window == 0:
+        return None
+    sides = shape_of(specs[i])[2:]
+    factors = [v // length for v in sides if v % length == 0 and (v // length) & (v // length - 1) == 0]
+    if not factors:
+        return None
+    factor = min(factors)
+    want = -(-length // window) * window * factor
+    new = [want if v == length * factor else v for v in sides]
+    if max(new) > SPATIAL_MAX:
+        return None
+    for j, v in enumerate(new):
+        _set_dim(specs, i, 2 + j, v, "")
+    return "spatial sides %s -> %s (windows of %d)" % (sides, new, window)
+
+
 def _r_target_size(specs, m):
     """cross_entropy's "Expected target size [2, 16, 100], got [2, 16, 16]": the integer input of
     the shape it got takes the one it expected."""
@@ -508,6 +589,18 @@ def _r_target_size(specs, m):
             s["rank"], s["rank_known"] = len(want), True
             s["dims"] = {i: v for i, v in enumerate(want) if i > 0 or v != BATCH}
             return "%s -> %s (target size)" % (s["name"], want)
+    return None
+
+
+def _r_target_batch(specs, m):
+    """cross_entropy's "Expected input batch_size (256) to match target batch_size (32)": the
+    scores are rows of classes, one per target; the integer input of that many values becomes
+    one row of as many as the scores have."""
+    rows, got = int(m.group(1)), int(m.group(2))
+    for s in specs:
+        if not s["dtype"].startswith("float") and _product(shape_of(s)) == got and rows > 0:
+            s["rank"], s["rank_known"], s["dims"] = 1, True, {0: rows}
+            return "%s -> [%d] (a target per row of scores)" % (s["name"], rows)
     return None
 
 
@@ -547,10 +640,15 @@ RULES = (
     (r"input must have (\d+) dimensions, got (\d+)", _r_dims_count),
     (r"Kernel size can't be greater than actual input size|[Oo]utput size is too small", _r_spatial_too_small),
     (r"Expected target size \[([\d, ]+)\], got \[([\d, ]+)\]", _r_target_size),
+    (r"can't divide axis of length (\d+) in chunks of (\d+)", _r_windows),
+    (r"(?:height|width|side|size) (\d+)\b[^.]*?must be divisible by (?:the )?(?:window|patch)(?: size)? ?(?:of )?(\d+)",
+     _r_windows),
     (r"[Ww]rong shape: expected (?P<want>\d+) dims\. Received (?P<got>\d+)-dim tensor", _r_rank_named),
     (r"number of subscripts in the equation \((?P<want>\d+)\) does not match the number of dimensions "
      r"\((?P<got>\d+)\)", _r_rank_named),
     (r"batched (?P<want>\d)D tensor but received (?P<got>\d)-D", _r_rank_named),
+    (r"expects a tensor with <= (?P<want>\d) dimensions, but self is (?P<got>\d)D", _r_rank_named),
+    (r"Expected input batch_size \((\d+)\) to match target batch_size \((\d+)\)", _r_target_batch),
 )
 _COMPILED = [(re.compile(p), rule) for p, rule in RULES]
 
@@ -587,12 +685,20 @@ def signature(specs):
     return tuple((s["name"], s["rank"], tuple(sorted(s["dims"].items())), s["dtype"]) for s in specs)
 
 
+# A library the machine lacks (a deferred import needed when it ran, an extension the module
+# checks for): no input changes that.
+_MISSING_LIBRARY = re.compile(r"^(?:ModuleNotFoundError|ImportError): |is not installed|[Pp]lease install |"
+                              r"No such operator ")
+
+
 def deduce(specs, message, tried=()):
     """(new specs, what changed) for the error `message` raised by the module on `specs`, or
     (None, None) when no rule applies or none changes anything: the caller stops trying. Without
     a rule for the message, an input of unknown rank gets the next rank of RANK_ORDER. A change
     back to inputs whose signature() is in `tried` counts as none (two rules undoing each other,
     as broadcasting between two inputs does, would go round until the tries run out)."""
+    if _MISSING_LIBRARY.search(message or ""):
+        return None, None  # no input makes a library appear: the tries are left alone
     for pattern, rule in _COMPILED:
         m = pattern.search(message or "")
         if not m:
@@ -604,6 +710,40 @@ def deduce(specs, message, tried=()):
     trial = copy.deepcopy(specs)
     why = _next_rank(trial)
     return (trial, why) if why and signature(trial) not in tried else (None, None)
+
+
+# __init__ parameters that are the input's channels or width (`inplanes`, `in_chs`, `dim_in`).
+_INPUT_WIDTH_NAME = re.compile(r"^(?:in|inp)(?:_?(?:planes|chs|channels|ch|c|dim|features|size))?$|"
+                               r"^(?:dim|c|ch|chs|channels|planes)_?in$|^input_(?:dim|channels|size|chs)$")
+
+
+def _shapes(sig):
+    """The shapes a signature() stands for (dims a rule set and the same dims left to the
+    defaults are the same shape)."""
+    return tuple((name, tuple(shape_of({"rank": rank, "dims": dict(dims)})), dtype) for name, rank, dims, dtype in sig)
+
+
+def init_width_fix(message, specs, kwargs, guessed, tried):
+    """(name, value) of the guessed __init__ size to change, or None. A convolution that wants
+    C channels of an input of ours that has G, where giving the input C was tried already (a
+    residual `out + x` asked for G: a ResNet bottleneck's planes * expansion): the module's own
+    input width is the guess that is wrong, so the __init__ argument named as it (`inplanes`),
+    guessed as C, becomes G."""
+    m = re.search(r"expected input\[([\d, ]+)\] to have (\d+) channels, but got (\d+) channels", message or "")
+    if not m:
+        return None
+    printed = [int(x) for x in re.findall(r"\d+", m.group(1))]
+    want, got = int(m.group(2)), int(m.group(3))
+    for i, s in enumerate(specs):
+        if shape_of(s) != printed:
+            continue
+        trial = copy.deepcopy(specs)
+        _set_dim(trial, i, 1, want, "")
+        if _shapes(signature(trial)) not in {_shapes(t) for t in tried}:
+            return None  # the deducer gives the input the channels first
+        names = [n for n in guessed if _INPUT_WIDTH_NAME.match(n.lower()) and kwargs.get(n) == want]
+        return (names[0], got) if len(names) == 1 else None
+    return None
 
 
 def missing_init_args(message):

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "plugins/torch_module/literal_value.h"
+#include "plugins/torch_module/tree_walk.h"
 
 namespace mine::torch_module {
 namespace {
@@ -126,7 +127,190 @@ void collect(const PythonFile& site_file, const std::string& class_name, const n
   });
 }
 
+// --- forward call sites ---------------------------------------------------------------------------
+
+constexpr int kMaxTensorHops = 8;  // names and method chains followed back to a factory
+constexpr long long kMaxSiteDim = 1 << 16;
+
+// The function around `n`, or the module (its root) when none is.
+TSNode scope_of(const PythonFile& m, TSNode n) {
+  for (TSNode p = ts_node_parent(n); !ts_node_is_null(p); p = ts_node_parent(p))
+    if (is_type(p, "function_definition")) return field(p, "body");
+  return m.root();
+}
+
+// The value of the one assignment `name = value` in `scope` (nested functions and classes left
+// out) before `before`; null when there is none, or the name is bound otherwise or twice.
+TSNode assigned_before(const PythonFile& m, TSNode scope, const std::string& name, TSNode before) {
+  TSNode found{};
+  int count = 0;
+  std::function<void(TSNode)> visit = [&](TSNode n) {
+    for (uint32_t i = 0, c = ts_node_named_child_count(n); i < c; ++i) {
+      TSNode x = ts_node_named_child(n, i);
+      std::string_view t = node_type(x);
+      if (t == "function_definition" || t == "class_definition" || t == "decorated_definition" || t == "lambda") continue;
+      if (t == "assignment" || t == "augmented_assignment" || t == "for_statement") {
+        TSNode left = field(x, "left");
+        bool binds = false;
+        walk(left, [&](TSNode y) { binds = binds || (is_type(y, "identifier") && m.view_of(y) == name); });
+        if (binds) {
+          ++count;
+          if (t == "assignment" && is_type(left, "identifier") && ts_node_start_byte(x) < ts_node_start_byte(before))
+            found = field(x, "right");
+          else
+            count += 2;  // a tuple target, a loop, `+=`: not one plain value
+        }
+      }
+      visit(x);
+    }
+  };
+  visit(scope);
+  return count == 1 ? found : TSNode{};
+}
+
+std::optional<long long> site_size(const PythonFile& m, TSNode n) {
+  auto v = literal_value(m, n);
+  if (!v) return std::nullopt;
+  if (v->empty() || v->size() > 6 || v->find_first_not_of("0123456789") != std::string::npos) return std::nullopt;
+  long long i = std::stoll(*v);
+  if (i > 0 && i <= kMaxSiteDim) return i;
+  return std::nullopt;
+}
+
+// The tensor `n` builds: a factory call, or a name, method chain or arithmetic leading to one.
+std::optional<SiteTensor> site_tensor(const PythonFile& m, TSNode n, TSNode scope, int hops) {
+  if (ts_node_is_null(n) || hops > kMaxTensorHops) return std::nullopt;
+  std::string_view t = node_type(n);
+  if (t == "parenthesized_expression" && ts_node_named_child_count(n) == 1)
+    return site_tensor(m, ts_node_named_child(n, 0), scope, hops);
+  if (t == "identifier") return site_tensor(m, assigned_before(m, scope, m.text_of(n), n), scope, hops + 1);
+  if (t == "binary_operator") {  // `torch.randn(...) * 0.02`, `mean + std * torch.randn(...)`
+    if (auto l = site_tensor(m, field(n, "left"), scope, hops + 1)) return l;
+    return site_tensor(m, field(n, "right"), scope, hops + 1);
+  }
+  if (t != "call") return std::nullopt;
+  TSNode f = field(n, "function");
+  std::string method = is_type(f, "attribute") ? m.text_of(field(f, "attribute")) : "";
+  std::optional<std::string> q = m.qualified_name(f);
+  std::string factory = q && q->rfind("torch.", 0) == 0 ? q->substr(6) : "";
+  if (factory.empty() && !method.empty() && !q) {
+    // A method of a tensor: its shape stays, its dtype may change.
+    static const char* kSame[] = {"to", "detach", "clone", "requires_grad_", "cuda", "contiguous", "float", "half",
+                                  "bfloat16", "double", "cpu", "long", "int", "bool", nullptr};
+    for (const char** k = kSame; *k; ++k) {
+      if (method != *k) continue;
+      auto inner = site_tensor(m, field(f, "object"), scope, hops + 1);
+      if (inner && (method == "long" || method == "int")) inner->dtype = "int64";
+      if (inner && method == "bool") inner->dtype = "bool";
+      return inner;
+    }
+    return std::nullopt;
+  }
+  static const char* kFactories[] = {"randn", "rand", "zeros", "ones", "empty", "full", "randint", nullptr};
+  bool known = false;
+  for (const char** k = kFactories; *k; ++k) known = known || factory == *k;
+  if (!known) return std::nullopt;
+  std::vector<TSNode> positional;
+  std::string dtype_text;
+  for_each_named_child(field(n, "arguments"), [&](TSNode a) {
+    if (is_type(a, "comment")) return;
+    if (is_type(a, "keyword_argument")) {
+      std::string k = m.text_of(field(a, "name"));
+      if (k == "dtype") dtype_text = m.text_of(field(a, "value"));
+      if (k == "size") positional.insert(positional.begin(), field(a, "value"));
+      return;
+    }
+    positional.push_back(a);
+  });
+  // The sizes: one tuple or list argument, or each positional argument (randint: the last one,
+  // after low and high; full: the first, before the fill value).
+  std::vector<TSNode> sizes;
+  TSNode shape{};
+  if (factory == "randint") shape = positional.empty() ? TSNode{} : positional.back();
+  else if (factory == "full") shape = positional.empty() ? TSNode{} : positional.front();
+  else if (positional.size() == 1 && (is_type(positional[0], "tuple") || is_type(positional[0], "list"))) shape = positional[0];
+  if (!ts_node_is_null(shape)) {
+    if (!is_type(shape, "tuple") && !is_type(shape, "list")) return std::nullopt;
+    for_each_named_child(shape, [&](TSNode c) {
+      if (!is_type(c, "comment")) sizes.push_back(c);
+    });
+  } else {
+    sizes = positional;
+  }
+  if (sizes.empty() || sizes.size() > 8) return std::nullopt;
+  SiteTensor out;
+  out.rank = static_cast<int>(sizes.size());
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    if (is_type(sizes[i], "list_splat")) return std::nullopt;  // `*shape`: the rank is unknown
+    if (auto v = site_size(m, sizes[i])) out.dims[static_cast<int>(i)] = *v;
+  }
+  if (factory == "randint") out.dtype = "int64";
+  if (dtype_text.find("long") != std::string::npos || dtype_text.find("int") != std::string::npos) out.dtype = "int64";
+  if (dtype_text.find("bool") != std::string::npos) out.dtype = "bool";
+  return out;
+}
+
+// The calls of the instances `class_name`'s calls in `site_file` make (accepted by `accept`),
+// their tensors added to `out` by parameter name where none is there yet.
+void collect_forward(const PythonFile& site_file, const std::string& class_name, const std::vector<std::string>& params,
+                     const std::function<bool(TSNode)>& accept, std::map<std::string, SiteTensor>& out) {
+  walk_spanning(site_file.root(), occurrences(site_file.text(), class_name), [&](TSNode n) {
+    if (!is_type(n, "call")) return;
+    TSNode f = field(n, "function");
+    TSNode name = is_type(f, "attribute") ? field(f, "attribute") : f;
+    if (!is_type(name, "identifier") || site_file.view_of(name) != class_name || !accept(f)) return;
+    TSNode assignment = ts_node_parent(n);
+    if (!is_type(assignment, "assignment") || !is_type(field(assignment, "left"), "identifier")) return;
+    std::string instance = site_file.text_of(field(assignment, "left"));
+    TSNode scope = scope_of(site_file, n);
+    walk(scope, [&](TSNode c) {
+      if (!is_type(c, "call") || ts_node_start_byte(c) < ts_node_end_byte(assignment)) return;
+      TSNode callee = field(c, "function");
+      bool calls = (is_type(callee, "identifier") && site_file.view_of(callee) == instance) ||
+                   (is_type(callee, "attribute") && site_file.view_of(field(callee, "attribute")) == "forward" &&
+                    is_type(field(callee, "object"), "identifier") && site_file.view_of(field(callee, "object")) == instance);
+      if (!calls) return;
+      size_t position = 0;
+      for_each_named_child(field(c, "arguments"), [&](TSNode a) {
+        if (is_type(a, "comment")) return;
+        std::string param;
+        TSNode value = a;
+        if (is_type(a, "keyword_argument")) {
+          param = site_file.text_of(field(a, "name"));
+          value = field(a, "value");
+        } else if (is_type(a, "list_splat") || is_type(a, "dictionary_splat")) {
+          position = params.size();
+          return;
+        } else if (position < params.size()) {
+          param = params[position++];
+        } else {
+          return;
+        }
+        if (out.count(param)) return;
+        if (auto t = site_tensor(site_file, value, scope, 0)) out.emplace(param, *t);
+      });
+    });
+  });
+}
+
 }  // namespace
+
+std::map<std::string, SiteTensor> forward_call_tensors(const PythonFile& file, const std::string& class_name,
+                                                        const std::vector<std::string>& forward_params) {
+  std::map<std::string, SiteTensor> out;
+  collect_forward(file, class_name, forward_params,
+                  [&](TSNode callee) { return !is_type(callee, "attribute") && !file.qualified_name(callee); }, out);
+  std::string definition = file.path();
+  for (const PythonFile& other : file.files_calling(class_name, kOtherFiles)) {
+    if (!other.tree()) continue;
+    std::string importer = other.path();
+    collect_forward(other, class_name, forward_params, [&](TSNode callee) {
+      auto q = other.qualified_name(callee);
+      return q && imported_from(*q, class_name, importer, definition);
+    }, out);
+  }
+  return out;
+}
 
 bool imported_from(const std::string& qualified, const std::string& class_name, const std::string& importer,
                    const std::string& definition) {

@@ -1,6 +1,7 @@
 #pragma once
 #include <map>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -23,6 +24,25 @@ struct SiteValue {
 // without a default only; the first site that names a parameter gives its value.
 std::map<std::string, SiteValue> call_site_values(const sdk::PythonFile& file, const std::string& class_name,
                                                   const nlohmann::json& params);
+
+// A tensor an instance of the class is called with, where a call site builds it
+// (`x = torch.randn(B, T, H)` then `model(x)`): its rank, the sizes written as integers (by
+// dimension), its dtype ("float32", "int64" for torch.randint or an integer dtype, "bool").
+struct SiteTensor {
+  int rank = 0;
+  std::map<int, long long> dims;
+  std::string dtype = "float32";
+};
+
+// The tensors the instances of `class_name` are called with, by forward parameter name
+// (`forward_params`: forward's parameters after self, in order): an instance bound by
+// `m = Net(...)` and called as `m(x, y)` (or `m.forward(x)`) in the same function (or at module
+// level), each argument a tensor factory (torch.randn/rand/randn/zeros/ones/empty/full/randint)
+// or a name bound once in that scope to one, through `.to()`, `.detach()`, `* scale` and the
+// like. The class's own file first, then other files whose imports lead to it, as
+// call_site_values reads them; the first site that gives a parameter wins.
+std::map<std::string, SiteTensor> forward_call_tensors(const sdk::PythonFile& file, const std::string& class_name,
+                                                        const std::vector<std::string>& forward_params);
 
 // Whether `qualified` (a called name resolved through the imports of the file at `importer`:
 // "models.resnet.ResNet", ".resnet.ResNet" for a relative import, "models.ResNet" through a

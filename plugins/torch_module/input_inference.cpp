@@ -368,6 +368,23 @@ class Inference {
     nlohmann::json params = nlohmann::json::parse(m_.parameters_json(*forward));
     TSNode body = field(m_.function(*forward).definition, "body");
     bool keyword_only = false;  // after `*` or `*args`: passed by name
+    // The tensors call sites build for the instances (call_sites.h), read once a tensor's rank is
+    // not read from its uses.
+    std::optional<std::map<std::string, SiteTensor>> sites;
+    auto site_of = [&](const std::string& name) -> const SiteTensor* {
+      if (!sites) {
+        std::vector<std::string> names;
+        for (size_t j = 0; j < params.size(); ++j) {
+          std::string r = params[j].value("name", "");
+          if (j == 0 && r == "self") continue;
+          if (r.empty() || r[0] == '*' || r == "/") break;  // positions end at `*`
+          names.push_back(r);
+        }
+        sites = forward_call_tensors(m_, cls_.name, names);
+      }
+      auto it = sites->find(name);
+      return it == sites->end() ? nullptr : &it->second;
+    };
     for (size_t i = 0; i < params.size(); ++i) {
       const auto& p = params[i];
       if (i == 0 && p.value("name", "") == "self") continue;
@@ -386,6 +403,19 @@ class Inference {
                  n == "targets") {
         t.dtype = "int64";
         t.evidence.push_back("named as indices");
+      }
+      if (!t.rank || (t.min_rank && *t.min_rank > *t.rank)) {
+        if (const SiteTensor* site = site_of(name); site && (!t.min_rank || *t.min_rank <= site->rank)) {
+          // What a caller builds it as (`torch.randn(B, T, H)`): its rank, the sizes it writes
+          // after the first, its dtype; a size the uses fixed stays. The first dimension stays
+          // the harness's batch, the one every other input of the call shares.
+          t.rank = site->rank;
+          t.min_rank.reset();
+          for (const auto& [k, v] : site->dims)
+            if (k > 0 && !t.dims.count(k) && !t.dims.count(k - site->rank)) t.dims[k] = v;
+          t.dtype = site->dtype;
+          t.evidence.push_back("call site");
+        }
       }
       if (out.empty() && t.dtype == "float32") image_sizes(t);
       nlohmann::json e = {{"name", name}, {"dtype", t.dtype}};

@@ -27,8 +27,10 @@ class FakeTensor:
         return FakeTensor(self.shape, self.dtype, self.fill)
 
 
-def make_torch(compiled_offset=0.0, codes=("# AOT ID\n@triton.jit\ndef triton_poi_0(): pass\ndef call(args): pass\n",)):
+def make_torch(compiled_offset=0.0, codes=("# AOT ID\n@triton.jit\ndef triton_poi_0(): pass\ndef call(args): pass\n",),
+               distributed=None):
     torch = types.ModuleType("torch")
+    torch.distributed = distributed
     nn = types.ModuleType("torch.nn")
 
     class Module:
@@ -185,6 +187,152 @@ class InductorStage(unittest.TestCase):
         row, error = self.run_module(source, "Net", inputs)
         self.assertIsInstance(error, AttributeError)
         self.assertEqual(row["inductor"]["phase"], "instantiate")
+
+    CONFIG_MODULE = """
+        import dataclasses
+        import torch
+        @dataclasses.dataclass
+        class NetConfig:
+            hidden_size: int = 48
+            num_hidden_layers: int = 12
+            fused_mlp: bool = False
+        class Base(torch.nn.Module):
+            def __init__(self, config):
+                super().__init__()
+                if not isinstance(config, NetConfig):
+                    raise ValueError("config should be an instance of class NetConfig")
+                self.config = config
+        class Net(Base):
+            def __init__(self, config: NetConfig):
+                super().__init__(config)
+                self.shape = (config.hidden_size, config.num_hidden_layers, getattr(config, "use_flash_attn", False),
+                              hasattr(config, "quantization_config"), config.vocab_size)
+            def forward(self, x):
+                assert self.shape == (48, 2, False, False, 100), self.shape
+                return x
+        class Checked(Base):
+            def __init__(self, config):
+                super().__init__(config)
+            def forward(self, x):
+                return x
+        """
+
+    def config_inputs(self):
+        return {"init": [{"name": "config", "stand_in": "config", "source": "stand_in"}],
+                "forward": [{"name": "x", "rank": 2}]}
+
+    def test_an_annotated_config_class_is_made_with_its_defaults_and_fewer_layers(self):
+        row, error = self.run_module(self.CONFIG_MODULE, "Net", self.config_inputs())
+        self.assertIsNone(error)
+        # 48 of its own, 12 layers cut to 2; of what it lacks, what the code reads off `config`
+        # guessed (vocab_size), the rest lacking (the code's getattr default, a library's hasattr
+        # probe false)
+        self.assertTrue(row["inductor"]["match"])
+        self.assertEqual(row["inductor"]["deduce"], [])
+
+    def test_a_config_class_checked_by_isinstance_in_a_base_class(self):
+        row, error = self.run_module(self.CONFIG_MODULE, "Checked", self.config_inputs())
+        self.assertIsNone(error)
+        self.assertTrue(row["inductor"]["eager_ok"])
+        self.assertTrue(row["inductor"]["inputs_used"]["init"]["config"].startswith("NetConfig("))
+
+    def test_a_config_class_init_refuses_is_tried_again_as_the_stand_in(self):
+        row, error = self.run_module("""
+            import torch
+            class Settings:
+                def __init__(self, width=8):
+                    self.width = width
+            class Net(torch.nn.Module):
+                def __init__(self, config: Settings):
+                    super().__init__()
+                    assert config.width == 16, "the class's own width is refused"
+                def forward(self, x):
+                    return x
+            """, "Net", self.config_inputs())
+        self.assertIsNone(error)
+        self.assertTrue(row["inductor"]["match"])
+        self.assertEqual(row["inductor"]["deduce"][0]["change"], "config stand-in for Settings")
+
+    def test_the_stand_in_answers_what_the_code_reads_with_a_default(self):
+        # flash-attn: `getattr(config, "fused_bias_fc", False)` guessed as 16 asked for fused_dense
+        row, error = self.run_module("""
+            import torch
+            FusedDense = None
+            class Pooler(torch.nn.Module):
+                def __init__(self, config):
+                    super().__init__()
+                    fused_bias_fc = getattr(config, "fused_bias_fc", False)
+                    if fused_bias_fc and FusedDense is None:
+                        raise ImportError("fused_dense is not installed")
+                    self.width = config.hidden_size
+                def forward(self, x):
+                    return x
+            """, "Pooler", self.config_inputs())
+        self.assertIsNone(error)
+        self.assertTrue(row["inductor"]["match"])
+
+    def test_a_process_group_argument_gets_a_group_of_one_rank(self):
+        # mamba's ColumnParallelLinear(in_features, out_features, process_group: ProcessGroup): the
+        # plugin guessed a size for it ('int' object has no attribute 'size')
+        source = """
+            import torch
+            class ProcessGroup:
+                pass
+            class ColumnParallel(torch.nn.Module):
+                def __init__(self, in_features, process_group: ProcessGroup, group_size=1):
+                    super().__init__()
+                    self.world = process_group.size()
+                def forward(self, x):
+                    assert self.world == 1
+                    return x
+            """
+        inputs = {"init": [{"name": "in_features", "literal": "16", "source": "size_name"},
+                           {"name": "process_group", "literal": "16", "source": "fallback"}],
+                  "forward": [{"name": "x", "rank": 2}]}
+        inits = []
+
+        def init_process_group(backend, store, rank, world_size):
+            inits.append((backend, rank, world_size))
+            world.initialized = True
+        world = types.SimpleNamespace(initialized=False, size=lambda: 1)
+        distributed = types.SimpleNamespace(is_initialized=lambda: world.initialized, HashStore=object,
+                                            init_process_group=init_process_group,
+                                            group=types.SimpleNamespace(WORLD=world))
+        row, error = self.run_module(source, "ColumnParallel", inputs, distributed=distributed)
+        self.assertIsNone(error)
+        self.assertTrue(row["inductor"]["match"])
+        self.assertEqual(inits, [("nccl", 0, 1)])
+        self.assertIn("process group of one rank", row["inductor"]["deduce"][0]["change"])
+
+    def test_a_residual_that_wants_wider_inputs_widens_the_module(self):
+        # A ResNet bottleneck Bottleneck(inplanes, planes) with `out + x`: planes * 4 channels come
+        # out, so x has them too, and then inplanes (guessed as 16 like planes) is the wrong guess.
+        row, error = self.run_module("""
+            import torch
+            class Bottleneck(torch.nn.Module):
+                def __init__(self, inplanes, planes):
+                    super().__init__()
+                    self.inplanes, self.planes = inplanes, planes
+                def forward(self, x):
+                    c = x.shape[1]
+                    if c != self.inplanes:
+                        raise RuntimeError("Given groups=1, weight of size [%d, %d, 1, 1], expected input[%s] to "
+                                           "have %d channels, but got %d channels instead"
+                                           % (self.planes, self.inplanes, ", ".join(map(str, x.shape)), self.inplanes, c))
+                    if c != self.planes * 4:
+                        raise RuntimeError("The size of tensor a (%d) must match the size of tensor b (%d) at "
+                                           "non-singleton dimension 1" % (self.planes * 4, c))
+                    return x
+            """, "Bottleneck", {"init": [{"name": "inplanes", "literal": "16", "source": "size_name"},
+                                         {"name": "planes", "literal": "16", "source": "size_name"}],
+                                "forward": [{"name": "x", "rank": 4}]})
+        self.assertIsNone(error)
+        info = row["inductor"]
+        self.assertTrue(info["match"])
+        self.assertEqual([d["change"] for d in info["deduce"]],
+                         ["dim 1: 16 -> 64 (broadcast)", "init inplanes -> 64 (the input's width)"])
+        self.assertEqual(info["inputs_used"]["init"], {"inplanes": "64", "planes": "16"})
+        self.assertEqual(info["inputs_used"]["forward"][0]["shape"], [2, 64, 16, 16])
 
     def test_keyword_only_inputs_are_passed_by_name(self):
         row, error = self.run_module("""

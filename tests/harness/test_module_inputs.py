@@ -190,6 +190,112 @@ class StandIns(unittest.TestCase):
             c.__deepcopy__
 
 
+class CodeDefaults(unittest.TestCase):
+    """Attributes the module's code reads with a default of its own (flash-attn's
+    `getattr(config, "fused_bias_fc", False)`): the stand-in answers the code's default, where a
+    guess from the name (16, true) took the branch needing a library the machine lacks."""
+
+    def test_getattr_and_get_defaults_are_read_from_the_source(self):
+        defaults = mi.code_defaults(
+            "def f(config, cfg, n):\n"
+            "    a = getattr(config, 'fused_bias_fc', False)\n"
+            "    b = cfg.get('depth', 2)\n"
+            "    c = getattr(config, 'rotary_emb_dim', config.hidden_size)\n"   # not a literal: left to the guess
+            "    d = getattr(config, 'n_head_kv', None)\n"
+            "    e = getattr(config, 'n_head_kv', 1)\n"                         # two defaults: left to the guess
+            "    f = getattr(config, 'window_size', (-1, -1))\n")
+        self.assertEqual(defaults, {"fused_bias_fc": False, "depth": 2, "window_size": (-1, -1)})
+        self.assertEqual(mi.code_defaults("def (:"), {})
+
+    def test_the_stand_in_answers_the_code_defaults_first(self):
+        c = mi.ConfigStandIn({"fused_mlp": False, "hidden_size": 48})
+        self.assertIs(c.fused_mlp, False)
+        self.assertIs(getattr(c, "fused_mlp", True), False)
+        self.assertEqual(c.hidden_size, 48)
+        self.assertEqual(c["hidden_size"], 48)
+        self.assertEqual(c.intermediate_size, mi.SIZE)  # not in the code's defaults: guessed
+
+    def test_bias_switches_are_off(self):
+        c = mi.ConfigStandIn()
+        self.assertIs(c.mlp_bias, False)
+        self.assertIs(c.bias, False)
+        self.assertEqual(c.bias_buckets, mi.SIZE)  # a name that only starts with it stays a size
+
+    def test_a_module_s_own_compile_switch_is_turned_off(self):
+        inputs = {"init": [{"name": "compiled", "source": "default"},
+                           {"name": "use_compile", "source": "default"},
+                           {"name": "compile", "literal": "True", "source": "call_site"},
+                           {"name": "chunk_size", "source": "default"}]}
+        self.assertEqual(mi.init_kwargs(inputs), {"compiled": False, "use_compile": False, "compile": True})
+
+
+class TorchMessages(unittest.TestCase):
+    def test_a_transpose_of_a_matrix_names_both_ranks(self):
+        # Liger's fused linear losses: `lin_weight.t()` on a weight guessed as an image
+        specs = [spec(4, name="_input"), spec(4, name="lin_weight"), spec(2, dtype="int64", name="target")]
+        specs[0]["rank"] = 3
+        new, why = mi.deduce(specs, "RuntimeError: t() expects a tensor with <= 2 dimensions, but self is 4D")
+        self.assertEqual([s["rank"] for s in new], [3, 2, 2])
+
+    def test_a_target_per_row_of_scores(self):
+        specs = [spec(3, name="logits"), spec(2, dtype="int64", name="target")]
+        new, why = mi.deduce(specs, "ValueError: Expected input batch_size (64) to match target batch_size (32).")
+        self.assertEqual(mi.shape_of(new[1]), [64])
+        new, why = mi.deduce(specs, "ValueError: Expected input batch_size (256) to match target batch_size (7).")
+        self.assertIsNone(new)  # no integer input of 7 values
+
+
+class InitWidth(unittest.TestCase):
+    CONV = ("RuntimeError: Given groups=1, weight of size [16, 16, 1, 1], expected input[2, 64, 16, 16] to have "
+            "16 channels, but got 64 channels instead")
+
+    def test_the_input_width_argument_changes_once_the_input_was_given_the_channels(self):
+        specs = [spec(4, {1: 64})]
+        narrow = [spec(4, {1: 16})]
+        kwargs = {"inplanes": 16, "planes": 16}
+        # not tried yet: the deducer gives the input 16 channels first
+        self.assertIsNone(mi.init_width_fix(self.CONV, specs, kwargs, ["inplanes", "planes"], {mi.signature(specs)}))
+        tried = {mi.signature(specs), mi.signature(narrow)}
+        self.assertEqual(mi.init_width_fix(self.CONV, specs, kwargs, ["inplanes", "planes"], tried), ("inplanes", 64))
+        # the module's own number (a call site's, not a guess) is left alone; so is a name that is no input width
+        self.assertIsNone(mi.init_width_fix(self.CONV, specs, kwargs, ["planes"], tried))
+        self.assertIsNone(mi.init_width_fix(self.CONV, specs, {"in_chs": 16, "dim_in": 16}, ["in_chs", "dim_in"], tried))
+        self.assertEqual(mi.init_width_fix(self.CONV, specs, {"in_chs": 16}, ["in_chs"], tried), ("in_chs", 64))
+
+    def test_a_missing_library_stops_the_tries(self):
+        s = mi.tensor_specs({"forward": [{"name": "x", "rank": 4, "rank_known": False}]})
+        for message in ("ModuleNotFoundError: No module named 'einx' (imported by the module's file, needed when it ran)",
+                        "ImportError: fused_dense is not installed",
+                        "RuntimeError: selective_scan_cuda is not installed. To use Mamba-1, reinstall with:",
+                        "RuntimeError: No such operator xformers::sparse24_sparsify_both_ways"):
+            self.assertEqual(mi.deduce(s, message), (None, None), message)
+        self.assertIsNotNone(mi.deduce(s, "KeyError: 4")[0])
+
+
+class Windows(unittest.TestCase):
+    """Windowed attention and patches: sides the window does not divide."""
+
+    def test_einops_chunks_of_a_downsampled_side_grow_the_image(self):
+        # MaxViT: a stem and a stage halve 16 twice to 4, windows of 7
+        new, why = mi.deduce([spec(4)], "EinopsError: Error while processing rearrange-reduction pattern "
+                             "\"b d (x w1) (y w2) -> b x y w1 w2 d\". Shape mismatch, can't divide axis of "
+                             "length 4 in chunks of 7")
+        self.assertEqual(mi.shape_of(new[0]), [mi.BATCH, mi.SIZE, 28, 28])
+        self.assertIn("windows of 7", why)
+
+    def test_an_assert_on_the_window_size(self):
+        new, _ = mi.deduce([spec(4)], "AssertionError: height 16 and width 16 must be divisible by window size 7")
+        self.assertEqual(mi.shape_of(new[0])[2:], [21, 21])
+
+    def test_an_axis_that_is_no_side_is_left_to_other_rules(self):
+        # 6 in chunks of 4: no side of 16 is 6 times a power of two
+        self.assertEqual(mi.deduce([spec(4)], "Shape mismatch, can't divide axis of length 6 in chunks of 4"),
+                         (None, None))
+        # divisible already: nothing to grow
+        self.assertEqual(mi.deduce([spec(4)], "Shape mismatch, can't divide axis of length 16 in chunks of 8"),
+                         (None, None))
+
+
 class RankTrials(unittest.TestCase):
     def test_unknown_rank_cycles_on_messages_without_a_rule(self):
         [s] = mi.tensor_specs({"forward": [{"name": "x", "rank": 4, "rank_known": False}]})
