@@ -1,44 +1,107 @@
 #include "core/repo/call_index.h"
 
+#include <algorithm>
+#include <array>
 #include <unordered_set>
 
 namespace mine {
 namespace {
 
-bool identifier_start(char c) { return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_'; }
-bool identifier_char(char c) { return identifier_start(c) || (c >= '0' && c <= '9'); }
+// By byte: 2 starts an identifier (letters, `_`), 1 continues one (digits); ASCII only, as before.
+constexpr std::array<uint8_t, 256> kIdentifier = [] {
+  std::array<uint8_t, 256> t{};
+  for (int c = 0; c < 256; ++c) {
+    if ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_') t[c] = 2;
+    if (c >= '0' && c <= '9') t[c] = 1;
+  }
+  return t;
+}();
 
-}  // namespace
-
-std::vector<std::string> CallIndex::called_names(const std::string& text) {
-  std::vector<std::string> out;
-  std::unordered_set<std::string> seen;
+// Every `name(` of `text`, in order, repeats included: a run of identifier characters that starts
+// with a letter or `_` (a run starting with a digit is a number's tail, no name), followed by
+// blanks and `(`. One pass over the bytes with a table: the scan runs over every Python file of a
+// repository.
+template <typename F>
+void for_each_call(std::string_view text, F&& f) {
   const size_t n = text.size();
-  for (size_t i = 0; i < n;) {
-    if (!identifier_start(text[i]) || (i > 0 && identifier_char(text[i - 1]))) {
+  const auto* bytes = reinterpret_cast<const unsigned char*>(text.data());
+  size_t i = 0;
+  while (i < n) {
+    if (!kIdentifier[bytes[i]]) {
       ++i;
       continue;
     }
-    size_t end = i;
-    while (end < n && identifier_char(text[end])) ++end;
-    size_t after = end;
-    while (after < n && (text[after] == ' ' || text[after] == '\t')) ++after;
-    if (after < n && text[after] == '(') {
-      std::string name = text.substr(i, end - i);
-      if (seen.insert(name).second) out.push_back(std::move(name));
+    size_t end = i + 1;
+    while (end < n && kIdentifier[bytes[end]]) ++end;
+    if (kIdentifier[bytes[i]] == 2) {
+      size_t after = end;
+      while (after < n && (bytes[after] == ' ' || bytes[after] == '\t')) ++after;
+      if (after < n && bytes[after] == '(') f(text.substr(i, end - i));
     }
     i = end;
   }
+}
+
+}  // namespace
+
+CallIndex::CallIndex(std::vector<std::string> python_paths) : paths_(std::move(python_paths)), taken_(paths_.size(), 0) {
+  for (uint32_t i = 0; i < paths_.size(); ++i) index_of_.emplace(paths_[i], i);
+}
+
+std::vector<std::string> CallIndex::called_names(std::string_view text) {
+  std::vector<std::string> out;
+  std::unordered_set<std::string_view> seen;
+  for_each_call(text, [&](std::string_view name) {
+    if (seen.insert(name).second) out.emplace_back(name);
+  });
   return out;
 }
 
+std::vector<std::string_view> CallIndex::names_called(std::string_view text) {
+  std::vector<std::string_view> names;
+  for_each_call(text, [&](std::string_view name) { names.push_back(name); });
+  std::sort(names.begin(), names.end());
+  names.erase(std::unique(names.begin(), names.end()), names.end());
+  return names;
+}
+
+void CallIndex::add(uint32_t file, const std::vector<std::string_view>& names) const {
+  for (std::string_view name : names) callers_[std::string(name)].push_back(file);
+}
+
+void CallIndex::record(const std::string& path, std::string_view text) {
+  auto found = index_of_.find(path);
+  if (found == index_of_.end()) return;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (built_ || taken_[found->second]) return;
+  }
+  std::vector<std::string_view> names = names_called(text);  // outside the lock: workers scan at once
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (built_ || taken_[found->second]) return;
+  taken_[found->second] = 1;
+  add(found->second, names);
+}
+
 std::vector<std::string> CallIndex::files_calling(const std::string& name, const ReadText& read) const {
-  std::call_once(built_, [&] {
+  std::call_once(build_once_, [&] {
     for (uint32_t i = 0; i < paths_.size(); ++i) {
+      {
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (taken_[i]) continue;
+        taken_[i] = 1;  // a record of this file from now on is dropped: it is read here
+      }
       std::optional<std::string> text = read(paths_[i]);
       if (!text) continue;
-      for (auto& called : called_names(*text)) callers_[called].push_back(i);
+      std::vector<std::string_view> names = names_called(*text);
+      std::lock_guard<std::mutex> lock(mutex_);
+      add(i, names);
     }
+    // Files were added as they came; each name lists its files in path order, as one reading
+    // them in order would.
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (auto& [called, files] : callers_) std::sort(files.begin(), files.end());
+    built_ = true;
   });
   std::vector<std::string> out;
   auto it = callers_.find(name);

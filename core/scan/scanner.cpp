@@ -270,6 +270,8 @@ void Scanner::extract(const SourceTree& tree, const std::string& repo_name,
         return problem(line, "encoding", decoded.error + "; file skipped");
       }
       out.file.encoding = decoded.encoding;
+      // The text the call index would read again for the first plugin that asks it.
+      if (options_.cross_file) calls.record(entry.path, content);
     } else if (size_t bad = first_invalid_utf8(content); bad != std::string::npos) {
       return problem(line_of_offset(content, bad), "encoding", "invalid UTF-8 at byte " + std::to_string(bad) + "; file skipped");
     }

@@ -32,6 +32,34 @@ TEST_CASE("the call index reads every file once and answers in path order", "[ca
   CHECK(index.files_calling("Block", read).empty());
 }
 
+// The scan records the texts its workers read; the first question reads only the others, and
+// answers as an index that read them all would, in path order, whichever thread recorded what.
+TEST_CASE("the call index takes recorded texts and reads only the rest", "[call_sites]") {
+  std::map<std::string, std::string> texts = {{"a.py", "Net(1)\nNet (2)"}, {"b.py", "x = Net"},
+                                              {"c/d.py", "y = m.Net(2); Other()"}, {"e.py", "2Net(3); _Net(4)"}};
+  std::vector<std::string> paths{"a.py", "b.py", "c/d.py", "e.py", "gone.py"};
+  std::atomic<int> reads{0};
+  auto read = [&](const std::string& p) -> std::optional<std::string> {
+    ++reads;
+    auto it = texts.find(p);
+    return it == texts.end() ? std::nullopt : std::optional<std::string>(it->second);
+  };
+  CallIndex all(paths);
+  CallIndex recorded(paths);
+  std::vector<std::thread> threads;
+  for (const char* p : {"c/d.py", "a.py", "elsewhere.py"})
+    threads.emplace_back([&, p] { recorded.record(p, texts.count(p) ? texts.at(p) : "Net()"); });
+  for (auto& t : threads) t.join();
+  for (const std::string name : {"Net", "Other", "_Net", "m", "x"}) {
+    CHECK(recorded.files_calling(name, read) == all.files_calling(name, read));
+  }
+  CHECK(recorded.files_calling("Net", read) == std::vector<std::string>{"a.py", "c/d.py"});
+  CHECK(recorded.files_calling("_Net", read) == std::vector<std::string>{"e.py"});
+  CHECK(reads == 3 + 5);  // b.py, e.py and gone.py for `recorded`, every path for `all`
+  recorded.record("b.py", "Late()");  // after the first question: dropped
+  CHECK(recorded.files_calling("Late", read).empty());
+}
+
 TEST_CASE("a resolved name is the class of the file it leads to", "[call_sites]") {
   using torch_module::imported_from;
   // absolute, from the root or from below it (src/), and through a package re-exporting it
