@@ -58,10 +58,25 @@ std::vector<std::string> CallIndex::called_names(std::string_view text) {
 }
 
 std::vector<std::string_view> CallIndex::names_called(std::string_view text) {
+  // Each call with a hash of its name, sorted by hash (then name) so that repeats fall together:
+  // sorting the names themselves compared bytes at every step, most of the index's work on a
+  // repository of large files.
+  struct Call {
+    uint64_t hash;
+    std::string_view name;
+  };
+  std::vector<Call> calls;
+  for_each_call(text, [&](std::string_view name) {
+    uint64_t h = 0xcbf29ce484222325ull;  // FNV-1a
+    for (unsigned char c : name) h = (h ^ c) * 0x100000001b3ull;
+    calls.push_back({h, name});
+  });
+  std::sort(calls.begin(), calls.end(), [](const Call& a, const Call& b) {
+    return a.hash != b.hash ? a.hash < b.hash : a.name < b.name;
+  });
   std::vector<std::string_view> names;
-  for_each_call(text, [&](std::string_view name) { names.push_back(name); });
-  std::sort(names.begin(), names.end());
-  names.erase(std::unique(names.begin(), names.end()), names.end());
+  for (size_t i = 0; i < calls.size(); ++i)
+    if (i == 0 || calls[i].name != calls[i - 1].name) names.push_back(calls[i].name);
   return names;
 }
 

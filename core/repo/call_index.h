@@ -37,7 +37,7 @@ class CallIndex {
   static std::vector<std::string> called_names(std::string_view text);
 
  private:
-  // The names `text` calls, each once, sorted (views into `text`).
+  // The names `text` calls, each once, in no particular order (views into `text`).
   static std::vector<std::string_view> names_called(std::string_view text);
   void add(uint32_t file, const std::vector<std::string_view>& names) const;  // with mutex_ held
 
