@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstring>
 #include <unordered_set>
 
 namespace mine {
@@ -19,26 +20,23 @@ constexpr std::array<uint8_t, 256> kIdentifier = [] {
 
 // Every `name(` of `text`, in order, repeats included: a run of identifier characters that starts
 // with a letter or `_` (a run starting with a digit is a number's tail, no name), followed by
-// blanks and `(`. One pass over the bytes with a table: the scan runs over every Python file of a
-// repository.
+// blanks and `(`. Found from each `(` (memchr) back over the blanks and the run before it: the
+// scan runs over every Python file of a repository, most of whose bytes are no call.
 template <typename F>
 void for_each_call(std::string_view text, F&& f) {
-  const size_t n = text.size();
-  const auto* bytes = reinterpret_cast<const unsigned char*>(text.data());
-  size_t i = 0;
-  while (i < n) {
-    if (!kIdentifier[bytes[i]]) {
-      ++i;
-      continue;
-    }
-    size_t end = i + 1;
-    while (end < n && kIdentifier[bytes[end]]) ++end;
-    if (kIdentifier[bytes[i]] == 2) {
-      size_t after = end;
-      while (after < n && (bytes[after] == ' ' || bytes[after] == '\t')) ++after;
-      if (after < n && bytes[after] == '(') f(text.substr(i, end - i));
-    }
-    i = end;
+  const char* begin = text.data();
+  const char* end = begin + text.size();
+  const char* from = begin;
+  while (from < end) {
+    const char* paren = static_cast<const char*>(std::memchr(from, '(', static_cast<size_t>(end - from)));
+    if (!paren) return;
+    from = paren + 1;
+    const char* last = paren;  // one past the run
+    while (last > begin && (last[-1] == ' ' || last[-1] == '\t')) --last;
+    const char* first = last;
+    while (first > begin && kIdentifier[static_cast<unsigned char>(first[-1])]) --first;
+    if (first < last && kIdentifier[static_cast<unsigned char>(*first)] == 2)
+      f(std::string_view(first, static_cast<size_t>(last - first)));
   }
 }
 
