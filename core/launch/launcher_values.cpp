@@ -8,6 +8,7 @@
 #include "core/check/name_text.h"
 #include "core/python/function_parameters.h"
 #include "core/python/module_model.h"
+#include "core/python/python_type_set.h"
 
 namespace mine {
 namespace {
@@ -273,12 +274,16 @@ void LauncherValues::ranks(TSNode body) {
     }
     return "";
   };
+  // The types told apart, by grammar symbol: every node of every launcher body is asked.
+  static const PythonTypeSet assignment{"assignment"}, subscript{"subscript"}, call{"call"},
+      assert_statement{"assert_statement"}, comparison{"comparison_operator"},
+      own_scope{"function_definition", "class_definition", "lambda"};
   std::vector<TSNode> stack{body};
   while (!stack.empty()) {
     TSNode n = stack.back();
     stack.pop_back();
-    std::string_view t = node_type(n);
-    if (t == "assignment") {
+    TSSymbol t = ts_node_symbol(n);
+    if (assignment.has(t)) {
       TSNode left = field(n, "left");
       TSNode right = field(n, "right");
       std::string owner = shape_owner(right);
@@ -313,7 +318,7 @@ void LauncherValues::ranks(TSNode body) {
           exact.insert(splat_owner);
         }
       }
-    } else if (t == "subscript") {
+    } else if (subscript.has(t)) {
       std::string owner = shape_owner(field(n, "value"));
       TSNode key = field(n, "subscript");
       if (auto i = owner.empty() ? std::nullopt : signed_integer(m_, key)) at_least(owner, rank_reaching(*i));
@@ -322,7 +327,7 @@ void LauncherValues::ranks(TSNode body) {
         for (const auto& b : {bounds->first, bounds->second})
           if (b) at_least(owner, *b < 0 ? -*b : *b);
       }
-    } else if (t == "call") {
+    } else if (call.has(t)) {
       TSNode fn = field(n, "function");
       TSNode args = field(n, "arguments");
       if (is_type(fn, "attribute") && is_type(field(fn, "object"), "identifier") && ts_node_named_child_count(args) == 1) {
@@ -338,7 +343,7 @@ void LauncherValues::ranks(TSNode body) {
             method == "is_contiguous" || method == "element_size")
           at_least(m_.text_of(field(fn, "object")), 1);
       }
-    } else if (t == "assert_statement") {
+    } else if (assert_statement.has(t)) {
       TSNode c = ts_node_named_child(n, 0);
       // `assert q.dtype == k.dtype == v.dtype`: one element type for all of them.
       if (is_type(c, "comparison_operator") && ts_node_named_child_count(c) >= 2) {
@@ -383,7 +388,7 @@ void LauncherValues::ranks(TSNode body) {
           if (!dt.empty()) dtype_.emplace(m_.text_of(field(l, "object")), dt);
         }
       }
-    } else if (t == "comparison_operator" && ts_node_named_child_count(n) == 2) {
+    } else if (comparison.has(t) && ts_node_named_child_count(n) == 2) {
       // `x.dim() == 3`, `x.ndim == 2`, `len(x.shape) == 4`
       TSNode l = ts_node_named_child(n, 0), r = ts_node_named_child(n, 1);
       bool eq = m_.text_of(n).find("==") != std::string::npos;
@@ -407,7 +412,7 @@ void LauncherValues::ranks(TSNode body) {
         }
       }
     }
-    if (t == "function_definition" || t == "class_definition" || t == "lambda") {
+    if (own_scope.has(t)) {
       if (!ts_node_eq(n, body)) continue;
     }
     for_each_named_child(n, [&](TSNode c) { stack.push_back(c); });

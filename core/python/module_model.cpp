@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "core/error.h"
+#include "core/python/python_type_set.h"
 #include "include/mine/ts_nodes.h"
 
 namespace mine {
@@ -12,11 +13,14 @@ namespace {
 int max_statement_depth() { return max_nesting() / 4; }
 
 bool is_import(TSNode n) {
-  return is_type(n, "import_statement") || is_type(n, "import_from_statement") ||
-         is_type(n, "future_import_statement");
+  static const PythonTypeSet imports{"import_statement", "import_from_statement", "future_import_statement"};
+  return imports.has(n);
 }
 
-bool is_compound(TSNode n) { return is_type(n, "if_statement") || is_type(n, "try_statement"); }
+bool is_compound(TSNode n) {
+  static const PythonTypeSet compound{"if_statement", "try_statement"};
+  return compound.has(n);
+}
 
 // Sub-blocks of an if/try statement, in source order.
 std::vector<TSNode> blocks_of(TSNode n) {
@@ -27,12 +31,13 @@ std::vector<TSNode> blocks_of(TSNode n) {
     stack.pop_back();
     std::vector<TSNode> children;
     ts::for_each_named_child(x, [&](TSNode c) { children.push_back(c); });
+    static const PythonTypeSet block{"block"};
+    static const PythonTypeSet clauses{"elif_clause", "else_clause", "except_clause", "finally_clause",
+                                       "except_group_clause"};
     for (auto it = children.rbegin(); it != children.rend(); ++it) {
-      std::string_view t = node_type(*it);
-      if (t == "block") {
+      if (block.has(*it)) {
         out.push_back(*it);
-      } else if (t == "elif_clause" || t == "else_clause" || t == "except_clause" || t == "finally_clause" ||
-                 t == "except_group_clause") {
+      } else if (clauses.has(*it)) {
         stack.push_back(*it);
       }
     }
@@ -166,18 +171,19 @@ void PythonModule::add_statement(TSNode node, StatementKind kind) {
 void PythonModule::collect_statements(TSNode block, int depth) {
   if (depth > max_statement_depth())
     throw Error("statements nested deeper than " + std::to_string(max_statement_depth()) + " (--max-nesting)");
+  static const PythonTypeSet decorated{"decorated_definition"}, function{"function_definition"},
+      class_definition{"class_definition"}, expression_statement{"expression_statement"};
   ts::for_each_named_child(block, [&](TSNode c) {
-    std::string_view t = node_type(c);
-    if (t == "decorated_definition") {
+    if (decorated.has(c)) {
       TSNode def = field(c, "definition");
-      add_statement(c, is_type(def, "class_definition") ? StatementKind::Class : StatementKind::Function);
-    } else if (t == "function_definition") {
+      add_statement(c, class_definition.has(def) ? StatementKind::Class : StatementKind::Function);
+    } else if (function.has(c)) {
       add_statement(c, StatementKind::Function);
-    } else if (t == "class_definition") {
+    } else if (class_definition.has(c)) {
       add_statement(c, StatementKind::Class);
     } else if (is_import(c)) {
       add_statement(c, StatementKind::Import);
-    } else if (t == "expression_statement") {
+    } else if (expression_statement.has(c)) {
       TSNode e = ts_node_named_child(c, 0);
       if (is_type(e, "assignment") || is_type(e, "augmented_assignment")) add_statement(c, StatementKind::Assignment);
     } else if (is_compound(c)) {
@@ -218,17 +224,22 @@ void PythonModule::collect_statements(TSNode block, int depth) {
 void PythonModule::collect_functions(TSNode n, const std::string& prefix, bool in_class, bool in_function,
                                      int depth) {
   if (depth > max_statement_depth()) return;
+  static const PythonTypeSet decorated{"decorated_definition"}, decorator{"decorator"},
+      function{"function_definition"}, class_definition{"class_definition"};
+  // Statements that hold blocks whose functions are found too.
+  static const PythonTypeSet holds_blocks{"block",         "if_statement",   "try_statement", "elif_clause",
+                                          "else_clause",   "except_clause",  "finally_clause", "with_statement",
+                                          "for_statement", "while_statement"};
   ts::for_each_named_child(n, [&](TSNode c) {
-    std::string_view t = node_type(c);
     TSNode def = c;
     std::vector<TSNode> decorators;
-    if (t == "decorated_definition") {
+    if (decorated.has(c)) {
       def = field(c, "definition");
       ts::for_each_named_child(c, [&](TSNode d) {
-        if (is_type(d, "decorator")) decorators.push_back(ts_node_named_child(d, 0));
+        if (decorator.has(d)) decorators.push_back(ts_node_named_child(d, 0));
       });
     }
-    if (is_type(def, "function_definition")) {
+    if (function.has(def)) {
       FunctionSite site;
       site.node = c;
       site.definition = def;
@@ -245,12 +256,10 @@ void PythonModule::collect_functions(TSNode n, const std::string& prefix, bool i
       if (auto scope = local_scope_with_imports(*tree_, def)) local_scopes_.push_back(std::move(*scope));
       functions_.push_back(site);
       collect_functions(field(def, "body"), site.qualname + ".<locals>.", false, true, depth + 1);
-    } else if (is_type(def, "class_definition")) {
+    } else if (class_definition.has(def)) {
       std::string name = text_of(field(def, "name"));
       collect_functions(field(def, "body"), prefix + name + ".", true, in_function, depth + 1);
-    } else if (t == "block" || is_compound(c) || t == "elif_clause" || t == "else_clause" ||
-               t == "except_clause" || t == "finally_clause" || t == "with_statement" || t == "for_statement" ||
-               t == "while_statement") {
+    } else if (holds_blocks.has(c)) {
       if (is_main_guard(*tree_, c)) return;
       collect_functions(c, prefix, in_class, in_function, depth + 1);
     }

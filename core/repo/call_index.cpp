@@ -1,44 +1,120 @@
 #include "core/repo/call_index.h"
 
+#include <algorithm>
+#include <array>
+#include <cstring>
 #include <unordered_set>
 
 namespace mine {
 namespace {
 
-bool identifier_start(char c) { return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_'; }
-bool identifier_char(char c) { return identifier_start(c) || (c >= '0' && c <= '9'); }
+// By byte: 2 starts an identifier (letters, `_`), 1 continues one (digits); ASCII only, as before.
+constexpr std::array<uint8_t, 256> kIdentifier = [] {
+  std::array<uint8_t, 256> t{};
+  for (int c = 0; c < 256; ++c) {
+    if ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_') t[c] = 2;
+    if (c >= '0' && c <= '9') t[c] = 1;
+  }
+  return t;
+}();
+
+// Every `name(` of `text`, in order, repeats included: a run of identifier characters that starts
+// with a letter or `_` (a run starting with a digit is a number's tail, no name), followed by
+// blanks and `(`. Found from each `(` (memchr) back over the blanks and the run before it: the
+// scan runs over every Python file of a repository, most of whose bytes are no call.
+template <typename F>
+void for_each_call(std::string_view text, F&& f) {
+  const char* begin = text.data();
+  const char* end = begin + text.size();
+  const char* from = begin;
+  while (from < end) {
+    const char* paren = static_cast<const char*>(std::memchr(from, '(', static_cast<size_t>(end - from)));
+    if (!paren) return;
+    from = paren + 1;
+    const char* last = paren;  // one past the run
+    while (last > begin && (last[-1] == ' ' || last[-1] == '\t')) --last;
+    const char* first = last;
+    while (first > begin && kIdentifier[static_cast<unsigned char>(first[-1])]) --first;
+    if (first < last && kIdentifier[static_cast<unsigned char>(*first)] == 2)
+      f(std::string_view(first, static_cast<size_t>(last - first)));
+  }
+}
 
 }  // namespace
 
-std::vector<std::string> CallIndex::called_names(const std::string& text) {
+CallIndex::CallIndex(std::vector<std::string> python_paths) : paths_(std::move(python_paths)), taken_(paths_.size(), 0) {
+  for (uint32_t i = 0; i < paths_.size(); ++i) index_of_.emplace(paths_[i], i);
+}
+
+std::vector<std::string> CallIndex::called_names(std::string_view text) {
   std::vector<std::string> out;
-  std::unordered_set<std::string> seen;
-  const size_t n = text.size();
-  for (size_t i = 0; i < n;) {
-    if (!identifier_start(text[i]) || (i > 0 && identifier_char(text[i - 1]))) {
-      ++i;
-      continue;
-    }
-    size_t end = i;
-    while (end < n && identifier_char(text[end])) ++end;
-    size_t after = end;
-    while (after < n && (text[after] == ' ' || text[after] == '\t')) ++after;
-    if (after < n && text[after] == '(') {
-      std::string name = text.substr(i, end - i);
-      if (seen.insert(name).second) out.push_back(std::move(name));
-    }
-    i = end;
-  }
+  std::unordered_set<std::string_view> seen;
+  for_each_call(text, [&](std::string_view name) {
+    if (seen.insert(name).second) out.emplace_back(name);
+  });
   return out;
 }
 
+std::vector<std::string_view> CallIndex::names_called(std::string_view text) {
+  // Each call with a hash of its name, sorted by hash (then name) so that repeats fall together:
+  // sorting the names themselves compared bytes at every step, most of the index's work on a
+  // repository of large files.
+  struct Call {
+    uint64_t hash;
+    std::string_view name;
+  };
+  std::vector<Call> calls;
+  for_each_call(text, [&](std::string_view name) {
+    uint64_t h = 0xcbf29ce484222325ull;  // FNV-1a
+    for (unsigned char c : name) h = (h ^ c) * 0x100000001b3ull;
+    calls.push_back({h, name});
+  });
+  std::sort(calls.begin(), calls.end(), [](const Call& a, const Call& b) {
+    return a.hash != b.hash ? a.hash < b.hash : a.name < b.name;
+  });
+  std::vector<std::string_view> names;
+  for (size_t i = 0; i < calls.size(); ++i)
+    if (i == 0 || calls[i].name != calls[i - 1].name) names.push_back(calls[i].name);
+  return names;
+}
+
+void CallIndex::add(uint32_t file, const std::vector<std::string_view>& names) const {
+  for (std::string_view name : names) callers_[std::string(name)].push_back(file);
+}
+
+void CallIndex::record(const std::string& path, std::string_view text) {
+  auto found = index_of_.find(path);
+  if (found == index_of_.end()) return;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (built_ || taken_[found->second]) return;
+  }
+  std::vector<std::string_view> names = names_called(text);  // outside the lock: workers scan at once
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (built_ || taken_[found->second]) return;
+  taken_[found->second] = 1;
+  add(found->second, names);
+}
+
 std::vector<std::string> CallIndex::files_calling(const std::string& name, const ReadText& read) const {
-  std::call_once(built_, [&] {
+  std::call_once(build_once_, [&] {
     for (uint32_t i = 0; i < paths_.size(); ++i) {
+      {
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (taken_[i]) continue;
+        taken_[i] = 1;  // a record of this file from now on is dropped: it is read here
+      }
       std::optional<std::string> text = read(paths_[i]);
       if (!text) continue;
-      for (auto& called : called_names(*text)) callers_[called].push_back(i);
+      std::vector<std::string_view> names = names_called(*text);
+      std::lock_guard<std::mutex> lock(mutex_);
+      add(i, names);
     }
+    // Files were added as they came; each name lists its files in path order, as one reading
+    // them in order would.
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (auto& [called, files] : callers_) std::sort(files.begin(), files.end());
+    built_ = true;
   });
   std::vector<std::string> out;
   auto it = callers_.find(name);

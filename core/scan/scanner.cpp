@@ -243,13 +243,44 @@ void Scanner::extract(const SourceTree& tree, const std::string& repo_name,
   for (const auto& p : paths)
     if (has_suffix(p, ".py")) python_paths.push_back(p);
   CallIndex calls(std::move(python_paths));
+  // Texts the call index read for its first question before the workers came to their files
+  // (decoded, with the encoding they were decoded from), handed to the worker that comes: each
+  // file is then read from git once. Up to kKeptTextBytes at a time; past that a worker reads
+  // the file again.
+  struct KeptText {
+    std::string text, encoding;
+    std::string blob_id;  // what the read filled in
+    int64_t size = -1;
+  };
+  constexpr size_t kKeptTextBytes = 40 << 20;
+  std::mutex kept_mutex;
+  std::unordered_map<size_t, KeptText> kept_texts;  // by entry
+  std::vector<char> started(entries.size(), 0);     // by entry: a worker has taken it
+  size_t kept_bytes = 0;
   // Released by the last worker to finish (see worker_then_release).
   auto module_cache = std::make_unique<ModuleCache>();
   ModuleCache& modules = *module_cache;
 
-  auto process = [&](BlobReader& reader, SourceEntry& entry, ScannedFile& out, const Repository& repo) {
+  auto process = [&](BlobReader& reader, size_t at, SourceEntry& entry, ScannedFile& out, const Repository& repo) {
+    std::optional<KeptText> kept;
+    {
+      std::lock_guard<std::mutex> lock(kept_mutex);
+      started[at] = 1;
+      if (auto found = kept_texts.find(at); found != kept_texts.end()) {
+        kept = std::move(found->second);
+        kept_bytes -= kept->text.size();
+        kept_texts.erase(found);
+      }
+    }
     std::string content;
-    std::string failure = reader.read(entry, options_.max_file_bytes, content);
+    std::string failure;
+    if (kept) {
+      content = std::move(kept->text);
+      entry.blob_id = kept->blob_id;
+      entry.size = kept->size;
+    } else {
+      failure = reader.read(entry, options_.max_file_bytes, content);
+    }
     out.file = {entry.path, entry.blob_id, std::max<int64_t>(entry.size, 0), false, 0, ""};
     auto problem = [&](int line, const std::string& kind, const std::string& message) {
       out.problems.push_back({entry.path, line, kind, message});
@@ -261,8 +292,11 @@ void Scanner::extract(const SourceTree& tree, const std::string& repo_name,
     }
     if (!failure.empty()) return problem(0, "unreadable", failure);
     if (content.empty()) return;
-    if (looks_binary(content)) return problem(0, "binary", "file holds NUL bytes; not source text");
-    if (has_suffix(entry.path, ".py")) {
+    if (kept) {
+      out.file.encoding = kept->encoding;  // read, checked and decoded as below, for the call index
+    } else if (looks_binary(content)) {
+      return problem(0, "binary", "file holds NUL bytes; not source text");
+    } else if (has_suffix(entry.path, ".py")) {
       // Python files may declare another encoding (PEP 263); stored and parsed as UTF-8.
       DecodedSource decoded = decode_python_source(content);
       if (!decoded.error.empty()) {
@@ -270,6 +304,8 @@ void Scanner::extract(const SourceTree& tree, const std::string& repo_name,
         return problem(line, "encoding", decoded.error + "; file skipped");
       }
       out.file.encoding = decoded.encoding;
+      // The text the call index would read again for the first plugin that asks it.
+      if (options_.cross_file) calls.record(entry.path, content);
     } else if (size_t bad = first_invalid_utf8(content); bad != std::string::npos) {
       return problem(line_of_offset(content, bad), "encoding", "invalid UTF-8 at byte " + std::to_string(bad) + "; file skipped");
     }
@@ -382,8 +418,26 @@ void Scanner::extract(const SourceTree& tree, const std::string& repo_name,
       if (entry_of.find(path) == entry_of.end()) return nullptr;
       return modules.get(path, [&] { return read(path); });
     };
+    // What `read` gives for a Python file, kept for the worker yet to come to it.
+    auto read_for_calls = [&](const std::string& path) -> std::optional<std::string> {
+      auto found = entry_of.find(path);
+      if (found == entry_of.end()) return std::nullopt;
+      SourceEntry entry = entries[found->second];
+      std::string content;
+      if (!reader.read(entry, options_.max_file_bytes, content).empty() || looks_binary(content)) return std::nullopt;
+      DecodedSource decoded = decode_python_source(content);  // the index holds Python files only
+      if (!decoded.error.empty()) return std::nullopt;
+      std::lock_guard<std::mutex> lock(kept_mutex);
+      if (!started[found->second] && kept_bytes + content.size() <= kKeptTextBytes) {
+        kept_texts[found->second] = {content, decoded.encoding, entry.blob_id, entry.size};
+        kept_bytes += content.size();
+      }
+      return content;
+    };
     if (options_.cross_file)
-      repo.files_calling = [&calls, read](const std::string& name) { return calls.files_calling(name, read); };
+      repo.files_calling = [&calls, read_for_calls](const std::string& name) {
+        return calls.files_calling(name, read_for_calls);
+      };
     return repo;
   };
 
@@ -444,7 +498,7 @@ void Scanner::extract(const SourceTree& tree, const std::string& repo_name,
         // to load this file as another kernel's cross-file module (a data race ThreadSanitizer
         // found on folder scans).
         SourceEntry entry = entries[i];
-        process(*reader, entry, outcomes[i], repo);
+        process(*reader, i, entry, outcomes[i], repo);
       } catch (const std::exception& e) {
         outcomes[i].problems.push_back({entries[i].path, 0, "internal", e.what()});
       }

@@ -58,9 +58,29 @@ inline TSNode field(TSNode n, const char* name) {
 inline int first_line(TSNode n) { return static_cast<int>(ts_node_start_point(n).row) + 1; }
 inline int last_line(TSNode n) { return static_cast<int>(ts_node_end_point(n).row) + 1; }
 
+// The symbols of `language` whose type ts_node_type names "line_continuation" (a name can stand
+// for several symbols), by symbol; built once per language and thread.
+inline const std::vector<bool>& line_continuation_symbols(const TSLanguage* language) {
+  thread_local std::vector<std::pair<const TSLanguage*, std::vector<bool>>> tables;
+  for (auto& [of, named] : tables)
+    if (of == language) return named;
+  std::vector<bool> named(ts_language_symbol_count(language), false);
+  for (uint32_t sym = 0; sym < named.size(); ++sym) {
+    const char* name = ts_language_symbol_name(language, static_cast<TSSymbol>(sym));
+    named[sym] = name && std::strcmp(name, "line_continuation") == 0;
+  }
+  return tables.emplace_back(language, std::move(named)).second;
+}
+
 // A backslash line continuation: Python's grammar makes it a named node wherever it occurs (in an
-// argument list too), yet it is layout, never part of what the code says.
-inline bool is_line_continuation(TSNode n) { return is_type(n, "line_continuation"); }
+// argument list too), yet it is layout, never part of what the code says. Asked of every child
+// every walk visits: a symbol lookup instead of ts_node_type's name, its strlen and a compare.
+inline bool is_line_continuation(TSNode n) {
+  if (ts_node_is_null(n)) return false;
+  const std::vector<bool>& named = line_continuation_symbols(ts_tree_language(n.tree));
+  TSSymbol sym = ts_node_symbol(n);
+  return sym < named.size() && named[sym];
+}
 
 // For each named child but line continuations: f(child).
 template <typename F>

@@ -2,6 +2,7 @@
 // a resolved name is a given file's class.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <atomic>
 #include <map>
 #include <thread>
@@ -30,6 +31,73 @@ TEST_CASE("the call index reads every file once and answers in path order", "[ca
   for (auto& t : threads) t.join();
   CHECK(reads == 4);
   CHECK(index.files_calling("Block", read).empty());
+}
+
+// The index finds calls from each `(` backwards; it must find what a forward reading finds (each
+// run of identifier characters starting with a letter or `_`, then blanks, then `(`), on texts
+// of identifiers, digits, blanks, dots, newlines, non-ASCII bytes and parentheses.
+TEST_CASE("calls found backwards from each parenthesis are those a forward reading finds", "[call_sites]") {
+  auto forward = [](const std::string& text) {
+    auto start = [](char c) { return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_'; };
+    auto inner = [&](char c) { return start(c) || (c >= '0' && c <= '9'); };
+    std::vector<std::string> out;
+    for (size_t i = 0; i < text.size();) {
+      if (!start(text[i]) || (i > 0 && inner(text[i - 1]))) {
+        ++i;
+        continue;
+      }
+      size_t end = i;
+      while (end < text.size() && inner(text[end])) ++end;
+      size_t after = end;
+      while (after < text.size() && (text[after] == ' ' || text[after] == '\t')) ++after;
+      if (after < text.size() && text[after] == '(') {
+        std::string name = text.substr(i, end - i);
+        if (std::find(out.begin(), out.end(), name) == out.end()) out.push_back(name);
+      }
+      i = end;
+    }
+    return out;
+  };
+  const std::string alphabet = "ab_Z09 \t.(()\n\xc3\xa9:";
+  uint64_t state = 12345;
+  for (int round = 0; round < 3000; ++round) {
+    std::string text;
+    size_t length = round % 40;
+    for (size_t i = 0; i < length; ++i) {
+      state = state * 6364136223846793005ull + 1442695040888963407ull;
+      text += alphabet[(state >> 33) % alphabet.size()];
+    }
+    REQUIRE(CallIndex::called_names(text) == forward(text));
+  }
+  CHECK(CallIndex::called_names("(x(\t(  9a(b9 (\xc3\xa9" "c( _( ") == std::vector<std::string>{"x", "b9", "c", "_"});
+}
+
+// The scan records the texts its workers read; the first question reads only the others, and
+// answers as an index that read them all would, in path order, whichever thread recorded what.
+TEST_CASE("the call index takes recorded texts and reads only the rest", "[call_sites]") {
+  std::map<std::string, std::string> texts = {{"a.py", "Net(1)\nNet (2)"}, {"b.py", "x = Net"},
+                                              {"c/d.py", "y = m.Net(2); Other()"}, {"e.py", "2Net(3); _Net(4)"}};
+  std::vector<std::string> paths{"a.py", "b.py", "c/d.py", "e.py", "gone.py"};
+  std::atomic<int> reads{0};
+  auto read = [&](const std::string& p) -> std::optional<std::string> {
+    ++reads;
+    auto it = texts.find(p);
+    return it == texts.end() ? std::nullopt : std::optional<std::string>(it->second);
+  };
+  CallIndex all(paths);
+  CallIndex recorded(paths);
+  std::vector<std::thread> threads;
+  for (const char* p : {"c/d.py", "a.py", "elsewhere.py"})
+    threads.emplace_back([&, p] { recorded.record(p, texts.count(p) ? texts.at(p) : "Net()"); });
+  for (auto& t : threads) t.join();
+  for (const std::string name : {"Net", "Other", "_Net", "m", "x"}) {
+    CHECK(recorded.files_calling(name, read) == all.files_calling(name, read));
+  }
+  CHECK(recorded.files_calling("Net", read) == std::vector<std::string>{"a.py", "c/d.py"});
+  CHECK(recorded.files_calling("_Net", read) == std::vector<std::string>{"e.py"});
+  CHECK(reads == 3 + 5);  // b.py, e.py and gone.py for `recorded`, every path for `all`
+  recorded.record("b.py", "Late()");  // after the first question: dropped
+  CHECK(recorded.files_calling("Late", read).empty());
 }
 
 TEST_CASE("a resolved name is the class of the file it leads to", "[call_sites]") {
