@@ -378,10 +378,15 @@ class Worker:
         path = os.path.join(task["scratch"], "ported_%d.py" % spec["id"])
         with open(path, "w") as f:
             f.write(ported)
+        row["unported"] = first
+        return self.check_ported(task, spec, stage, row, path, {"of": of, "rewrites": rewrites, "source": ported})
+
+    def check_ported(self, task, spec, stage, row, path, port):
+        """Checks the ported module at `path` afresh; the row then describes that check and
+        carries `port`. Returns the poisoned flag."""
         for k in ("error_class", "message", "compile_ms", "n_regs", "n_spills", "shared_bytes", "run_ms"):
             row[k] = None if k != "message" else ""
-        row.update(stage_reached="import", status="fail", module_checked="ported",
-                   unported=first, port={"of": of, "rewrites": rewrites, "source": ported})
+        row.update(stage_reached="import", status="fail", module_checked="ported", port=port)
         self.mark("import")
         try:
             self.check_module(task, spec, stage, row, ported=path)
@@ -418,19 +423,10 @@ class Worker:
         port["rewrites"] = list(port.get("rewrites") or []) + [
             {"move": "global.object", "old": "a module-level object read inside @triton.jit",
              "new": "allow_non_constexpr_globals", "count": 1}]
-        for k in ("error_class", "message", "compile_ms", "n_regs", "n_spills", "shared_bytes", "run_ms"):
-            row[k] = None if k != "message" else ""
-        row.update(stage_reached="import", status="fail", module_checked="ported", port=port)
-        self.mark("import")
         before = knobs.allow_non_constexpr_globals
         knobs.allow_non_constexpr_globals = True
         try:
-            self.check_module(task, spec, stage, row, ported=path)
-            return False
-        except BaseException as e:  # noqa: B902
-            if isinstance(e, KeyboardInterrupt):
-                raise
-            return self.record_failure(row, e)
+            return self.check_ported(task, spec, stage, row, path, port)
         finally:
             knobs.allow_non_constexpr_globals = before
 
