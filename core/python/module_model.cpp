@@ -113,6 +113,51 @@ std::optional<bool> environment_default(const SyntaxTree& tree, TSNode cond) {
   return std::nullopt;
 }
 
+// `NAME.append(x)`, `NAME.update(...)`, `NAME[key] = x`: the name of a container an expression
+// statement changes in place, else "".
+std::string mutated_container(const SyntaxTree& tree, TSNode statement) {
+  static const std::set<std::string_view> kMutators = {"append", "extend", "insert", "update", "add", "setdefault"};
+  if (!is_type(statement, "expression_statement")) return "";
+  TSNode e = ts_node_named_child(statement, 0);
+  if (is_type(e, "call")) {
+    TSNode fn = field(e, "function");
+    if (!is_type(fn, "attribute") || !is_type(field(fn, "object"), "identifier")) return "";
+    if (!kMutators.count(tree.text_of(field(fn, "attribute")))) return "";
+    return std::string(tree.text_of(field(fn, "object")));
+  }
+  if (is_type(e, "assignment")) {
+    TSNode left = field(e, "left");
+    if (is_type(left, "subscript") && is_type(field(left, "value"), "identifier"))
+      return std::string(tree.text_of(field(left, "value")));
+  }
+  return "";
+}
+
+void collect_mutations(const SyntaxTree& tree, TSNode n, std::set<std::string>& out, int depth) {
+  if (depth > max_statement_depth()) return;
+  std::string name = mutated_container(tree, n);
+  if (!name.empty()) {
+    out.insert(name);
+    return;
+  }
+  if (!is_compound(n)) return;
+  for (TSNode block : blocks_of(n))
+    ts::for_each_named_child(block, [&](TSNode c) { collect_mutations(tree, c, out, depth + 1); });
+}
+
+// `NAME = []`, `NAME = {}`, `NAME = dict()`: a container the module builds up in place.
+bool binds_container(const SyntaxTree& tree, const ModuleStatement& s) {
+  if (s.kind != StatementKind::Assignment) return false;
+  TSNode e = ts_node_named_child(s.node, 0);
+  if (!is_type(e, "assignment")) return false;
+  TSNode right = field(e, "right");
+  if (is_type(right, "list") || is_type(right, "dictionary") || is_type(right, "set")) return true;
+  if (!is_type(right, "call")) return false;
+  std::string_view fn = tree.text_of(field(right, "function"));
+  return fn == "list" || fn == "dict" || fn == "set" || fn == "OrderedDict" || fn == "collections.OrderedDict" ||
+         fn == "defaultdict" || fn == "collections.defaultdict";
+}
+
 bool is_main_guard(const SyntaxTree& tree, TSNode n) {
   if (!is_type(n, "if_statement")) return false;
   std::string condition(tree.text_of(field(n, "condition")));
@@ -141,6 +186,13 @@ std::unique_ptr<PythonModule> PythonModule::build(std::string path, std::string 
     for (size_t i = 0; i < m->statements_.size(); ++i) {
       for (const auto& name : m->statements_[i].binds)
         if (!m->alternatives_.count({i, name})) m->binders_[name].push_back(i);
+      // A statement that fills a container the module made (`proxy_list = []` ... `if
+      // is_cuda(): proxy_list.append(...)`) is one more of its binders, in source order.
+      for (const auto& name : m->statements_[i].mutates) {
+        auto found = m->binders_.find(name);
+        if (found == m->binders_.end() || m->statements_[i].binds.count(name)) continue;
+        if (binds_container(*m->tree_, m->statements_[found->second.front()])) found->second.push_back(i);
+      }
       m->statement_at_[ts_node_start_byte(m->statements_[i].node)] = i;
     }
     m->collect_functions(m->tree_->root(), "", false, false, 0);
@@ -165,6 +217,8 @@ void PythonModule::add_statement(TSNode node, StatementKind kind) {
     collect_imports_within(*tree_, node, s.imports, 0);
   }
   if (kind != StatementKind::Import) s.reads = free_names(*tree_, node);
+  if (kind == StatementKind::Assignment || kind == StatementKind::Guarded || kind == StatementKind::Other)
+    collect_mutations(*tree_, node, s.mutates, 0);
   statements_.push_back(std::move(s));
 }
 
@@ -186,6 +240,7 @@ void PythonModule::collect_statements(TSNode block, int depth) {
     } else if (expression_statement.has(c)) {
       TSNode e = ts_node_named_child(c, 0);
       if (is_type(e, "assignment") || is_type(e, "augmented_assignment")) add_statement(c, StatementKind::Assignment);
+      else if (!mutated_container(*tree_, c).empty()) add_statement(c, StatementKind::Other);
     } else if (is_compound(c)) {
       if (is_main_guard(*tree_, c)) return;  // script code, never a kernel's dependency
       if (only_simple_statements(c, 0)) {

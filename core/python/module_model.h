@@ -26,6 +26,9 @@ struct ModuleStatement {
   int end_line = 0;
   int indent = 0;        // column of the first line
   std::set<std::string> binds;
+  // Module-level containers it changes in place (`REGISTRY.append(f)`, `TABLE[key] = f`): a
+  // standalone that needs the container needs these statements too.
+  std::set<std::string> mutates;
   FreeNames reads;
   std::vector<ImportBinding> imports;  // for Import and Guarded statements
 };
