@@ -620,6 +620,26 @@ class ClosureBuilder {
   // `autotune` with `triton = None`. Each such import becomes `pass`; `dropped` gets their names.
   // Valid until the next call.
   const std::string& guarded_text(const PythonModule* m, const ModuleStatement& s, std::set<std::string>& dropped) {
+    // Names the block itself uses besides importing them (`import x.extra as extra` then
+    // `registry.append(extra)`): such an import stays.
+    std::set<std::string> used_here;
+    {
+      std::vector<TSNode> work{s.node};
+      while (!work.empty()) {
+        TSNode n = work.back();
+        work.pop_back();
+        if (is_type(n, "import_statement") || is_type(n, "import_from_statement")) continue;
+        if (is_type(n, "identifier")) used_here.insert(m->text_of(n));
+        if (is_type(n, "assignment")) {  // `x = None` in the fallback binds x; it does not use it
+          TSNode left = field(n, "left"), right = field(n, "right");
+          bool binds_only = is_type(left, "identifier") || is_type(left, "pattern_list") || is_type(left, "tuple_pattern");
+          if (!binds_only) work.push_back(left);
+          if (!ts_node_is_null(right)) work.push_back(right);
+          continue;
+        }
+        ts::for_each_named_child(n, [&](TSNode c) { work.push_back(c); });
+      }
+    }
     std::vector<Edit> drops;
     std::vector<TSNode> work{s.node};
     while (!work.empty()) {
@@ -629,7 +649,7 @@ class ClosureBuilder {
         auto bindings = parse_import(m->tree(), n);
         bool unread = !bindings.empty();
         for (const auto& b : bindings) {
-          if (!unread || b.star || !into_repo(m, b)) {
+          if (!unread || b.star || !into_repo(m, b) || used_here.count(b.local)) {
             unread = false;
             continue;
           }
