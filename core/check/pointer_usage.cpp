@@ -304,29 +304,6 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
         for (const auto& p : bases_of(address_of(load))) set_dtype(p, dtype, "tl.static_assert on the loaded values' type");
     }
   });
-  // Tables of addresses: a loaded value cast to a pointer (`tl.load(ptrs + r).to(
-  // tl.pointer_type(tl.int64))`, also through a local or tl.cast) was an address, so its table
-  // holds 64-bit integers. Before the guesses, which would take the elements for fp32.
-  {
-    auto pointer_cast = [&](TSNode call) -> TSNode {  // the value a cast to a pointer type converts
-      if (!is_type(call, "call")) return TSNode{};
-      TSNode fn = field(call, "function");
-      bool to = is_type(fn, "attribute") && m_.text_of(field(fn, "attribute")) == "to";
-      TSNode target = to ? argument(call, 0) : op_name(call) == "cast" ? argument(call, 1) : TSNode{};
-      if (ts_node_is_null(target)) target = keyword(call, "dtype", m_);
-      if (ts_node_is_null(target) || m_.text_of(target).find("pointer_type") == std::string::npos) return TSNode{};
-      return to ? field(fn, "object") : argument(call, 0);
-    };
-    for_each_call(body, [&](TSNode n) {
-      TSNode value = pointer_cast(n);
-      if (ts_node_is_null(value)) return;
-      for (TSNode load : loads_of(value))
-        for (const auto& p : bases_of(address_of(load))) {
-          out.pointer_tables.insert(p);
-          set_dtype(p, "i64", "holds addresses: its loaded values are cast to pointers");
-        }
-    });
-  }
   // `tl.dot_scaled(a, a_scale, "e2m1", b, b_scale, "e4m3", acc)`: Triton checks each operand
   // against its format (e2m1 packs two values in a uint8) and the scales are e8m0 bytes. A
   // format parameter states nothing here.
@@ -504,16 +481,19 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
       for (uint32_t i = 0; i < count; ++i) work.push_back(ts_node_named_child(n, i));
     }
   }
-  // `tl.load(ptrs + i).to(tl.pointer_type(T))`, directly or through a local: the loaded values
-  // are addresses (a table of peer or per-layer buffers), so 64-bit integers. First, before the
-  // offsets rules below take the addresses for 32-bit indexes.
+  // `tl.load(ptrs + i).to(tl.pointer_type(T))` (or `tl.cast(..., tl.pointer_type(T))`), directly
+  // or through a local: the loaded values are addresses (a table of peer or per-layer buffers),
+  // so 64-bit integers, and the table is one the check must fill with addresses
+  // (pointer_tables). First, before the offsets rules below take the addresses for 32-bit indexes.
   for_each_call(body, [&](TSNode n) {
     TSNode fn = field(n, "function");
-    if (!is_type(fn, "attribute") || m_.text_of(field(fn, "attribute")) != "to") return;
-    TSNode target = argument(n, 0);
+    bool to = is_type(fn, "attribute") && m_.text_of(field(fn, "attribute")) == "to";
+    if (!to && op_name(n) != "cast") return;
+    TSNode target = argument(n, to ? 0 : 1);
+    if (ts_node_is_null(target)) target = keyword(n, "dtype", m_);
     auto q = is_type(target, "call") ? m_.qualified_name(field(target, "function")) : std::nullopt;
     if (!q || !ends_with(*q, "pointer_type")) return;
-    std::vector<TSNode> sources{field(fn, "object")};
+    std::vector<TSNode> sources{to ? field(fn, "object") : argument(n, 0)};
     if (is_type(sources[0], "identifier")) {
       std::string local = m_.text_of(sources[0]);
       for_each_node(body, [&](TSNode x) {
@@ -524,7 +504,10 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
       for (const auto& op : ops)
         if (op.name == "load" && ts_node_start_byte(op.call) >= ts_node_start_byte(s) &&
             ts_node_end_byte(op.call) <= ts_node_end_byte(s))
-          for (const auto& p : bases_of(op.address)) set_dtype(p, "i64", "loaded values cast to a pointer type");
+          for (const auto& p : bases_of(op.address)) {
+            out.pointer_tables.insert(p);
+            set_dtype(p, "i64", "loaded values cast to a pointer type");
+          }
   });
   auto load_in = [&](TSNode e) -> TSNode {
     for (int hop = 0; hop < 3 && is_type(e, "call"); ++hop) {
