@@ -39,13 +39,14 @@ std::vector<LinkedLaunch> link_launches(const std::vector<LaunchTarget>& kernels
     // `kernel.InstanceNorm.backward`: where a class of that name has the kernel as a method, only
     // that method is launched, not every kernel called `backward`.
     std::multimap<std::string, const LaunchTarget*> owned;
-    if (!s.target_owner.empty())
+    if (!s.target_owner.empty()) {
+      const std::string tail = s.target_owner + "." + s.target_name, dotted_tail = "." + tail;
       for (auto it = all_lo; it != all_hi; ++it) {
         const std::string& q = it->second->qualname;
-        std::string tail = s.target_owner + "." + s.target_name;
-        if (q == tail || (q.size() > tail.size() && q.compare(q.size() - tail.size() - 1, tail.size() + 1, "." + tail) == 0))
+        if (q == tail || (q.size() > dotted_tail.size() && q.compare(q.size() - dotted_tail.size(), dotted_tail.size(), dotted_tail) == 0))
           owned.emplace(it->first, it->second);
       }
+    }
     auto [lo, hi] = owned.empty() ? std::make_pair(all_lo, all_hi) : owned.equal_range(s.target_name);
     std::vector<const LaunchTarget*> chosen;
     for (auto it = lo; it != hi; ++it)

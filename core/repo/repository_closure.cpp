@@ -620,6 +620,9 @@ class ClosureBuilder {
   // `autotune` with `triton = None`. Each such import becomes `pass`; `dropped` gets their names.
   // Valid until the next call.
   const std::string& guarded_text(const PythonModule* m, const ModuleStatement& s, std::set<std::string>& dropped) {
+    // Most guarded blocks import only third-party modules: nothing to drop, no walks.
+    if (std::none_of(s.imports.begin(), s.imports.end(), [&](const ImportBinding& b) { return !b.star && into_repo(m, b); }))
+      return statement_text(m, s);
     // Names the block itself uses besides importing them (`import x.extra as extra` then
     // `registry.append(extra)`): such an import stays.
     std::set<std::string> used_here;
@@ -669,15 +672,7 @@ class ClosureBuilder {
       ts::for_each_named_child(n, [&](TSNode c) { work.push_back(c); });
     }
     if (drops.empty()) return statement_text(m, s);
-    const std::string& text = m->tree().text();
-    std::vector<Edit> edits = edits_for(m, references(m, &s), text);
-    edits.erase(std::remove_if(edits.begin(), edits.end(), [&](const Edit& e) {
-                  return std::any_of(drops.begin(), drops.end(), [&](const Edit& d) { return e.start < d.end && d.start < e.end; });
-                }), edits.end());
-    edits.insert(edits.end(), drops.begin(), drops.end());
-    std::sort(edits.begin(), edits.end(), [](const Edit& a, const Edit& b) { return a.start < b.start; });
-    rewritten_ = dedent_lines(apply(text, ts_node_start_byte(s.node), ts_node_end_byte(s.node), edits), s.indent);
-    return rewritten_;
+    return rewritten_text(m, s, drops);
   }
 
   // Valid until the next call.
@@ -687,8 +682,22 @@ class ClosureBuilder {
       if (found != c_.plain_text.end()) return found->second;
       return c_.plain_text[&s] = m->dedented_text(s.node, s.indent);
     }
+    return rewritten_text(m, s, {});
+  }
+
+  // A statement with its references renamed and `replaced` spans (sorted, apart) written over;
+  // a rename inside a replaced span goes with it. Valid until the next call.
+  const std::string& rewritten_text(const PythonModule* m, const ModuleStatement& s, const std::vector<Edit>& replaced) {
     const std::string& text = m->tree().text();
-    auto edits = edits_for(m, references(m, &s), text);
+    std::vector<Edit> edits = edits_for(m, references(m, &s), text);
+    if (!replaced.empty()) {
+      edits.erase(std::remove_if(edits.begin(), edits.end(), [&](const Edit& e) {
+                    return std::any_of(replaced.begin(), replaced.end(),
+                                       [&](const Edit& d) { return e.start < d.end && d.start < e.end; });
+                  }), edits.end());
+      edits.insert(edits.end(), replaced.begin(), replaced.end());
+      std::sort(edits.begin(), edits.end(), [](const Edit& a, const Edit& b) { return a.start < b.start; });
+    }
     rewritten_ = dedent_lines(apply(text, ts_node_start_byte(s.node), ts_node_end_byte(s.node), edits), s.indent);
     return rewritten_;
   }
