@@ -361,11 +361,8 @@ class Worker:
         (triton_ports.py). The row then describes the ported check; `unported` keeps the first
         outcome and `port` the rewrites and the ported source. Returns the poisoned flag."""
         of = row.get("module_checked", "standalone")
-        name = spec["kernel_only_module"] if of == "kernel_only" else spec["module"]
-        try:
-            with open(os.path.join(task["bundle_dir"], name)) as f:
-                original = f.read()
-        except OSError:
+        original = checked_source(task, spec, of)
+        if original is None:
             return False
         installed = triton_ports.Installed(self.versions.get("triton_version"))
         ported, rewrites = triton_ports.port(original, installed)
@@ -374,7 +371,7 @@ class Worker:
             row["moves_without_port"] = unported
         if not rewrites:
             return False
-        first = {k: row.get(k) for k in ("stage_reached", "status", "error_class", "message", "module_checked")}
+        first = first_verdict(row)
         path = os.path.join(task["scratch"], "ported_%d.py" % spec["id"])
         with open(path, "w") as f:
             f.write(ported)
@@ -410,16 +407,13 @@ class Worker:
             port = dict(row["port"])
         else:
             # The module as it was checked, as the ported form: same source, the knob is the port.
-            name = spec["kernel_only_module"] if of == "kernel_only" else spec["module"]
-            try:
-                with open(os.path.join(task["bundle_dir"], name)) as f:
-                    source = f.read()
-                with open(path, "w") as f:
-                    f.write(source)
-            except OSError:
+            source = checked_source(task, spec, of)
+            if source is None:
                 return False
+            with open(path, "w") as f:
+                f.write(source)
             port = {"of": of, "rewrites": [], "source": source}
-            row["unported"] = {k: row.get(k) for k in ("stage_reached", "status", "error_class", "message", "module_checked")}
+            row["unported"] = first_verdict(row)
         port["rewrites"] = list(port.get("rewrites") or []) + [
             {"move": "global.object", "old": "a module-level object read inside @triton.jit",
              "new": "allow_non_constexpr_globals", "count": 1}]
@@ -655,6 +649,21 @@ class Worker:
             res["bench_ms"] = do_bench(lambda: ck[grid](*args), return_mode="median")
         del args
         return res
+
+
+def checked_source(task, spec, of):
+    """The text of the module a check read (`of`: standalone or kernel_only), None if unreadable."""
+    name = spec["kernel_only_module"] if of == "kernel_only" else spec["module"]
+    try:
+        with open(os.path.join(task["bundle_dir"], name)) as f:
+            return f.read()
+    except OSError:
+        return None
+
+
+def first_verdict(row):
+    """What a row said before a retry on a ported module: the row's `unported`."""
+    return {k: row.get(k) for k in ("stage_reached", "status", "error_class", "message", "module_checked")}
 
 
 MAX_SHRINKS = 3
