@@ -655,6 +655,12 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
         std::string name = op_name(n);
         bool loop = (is_type(fn, "identifier") && m_.text_of(fn) == "range") || name == "range" || name == "static_range";
         if (loop || name == "cdiv") collect(field(n, "arguments"));
+        // `for i in tl.range(tl.load(indptr + b), tl.load(indptr + b + 1))`: Triton takes only
+        // integer loop bounds, so the loaded values are integers.
+        if (loop)
+          for_each_named_child(field(n, "arguments"), [&](TSNode a) {
+            if (!is_type(a, "keyword_argument") && !is_type(a, "comment")) direct_int_reads.push_back(a);
+          });
       }
       for_each_named_child(n, [&](TSNode c) { walk.push_back(c); });
     }
@@ -706,8 +712,23 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
       uint32_t at = ts_node_start_byte(rhs);
       auto uses = used_at.find(local);
       if (uses == used_at.end()) return false;
+      // Another binding of the local that completes after `rhs` and before the use, in a block
+      // that holds the use, replaces this value first: `zeros = (zeros + 1) * scales` then, in a
+      // loop, `zeros = tl.load(p)` and `(zeros >> s) & 0xF` is no integer use of the product.
+      auto rebound_before = [&](uint32_t use) {
+        auto again = assigned.find(local);
+        if (again == assigned.end()) return false;
+        for (TSNode other : again->second) {
+          if (ts_node_start_byte(other) <= at || ts_node_end_byte(other) > use) continue;
+          TSNode block = ts_node_parent(ts_node_parent(other));  // assignment, then its statement
+          if (!ts_node_is_null(block) && is_type(block, "expression_statement")) block = ts_node_parent(block);
+          if (!ts_node_is_null(block) && ts_node_start_byte(block) <= use && use < ts_node_end_byte(block)) return true;
+        }
+        return false;
+      };
       for (uint32_t use : uses->second) {
-        if (at < use) return true;
+        if (at < use && (use == UINT32_MAX || !rebound_before(use))) return true;
+        if (at < use) continue;
         for (TSNode up = ts_node_parent(rhs); !ts_node_is_null(up) && !ts_node_eq(up, body); up = ts_node_parent(up))
           if ((is_type(up, "for_statement") || is_type(up, "while_statement")) && use >= ts_node_start_byte(up) &&
               use < ts_node_end_byte(up)) {
