@@ -84,6 +84,12 @@ MOVES = (
          "triton.tools.tensor_descriptor.TensorDescriptor is the host-side API now)",
          "host code only (launchers build descriptors with it); the kernel never reads it, so a "
          "module that imports it still loads"),
+    Move("dtype.call", "tl.float32(x), tl.int64(x), ... (a dtype called to make a scalar)",
+         "tl.cast(x, tl.float32)", None, None,
+         "kernels written for a Triton whose dtypes construct scalars when called; Triton 3.6 "
+         "answers TypeError: 'dtype' object is not callable",
+         "applied only where the installed Triton does not resolve a call of a dtype (its dtypes are not callable); a cast of a Python "
+         "scalar gives the same typed scalar"),
     Move("AttrsDescriptor", "from triton.compiler.compiler import AttrsDescriptor", None, "3.3", None,
          "triton-lang/triton#4734 (refactored, Triton 3.2), triton-lang/triton#6080 (gone in 3.3)",
          "Inductor headers only: the kernel-only form (`module_checked: kernel_only`) leaves it out"),
@@ -126,6 +132,7 @@ _EXPERIMENTAL_MAKE_DESC = re.compile(_prefixes(_TL) + r"\._experimental_make_ten
 _EXPERIMENTAL_DESC_CALL = re.compile(r"(?:\b(?:tl|triton\.language)\.)?\b_experimental_descriptor_(load|store)\(")
 _EXPERIMENTAL_TOOLS_IMPORT = re.compile(
     r"^([ \t]*)((?:import|from)[ \t]+triton\.tools\.experimental_descriptor\b[^\n]*)$", re.M)
+_DTYPE_CALL = re.compile(_prefixes(_TL) + r"\.((?:b?float|u?int)(?:1|8|16|32|64))\(")
 _ATTRS_DESCRIPTOR = re.compile(r"\bAttrsDescriptor\b")
 _INDUCTOR_OLD = re.compile(r"\btorch\._inductor\.(triton_helpers|triton_heuristics)\b")
 _INDUCTOR_OLD_FROM = re.compile(r"^(\s*)from\s+torch\._inductor\s+import\s+([^\n]*\btriton_(?:helpers|heuristics)\b[^\n]*)$",
@@ -138,10 +145,21 @@ CONSTEXPR_IMPORT = "import triton.language"
 class Installed:
     """What the installed Triton (and torch) offer, asked lazily. Tests pass their own."""
 
-    def __init__(self, triton_version, math_names=None, libdevice_names=None, resolves=None):
+    def __init__(self, triton_version, math_names=None, libdevice_names=None, resolves=None,
+                 dtype_callable=None):
         self.triton_version = triton_version
         self._math, self._libdevice = math_names, libdevice_names
         self._resolves = resolves
+        self._dtype_callable = dtype_callable
+
+    def dtype_callable(self):
+        if self._dtype_callable is not None:
+            return self._dtype_callable
+        try:
+            import triton.language as tl
+            return callable(tl.float32)
+        except Exception:
+            return True  # no Triton to ask: never rewrite on a guess
 
     def has_math(self, name):
         return name in (self._math if self._math is not None else _names("triton.language.math"))
@@ -367,7 +385,18 @@ def refused_global(message):
 def moved_signature(message):
     """True when a failure message says a call used keywords an API has since dropped (the
     dot.trans move), which a port can fix although the class is type_error."""
-    return bool(message) and "unexpected keyword argument 'trans_" in message
+    return bool(message) and ("unexpected keyword argument 'trans_" in message or
+                              "'dtype' object is not callable" in message)
+
+
+def _port_dtype_calls(source):
+    """`tl.float32(-float("inf"))` -> `tl.cast(-float("inf"), tl.float32)`: (text, count)."""
+    def rewrite(m, args):
+        if len(args) != 1 or "=" in args[0].split("(")[0]:
+            return None
+        prefix = m.group(0)[:-len(m.group(1)) - 1]  # `tl.` or `triton.language.`
+        return "%scast(%s, %s%s)" % (prefix, args[0].strip(), prefix, m.group(1))
+    return _rewrite_calls(source, _DTYPE_CALL, rewrite)
 
 
 def port(source, installed):
@@ -451,6 +480,10 @@ def port(source, installed):
         out, n = _guard_tools_imports(out)
         note("tools.experimental_descriptor", "import triton.tools.experimental_descriptor",
              "the same import inside try/except ImportError", n)
+
+    if _DTYPE_CALL.search(out) and not installed.dtype_callable():
+        out, n = _port_dtype_calls(out)
+        note("dtype.call", "tl.<dtype>(x)", "tl.cast(x, tl.<dtype>)", n)
 
     for old_mod in sorted(set(_INDUCTOR_OLD.findall(out))):
         if installed.resolves("torch._inductor." + old_mod) or not installed.resolves("torch._inductor.runtime." + old_mod):

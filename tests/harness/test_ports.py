@@ -20,6 +20,22 @@ def installed(version="3.6.0", math=("exp", "sqrt", "rsqrt"), libdevice=("tanh",
 
 
 class PortText(unittest.TestCase):
+    def test_dtype_called_as_constructor_becomes_a_cast(self):
+        # Kernels for a Triton whose dtypes make scalars when called (`m = tl.float32(-inf)`);
+        # Triton 3.6 answers "'dtype' object is not callable". A dtype passed as a value stays.
+        src = HDR + ("@triton.jit\ndef k(x, D: tl.constexpr):\n    m = tl.float32(-float(\"inf\"))\n"
+                     "    n = triton.language.int64(tl.load(x))\n    z = tl.zeros((4,), dtype=tl.float32)\n")
+        out, rewrites = triton_ports.port(src, triton_ports.Installed("3.6.0", set(), set(), lambda d: False, False))
+        self.assertIn('m = tl.cast(-float("inf"), tl.float32)\n', out)
+        self.assertIn("n = triton.language.cast(tl.load(x), triton.language.int64)\n", out)
+        self.assertIn("z = tl.zeros((4,), dtype=tl.float32)\n", out)
+        self.assertEqual(rewrites, [{"move": "dtype.call", "old": "tl.<dtype>(x)", "new": "tl.cast(x, tl.<dtype>)",
+                                     "count": 2}])
+        # A Triton whose dtypes are callable keeps the source as written.
+        same, none = triton_ports.port(src, triton_ports.Installed("3.6.0", set(), set(), lambda d: False, True))
+        self.assertEqual((same, none), (src, []))
+        self.assertTrue(triton_ports.moved_signature("TypeError: 'dtype' object is not callable"))
+
     def test_tl_math_libdevice_function_moves_to_libdevice(self):
         src = HDR + "@triton.jit\ndef k(x):\n    y = tl.math.tanh(x) + tl.math.exp(x)\n"
         out, rewrites = triton_ports.port(src, installed())
