@@ -121,9 +121,17 @@ std::map<std::string, std::vector<DescriptorUse>> descriptor_uses(const PythonMo
       from_offsets(argument(call, 0), use);
       if (method == "store") use.stored = argument(call, 1);
     } else if (auto q = m.qualified_name(fn); q && is_type(argument(call, 0), "identifier") &&
-                                              !ts_node_is_null(argument(call, 2))) {
+                                              !ts_node_is_null(argument(call, 1))) {
       param = m.text_of(argument(call, 0));
-      if (ends_with(*q, "_experimental_descriptor_load")) {
+      // The free-function spellings of desc.load / desc.store (Triton 3.3 on).
+      if (ends_with(*q, "language.load_tensor_descriptor")) {
+        from_offsets(argument(call, 1), use);
+      } else if (ends_with(*q, "language.store_tensor_descriptor") && !ts_node_is_null(argument(call, 2))) {
+        from_offsets(argument(call, 1), use);
+        use.stored = argument(call, 2);
+      } else if (ts_node_is_null(argument(call, 2))) {
+        return;
+      } else if (ends_with(*q, "_experimental_descriptor_load")) {
         for (TSNode b : elements(argument(call, 2))) use.block.push_back(b);
         use.dtype = argument(call, 3);
       } else if (ends_with(*q, "_experimental_descriptor_store")) {
