@@ -39,6 +39,9 @@ void identifiers_in(const PythonModule& m, TSNode e, std::initializer_list<const
 std::pair<nlohmann::json, std::string> constexpr_fallback(const std::string& name, const ConstexprUse& use) {
   std::string up = upper(name);
   bool arange_bound = use.arange_bound;
+  // `accumulator = ACTIVATION(accumulator)`: the repository passes a jitted function; the stand-in
+  // returns its first argument (the harness builds it: BUNDLE.md, "$jit:first/N").
+  if (use.called) return {"$jit:first/" + std::to_string(*use.called), "called as a function"};
   if (use.dtype && use.integer_dtype) return {"tl.int32", "used as a dtype of values used as integers"};
   if (use.dtype) return {"tl.float32", "used as a dtype"};
   if (use.string_option) return {*use.string_option, "handed to a Triton option that takes a string"};
@@ -133,6 +136,21 @@ std::map<std::string, std::string> string_option_operands(const PythonModule& m,
       TSNode value = field(a, "value");
       if (option != kOptions.end() && is_type(value, "identifier")) out.emplace(m.text_of(value), option->second);
     });
+  });
+  return out;
+}
+
+std::map<std::string, int> called_operands(const PythonModule& m, TSNode body, const std::set<std::string>& params) {
+  std::map<std::string, int> out;
+  for_each_call(body, [&](TSNode n) {
+    TSNode fn = field(n, "function");
+    if (!is_type(fn, "identifier") || !params.count(m.text_of(fn))) return;
+    int positional = 0;
+    for_each_named_child(field(n, "arguments"), [&](TSNode a) {
+      if (!is_type(a, "keyword_argument") && !is_type(a, "comment")) ++positional;
+    });
+    int& most = out[m.text_of(fn)];
+    most = std::max(most, positional);
   });
   return out;
 }

@@ -47,6 +47,7 @@ struct ConstexprUse {
   std::optional<bool> pointer_branch;  // the value that takes the branch using a parameter as a pointer
   std::optional<std::string> string_option;  // handed to a Triton option that takes a string
   std::optional<nlohmann::json> selector;     // only ever compared with literals: the first of them
+  std::optional<int> called;                  // called as a function, with this many arguments
 };
 
 // A value for a constexpr nothing decided, from its use and name, with the reason.
@@ -59,6 +60,9 @@ std::set<std::string> dtype_operands(const PythonModule& m, TSNode body);
 // Identifiers handed to Triton keyword options that take strings (`input_precision=PREC`,
 // `eviction_policy=POLICY`), with a value each option accepts.
 std::map<std::string, std::string> string_option_operands(const PythonModule& m, TSNode body);
+// Parameters the body calls (`acc = ACTIVATION(acc)`): a jitted function the launch hands in.
+// Parameter -> the most positional arguments of its calls.
+std::map<std::string, int> called_operands(const PythonModule& m, TSNode body, const std::set<std::string>& params);
 // Identifiers used as loop bounds (`range`, `tl.range`, `tl.static_range`): integers.
 std::set<std::string> loop_bound_operands(const PythonModule& m, TSNode body);
 // Identifiers in the bounds of tl.static_range, whose loops Triton unrolls.

@@ -350,11 +350,12 @@ InferredSignature triton_signature(const KernelSource& k) {
   std::set<std::string> conditions = condition_operands(*m, field(site->definition, "body"));
   std::map<std::string, std::string> string_options = string_option_operands(*m, field(site->definition, "body"));
   std::map<std::string, nlohmann::json> selectors = selector_values(*m, field(site->definition, "body"));
-  std::map<std::string, int> tuples;
+  std::map<std::string, int> tuples, called;
   {
     std::set<std::string> names;
     for (const auto& pn : params) names.insert(pn.name);
     tuples = tuple_parameters(*m, field(site->definition, "body"), names);
+    called = called_operands(*m, field(site->definition, "body"), names);
   }
   auto use_of = [&](const std::string& name) {
     ConstexprUse u;
@@ -363,6 +364,7 @@ InferredSignature triton_signature(const KernelSource& k) {
     u.arange_bound = bounds.count(name) > 0;
     auto selector = selectors.find(name);
     if (selector != selectors.end()) u.selector = selector->second;
+    if (auto c = called.find(name); c != called.end()) u.called = c->second;
     u.dtype = dtype_uses.count(name) > 0;
     u.integer_dtype = facts.integer_dtype_params.count(name) > 0;
     u.unrolled = unrolled.count(name) > 0;

@@ -547,7 +547,30 @@ class Worker:
             dtype = getattr(self.triton.language, name, None)
             if isinstance(dtype, self.triton.language.dtype):
                 return dtype
+        arity = stand_in_arity(value)
+        if arity is not None:
+            return self.stand_in_function(arity)
         return value
+
+    def stand_in_function(self, arity):
+        """A constexpr the kernel calls (`acc = ACTIVATION(acc)`) is a jitted function its
+        repository hands in; the stand-in returns its first argument. Triton reads a jitted
+        function's source from its file, so each one is written to a file of its own."""
+        cache = self.__dict__.setdefault("_stand_ins", {})
+        if arity not in cache:
+            import importlib.util
+            import tempfile
+            folder = self.__dict__.get("_stand_in_dir") or tempfile.mkdtemp(prefix="mine-stand-in-")
+            self._stand_in_dir = folder
+            params = ", ".join("a%d" % i for i in range(max(arity, 1)))
+            path = os.path.join(folder, "stand_in_first_of_%d.py" % arity)
+            with open(path, "w") as f:
+                f.write("import triton\n\n\n@triton.jit\ndef first_of_%d(%s):\n    return a0\n" % (arity, params))
+            spec = importlib.util.spec_from_file_location("stand_in_first_of_%d" % arity, path)
+            module = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(module)
+            cache[arity] = getattr(module, "first_of_%d" % arity)
+        return cache[arity]
 
     def input_tensor(self, dtype_name, shape, generator):
         """A fresh input: uniform values for floating types of two bytes or more, else zeros
@@ -776,6 +799,13 @@ class OutOfBoundsWrite(RuntimeError):
 
 
 _DTYPE_TEXT = re.compile(r"^(?:tl|triton\.language)\.([A-Za-z0-9_]+)$")
+
+
+def stand_in_arity(value):
+    """N for the bundle's "$jit:first/N" (a constexpr the kernel calls), else None."""
+    if isinstance(value, str) and value.startswith("$jit:first/") and value[11:].isdigit():
+        return int(value[11:])
+    return None
 
 
 def _dtype_name(value):

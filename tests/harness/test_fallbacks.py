@@ -16,6 +16,15 @@ def k(x_ptr, X_DTYPE: tl.constexpr):
         raise TypeError("X_DTYPE is %r, not tl.float16" % (X_DTYPE,))
 '''
 
+# A constexpr the kernel calls travels as "$jit:first/N" and arrives as a jitted function of N
+# parameters that returns its first.
+CALLED_KERNEL = HDR + '''
+@triton.jit
+def k(x_ptr, ACT: tl.constexpr, PAIR: tl.constexpr):
+    if not hasattr(ACT, "fn") or ACT.fn(7) != 7 or PAIR.fn(3, 4) != 3:
+        raise TypeError("ACT is %r, PAIR is %r" % (ACT, PAIR))
+'''
+
 # Triton refuses blocks over 2**20 elements; the stand-in body raises its message.
 BIG_KERNEL = HDR + '''
 @triton.jit
@@ -105,6 +114,7 @@ class Fallbacks(unittest.TestCase):
             (10, "k", DOT_KERNEL, dict(DOT_SIG, guessed=[])),  # stated: the error stands
             # A launch tensor the launcher takes from its caller: typed, not guessed, yet assumed fp32.
             (11, "k", DOT_KERNEL, dict(DOT_SIG, guessed=[], assumed_fp32=["a_ptr"])),
+            (12, "k", CALLED_KERNEL, dict(SIG, constexprs={"ACT": "$jit:first/1", "PAIR": "$jit:first/2"})),
         ]
         write_bundle(bundle, kernels)
         for kid, text in ((4, KERNEL_ONLY), (6, BROKEN_BODY_ONLY)):
@@ -120,7 +130,7 @@ class Fallbacks(unittest.TestCase):
         cls.tmp.cleanup()
 
     def test_all_kernels_reported(self):
-        self.assertEqual(sorted(self.rows), [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11], self.proc.stderr[-2000:])
+        self.assertEqual(sorted(self.rows), list(range(1, 13)), self.proc.stderr[-2000:])
 
     def test_results_of_other_targets_name_the_target(self):
         self.assertEqual(self.rows[8]["target"], "ascend")
@@ -136,6 +146,9 @@ class Fallbacks(unittest.TestCase):
         self.assertIn("Both operands must be same dtype", r["message"])
         self.assertNotIn("retyped", r)
         self.assertEqual(self.rows[11]["retyped"], {"a_ptr": "*fp16"})
+
+    def test_called_constexpr_becomes_a_function_returning_its_first_argument(self):
+        self.assertEqual(self.rows[12]["status"], "ok", self.rows[12]["message"])
 
     def test_dtype_text_becomes_a_triton_dtype(self):
         self.assertEqual(self.rows[1]["status"], "ok", self.rows[1]["message"])
