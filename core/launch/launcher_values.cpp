@@ -505,24 +505,30 @@ void LauncherValues::run(TSNode block, uint32_t until, int depth, uint32_t start
         }
         continue;
       }
-      // A condition the nominal values decide takes its branch; from the first undecided one on,
-      // every remaining branch is read in order.
-      bool undecided = false;
+      // A condition the nominal values decide takes its branch. From the first undecided one on,
+      // every remaining branch is read, the first last: a name several of them bind keeps the
+      // first branch's value, as an undecided `a if c else b` is `a` (`if x.dtype in (fp32, bf16):
+      // ACC = tl.float32 ... else: ACC = tl.int32` with a caller's tensor gives tl.float32).
+      std::vector<TSNode> open;
       for (auto& [cond, body] : branches) {
-        if (undecided || ts_node_is_null(cond)) {
-          run(body, until, depth + 1);
-          if (!undecided) break;
+        if (!open.empty() || ts_node_is_null(cond)) {
+          if (open.empty()) {
+            run(body, until, depth + 1);
+            break;
+          }
+          open.push_back(body);
           continue;
         }
         auto v = eval(cond);
         if (!v) {
-          undecided = true;
-          run(body, until, depth + 1);
+          open.push_back(body);
         } else if (check::truthy(*v)) {
-          run(body, until, depth + 1);
+          if (!open.empty()) open.push_back(body);
+          else run(body, until, depth + 1);
           break;
         }
       }
+      for (auto it = open.rbegin(); it != open.rend(); ++it) run(*it, until, depth + 1);
     } else if (t == "for_statement") {
       forget(field(s, "left"));
       run(field(s, "body"), until, depth + 1);
