@@ -720,15 +720,18 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
         if (again == assigned.end()) return false;
         for (TSNode other : again->second) {
           if (ts_node_start_byte(other) <= at || ts_node_end_byte(other) > use) continue;
-          TSNode block = ts_node_parent(ts_node_parent(other));  // assignment, then its statement
+          // rhs -> assignment -> its statement -> the block holding the statement
+          TSNode block = ts_node_parent(ts_node_parent(other));
           if (!ts_node_is_null(block) && is_type(block, "expression_statement")) block = ts_node_parent(block);
           if (!ts_node_is_null(block) && ts_node_start_byte(block) <= use && use < ts_node_end_byte(block)) return true;
         }
         return false;
       };
       for (uint32_t use : uses->second) {
-        if (at < use && (use == UINT32_MAX || !rebound_before(use))) return true;
-        if (at < use) continue;
+        if (at < use) {
+          if (use == UINT32_MAX || !rebound_before(use)) return true;
+          continue;
+        }
         for (TSNode up = ts_node_parent(rhs); !ts_node_is_null(up) && !ts_node_eq(up, body); up = ts_node_parent(up))
           if ((is_type(up, "for_statement") || is_type(up, "while_statement")) && use >= ts_node_start_byte(up) &&
               use < ts_node_end_byte(up)) {

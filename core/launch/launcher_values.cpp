@@ -511,20 +511,15 @@ void LauncherValues::run(TSNode block, uint32_t until, int depth, uint32_t start
       // ACC = tl.float32 ... else: ACC = tl.int32` with a caller's tensor gives tl.float32).
       std::vector<TSNode> open;
       for (auto& [cond, body] : branches) {
-        if (!open.empty() || ts_node_is_null(cond)) {
-          if (open.empty()) {
-            run(body, until, depth + 1);
-            break;
-          }
+        if (!open.empty()) {
           open.push_back(body);
           continue;
         }
-        auto v = eval(cond);
+        auto v = ts_node_is_null(cond) ? std::optional<json>(true) : eval(cond);
         if (!v) {
           open.push_back(body);
         } else if (check::truthy(*v)) {
-          if (!open.empty()) open.push_back(body);
-          else run(body, until, depth + 1);
+          run(body, until, depth + 1);
           break;
         }
       }

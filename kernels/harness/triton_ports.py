@@ -88,8 +88,8 @@ MOVES = (
          "tl.cast(x, tl.float32)", None, None,
          "kernels written for a Triton whose dtypes construct scalars when called; Triton 3.6 "
          "answers TypeError: 'dtype' object is not callable",
-         "applied only where the installed Triton does not resolve a call of a dtype (its dtypes are not callable); a cast of a Python "
-         "scalar gives the same typed scalar"),
+         "applied only where the installed Triton does not resolve a call of a dtype (its dtypes "
+         "are not callable); a cast of a Python scalar gives the same typed scalar"),
     Move("AttrsDescriptor", "from triton.compiler.compiler import AttrsDescriptor", None, "3.3", None,
          "triton-lang/triton#4734 (refactored, Triton 3.2), triton-lang/triton#6080 (gone in 3.3)",
          "Inductor headers only: the kernel-only form (`module_checked: kernel_only`) leaves it out"),

@@ -13,6 +13,7 @@ import re
 import resource
 import shutil
 import sys
+import tempfile
 import time
 import traceback
 
@@ -154,6 +155,8 @@ class Worker:
         self.want_gpu = want_gpu
         self.driver = None
         self.versions = {"triton_version": None, "torch_version": None}
+        self._stand_ins = {}  # arity -> jitted stand-in function (stand_in_function)
+        self._stand_in_dir = None
         # A bundle of CUDA C kernels only needs neither Triton nor torch.
         if os.environ.get("MINE_NEED_TRITON", "1") == "1":
             self._start_triton(want_gpu)
@@ -556,21 +559,19 @@ class Worker:
         """A constexpr the kernel calls (`acc = ACTIVATION(acc)`) is a jitted function its
         repository hands in; the stand-in returns its first argument. Triton reads a jitted
         function's source from its file, so each one is written to a file of its own."""
-        cache = self.__dict__.setdefault("_stand_ins", {})
-        if arity not in cache:
-            import importlib.util
-            import tempfile
-            folder = self.__dict__.get("_stand_in_dir") or tempfile.mkdtemp(prefix="mine-stand-in-")
-            self._stand_in_dir = folder
+        if arity not in self._stand_ins:
+            # Outlives the task's scratch folder: the worker keeps the function for later kernels.
+            self._stand_in_dir = self._stand_in_dir or tempfile.mkdtemp(prefix="mine-stand-in-")
+            name = "first_of_%d" % arity
             params = ", ".join("a%d" % i for i in range(max(arity, 1)))
-            path = os.path.join(folder, "stand_in_first_of_%d.py" % arity)
+            path = os.path.join(self._stand_in_dir, name + ".py")
             with open(path, "w") as f:
-                f.write("import triton\n\n\n@triton.jit\ndef first_of_%d(%s):\n    return a0\n" % (arity, params))
-            spec = importlib.util.spec_from_file_location("stand_in_first_of_%d" % arity, path)
+                f.write("import triton\n\n\n@triton.jit\ndef %s(%s):\n    return a0\n" % (name, params))
+            spec = importlib.util.spec_from_file_location("mine_stand_in_" + name, path)
             module = importlib.util.module_from_spec(spec)
             spec.loader.exec_module(module)
-            cache[arity] = getattr(module, "first_of_%d" % arity)
-        return cache[arity]
+            self._stand_ins[arity] = getattr(module, name)
+        return self._stand_ins[arity]
 
     def input_tensor(self, dtype_name, shape, generator):
         """A fresh input: uniform values for floating types of two bytes or more, else zeros
