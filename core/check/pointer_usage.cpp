@@ -449,6 +449,21 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
         out.numeric_params.insert(m_.text_of(value));
     });
   }
+  // `if cu_seqlens is None:`: the kernel has a path for the parameter left out.
+  for_each_node(body, [&](TSNode n) {
+    if (!is_type(n, "comparison_operator")) return;
+    bool against_none = false, identity = false;
+    for (uint32_t i = 0; i < ts_node_child_count(n); ++i) {
+      TSNode c = ts_node_child(n, i);
+      if (is_type(c, "none")) against_none = true;
+      std::string op = ts_node_is_named(c) ? "" : m_.text_of(c);
+      if (op.rfind("is", 0) == 0 || op == "==" || op == "!=") identity = true;
+    }
+    if (!against_none || !identity) return;
+    for_each_named_child(n, [&](TSNode c) {
+      if (is_type(c, "identifier") && param_set.count(m_.text_of(c))) out.none_guarded.insert(m_.text_of(c));
+    });
+  });
 
   // Element types, strongest evidence first: a cast of the stored value names the type exactly.
   for (const auto& op : ops) {
@@ -542,9 +557,12 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
       for (const auto& p : bases_of(argument(load, 0))) set_dtype(p, "i32", "loaded values index memory");
   }
   // Reductions and scans keep their operand's element type: `total += tl.sum(counts)`.
+  // So do the ops that only move elements: `w = tl.interleave(w, w)` before `(w >> shifts) & 0xF`.
   auto integer_preserving = [](const std::string& name) {
     return name == "sum" || name == "cumsum" || name == "max" || name == "min" || name == "xor_sum" ||
-           name == "abs" || name == "reshape" || name == "broadcast_to" || name == "ravel";
+           name == "abs" || name == "reshape" || name == "broadcast_to" || name == "ravel" || name == "view" ||
+           name == "interleave" || name == "join" || name == "trans" || name == "permute" ||
+           name == "expand_dims" || name == "flip" || name == "broadcast";
   };
   // The identifiers an integer result is computed from: operands of arithmetic, of
   // tl.minimum/maximum and the branches of tl.where; not through calls or casts.
@@ -565,6 +583,8 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
         }
       } else if (t == "parenthesized_expression" || t == "unary_operator") {
         for_each_named_child(x, [&](TSNode c) { work.push_back(c); });
+      } else if (t == "subscript") {
+        work.push_back(field(x, "value"));  // `qz[None, :]`: the same elements, another shape
       } else if (t == "conditional_expression" && ts_node_named_child_count(x) == 3) {
         // `end = seq_len if not CAUSAL else tl.minimum(...)`: either branch is the value.
         work.push_back(ts_node_named_child(x, 0));
@@ -655,6 +675,11 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
         std::string name = op_name(n);
         bool loop = (is_type(fn, "identifier") && m_.text_of(fn) == "range") || name == "range" || name == "static_range";
         if (loop || name == "cdiv") collect(field(n, "arguments"));
+        // `tl.histogram(x, BINS)` takes only integers.
+        if (name == "histogram" && !ts_node_is_null(argument(n, 0))) {
+          collect(argument(n, 0));
+          direct_int_reads.push_back(argument(n, 0));
+        }
         // `for i in tl.range(tl.load(indptr + b), tl.load(indptr + b + 1))`: Triton takes only
         // integer loop bounds, so the loaded values are integers.
         if (loop)
@@ -684,6 +709,8 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
           }
         } else if (t == "binary_operator" || t == "parenthesized_expression" || t == "unary_operator") {
           for_each_named_child(x, [&](TSNode c) { work.push_back(c); });
+        } else if (t == "subscript") {
+          work.push_back(field(x, "value"));
         } else if (t == "conditional_expression" && ts_node_named_child_count(x) == 3) {
           work.push_back(ts_node_named_child(x, 0));
           work.push_back(ts_node_named_child(x, 2));

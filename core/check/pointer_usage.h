@@ -27,6 +27,9 @@ struct PointerFacts {
   // Parameters used as numbers: operands of arithmetic or of an ordering comparison, here or in a
   // helper they are handed to. A launch's None for one of them cannot be what the kernel runs with.
   std::set<std::string> numeric_params;
+  // Parameters the kernel compares with None (`if bias is None:`): it has a path for a launch that
+  // leaves them out, so a None the launch hands one is what the kernel runs with.
+  std::set<std::string> none_guarded;
   // Pointers whose fp32 comes only from a float `other=` fill: floating, of no stated width.
   std::set<std::string> dtype_from_float_fill;
   // Tables of addresses: parameters whose loaded values the kernel casts to pointers

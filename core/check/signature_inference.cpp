@@ -217,8 +217,10 @@ bool apply_launch_fact(const LaunchFact& f, bool is_constexpr, const PointerFact
     return true;
   }
   // A None handed to a parameter the body uses as a pointer: the launcher's optional input left
-  // out. The kernel's body decides instead (a buffer), since not every kernel guards such a use.
-  if (f.role == "none" && !is_constexpr && body.pointers.count(p.name)) return false;
+  // out. The kernel's body decides instead (a buffer), since not every kernel guards such a use;
+  // one that does (`if cu_seqlens is None:`) runs with the None the launch writes.
+  if (f.role == "none" && !is_constexpr && body.pointers.count(p.name) && !body.none_guarded.count(p.name))
+    return false;
   if (is_constexpr || f.role == "str" || f.role == "none" || f.role == "dtype") {
     if (f.role == "dtype" && f.value.is_null()) return false;
     p.type = "constexpr";

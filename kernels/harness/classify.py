@@ -49,6 +49,11 @@ _TYPE_RULES = {
 _WRAPPERS = {"CompilationError", "RuntimeError", "Exception", "TritonError"}
 
 
+# Triton's CompilationError quotes the kernel's source between "at L:C:" and a caret line; what
+# that source says (a comment about shared memory) is not the error.
+_SOURCE_EXCERPT = re.compile(r"\bat \d+:\d+:\n.*?^[ \t]*\^[ \t]*$", re.M | re.S)
+
+
 def classify(stage, exc_types=(), message="", signal_no=None, timed_out=False,
              exit_code=None, mem_exceeded=False):
     """Return one of CLASSES.
@@ -61,7 +66,7 @@ def classify(stage, exc_types=(), message="", signal_no=None, timed_out=False,
         return "timeout"
     if mem_exceeded:
         return "resource_limit"
-    msg = (message or "").lower()
+    msg = _SOURCE_EXCERPT.sub("", message or "").lower()
     if signal_no is not None or (exit_code is not None and not exc_types):
         # A dead worker with an out-of-memory footprint (SIGKILL by the kernel OOM killer)
         # is still reported as a crash: we cannot tell it apart from other kills reliably.

@@ -1,5 +1,6 @@
-"""Specialization attributes for a compile: what the kernel's generator promised about its
-arguments (Inductor's `divisible_by_16`, carried in the bundle as `attrs`).
+"""Specialization for a compile: what the kernel's generator promised about its arguments
+(Inductor's `divisible_by_16`, carried in the bundle as `attrs`), and what Triton's own launcher
+decides from the values it is handed (an integer equal to 1 is compiled in as a constant).
 
 Triton takes them as `{(index,): [["tt.divisibility", 16]]}` and compiles as if they held. The
 promise was about the generator's real arguments; the check launches synthesized ones, so a
@@ -29,4 +30,24 @@ def attach(plan, spec):
         if keep:
             attrs[name] = keep
     plan["attrs"] = attrs
+    return plan
+
+
+def ones_as_constants(plan, spec, unspecialized=()):
+    """Integer arguments equal to 1 become the constexpr 1, as `kernel[grid](...)` compiles them:
+    Triton's launcher specializes such a value unless the parameter is in `do_not_specialize`.
+    A kernel can depend on it (`tl.make_tensor_descriptor` wants a last stride it knows is 1), and
+    the check compiles with a signature of its own, so it makes the same decision here. Inductor's
+    kernels are left as their generator compiled them (`attrs`)."""
+    if spec.get("plugin") == "inductor":
+        return plan
+    for i, (name, kind, value) in enumerate(plan["args"]):
+        if kind != "scalar" or name in unspecialized or isinstance(value, bool) or value != 1:
+            continue
+        ty = plan["signature"].get(name, "")
+        if not isinstance(value, int) or ty[:1] not in ("i", "u") or ty == "i1":
+            continue
+        plan["signature"][name] = "constexpr"
+        plan["constexprs"][name] = 1
+        plan["args"][i] = (name, "constexpr", 1)
     return plan

@@ -33,6 +33,11 @@ MOVES = (
          "extra.cuda.libdevice, merged 2024-02-27, released in Triton 3.0)",
          "only names today's tl.math lacks and libdevice has (tanh, pow, erfinv, ...); "
          "exp, log, sqrt, rsqrt ... stayed in tl.math"),
+    Move("tl.math.minmax", "tl.math.max(a, b) / tl.math.min(a, b)", "tl.maximum(a, b) / tl.minimum(a, b)",
+         "3.0", "2.0", "triton-lang/triton#3172 (libdevice wrappers moved out of tl.math, Triton 3.0); "
+         "Triton 2.1 to 2.3's tl.math.max/min wrapped libdevice's max/fmaxf, which today's libdevice "
+         "spells fmax/fmin",
+         "only where today's tl.math has no max/min; tl.maximum/minimum ignore NaNs as fmaxf did"),
     Move("extra.cuda.libdevice", "triton.language.extra.cuda.libdevice / tl.extra.cuda.libdevice.NAME",
          "triton.language.extra.libdevice / libdevice.NAME", None, "3.0",
          "triton-lang/triton#3825 (libdevice dispatched per backend: `from triton.language.extra "
@@ -122,6 +127,7 @@ def _prefixes(alias_pattern):
 _TL = r"tl|triton\.language"
 _LIBDEVICE_2_0 = re.compile(_prefixes(_TL) + r"\.libdevice\.([A-Za-z_]\w*)")
 _MATH_CALL = re.compile(_prefixes(_TL) + r"\.math\.([A-Za-z_]\w*)")
+_MATH_MINMAX = re.compile(_prefixes(_TL) + r"\.math\.(max|min)(?=\s*\()")
 _CUDA_LIBDEVICE_ATTR = re.compile(_prefixes(_TL) + r"\.extra\.cuda\.libdevice\.([A-Za-z_]\w*)")
 _CUDA_LIBDEVICE_IMPORT = re.compile(r"^(\s*)from\s+triton\.language\.extra\.cuda\s+import\s+libdevice\b", re.M)
 _LIBDEVICE_2_0_IMPORT = re.compile(r"^(\s*)from\s+triton\.language\s+import\s+libdevice\b", re.M)
@@ -437,6 +443,18 @@ def port(source, installed):
         out, moved = to_libdevice(out, _MATH_CALL, "tl.math.libdevice",
                                   lambda name: installed.has_math(name) or not installed.has_libdevice(name))
         need_libdevice = need_libdevice or moved
+
+    if applies(moves["tl.math.minmax"], v):
+        seen = {}
+
+        def to_elementwise(m):
+            if installed.has_math(m.group(1)):
+                return m.group(0)
+            seen[m.group(0)] = seen.get(m.group(0), 0) + 1
+            return "tl.%simum" % m.group(1)
+        out = _MATH_MINMAX.sub(to_elementwise, out)
+        for old, n in seen.items():
+            note("tl.math.minmax", old, "tl.%simum" % old.rsplit(".", 1)[1], n)
 
     if applies(moves["tl.math.import"], v):
         out, moved = _port_math_imports(out, installed)

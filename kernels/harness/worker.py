@@ -300,7 +300,7 @@ class Worker:
                "stage_reached": "import", "status": "fail", "error_class": None,
                "message": "", "compile_ms": None, "n_regs": None, "n_spills": None,
                "shared_bytes": None, "run_ms": None, "arch": task["arch"]}
-        poisoned = False
+        poisoned = failed = False
         with self.in_scratch(task, row):
             self.mark("import")
             try:
@@ -309,6 +309,10 @@ class Worker:
                 if isinstance(e, KeyboardInterrupt):
                     raise
                 poisoned = self.record_failure(row, e)
+                failed = True
+            # Retried outside the handler: raised inside it, a retry's exceptions would chain the
+            # first failure as their context, and its message would read as the retry's cause.
+            if failed:
                 # A name the installed Triton moved (tl.math.tanh, ...): check the ported module too.
                 moved = row["error_class"] == "missing_name" or triton_ports.moved_signature(row.get("message"))
                 if moved and not poisoned:
@@ -348,6 +352,8 @@ class Worker:
             row["stage_reached"] = "compile"
             self.mark("compile")
             p = launch.plan(spec, kernel_params(fn), source)
+            specialize.ones_as_constants(p, spec, {q.name for q in getattr(fn, "params", ())
+                                                   if getattr(q, "do_not_specialize", False)})
             specialize.attach(p, spec)
             row.update(grid=p["grid"], constexprs=_jsonable(p["constexprs"]),
                        guessed=p["guessed"])

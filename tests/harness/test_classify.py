@@ -52,6 +52,15 @@ class Classify(unittest.TestCase):
         self.assertEqual(classify("run", ("RuntimeError",), "illegal memory access",
                                   timed_out=True), "timeout")
 
+    def test_quoted_kernel_source_is_not_the_error(self):
+        message = ("CompilationError: at 3:11:\ndef tanh(x):\n    # fused while the data is in shared memory\n"
+                   "    return tl.libdevice.tanh(x)\n           ^\n"
+                   "AttributeError(\"module 'triton.language' has no attribute 'libdevice'\")")
+        self.assertEqual(classify("compile", ("CompilationError",), message), "missing_name")
+        self.assertEqual(classify("compile", ("CompilationError", "AttributeError"), message), "missing_name")
+        self.assertEqual(classify("compile", ("CompilationError",), message.replace(
+            "AttributeError", "OutOfResources: shared memory, Required: 262144")), "resource_limit")
+
     def test_message_fallbacks_without_types(self):
         self.assertEqual(classify("compile", ("CompilationError",), "x is not defined"),
                          "missing_name")

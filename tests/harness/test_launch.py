@@ -143,3 +143,35 @@ class Plan(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class OnesAsConstants(unittest.TestCase):
+    """Triton's launcher compiles an integer argument equal to 1 in as the constexpr 1; the check
+    makes the same decision, except where the kernel says do_not_specialize."""
+
+    SPEC = {"signature": {"x": "*fp32", "n": "i32", "stride_row": "i32", "stride_col": "i32",
+                          "flag": "i1", "scale": "fp32", "BLOCK": "constexpr"},
+            "args": {"n": 1024, "stride_row": 64, "stride_col": 1, "flag": 1, "scale": 1.0},
+            "constexprs": {"BLOCK": 64}}
+
+    def planned(self, spec, unspecialized=()):
+        import specialize
+        p = plan(spec, params(*spec["signature"], constexprs=("BLOCK",)))
+        return specialize.ones_as_constants(p, spec, unspecialized)
+
+    def test_an_integer_one_becomes_a_constexpr(self):
+        p = self.planned(self.SPEC)
+        self.assertEqual(p["signature"]["stride_col"], "constexpr")
+        self.assertEqual(p["constexprs"]["stride_col"], 1)
+        self.assertIn(("stride_col", "constexpr", 1), p["args"])
+        # Other values, booleans and floats keep their types.
+        self.assertEqual((p["signature"]["n"], p["signature"]["stride_row"]), ("i32", "i32"))
+        self.assertEqual((p["signature"]["flag"], p["signature"]["scale"]), ("i1", "fp32"))
+        self.assertEqual([a[0] for a in p["args"]], list(self.SPEC["signature"]))
+
+    def test_do_not_specialize_and_inductor_kernels_keep_the_scalar(self):
+        p = self.planned(self.SPEC, {"stride_col"})
+        self.assertEqual(p["signature"]["stride_col"], "i32")
+        p = self.planned(dict(self.SPEC, plugin="inductor"))
+        self.assertEqual(p["signature"]["stride_col"], "i32")
+        self.assertIn(("stride_col", "scalar", 1), p["args"])

@@ -44,6 +44,15 @@ class PortText(unittest.TestCase):
         self.assertEqual(rewrites, [{"move": "tl.math.libdevice", "old": "tl.math.tanh",
                                      "new": "libdevice.tanh", "count": 1}])
 
+    def test_tl_math_max_and_min_become_elementwise_maximum_and_minimum(self):
+        src = HDR + "@triton.jit\ndef k(x, eps):\n    y = x / tl.math.max(x, eps) + triton.language.math.min(x, 1.0)\n"
+        out, rewrites = triton_ports.port(src, installed())
+        self.assertIn("y = x / tl.maximum(x, eps) + tl.minimum(x, 1.0)", out)
+        self.assertEqual([(r["move"], r["old"]) for r in rewrites],
+                         [("tl.math.minmax", "tl.math.max"), ("tl.math.minmax", "triton.language.math.min")])
+        # Where tl.math still has them (Triton 2.1 to 2.3), nothing moves.
+        self.assertEqual(triton_ports.port(src, installed(version="2.2.0"))[1], [])
+
     def test_name_libdevice_lacks_is_left_alone(self):
         src = HDR + "def k(x):\n    return tl.math.nosuchfn(x)\n"
         out, rewrites = triton_ports.port(src, installed())
@@ -254,6 +263,9 @@ class RetryOnPortedModule(unittest.TestCase):
         self.assertEqual((r["status"], r["module_checked"], r["error_class"]), ("fail", "ported", "missing_name"))
         self.assertIn("not_a_triton_function", r["message"])
         self.assertEqual(r["unported"]["error_class"], "missing_name")
+        # The ported check's own failure only: the first one is in `unported`, not its cause.
+        self.assertIn("triton.language.math", r["unported"]["message"])
+        self.assertNotIn("triton.language.math", r["message"])
 
 
 class KeywordSplat(unittest.TestCase):
