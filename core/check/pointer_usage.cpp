@@ -209,6 +209,10 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
           std::string name = op_name(e);
           if (name == "advance" || name == "multiple_of" || name == "max_contiguous" || name == "max_constancy")
             bases(argument(e, 0), found, seen, depth + 1);
+          else if (name == "make_block_ptr") {  // a block pointer reads and writes its base's elements
+            TSNode base = argument(e, 0);
+            bases(ts_node_is_null(base) ? keyword(e, "base", m_) : base, found, seen, depth + 1);
+          }
           else if (name == "where") {  // `p = tl.where(i == 0, ptr0, ptr1)`: either may be the base
             bases(argument(e, 1), found, seen, depth + 1);
             bases(argument(e, 2), found, seen, depth + 1);
@@ -472,6 +476,11 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
     if (ts_node_is_null(value)) value = keyword(op.call, "value", m_);
     std::string dtype = cast_type(value);
     for (const auto& p : bases_of(op.address)) set_dtype(p, dtype, "stored value cast to " + dtype);
+    // Stored as loaded (`idx = tl.load(t_ptrs)` then `tl.store(p_ptrs, idx)`): a copy, one type.
+    for (TSNode load : loads_of(value))
+      for (const auto& dst : bases_of(op.address))
+        for (const auto& src : bases_of(address_of(load)))
+          if (dst != src) out.copies.emplace_back(dst, src);
   }
   // A loaded value used inside another address is an index: integer elements.
   std::set<std::string> offset_names;
@@ -492,6 +501,8 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
           for (TSNode rhs : it->second) work.push_back(rhs);
       }
       if (is_type(n, "call") && op_name(n) == "load") nested_loads.push_back(n);
+      // `tl.argmax(x, 1)` is an index whatever x holds.
+      if (is_type(n, "call") && (op_name(n) == "argmax" || op_name(n) == "argmin")) continue;
       uint32_t count = ts_node_named_child_count(n);
       for (uint32_t i = 0; i < count; ++i) work.push_back(ts_node_named_child(n, i));
     }
@@ -675,11 +686,16 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
         std::string name = op_name(n);
         bool loop = (is_type(fn, "identifier") && m_.text_of(fn) == "range") || name == "range" || name == "static_range";
         if (loop || name == "cdiv") collect(field(n, "arguments"));
-        // `tl.histogram(x, BINS)` takes only integers.
-        if (name == "histogram" && !ts_node_is_null(argument(n, 0))) {
-          collect(argument(n, 0));
-          direct_int_reads.push_back(argument(n, 0));
-        }
+        // `tl.histogram(x, BINS)` takes only integers, as do the seed and offsets of Triton's
+        // random numbers (`tl.rand(seed, offs)`).
+        bool random = name == "rand" || name == "randn" || name == "randint" || name == "randint4x" ||
+                      name == "philox";
+        // A cast there (`tl.load(seeds + row).to(tl.uint32)`) says the type itself, below.
+        for (size_t i = 0; i < (random ? 2u : name == "histogram" ? 1u : 0u); ++i)
+          if (!ts_node_is_null(argument(n, i)) && cast_type(argument(n, i)).empty()) {
+            collect(argument(n, i));
+            direct_int_reads.push_back(argument(n, i));
+          }
         // `for i in tl.range(tl.load(indptr + b), tl.load(indptr + b + 1))`: Triton takes only
         // integer loop bounds, so the loaded values are integers.
         if (loop)

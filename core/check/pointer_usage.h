@@ -36,6 +36,9 @@ struct PointerFacts {
   // (`tl.load(peer_ptrs + r).to(tl.pointer_type(tl.float32))`, symmetric-memory and peer-pointer
   // kernels). Their stand-ins must hold addresses a kernel may dereference.
   std::set<std::string> pointer_tables;
+  // (destination, source) of values stored as they were loaded: a copy, whose two element types
+  // are one (a block pointer's store accepts no other).
+  std::vector<std::pair<std::string, std::string>> copies;
 };
 
 // Reads pointer use out of @triton.jit functions of one module. Helper calls are followed into

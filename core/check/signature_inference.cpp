@@ -624,6 +624,33 @@ InferredSignature triton_signature(const KernelSource& k) {
         if (out.tensors.contains(name)) out.tensors[name]["dtype"] = *floats.begin();
       }
   }
+  // A copy's source or destination whose element type nothing stated takes the other's stated one
+  // (`pad = torch.full(..., dtype=torch.int32)` filled from the caller's `topk_idx`).
+  {
+    auto stated = [&](const std::string& name) -> std::string {
+      auto it = by_name.find(name);
+      if (it == by_name.end() || it->second.type.size() < 2 || it->second.type[0] != '*') return "";
+      auto f = launched.find(name);
+      bool launch_stated = it->second.origin == Origin::Launch && f != launched.end() && !f->second.dtype.empty();
+      bool body_stated = facts.dtypes.count(name) && !facts.dtype_from_float_fill.count(name);
+      return launch_stated || body_stated || it->second.origin == Origin::Annotation ? it->second.type : "";
+    };
+    // Only the fp32 assumed for want of evidence gives way: an index's width guessed from its name
+    // (`*_ids`: i32) is kept, as the other indices of the kernel, guessed alike, agree with it.
+    auto open = [&](const std::string& name) {
+      auto it = by_name.find(name);
+      return it != by_name.end() && it->second.type == "*fp32" && stated(name).empty();
+    };
+    for (const auto& [dst, src] : facts.copies)
+      for (const auto& [to, from] : {std::pair{src, dst}, std::pair{dst, src}}) {
+        std::string type = stated(from);
+        if (type.empty() || !open(to) || by_name[to].type == type) continue;
+        InferredParam& p = by_name[to];
+        p.type = type;
+        p.why += "; copied " + std::string(to == src ? "into " : "from ") + from + ", of that type";
+        if (out.tensors.contains(to)) out.tensors[to]["dtype"] = type.substr(1);
+      }
+  }
   // A float `other=` fill says the elements are floating, not how wide: fp32 from it alone is as
   // much an assumption as no evidence at all.
   for (const auto& pn : params) {

@@ -37,12 +37,15 @@ def ones_as_constants(plan, spec, unspecialized=()):
     """Integer arguments equal to 1 become the constexpr 1, as `kernel[grid](...)` compiles them:
     Triton's launcher specializes such a value unless the parameter is in `do_not_specialize`.
     A kernel can depend on it (`tl.make_tensor_descriptor` wants a last stride it knows is 1), and
-    the check compiles with a signature of its own, so it makes the same decision here. Inductor's
-    kernels are left as their generator compiled them (`attrs`)."""
+    the check compiles with a signature of its own, so it makes the same decision here. Only for
+    values the launch gave: a guessed 1 (a row stride nobody stated) is no value the repository
+    passes, and made a constant it breaks `stride.to(tl.int64)`. Inductor's kernels are left as
+    their generator compiled them (`attrs`)."""
     if spec.get("plugin") == "inductor":
         return plan
+    guessed = set(plan.get("guessed") or ())
     for i, (name, kind, value) in enumerate(plan["args"]):
-        if kind != "scalar" or name in unspecialized or isinstance(value, bool) or value != 1:
+        if kind != "scalar" or name in unspecialized or name in guessed or isinstance(value, bool) or value != 1:
             continue
         ty = plan["signature"].get(name, "")
         if not isinstance(value, int) or ty[:1] not in ("i", "u") or ty == "i1":

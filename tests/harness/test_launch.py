@@ -169,6 +169,13 @@ class OnesAsConstants(unittest.TestCase):
         self.assertEqual((p["signature"]["flag"], p["signature"]["scale"]), ("i1", "fp32"))
         self.assertEqual([a[0] for a in p["args"]], list(self.SPEC["signature"]))
 
+    def test_a_guessed_one_stays_a_scalar(self):
+        spec = dict(self.SPEC, signature=dict(self.SPEC["signature"], stride_guessed="i32"))
+        p = self.planned(spec)
+        self.assertIn("stride_guessed", p["guessed"])
+        self.assertIn(("stride_guessed", "scalar", 1), p["args"])
+        self.assertEqual(p["signature"]["stride_col"], "constexpr")
+
     def test_do_not_specialize_and_inductor_kernels_keep_the_scalar(self):
         p = self.planned(self.SPEC, {"stride_col"})
         self.assertEqual(p["signature"]["stride_col"], "i32")

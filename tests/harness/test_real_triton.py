@@ -213,6 +213,25 @@ def k(a_desc, c_desc, BM: tl.constexpr, BN: tl.constexpr):
         self.assertEqual(rows[2]["grown"], {"x_ptr": 16})
         self.assertIn("wrote past the end of 'x_ptr'", rows[2]["first_try"]["message"])
 
+    def test_a_launched_stride_of_one_is_a_constant_as_triton_launches_it(self):
+        # make_tensor_descriptor needs to know its last stride is 1 when it compiles; Triton's
+        # launcher compiles an integer argument equal to 1 in as a constant, and so does the check.
+        desc = HDR + """
+@triton.jit
+def k(x_ptr, M, K, stride_m, stride_k, BM: tl.constexpr, BK: tl.constexpr):
+    d = tl.make_tensor_descriptor(x_ptr, shape=[M, K], strides=[stride_m, stride_k], block_shape=[BM, BK])
+    v = d.load([tl.program_id(0) * BM, 0])
+    d.store([tl.program_id(0) * BM, 0], v + 1)
+"""
+        sig = {"signature": {"x_ptr": "*fp32", "M": "i32", "K": "i32", "stride_m": "i32", "stride_k": "i32"},
+               "constexprs": {"BM": 32, "BK": 32}, "args": {"M": 64, "K": 32, "stride_m": 32, "stride_k": 1},
+               "grid": [2, 1, 1]}
+        with tempfile.TemporaryDirectory() as tmp:
+            write_bundle(tmp, [(1, "k", desc, sig)])
+            proc, rows = run(tmp, "--stage", "run", "--jobs", "1")
+        self.assertEqual(rows[1]["status"], "ok", rows[1]["message"])
+        self.assertEqual(rows[1]["constexprs"]["stride_k"], 1)
+
     def test_indices_read_past_an_integer_buffer_are_zeros_and_writes_there_are_seen(self):
         index_past = HDR + """
 @triton.jit
