@@ -105,6 +105,26 @@ std::map<std::string, std::vector<DescriptorUse>> descriptor_uses(const PythonMo
   std::map<std::string, std::vector<DescriptorUse>> out;
   std::set<std::string> names(params.begin(), params.end());
   std::vector<std::pair<uint32_t, std::pair<std::string, DescriptorUse>>> found;
+  // Locals that only ever hold one of the parameters (`cur_desc = a_desc` or `= scratch_desc`
+  // by branch): a use through one is a use of each.
+  std::map<std::string, std::set<std::string>> aliases;
+  std::set<std::string> not_aliases;
+  for_each_node(body, [&](TSNode n) {
+    if (!is_type(n, "assignment") || !is_type(field(n, "left"), "identifier")) return;
+    std::string local = m.text_of(field(n, "left"));
+    TSNode right = field(n, "right");
+    if (names.count(local)) return;
+    if (is_type(right, "identifier") && names.count(m.text_of(right))) aliases[local].insert(m.text_of(right));
+    else not_aliases.insert(local);
+  });
+  for (const auto& local : not_aliases) aliases.erase(local);
+  auto params_of = [&](TSNode object) -> std::vector<std::string> {
+    if (!is_type(object, "identifier")) return {};
+    std::string name = m.text_of(object);
+    if (names.count(name)) return {name};
+    auto it = aliases.find(name);
+    return it == aliases.end() ? std::vector<std::string>{} : std::vector<std::string>(it->second.begin(), it->second.end());
+  };
   auto from_offsets = [&](TSNode list, DescriptorUse& use) {
     for (TSNode o : elements(list)) use.block.push_back(block_of(m, body, o, constexprs));
   };
@@ -112,17 +132,16 @@ std::map<std::string, std::vector<DescriptorUse>> descriptor_uses(const PythonMo
     TSNode fn = field(call, "function");
     DescriptorUse use;
     use.call = call;
-    std::string param;
-    if (is_type(fn, "attribute") && is_type(field(fn, "object"), "identifier") &&
-        names.count(m.text_of(field(fn, "object")))) {
+    std::vector<std::string> params_used;
+    if (is_type(fn, "attribute") && !params_of(field(fn, "object")).empty()) {
       std::string method = m.text_of(field(fn, "attribute"));
       if (method != "load" && method != "store") return;
-      param = m.text_of(field(fn, "object"));
+      params_used = params_of(field(fn, "object"));
       from_offsets(argument(call, 0), use);
       if (method == "store") use.stored = argument(call, 1);
-    } else if (auto q = m.qualified_name(fn); q && is_type(argument(call, 0), "identifier") &&
+    } else if (auto q = m.qualified_name(fn); q && !params_of(argument(call, 0)).empty() &&
                                               !ts_node_is_null(argument(call, 1))) {
-      param = m.text_of(argument(call, 0));
+      params_used = params_of(argument(call, 0));
       // The free-function spellings of desc.load / desc.store (Triton 3.3 on).
       if (ends_with(*q, "language.load_tensor_descriptor")) {
         from_offsets(argument(call, 1), use);
@@ -143,8 +162,8 @@ std::map<std::string, std::vector<DescriptorUse>> descriptor_uses(const PythonMo
     } else {
       return;
     }
-    if (!names.count(param) || use.block.empty()) return;
-    found.push_back({ts_node_start_byte(call), {param, use}});
+    if (use.block.empty()) return;
+    for (const auto& param : params_used) found.push_back({ts_node_start_byte(call), {param, use}});
   });
   std::sort(found.begin(), found.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   for (auto& [at, entry] : found) out[entry.first].push_back(entry.second);

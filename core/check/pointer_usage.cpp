@@ -482,6 +482,37 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
         for (const auto& src : bases_of(address_of(load)))
           if (dst != src) out.copies.emplace_back(dst, src);
   }
+  // The type a branch states: `x.to(tl.int64)`, `tl.cast(pid, tl.int64)`, `tl.zeros(s, dtype=tl.int64)`.
+  auto stated_type = [&](TSNode e) -> std::string {
+    std::string dtype = cast_type(e);
+    if (!dtype.empty() || !is_type(e, "call")) return dtype;
+    std::string name = op_name(e);
+    if (name != "cast" && name != "zeros" && name != "full") return "";
+    TSNode target = keyword(e, "dtype", m_);
+    if (ts_node_is_null(target)) target = argument(e, name == "full" ? 2 : 1);
+    if (ts_node_is_null(target)) return "";
+    auto q = m_.qualified_name(target);
+    return triton_dtype(q ? *q : m_.text_of(target));
+  };
+  // `tl.load(idx + pid) if idx else pid.to(tl.int64)`: a condition Triton cannot decide when it
+  // compiles wants both branches of one type, so the loaded elements are the other's type.
+  // `tl.where(m, coords, tl.zeros(..., dtype=tl.int64))` picks between two of one kind: integer
+  // elements of the width the kernel wrote (floats are promoted there, and say less).
+  for_each_node(body, [&](TSNode n) {
+    bool ternary = is_type(n, "conditional_expression") && ts_node_named_child_count(n) == 3;
+    bool where = !ternary && is_type(n, "call") && op_name(n) == "where";
+    if (!ternary && !where) return;
+    TSNode branches[2] = {ternary ? ts_node_named_child(n, 0) : argument(n, 1),
+                          ternary ? ts_node_named_child(n, 2) : argument(n, 2)};
+    if (ts_node_is_null(branches[0]) || ts_node_is_null(branches[1])) return;
+    for (int i = 0; i < 2; ++i) {
+      std::string dtype = stated_type(branches[1 - i]);
+      if (dtype.empty() || (where && ((dtype[0] != 'i' && dtype[0] != 'u') || dtype == "i1"))) continue;
+      for (TSNode load : loads_of(branches[i]))
+        for (const auto& p : bases_of(address_of(load)))
+          set_dtype(p, dtype, "the other branch of a conditional is " + dtype);
+    }
+  });
   // A loaded value used inside another address is an index: integer elements.
   std::set<std::string> offset_names;
   std::vector<TSNode> nested_loads;

@@ -18,10 +18,17 @@ import sys
 import types
 
 
+# Placeholder module -> the module its import lacked: the package itself (`flash_attn`) or, in a
+# package that is installed, the first submodule it no longer has (`triton.ops`).
+_LACKED = {}
+
+
 def _missing_error(name):
-    e = ModuleNotFoundError("No module named %r (imported by the module's file, needed when it ran)"
-                            % name.split(".")[0])
-    e.name = name.split(".")[0]
+    parts = name.split(".")
+    prefixes = (".".join(parts[:i]) for i in range(len(parts), 0, -1))
+    missing = next((_LACKED[p] for p in prefixes if p in _LACKED), parts[0])
+    e = ModuleNotFoundError("No module named %r (imported by the module's file, needed when it ran)" % missing)
+    e.name = missing
     return e
 
 
@@ -84,9 +91,32 @@ def _installed(top):
         return True
 
 
+def _missing_from(name):
+    """Index of the first dotted prefix of `name` the import system cannot find (1 for the
+    top-level package), or None when all of it is there. A submodule is looked up only where its
+    package is installed: `triton.ops`, gone from Triton 3.2 on, beside a Triton that is here."""
+    parts = name.split(".")
+    top = parts[0]
+    if top not in sys.modules and not _installed(top):
+        return 1
+    for i in range(2, len(parts) + 1):
+        dotted = ".".join(parts[:i])
+        if dotted in sys.modules:
+            continue
+        try:
+            if importlib.util.find_spec(dotted) is None:
+                return i
+        except ModuleNotFoundError:
+            return i
+        except Exception:  # noqa: BLE001 -- a package that fails to import: the import reports it
+            return None
+    return None
+
+
 def missing_imports(source):
-    """Dotted module names of the unguarded module-level imports whose top-level package this
-    interpreter cannot find (each with its parents), in source order."""
+    """Dotted module names of the unguarded module-level imports this interpreter cannot find:
+    from the first missing part on (`flash_attn`, `flash_attn.ops`, ...; `triton.ops`, not
+    `triton`), in source order."""
     try:
         tree = ast.parse(source)
     except SyntaxError:
@@ -100,11 +130,11 @@ def missing_imports(source):
         else:
             continue  # relative: the standalone has none of its repository's
         for name in names:
-            top = name.split(".")[0]
-            if top in sys.modules or _installed(top):
+            first = _missing_from(name)
+            if first is None:
                 continue
             parts = name.split(".")
-            for i in range(1, len(parts) + 1):
+            for i in range(first, len(parts) + 1):
                 dotted = ".".join(parts[:i])
                 if dotted not in out:
                     out.append(dotted)
@@ -118,6 +148,7 @@ def install(names):
     for name in names:
         if name in sys.modules:
             continue
+        _LACKED[name] = next((n for n in names if name == n or name.startswith(n + ".")), name)
         module = _MissingModule(name)
         module.__path__ = []  # a package, so `import a.b` finds a.b beside it
         # A library imported meanwhile may probe it with importlib.util.find_spec, which refuses

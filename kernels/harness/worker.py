@@ -21,6 +21,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import cgroups  # noqa: E402
 import cuda_kernel  # noqa: E402
+import deferred_imports  # noqa: E402
 import inductor_stage  # noqa: E402
 import launch  # noqa: E402
 import privileges  # noqa: E402
@@ -333,10 +334,10 @@ class Worker:
     def check_module(self, task, spec, stage, row, ported=None):
         """Imports the entry (or `ported`, a path) and compiles/loads/runs it up to `stage`."""
         if ported:
-            fn, source = self.import_entry(task, spec, ported)
+            fn, source = self.import_entry(task, spec, ported, row)
         else:
             try:
-                fn, source = self.import_entry(task, spec, spec["module"])
+                fn, source = self.import_entry(task, spec, spec["module"], row)
             except Exception as e:
                 # A standalone whose import fails (a runtime probing hardware, vendor modules,
                 # data files, an Inductor header of an older torch) may still hold a kernel that
@@ -347,7 +348,7 @@ class Worker:
                                             "message": trim(exc_message(e), 400)}
                 # Set first: if the kernel-only module fails too, that is the failure to port.
                 row["module_checked"] = "kernel_only"
-                fn, source = self.import_entry(task, spec, spec["kernel_only_module"])
+                fn, source = self.import_entry(task, spec, spec["kernel_only_module"], row)
         if stage != "import":
             row["stage_reached"] = "compile"
             self.mark("compile")
@@ -452,7 +453,10 @@ class Worker:
                     raise
         return results
 
-    def import_entry(self, task, spec, module):
+    def import_entry(self, task, spec, module, row):
+        """The entry's JITFunction and the module's source. Unguarded imports of libraries this
+        machine lacks (`flash_attn` for helpers a constexpr branch may never reach, `triton.ops`
+        for an autotuner's perf model) are deferred to their first use, noted in the row."""
         path = os.path.join(task["bundle_dir"], module)
         with open(path) as f:
             source = f.read()
@@ -468,6 +472,9 @@ class Worker:
         mspec = importlib.util.spec_from_file_location(modname, path)
         mod = importlib.util.module_from_spec(mspec)
         sys.modules[modname] = mod
+        placeholders = deferred_imports.install(deferred_imports.missing_imports(source))
+        if placeholders:
+            row["deferred_imports"] = placeholders
         try:
             mspec.loader.exec_module(mod)
             if not hasattr(mod, spec["entry"]):
@@ -475,6 +482,7 @@ class Worker:
             return unwrap_jit(getattr(mod, spec["entry"]), self.jit_type), source
         finally:
             sys.modules.pop(modname, None)
+            deferred_imports.remove(placeholders)
 
     def compile_shrinking(self, fn, spec, p, task, stage, row):
         """Guessed block sizes can make a block bigger than Triton allows (three 128-wide

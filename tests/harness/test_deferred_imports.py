@@ -34,6 +34,21 @@ class WhichImports(unittest.TestCase):
         self.assertEqual(di.missing_imports(source),
                          [GONE, GONE2, GONE2 + ".sub", GONE2 + ".sub.deep", GONE + ".nn"])
 
+    def test_a_submodule_an_installed_package_no_longer_has(self):
+        # `json` is here and `json.gone` is not (as `triton.ops` beside Triton 3.2 and later):
+        # the missing part on is deferred, never the installed package itself.
+        source = "from json.mine_test_gone.deep import thing\nimport json.decoder\nimport os.path\n"
+        self.assertEqual(di.missing_imports(source), ["json.mine_test_gone", "json.mine_test_gone.deep"])
+        added = di.install(di.missing_imports(source))
+        self.addCleanup(di.remove, added)
+        ns = {}
+        exec(source, ns)
+        import json
+        self.assertFalse(hasattr(json, "mine_test_gone"))
+        with self.assertRaises(ModuleNotFoundError) as raised:
+            ns["thing"]()
+        self.assertEqual(raised.exception.name, "json.mine_test_gone")
+
     def test_a_failing_finder_leaves_the_import_as_written(self):
         class Broken:
             @staticmethod

@@ -91,6 +91,18 @@ SIG = {"signature": {"x_ptr": "*fp32"}}
 DOT_SIG = {"signature": {"a_ptr": "*fp32", "b_ptr": "*fp16"}, "constexprs": {"BLOCK": 64}}
 
 
+# A kernel whose file imports a helper library this machine lacks, and a module Triton no longer
+# has (as triton.ops on Triton 3.2 and later) for an autotuner's perf model it never calls here.
+LIBRARY_IMPORTS = HDR + """from mine_absent_lib.ops import gelu
+from triton.mine_gone.perf_model import early_config_prune
+
+
+@triton.jit
+def k(x_ptr, BLOCK: tl.constexpr):
+    if BLOCK != 64:
+        raise TypeError("BLOCK is %r" % BLOCK)
+"""
+
 class Fallbacks(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
@@ -115,6 +127,7 @@ class Fallbacks(unittest.TestCase):
             # A launch tensor the launcher takes from its caller: typed, not guessed, yet assumed fp32.
             (11, "k", DOT_KERNEL, dict(DOT_SIG, guessed=[], assumed_fp32=["a_ptr"])),
             (12, "k", CALLED_KERNEL, dict(SIG, constexprs={"ACT": "$jit:first/1", "PAIR": "$jit:first/2"})),
+            (13, "k", LIBRARY_IMPORTS, dict(SIG, constexprs={"BLOCK": 64})),
         ]
         write_bundle(bundle, kernels)
         for kid, text in ((4, KERNEL_ONLY), (6, BROKEN_BODY_ONLY)):
@@ -130,7 +143,7 @@ class Fallbacks(unittest.TestCase):
         cls.tmp.cleanup()
 
     def test_all_kernels_reported(self):
-        self.assertEqual(sorted(self.rows), list(range(1, 13)), self.proc.stderr[-2000:])
+        self.assertEqual(sorted(self.rows), list(range(1, 14)), self.proc.stderr[-2000:])
 
     def test_results_of_other_targets_name_the_target(self):
         self.assertEqual(self.rows[8]["target"], "ascend")
@@ -146,6 +159,13 @@ class Fallbacks(unittest.TestCase):
         self.assertIn("Both operands must be same dtype", r["message"])
         self.assertNotIn("retyped", r)
         self.assertEqual(self.rows[11]["retyped"], {"a_ptr": "*fp16"})
+
+    def test_imports_of_libraries_this_machine_lacks_wait_for_their_first_use(self):
+        r = self.rows[13]
+        self.assertEqual(r["status"], "ok", r["message"])
+        self.assertEqual(r["deferred_imports"], ["mine_absent_lib", "mine_absent_lib.ops",
+                                                 "triton.mine_gone", "triton.mine_gone.perf_model"])
+        self.assertNotIn("module_checked", r)  # the standalone itself imported
 
     def test_called_constexpr_becomes_a_function_returning_its_first_argument(self):
         self.assertEqual(self.rows[12]["status"], "ok", self.rows[12]["message"])
