@@ -34,10 +34,23 @@ TSNode constexpr_factor(const PythonModule& m, TSNode e, const std::set<std::str
 }
 
 // The block an offset steps by: a product with a constexpr in the offset itself or in what the
-// body assigns to it (`offs_am = pid_m * BLOCK_M`, `offs_k += BLOCK_K`).
-TSNode block_of(const PythonModule& m, TSNode body, TSNode offset, const std::set<std::string>& constexprs) {
+// body assigns to it (`offs_am = pid_m * BLOCK_M`, `offs_k += BLOCK_K`), also past a base added
+// to it (`peer_base + offset_m`, `M * peer + offset_m`).
+TSNode block_of(const PythonModule& m, TSNode body, TSNode offset, const std::set<std::string>& constexprs,
+                int depth = 0) {
   TSNode direct = constexpr_factor(m, offset, constexprs);
-  if (!ts_node_is_null(direct) || !is_type(offset, "identifier")) return direct;
+  if (!ts_node_is_null(direct) || depth > 4) return direct;
+  if (is_type(offset, "parenthesized_expression")) return block_of(m, body, ts_node_named_child(offset, 0), constexprs, depth + 1);
+  if (is_type(offset, "binary_operator")) {
+    std::string op = m.text_of(ts_node_child(offset, 1));
+    if (op != "+" && op != "-") return direct;
+    for (TSNode side : {field(offset, "left"), field(offset, "right")}) {
+      TSNode f = block_of(m, body, side, constexprs, depth + 1);
+      if (!ts_node_is_null(f)) return f;
+    }
+    return direct;
+  }
+  if (!is_type(offset, "identifier")) return direct;
   std::string name = m.text_of(offset);
   TSNode found{};
   uint32_t first = UINT32_MAX;
@@ -54,9 +67,9 @@ TSNode block_of(const PythonModule& m, TSNode body, TSNode offset, const std::se
   for_each_node(body, [&](TSNode n) {
     if (!is_type(n, "assignment") && !is_type(n, "augmented_assignment")) return;
     TSNode left = field(n, "left");
-    if (!is_type(left, "identifier") || m.text_of(left) != name) return;
-    TSNode f = constexpr_factor(m, field(n, "right"), constexprs);
-    if (!ts_node_is_null(f) && ts_node_start_byte(n) < first) found = f, first = ts_node_start_byte(n);
+    if (!is_type(left, "identifier") || m.text_of(left) != name || ts_node_start_byte(n) >= first) return;
+    TSNode f = block_of(m, body, field(n, "right"), constexprs, depth + 1);
+    if (!ts_node_is_null(f)) found = f, first = ts_node_start_byte(n);
   });
   return found;
 }

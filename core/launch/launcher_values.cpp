@@ -205,6 +205,8 @@ LauncherValues::LauncherValues(const PythonModule& m, TSNode function, uint32_t 
       // `mask: Optional[Tensor] = None`: the path without it, unless the launcher reads its layout
       // (`beta.shape[2]`), which it only does to a tensor it is given.
       env_[name] = nullptr;
+    } else if (auto stated_shape = shape_.find(name); stated_shape != shape_.end()) {
+      env_[name] = tensor(name, stated_shape->second, dtype);
     } else if (a.find("Tensor") != std::string::npos && !container) {
       // A tensor handed straight to the kernel, its shape never read: laid out like the others.
       int r = rank != rank_.end() ? rank->second : widest_rank_;
@@ -330,6 +332,25 @@ void LauncherValues::ranks(TSNode body) {
     } else if (call.has(t)) {
       TSNode fn = field(n, "function");
       TSNode args = field(n, "arguments");
+      // `assert_size_stride(arg0_1, (16, 16, 4096, 64), (...))`, as Inductor's output code opens
+      // its `call`: the launcher states the tensor's whole shape, not its caller.
+      if (ends_with(m_.text_of(fn), "assert_size_stride") && ts_node_named_child_count(args) >= 2 &&
+          is_type(ts_node_named_child(args, 0), "identifier")) {
+        TSNode dims = ts_node_named_child(args, 1);
+        json shape = json::array();
+        bool literal = is_type(dims, "tuple") || is_type(dims, "list");
+        for_each_named_child(dims, [&](TSNode d) {
+          auto v = signed_integer(m_, d);
+          literal = literal && v && *v >= 0;
+          if (literal) shape.push_back(*v);
+        });
+        std::string owner = m_.text_of(ts_node_named_child(args, 0));
+        if (literal && !shape.empty() && shape.size() <= 8) {
+          shape_[owner] = shape;
+          rank_[owner] = static_cast<int>(shape.size());
+          exact.insert(owner);
+        }
+      }
       if (is_type(fn, "attribute") && is_type(field(fn, "object"), "identifier") && ts_node_named_child_count(args) == 1) {
         std::string method = m_.text_of(field(fn, "attribute"));
         TSNode a = ts_node_named_child(args, 0);
@@ -472,6 +493,16 @@ void LauncherValues::run(TSNode block, uint32_t until, int depth, uint32_t start
           std::optional<json> v;
           if (cur && rhs) v = arithmetic(*cur, op.substr(0, op.size() - 1), *rhs);
           assign(left, v, TSNode{});
+        }
+      } else if (is_type(a, "call") && ends_with(m_.text_of(field(a, "function")), "assert_size_stride")) {
+        // `arg0_1, = args` then `assert_size_stride(arg0_1, (4, 8, 64), ...)`: from here on the
+        // local is a tensor of that shape (its element type stays what was known).
+        TSNode owner = ts_node_named_child(field(a, "arguments"), 0);
+        auto stated = is_type(owner, "identifier") ? shape_.find(m_.text_of(owner)) : shape_.end();
+        if (stated != shape_.end()) {
+          auto cur = eval(owner);
+          json dtype = cur && is_tensor(*cur) ? (*cur)["dtype"] : json(nullptr);
+          env_[stated->first] = tensor(stated->first, stated->second, dtype);
         }
       }
     } else if (t == "if_statement") {
@@ -890,11 +921,15 @@ std::optional<json> LauncherValues::call(TSNode n, int depth) const {
   }
   std::string last = last_part(callee);
   bool torch_fn = q && q->rfind("torch.", 0) == 0;
-  if (torch_fn && (last == "empty" || last == "zeros" || last == "ones" || last == "rand" || last == "randn" ||
-                   last == "full" || last == "empty_strided" || last == "randint")) {
+  // Inductor's output code allocates with `empty_strided_cuda(size, stride, dtype)`.
+  bool inductor_alloc = last == "empty_strided_cuda" || last == "_empty_strided_cuda";
+  if (inductor_alloc && !keywords.count("dtype") && positional.size() >= 3) keywords["dtype"] = positional[2];
+  if ((torch_fn || inductor_alloc) &&
+      (last == "empty" || last == "zeros" || last == "ones" || last == "rand" || last == "randn" || last == "full" ||
+       last == "empty_strided" || last == "randint" || inductor_alloc)) {
     std::optional<json> shape;
     if (last == "randint") shape = keyword("size") ? keyword("size") : arg(positional.size() >= 3 ? 2 : 1);
-    else if (positional.size() == 1 || last == "full" || last == "empty_strided") shape = arg(0);
+    else if (positional.size() == 1 || last == "full" || last == "empty_strided" || inductor_alloc) shape = arg(0);
     else if (!positional.empty()) {
       json dims = json::array();
       bool ok = true;

@@ -129,6 +129,7 @@ class LauncherValues {
   std::map<std::string, nlohmann::json> env_;
   std::map<std::string, TSNode> assigned_;
   std::map<std::string, int> rank_;   // tensors' ranks as the launcher's code implies them
+  std::map<std::string, nlohmann::json> shape_;  // whole shapes it states (`assert_size_stride(x, (4, 64), ...)`)
   int widest_rank_ = 0;               // the largest rank the code states
   std::map<std::string, std::string> dtype_;  // element types its asserts state (`x.dtype == torch.int8`)
   std::set<std::string> lambda_params_;
