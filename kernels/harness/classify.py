@@ -42,6 +42,8 @@ _TYPE_RULES = {
     "OutOfMemoryError": "resource_limit",
     "TypeError": "type_error", "ValueError": "type_error", "AssertionError": "type_error",
     "IndexError": "type_error", "KeyError": "type_error",
+    # tl.static_assert failing: the kernel's own contract on its arguments' types and sizes.
+    "CompileTimeAssertionFailure": "type_error",
 }
 
 # Exception types that only wrap a more specific cause (Triton's CompilationError carries the

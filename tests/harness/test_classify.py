@@ -58,6 +58,9 @@ class Classify(unittest.TestCase):
                    "AttributeError(\"module 'triton.language' has no attribute 'libdevice'\")")
         self.assertEqual(classify("compile", ("CompilationError",), message), "missing_name")
         self.assertEqual(classify("compile", ("CompilationError", "AttributeError"), message), "missing_name")
+        static_assert = ("CompileTimeAssertionFailure: at 20:4:\n    gl.static_assert(a_desc.dtype == gl.float8e4nv)"
+                         "\n    ^\nA must use FP8 E4M3")
+        self.assertEqual(classify("compile", ("CompileTimeAssertionFailure",), static_assert), "type_error")
         self.assertEqual(classify("compile", ("CompilationError",), message.replace(
             "AttributeError", "OutOfResources: shared memory, Required: 262144")), "resource_limit")
 
