@@ -352,6 +352,16 @@ InferredSignature triton_signature(const KernelSource& k) {
   std::set<std::string> conditions = condition_operands(*m, field(site->definition, "body"));
   std::map<std::string, std::string> string_options = string_option_operands(*m, field(site->definition, "body"));
   std::map<std::string, nlohmann::json> selectors = selector_values(*m, field(site->definition, "body"));
+  // A name handed as the `mask=` or `other=` of a load or store, which take None.
+  auto load_store_option = [&](const std::string& name) {
+    bool found = false;
+    for_each_node(field(site->definition, "body"), [&](TSNode n) {
+      if (found || !is_type(n, "keyword_argument")) return;
+      std::string key = m->text_of(field(n, "name"));
+      found = (key == "mask" || key == "other") && m->text_of(field(n, "value")) == name;
+    });
+    return found;
+  };
   std::map<std::string, int> tuples, called;
   {
     std::set<std::string> names;
@@ -460,6 +470,11 @@ InferredSignature triton_signature(const KernelSource& k) {
       p.type += ")";
       p.origin = Origin::Code;
       p.why = "indexed with integer literals: a tuple of " + std::to_string(tuple->second);
+    } else if (std::optional<nlohmann::json> d = ts_node_is_null(pn.default_value) ? std::nullopt : defaults.eval(pn.default_value);
+               d && d->is_null() && facts.none_guarded.count(pn.name)) {
+      // `bias=None` with `if bias is not None: tl.load(bias + offs)`: the path without it.
+      p.type = "constexpr", p.value = nullptr, p.origin = Origin::Default, p.why = "None default the body tests for";
+      known[p.name] = p.value;
     } else if (facts.pointers.count(pn.name) || pointer_name(pn.name)) {
       bool used = facts.pointers.count(pn.name) > 0;
       auto dt = facts.dtypes.find(pn.name);
@@ -477,6 +492,11 @@ InferredSignature triton_signature(const KernelSource& k) {
       } else if (d && (d->is_number() || d->is_boolean())) {
         p.type = d->is_boolean() ? "i1" : d->is_number_integer() ? "i32" : "fp32";
         p.origin = Origin::Default, p.why = "default's type";
+      } else if (d && d->is_null() && (facts.none_guarded.count(pn.name) || load_store_option(pn.name))) {
+        // `mask=None` handed on as `tl.load(p, mask=mask)`, or tested against None: the default
+        // is a value the kernel is written for, and Triton takes None as a constant.
+        p.type = "constexpr", p.value = nullptr, p.origin = Origin::Default, p.why = "None default the body accepts";
+        known[p.name] = p.value;
       } else if (loop_bounds.count(pn.name)) {
         p.type = "i32", p.origin = Origin::Code, p.why = "loop bound";
       } else if (facts.integer_params.count(pn.name)) {
