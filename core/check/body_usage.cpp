@@ -300,6 +300,30 @@ std::map<std::string, nlohmann::json> selector_values(const PythonModule& m, TSN
   return out;
 }
 
+std::map<std::string, std::vector<nlohmann::json>> compared_literals(const PythonModule& m, TSNode body) {
+  std::map<std::string, std::vector<nlohmann::json>> out;
+  std::vector<std::pair<uint32_t, std::pair<std::string, nlohmann::json>>> found;  // the walk is not in order
+  ConstantEvaluator literals(m, nullptr);
+  for_each_node(body, [&](TSNode n) {
+    if (!is_type(n, "comparison_operator") || ts_node_named_child_count(n) != 2 || ts_node_child_count(n) != 3) return;
+    std::string op = m.text_of(ts_node_child(n, 1));
+    if (op != "==" && op != "!=") return;
+    for (int side = 0; side < 2; ++side) {
+      TSNode name = ts_node_named_child(n, side), other = ts_node_named_child(n, 1 - side);
+      if (!is_type(name, "identifier")) continue;
+      if (!is_type(other, "integer") && !is_type(other, "string") && !is_type(other, "unary_operator")) continue;
+      auto v = literals.eval(other);
+      if (v && (v->is_number_integer() || v->is_string())) found.push_back({ts_node_start_byte(n), {m.text_of(name), *v}});
+    }
+  });
+  std::sort(found.begin(), found.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  for (const auto& [at, entry] : found) {
+    auto& values = out[entry.first];
+    if (std::find(values.begin(), values.end(), entry.second) == values.end()) values.push_back(entry.second);
+  }
+  return out;
+}
+
 std::map<std::string, int> tuple_parameters(const PythonModule& m, TSNode body, const std::set<std::string>& params) {
   std::map<std::string, int> out;
   for_each_node(body, [&](TSNode n) {

@@ -73,6 +73,10 @@ std::set<std::string> condition_operands(const PythonModule& m, TSNode body, int
 // ... elif dim == 1:`, `if ACT == "gelu":`), an `axis=`, or an argument of a helper of the module
 // that uses its parameter so: mode selectors, with the first literal compared.
 std::map<std::string, nlohmann::json> selector_values(const PythonModule& m, TSNode body, int depth = 0);
+
+// Each name compared with `==`/`!=` to integer or string literals, with those literals (distinct,
+// in source order), whatever its other uses.
+std::map<std::string, std::vector<nlohmann::json>> compared_literals(const PythonModule& m, TSNode body);
 // Parameters the body indexes with integer literals (`stride_q[0]`, `res[1] + offs`): Triton takes
 // them as tuples. Parameter -> element count (the largest index + 1).
 std::map<std::string, int> tuple_parameters(const PythonModule& m, TSNode body, const std::set<std::string>& params);

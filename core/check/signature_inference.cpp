@@ -352,6 +352,7 @@ InferredSignature triton_signature(const KernelSource& k) {
   std::set<std::string> conditions = condition_operands(*m, field(site->definition, "body"));
   std::map<std::string, std::string> string_options = string_option_operands(*m, field(site->definition, "body"));
   std::map<std::string, nlohmann::json> selectors = selector_values(*m, field(site->definition, "body"));
+  std::map<std::string, std::vector<nlohmann::json>> enumerated = compared_literals(*m, field(site->definition, "body"));
   // A name handed as the `mask=` or `other=` of a load or store, which take None.
   auto load_store_option = [&](const std::string& name) {
     bool found = false;
@@ -432,6 +433,15 @@ InferredSignature triton_signature(const KernelSource& k) {
     // A mode selector (`if p_loss == 1: ... elif p_loss == 2:`) handed a stand-in size would take
     // no branch at all; its first literal is a mode the kernel has.
     if (fact != launched.end() && fact->second.nominal && is_constexpr && selectors.count(pn.name)) fact = launched.end();
+    // So does one the kernel compares with two or more literals among other uses (`if
+    // elements_per_sample == 1: b_dtype = "e4m3"` ... `== 2:`, and `offs % elements_per_sample`):
+    // a stand-in size none of them equals leaves what those branches bind undefined; the first.
+    if (auto e = enumerated.find(pn.name); fact != launched.end() && fact->second.nominal && is_constexpr &&
+                                           e != enumerated.end() && e->second.size() >= 2 &&
+                                           std::find(e->second.begin(), e->second.end(), fact->second.value) == e->second.end()) {
+      selectors[pn.name] = e->second.front();
+      fact = launched.end();
+    }
     // None computed for a parameter the kernel computes or compares with (`W = w.shape[1] if w is
     // not None else None`, `stride_bias = None if bias is None else bias.stride(0)`, evaluated
     // with the optional tensor left out): no run of the kernel takes it, and the fallbacks decide
