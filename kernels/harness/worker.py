@@ -336,6 +336,7 @@ class Worker:
         if ported:
             fn, source = self.import_entry(task, spec, ported, row)
         else:
+            fn = None
             try:
                 fn, source = self.import_entry(task, spec, spec["module"], row)
             except Exception as e:
@@ -348,6 +349,7 @@ class Worker:
                                             "message": trim(exc_message(e), 400)}
                 # Set first: if the kernel-only module fails too, that is the failure to port.
                 row["module_checked"] = "kernel_only"
+            if fn is None:  # outside the handler: its failure is its own, not caused by the first
                 fn, source = self.import_entry(task, spec, spec["kernel_only_module"], row)
         if stage != "import":
             row["stage_reached"] = "compile"

@@ -67,6 +67,8 @@ def k(x_ptr, BLOCK: tl.constexpr):
     undefined_helper(x_ptr)
 '''
 
+KERNEL_ONLY_IMPORT_FAILS = HDR + "raise RuntimeError('the kernel-only module fails to import')\n"
+
 # Pipelining multiplies shared memory by num_stages; the launch's 4 stages overflow it here.
 SHARED_KERNEL = HDR + '''
 import triton.compiler
@@ -128,9 +130,10 @@ class Fallbacks(unittest.TestCase):
             (11, "k", DOT_KERNEL, dict(DOT_SIG, guessed=[], assumed_fp32=["a_ptr"])),
             (12, "k", CALLED_KERNEL, dict(SIG, constexprs={"ACT": "$jit:first/1", "PAIR": "$jit:first/2"})),
             (13, "k", LIBRARY_IMPORTS, dict(SIG, constexprs={"BLOCK": 64})),
+            (14, "k", RUNTIME_PROBE, dict(SIG, constexprs={"BLOCK": 64}, kernel_only_module="k14_kernel.py")),
         ]
         write_bundle(bundle, kernels)
-        for kid, text in ((4, KERNEL_ONLY), (6, BROKEN_BODY_ONLY)):
+        for kid, text in ((4, KERNEL_ONLY), (6, BROKEN_BODY_ONLY), (14, KERNEL_ONLY_IMPORT_FAILS)):
             with open(os.path.join(bundle, "k%d_kernel.py" % kid), "w") as f:
                 f.write(text)
         cls.proc, cls.rows = run_standin(bundle, os.path.join(cls.tmp.name, "out.jsonl"),
@@ -143,7 +146,7 @@ class Fallbacks(unittest.TestCase):
         cls.tmp.cleanup()
 
     def test_all_kernels_reported(self):
-        self.assertEqual(sorted(self.rows), list(range(1, 14)), self.proc.stderr[-2000:])
+        self.assertEqual(sorted(self.rows), list(range(1, 15)), self.proc.stderr[-2000:])
 
     def test_results_of_other_targets_name_the_target(self):
         self.assertEqual(self.rows[8]["target"], "ascend")
@@ -207,6 +210,13 @@ class Fallbacks(unittest.TestCase):
         r = self.rows[6]
         self.assertEqual((r["status"], r["stage_reached"], r["error_class"]), ("fail", "compile", "missing_name"))
         self.assertEqual(r["module_checked"], "kernel_only")
+
+    def test_a_kernel_only_import_failure_is_reported_as_its_own(self):
+        r = self.rows[14]
+        self.assertEqual((r["status"], r["stage_reached"], r["module_checked"]), ("fail", "import", "kernel_only"))
+        self.assertIn("the kernel-only module fails to import", r["message"])
+        self.assertNotIn("No device were detected", r["message"])  # that is standalone_import's
+        self.assertIn("No device were detected", r["standalone_import"]["message"])
 
     def test_import_stage_never_falls_back(self):
         r = self.import_rows[4]
