@@ -240,8 +240,10 @@ std::map<std::string, nlohmann::json> selector_values(const PythonModule& m, TSN
   std::set<std::string> other_use;
   std::vector<std::pair<std::string, TSNode>> handed_on;  // (name, call of a helper of this module)
   ConstantEvaluator literals(m, nullptr);
+  // A literal, or a module constant bound to one (`if policy == Q_POLICY_INT8:`).
   auto literal = [&](TSNode n) -> std::optional<nlohmann::json> {
-    if (!is_type(n, "integer") && !is_type(n, "string") && !is_type(n, "unary_operator")) return std::nullopt;
+    bool constant = is_type(n, "identifier") && !ts_node_is_null(literals.module_constant(m.text_of(n)));
+    if (!constant && !is_type(n, "integer") && !is_type(n, "string") && !is_type(n, "unary_operator")) return std::nullopt;
     auto v = literals.eval(n);
     if (v && (v->is_number_integer() || v->is_string())) return v;
     return std::nullopt;
@@ -311,7 +313,8 @@ std::map<std::string, std::vector<nlohmann::json>> compared_literals(const Pytho
     for (int side = 0; side < 2; ++side) {
       TSNode name = ts_node_named_child(n, side), other = ts_node_named_child(n, 1 - side);
       if (!is_type(name, "identifier")) continue;
-      if (!is_type(other, "integer") && !is_type(other, "string") && !is_type(other, "unary_operator")) continue;
+      bool constant = is_type(other, "identifier") && !ts_node_is_null(literals.module_constant(m.text_of(other)));
+      if (!constant && !is_type(other, "integer") && !is_type(other, "string") && !is_type(other, "unary_operator")) continue;
       auto v = literals.eval(other);
       if (v && (v->is_number_integer() || v->is_string())) found.push_back({ts_node_start_byte(n), {m.text_of(name), *v}});
     }

@@ -249,6 +249,8 @@ std::optional<nlohmann::json> ConstantEvaluator::call(TSNode n, int depth) const
     }
   }
   if (name == "bool" && args.size() == 1) return truthy(args[0]);
+  // `Q_POLICY_INT8 = tl.constexpr(8)`: a module constant wrapped for use inside kernels.
+  if ((ends("language.constexpr") || ends("tl.constexpr")) && args.size() == 1) return args[0];
   return std::nullopt;
 }
 
