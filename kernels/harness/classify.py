@@ -88,6 +88,23 @@ def classify(stage, exc_types=(), message="", signal_no=None, timed_out=False,
     return "other"
 
 
+_NOT_ON_TARGET = re.compile(r"Instruction '([^']+)' not supported on \.target '(sm_\w+)'")
+
+
+def unsupported_on_target(message):
+    """{"target": "sm_90a", "instructions": [...]} when ptxas refused instructions the target lacks
+    (`cvt with .e2m1x2` on sm_90a: a kernel written for a newer GPU), else None. The failure is
+    the target's, not the kernel's guesses: rows say so, for a dataset to tell the two apart."""
+    found = _NOT_ON_TARGET.findall(message or "")
+    if not found:
+        return None
+    instructions = []
+    for instruction, _ in found:
+        if instruction not in instructions:
+            instructions.append(instruction)
+    return {"target": found[0][1], "instructions": instructions[:8]}
+
+
 def signal_name(signal_no):
     try:
         return signal.Signals(signal_no).name

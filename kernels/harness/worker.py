@@ -28,7 +28,7 @@ import privileges  # noqa: E402
 import sandbox  # noqa: E402
 import specialize  # noqa: E402
 import triton_ports  # noqa: E402
-from classify import classify, trim  # noqa: E402
+from classify import classify, trim, unsupported_on_target  # noqa: E402
 
 STAGE_ORDER = ("import", "compile", "load", "run")
 
@@ -329,6 +329,9 @@ class Worker:
         current = row["stage_reached"]
         row["message"] = trim(exc_message(e) + "\n" + _tail_tb(e))
         row["error_class"] = classify(current, exc_chain(e), exc_message(e))
+        target = unsupported_on_target(exc_message(e))
+        if target:
+            row["unsupported_on_target"] = target
         return current in ("load", "run") or isinstance(e, SystemExit)
 
     def check_module(self, task, spec, stage, row, ported=None):
@@ -395,6 +398,7 @@ class Worker:
         carries `port`. Returns the poisoned flag."""
         for k in ("error_class", "message", "compile_ms", "n_regs", "n_spills", "shared_bytes", "run_ms"):
             row[k] = None if k != "message" else ""
+        row.pop("unsupported_on_target", None)  # the first attempt's; this one says its own
         row.update(stage_reached="import", status="fail", module_checked="ported", port=port)
         self.mark("import")
         try:

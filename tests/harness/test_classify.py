@@ -1,7 +1,7 @@
 import unittest
 
 from util import HARNESS  # noqa: F401 -- puts the harness on sys.path
-from classify import CLASSES, classify, trim
+from classify import CLASSES, classify, trim, unsupported_on_target
 
 
 class Classify(unittest.TestCase):
@@ -63,6 +63,15 @@ class Classify(unittest.TestCase):
         self.assertEqual(classify("compile", ("CompileTimeAssertionFailure",), static_assert), "type_error")
         self.assertEqual(classify("compile", ("CompilationError",), message.replace(
             "AttributeError", "OutOfResources: shared memory, Required: 262144")), "resource_limit")
+
+    def test_instructions_the_target_lacks_are_named(self):
+        message = ("PTXASError: ptxas /tmp/x.ptx, line 4857; error   : Instruction 'cvt with .e2m1x2' not "
+                   "supported on .target 'sm_90a'\nptxas /tmp/x.ptx, line 4858; error   : Instruction "
+                   "'cvt with .e2m1x2' not supported on .target 'sm_90a'\nptxas /tmp/x.ptx, line 5852; "
+                   "error   : Instruction 'cvt with .ue8m0x2' not supported on .target 'sm_90a'")
+        self.assertEqual(unsupported_on_target(message),
+                         {"target": "sm_90a", "instructions": ["cvt with .e2m1x2", "cvt with .ue8m0x2"]})
+        self.assertIsNone(unsupported_on_target("ptxas fatal: Unresolved extern function"))
 
     def test_message_fallbacks_without_types(self):
         self.assertEqual(classify("compile", ("CompilationError",), "x is not defined"),

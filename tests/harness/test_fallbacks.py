@@ -69,6 +69,13 @@ def k(x_ptr, BLOCK: tl.constexpr):
 
 KERNEL_ONLY_IMPORT_FAILS = HDR + "raise RuntimeError('the kernel-only module fails to import')\n"
 
+# ptxas refusing an instruction the target lacks: a kernel written for a newer GPU.
+NEWER_GPU = HDR + """
+@triton.jit
+def k(x_ptr, BLOCK: tl.constexpr):
+    raise RuntimeError("ptxas /tmp/k.ptx, line 12; error   : Instruction 'cvt with .e2m1x2' not supported on .target 'sm_90a'")
+"""
+
 # Pipelining multiplies shared memory by num_stages; the launch's 4 stages overflow it here.
 SHARED_KERNEL = HDR + '''
 import triton.compiler
@@ -131,6 +138,7 @@ class Fallbacks(unittest.TestCase):
             (12, "k", CALLED_KERNEL, dict(SIG, constexprs={"ACT": "$jit:first/1", "PAIR": "$jit:first/2"})),
             (13, "k", LIBRARY_IMPORTS, dict(SIG, constexprs={"BLOCK": 64})),
             (14, "k", RUNTIME_PROBE, dict(SIG, constexprs={"BLOCK": 64}, kernel_only_module="k14_kernel.py")),
+            (15, "k", NEWER_GPU, dict(SIG, constexprs={"BLOCK": 64})),
         ]
         write_bundle(bundle, kernels)
         for kid, text in ((4, KERNEL_ONLY), (6, BROKEN_BODY_ONLY), (14, KERNEL_ONLY_IMPORT_FAILS)):
@@ -146,7 +154,7 @@ class Fallbacks(unittest.TestCase):
         cls.tmp.cleanup()
 
     def test_all_kernels_reported(self):
-        self.assertEqual(sorted(self.rows), list(range(1, 15)), self.proc.stderr[-2000:])
+        self.assertEqual(sorted(self.rows), list(range(1, 16)), self.proc.stderr[-2000:])
 
     def test_results_of_other_targets_name_the_target(self):
         self.assertEqual(self.rows[8]["target"], "ascend")
@@ -217,6 +225,12 @@ class Fallbacks(unittest.TestCase):
         self.assertIn("the kernel-only module fails to import", r["message"])
         self.assertNotIn("No device were detected", r["message"])  # that is standalone_import's
         self.assertIn("No device were detected", r["standalone_import"]["message"])
+
+    def test_instructions_the_target_lacks_are_named_in_the_row(self):
+        r = self.rows[15]
+        self.assertEqual((r["status"], r["error_class"]), ("fail", "unsupported_op"))
+        self.assertEqual(r["unsupported_on_target"], {"target": "sm_90a", "instructions": ["cvt with .e2m1x2"]})
+        self.assertNotIn("unsupported_on_target", self.rows[6])
 
     def test_import_stage_never_falls_back(self):
         r = self.import_rows[4]
