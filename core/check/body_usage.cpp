@@ -235,19 +235,25 @@ std::set<std::string> condition_operands(const PythonModule& m, TSNode body, int
   return out;
 }
 
+namespace {
+
+// The value of a literal, or of a module constant bound to one (`if policy == Q_POLICY_INT8:`),
+// when it is an integer or a string: what a mode is compared with.
+std::optional<nlohmann::json> mode_literal(const PythonModule& m, const ConstantEvaluator& literals, TSNode n) {
+  bool constant = is_type(n, "identifier") && !ts_node_is_null(literals.module_constant(m.text_of(n)));
+  if (!constant && !is_type(n, "integer") && !is_type(n, "string") && !is_type(n, "unary_operator")) return std::nullopt;
+  auto v = literals.eval(n);
+  if (v && (v->is_number_integer() || v->is_string())) return v;
+  return std::nullopt;
+}
+
+}  // namespace
+
 std::map<std::string, nlohmann::json> selector_values(const PythonModule& m, TSNode body, int depth) {
   std::map<std::string, std::pair<uint32_t, nlohmann::json>> first;  // by position: the walk is not in order
   std::set<std::string> other_use;
   std::vector<std::pair<std::string, TSNode>> handed_on;  // (name, call of a helper of this module)
   ConstantEvaluator literals(m, nullptr);
-  // A literal, or a module constant bound to one (`if policy == Q_POLICY_INT8:`).
-  auto literal = [&](TSNode n) -> std::optional<nlohmann::json> {
-    bool constant = is_type(n, "identifier") && !ts_node_is_null(literals.module_constant(m.text_of(n)));
-    if (!constant && !is_type(n, "integer") && !is_type(n, "string") && !is_type(n, "unary_operator")) return std::nullopt;
-    auto v = literals.eval(n);
-    if (v && (v->is_number_integer() || v->is_string())) return v;
-    return std::nullopt;
-  };
   // The call of a jitted helper of this module that `n` is an argument of, if any.
   auto helper_call = [&](TSNode n) -> TSNode {
     TSNode list = ts_node_parent(n);
@@ -274,7 +280,7 @@ std::map<std::string, nlohmann::json> selector_values(const PythonModule& m, TSN
     if (is_type(parent, "comparison_operator") && ts_node_named_child_count(parent) == 2 && ts_node_child_count(parent) == 3) {
       std::string op = m.text_of(ts_node_child(parent, 1));
       TSNode other = ts_node_eq(ts_node_named_child(parent, 0), n) ? ts_node_named_child(parent, 1) : ts_node_named_child(parent, 0);
-      if (op == "==" || op == "!=") compared = literal(other);
+      if (op == "==" || op == "!=") compared = mode_literal(m, literals, other);
     }
     uint32_t at = ts_node_start_byte(n);
     if (!compared) other_use.insert(name);
@@ -313,10 +319,7 @@ std::map<std::string, std::vector<nlohmann::json>> compared_literals(const Pytho
     for (int side = 0; side < 2; ++side) {
       TSNode name = ts_node_named_child(n, side), other = ts_node_named_child(n, 1 - side);
       if (!is_type(name, "identifier")) continue;
-      bool constant = is_type(other, "identifier") && !ts_node_is_null(literals.module_constant(m.text_of(other)));
-      if (!constant && !is_type(other, "integer") && !is_type(other, "string") && !is_type(other, "unary_operator")) continue;
-      auto v = literals.eval(other);
-      if (v && (v->is_number_integer() || v->is_string())) found.push_back({ts_node_start_byte(n), {m.text_of(name), *v}});
+      if (auto v = mode_literal(m, literals, other)) found.push_back({ts_node_start_byte(n), {m.text_of(name), *v}});
     }
   });
   std::sort(found.begin(), found.end(), [](const auto& a, const auto& b) { return a.first < b.first; });

@@ -482,10 +482,10 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
         for (const auto& src : bases_of(address_of(load)))
           if (dst != src) out.copies.emplace_back(dst, src);
   }
-  // The type a branch states: `x.to(tl.int64)`, `tl.cast(pid, tl.int64)`, `tl.zeros(s, dtype=tl.int64)`.
-  auto stated_type = [&](TSNode e) -> std::string {
-    std::string dtype = cast_type(e);
-    if (!dtype.empty() || !is_type(e, "call")) return dtype;
+  // The type a Triton op makes values of: `tl.zeros(shape, dtype=tl.int32)`, `tl.full(shape, 0,
+  // tl.int64)`, `tl.cast(pid, tl.int64)`.
+  auto made_type = [&](TSNode e) -> std::string {
+    if (!is_type(e, "call")) return "";
     std::string name = op_name(e);
     if (name != "cast" && name != "zeros" && name != "full") return "";
     TSNode target = keyword(e, "dtype", m_);
@@ -493,6 +493,12 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
     if (ts_node_is_null(target)) return "";
     auto q = m_.qualified_name(target);
     return triton_dtype(q ? *q : m_.text_of(target));
+  };
+  auto integer_type = [](const std::string& d) { return !d.empty() && (d[0] == 'i' || d[0] == 'u') && d != "i1"; };
+  // The type a branch states: `x.to(tl.int64)` or one made as above.
+  auto stated_type = [&](TSNode e) -> std::string {
+    std::string dtype = cast_type(e);
+    return dtype.empty() ? made_type(e) : dtype;
   };
   // `tl.load(idx + pid) if idx else pid.to(tl.int64)`: a condition Triton cannot decide when it
   // compiles wants both branches of one type, so the loaded elements are the other's type.
@@ -507,7 +513,7 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
     if (ts_node_is_null(branches[0]) || ts_node_is_null(branches[1])) return;
     for (int i = 0; i < 2; ++i) {
       std::string dtype = stated_type(branches[1 - i]);
-      if (dtype.empty() || (where && ((dtype[0] != 'i' && dtype[0] != 'u') || dtype == "i1"))) continue;
+      if (dtype.empty() || (where && !integer_type(dtype))) continue;
       for (TSNode load : loads_of(branches[i]))
         for (const auto& p : bases_of(address_of(load)))
           set_dtype(p, dtype, "the other branch of a conditional is " + dtype);
@@ -647,17 +653,7 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
     return names;
   };
   // `tl.zeros(shape, dtype=tl.int32)`, `tl.full(shape, 0, dtype=tl.int64)`, `tl.cast(0, dtype=tl.int64)`.
-  auto integer_fill = [&](TSNode e) {
-    if (!is_type(e, "call")) return false;
-    std::string name = op_name(e);
-    if (name != "zeros" && name != "full" && name != "cast") return false;
-    TSNode dtype = keyword(e, "dtype", m_);
-    if (ts_node_is_null(dtype)) dtype = argument(e, name == "full" ? 2 : 1);
-    if (ts_node_is_null(dtype)) return false;
-    auto q = m_.qualified_name(dtype);
-    std::string d = triton_dtype(q ? *q : m_.text_of(dtype));
-    return !d.empty() && (d[0] == 'i' || d[0] == 'u') && d != "i1";
-  };
+  auto integer_fill = [&](TSNode e) { return integer_type(made_type(e)); };
   // A loaded value that only integers can be used as: a loop bound, an operand of `//`, shifts
   // or bitwise operators, or tl.cdiv. Triton rejects all of these on floats, so the guess of
   // fp32 elements would fail to compile a kernel that is fine.

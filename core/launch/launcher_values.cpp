@@ -205,8 +205,6 @@ LauncherValues::LauncherValues(const PythonModule& m, TSNode function, uint32_t 
       // `mask: Optional[Tensor] = None`: the path without it, unless the launcher reads its layout
       // (`beta.shape[2]`), which it only does to a tensor it is given.
       env_[name] = nullptr;
-    } else if (auto stated_shape = shape_.find(name); stated_shape != shape_.end()) {
-      env_[name] = tensor(name, stated_shape->second, dtype);
     } else if (a.find("Tensor") != std::string::npos && !container) {
       // A tensor handed straight to the kernel, its shape never read: laid out like the others.
       int r = rank != rank_.end() ? rank->second : widest_rank_;
@@ -495,8 +493,8 @@ void LauncherValues::run(TSNode block, uint32_t until, int depth, uint32_t start
           assign(left, v, TSNode{});
         }
       } else if (is_type(a, "call") && ends_with(m_.text_of(field(a, "function")), "assert_size_stride")) {
-        // `arg0_1, = args` then `assert_size_stride(arg0_1, (4, 8, 64), ...)`: from here on the
-        // local is a tensor of that shape (its element type stays what was known).
+        // `assert_size_stride(arg0_1, (4, 8, 64), ...)` of a parameter or of a local (`arg0_1, =
+        // args`): from here on a tensor of that shape (its element type stays what was known).
         TSNode owner = ts_node_named_child(field(a, "arguments"), 0);
         auto stated = is_type(owner, "identifier") ? shape_.find(m_.text_of(owner)) : shape_.end();
         if (stated != shape_.end()) {
