@@ -417,19 +417,22 @@ def port(source, installed):
         if count:
             rewrites.append({"move": move_id, "old": old, "new": new, "count": count})
 
-    def to_libdevice(text, pattern, move_id, keep):
-        """Each call `pattern` matches (group 1: the function) becomes libdevice.NAME unless keep(NAME)."""
+    def rename(text, pattern, move_id, keep, new):
+        """Each name `pattern` matches (group 1: the function) becomes new(NAME) unless keep(NAME)."""
         seen = {}
 
         def sub(m):
             if keep(m.group(1)):
                 return m.group(0)
             seen[m.group(0)] = seen.get(m.group(0), 0) + 1
-            return "libdevice." + m.group(1)
+            return new(m.group(1))
         text = pattern.sub(sub, text)
         for old, n in seen.items():
-            note(move_id, old, "libdevice." + old.rsplit(".", 1)[1], n)
+            note(move_id, old, new(old.rsplit(".", 1)[1]), n)
         return text, bool(seen)
+
+    def to_libdevice(text, pattern, move_id, keep):
+        return rename(text, pattern, move_id, keep, lambda name: "libdevice." + name)
 
     need_libdevice = False
     if applies(moves["tl.libdevice"], v):
@@ -445,16 +448,7 @@ def port(source, installed):
         need_libdevice = need_libdevice or moved
 
     if applies(moves["tl.math.minmax"], v):
-        seen = {}
-
-        def to_elementwise(m):
-            if installed.has_math(m.group(1)):
-                return m.group(0)
-            seen[m.group(0)] = seen.get(m.group(0), 0) + 1
-            return "tl.%simum" % m.group(1)
-        out = _MATH_MINMAX.sub(to_elementwise, out)
-        for old, n in seen.items():
-            note("tl.math.minmax", old, "tl.%simum" % old.rsplit(".", 1)[1], n)
+        out, _ = rename(out, _MATH_MINMAX, "tl.math.minmax", installed.has_math, lambda name: "tl.%simum" % name)
 
     if applies(moves["tl.math.import"], v):
         out, moved = _port_math_imports(out, installed)

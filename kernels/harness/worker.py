@@ -327,9 +327,10 @@ class Worker:
         """Fills the row from a failed attempt; True when the CUDA context may be poisoned."""
         # compile_load_run advances row["stage_reached"] as it goes: it names the failure.
         current = row["stage_reached"]
-        row["message"] = trim(exc_message(e) + "\n" + _tail_tb(e))
-        row["error_class"] = classify(current, exc_chain(e), exc_message(e))
-        target = unsupported_on_target(exc_message(e))
+        message = exc_message(e)
+        row["message"] = trim(message + "\n" + _tail_tb(e))
+        row["error_class"] = classify(current, exc_chain(e), message)
+        target = unsupported_on_target(message)
         if target:
             row["unsupported_on_target"] = target
         return current in ("load", "run") or isinstance(e, SystemExit)
