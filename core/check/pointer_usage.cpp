@@ -712,7 +712,9 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
         TSNode fn = field(n, "function");
         std::string name = op_name(n);
         bool loop = (is_type(fn, "identifier") && m_.text_of(fn) == "range") || name == "range" || name == "static_range";
-        if (loop || name == "cdiv") collect(field(n, "arguments"));
+        // `tl.swizzle2d(i, j, size_i, size_j, size_g)` computes with `//` and `%` on all five.
+        bool integer_call = name == "cdiv" || name == "swizzle2d";
+        if (loop || integer_call) collect(field(n, "arguments"));
         // `tl.histogram(x, BINS)` takes only integers, as do the seed and offsets of Triton's
         // random numbers (`tl.rand(seed, offs)`).
         bool random = name == "rand" || name == "randn" || name == "randint" || name == "randint4x" ||
@@ -725,7 +727,7 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
           }
         // `for i in tl.range(tl.load(indptr + b), tl.load(indptr + b + 1))`: Triton takes only
         // integer loop bounds, so the loaded values are integers.
-        if (loop)
+        if (loop || name == "swizzle2d")
           for_each_named_child(field(n, "arguments"), [&](TSNode a) {
             if (!is_type(a, "keyword_argument") && !is_type(a, "comment")) direct_int_reads.push_back(a);
           });
@@ -876,6 +878,12 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
   for_each_op("dot", [&](TSNode n) {
     TSNode a = argument(n, 0), b = argument(n, 1);
     if (ts_node_is_null(a) || ts_node_is_null(b)) return;
+    // Loaded as they are dotted: the two pointers hold one element type.
+    for (TSNode la : loads_of(a))
+      for (TSNode lb : loads_of(b))
+        for (const auto& pa : bases_of(address_of(la)))
+          for (const auto& pb : bases_of(address_of(lb)))
+            if (pa != pb) out.dot_operands.emplace_back(pa, pb);
     for (int side = 0; side < 2; ++side) {
       std::string cast = cast_type(side ? a : b);
       if (cast.empty() || cast == "i1") continue;

@@ -39,6 +39,9 @@ struct PointerFacts {
   // (destination, source) of values stored as they were loaded: a copy, whose two element types
   // are one (a block pointer's store accepts no other).
   std::vector<std::pair<std::string, std::string>> copies;
+  // Pointers whose loads are the two operands of one tl.dot, as loaded: Triton dots operands of
+  // one type (fp8 with fp8, fp16 with fp16), so their element types are one too.
+  std::vector<std::pair<std::string, std::string>> dot_operands;
 };
 
 // Reads pointer use out of @triton.jit functions of one module. Helper calls are followed into

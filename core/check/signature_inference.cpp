@@ -637,23 +637,6 @@ InferredSignature triton_signature(const KernelSource& k) {
       out.args.erase(name);
     }
   }
-  // Tensors whose element type the launcher leaves open (`q` handed in by the caller) take the one
-  // half-precision type it fixes for the others (`torch.empty(..., dtype=torch.float16)`), if there
-  // is exactly one: kernels mix their operands in tl.dot and arithmetic, which wants one type.
-  if (chosen) {
-    std::set<std::string> floats;
-    for (const auto& [name, f] : launched)
-      if (f.role == "tensor" && (f.dtype == "fp16" || f.dtype == "bf16")) floats.insert(f.dtype);  // fp32: statistics buffers
-    if (floats.size() == 1)
-      for (auto& [name, p] : by_name) {
-        auto f = launched.find(name);
-        if (p.origin != Origin::Launch || f == launched.end() || f->second.role != "tensor" || !f->second.dtype.empty()) continue;
-        if (p.type != "*fp32" || facts.dtypes.count(name)) continue;  // the body's own reading of it wins
-        p.type = "*" + *floats.begin();
-        p.why += "; the launcher's floating type";
-        if (out.tensors.contains(name)) out.tensors[name]["dtype"] = *floats.begin();
-      }
-  }
   // A copy's source or destination whose element type nothing stated takes the other's stated one
   // (`pad = torch.full(..., dtype=torch.int32)` filled from the caller's `topk_idx`).
   {
@@ -671,14 +654,41 @@ InferredSignature triton_signature(const KernelSource& k) {
       auto it = by_name.find(name);
       return it != by_name.end() && it->second.type == "*fp32" && stated(name).empty();
     };
+    auto take = [&](const std::string& to, const std::string& type, const std::string& why) {
+      InferredParam& p = by_name[to];
+      p.type = type;
+      p.why += why;
+      if (out.tensors.contains(to)) out.tensors[to]["dtype"] = type.substr(1);
+    };
     for (const auto& [dst, src] : facts.copies)
       for (const auto& [to, from] : {std::pair{src, dst}, std::pair{dst, src}}) {
         std::string type = stated(from);
         if (type.empty() || !open(to) || by_name[to].type == type) continue;
-        InferredParam& p = by_name[to];
-        p.type = type;
-        p.why += "; copied " + std::string(to == src ? "into " : "from ") + from + ", of that type";
-        if (out.tensors.contains(to)) out.tensors[to]["dtype"] = type.substr(1);
+        take(to, type, "; copied " + std::string(to == src ? "into " : "from ") + from + ", of that type");
+      }
+    // The same for the operands of a tl.dot (`A_ptr` fp8 by the launch, `B_ptr` left to the caller).
+    for (const auto& [a, b] : facts.dot_operands)
+      for (const auto& [to, from] : {std::pair{a, b}, std::pair{b, a}}) {
+        std::string type = stated(from);
+        if (type.empty() || type == "*fp32" || !open(to)) continue;
+        take(to, type, "; dotted with " + from + ", of that type");
+      }
+  }
+  // Tensors whose element type the launcher leaves open (`q` handed in by the caller) take the one
+  // half-precision type it fixes for the others (`torch.empty(..., dtype=torch.float16)`), if there
+  // is exactly one: kernels mix their operands in tl.dot and arithmetic, which wants one type.
+  if (chosen) {
+    std::set<std::string> floats;
+    for (const auto& [name, f] : launched)
+      if (f.role == "tensor" && (f.dtype == "fp16" || f.dtype == "bf16")) floats.insert(f.dtype);  // fp32: statistics buffers
+    if (floats.size() == 1)
+      for (auto& [name, p] : by_name) {
+        auto f = launched.find(name);
+        if (p.origin != Origin::Launch || f == launched.end() || f->second.role != "tensor" || !f->second.dtype.empty()) continue;
+        if (p.type != "*fp32" || facts.dtypes.count(name)) continue;  // the body's own reading of it wins
+        p.type = "*" + *floats.begin();
+        p.why += "; the launcher's floating type";
+        if (out.tensors.contains(name)) out.tensors[name]["dtype"] = *floats.begin();
       }
   }
   // A float `other=` fill says the elements are floating, not how wide: fp32 from it alone is as

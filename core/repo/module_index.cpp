@@ -104,6 +104,18 @@ ModuleLocation ModuleIndex::absolute(const std::string& dotted, const std::strin
       return m;
     }
   }
+  // A package nested in another that imports itself by its own top-level name (a vendored copy,
+  // `unsloth_zoo/_vendored/fla/ops/x.py` doing `from fla.ops.utils import exp`): its files are
+  // written for its folder's parent on sys.path, so that is where the import lands.
+  for (d = parent_dir(importer); !d.empty(); d = parent_dir(d)) {
+    if (d.substr(d.rfind('/') + 1) != parts.front() || !is_package(d)) continue;
+    std::string root = parent_dir(d);
+    ModuleLocation m = under(root, parts);
+    if (usable(m)) {
+      if (top) *top = under(root, {parts.front()});
+      return m;
+    }
+  }
   return {};
 }
 

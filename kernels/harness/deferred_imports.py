@@ -62,6 +62,11 @@ def _placeholder(qualified):
 
 
 class _MissingModule(types.ModuleType):
+    def __reduce_ex__(self, protocol):
+        # Triton pickles the globals a kernel reads (`tlx`, a fork's language module) for its
+        # cache key: that is a use of the library.
+        raise _missing_error(self.__name__)
+
     def __getattr__(self, attr):
         if attr in ("__version__", "__all__"):  # read from the library itself: it is needed
             raise _missing_error(self.__name__)

@@ -26,6 +26,7 @@ import inductor_stage  # noqa: E402
 import launch  # noqa: E402
 import privileges  # noqa: E402
 import sandbox  # noqa: E402
+import shared_state  # noqa: E402
 import specialize  # noqa: E402
 import triton_ports  # noqa: E402
 from classify import classify, trim, unsupported_on_target  # noqa: E402
@@ -890,6 +891,8 @@ def main():
         elif os.environ.get("MINE_MEM_LIMIT_MB", "0") not in ("", "0"):
             memory.append("rss watchdog")
         confined = confine_writes()
+        # After the worker's own set-up (torch's allocator, Triton's), before any mined module.
+        state = shared_state.SharedState(w.triton) if hasattr(w, "triton") else None
     except BaseException as e:
         proto.write(json.dumps({"ready": False, "message": trim(exc_message(e))}) + "\n")
         return 3
@@ -904,6 +907,9 @@ def main():
             continue
         task = json.loads(line)
         row = w.run_task(task)
+        restored = state.restore() if state is not None and os.getpid() == me else []
+        if restored:
+            row["restored_shared_state"] = restored
         if os.getpid() != me:
             # A kernel's fork that raised instead of exiting (a fork bomb's child refused by
             # the process cap) unwound into this loop: it must neither answer nor take tasks.

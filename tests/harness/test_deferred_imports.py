@@ -84,7 +84,9 @@ class Placeholders(unittest.TestCase):
         with self.assertRaises(ModuleNotFoundError) as caught:
             ns["f"](1)
         self.assertEqual(caught.exception.name, GONE)
-        for use in ("Layer()", "Layer.weight", "%s.__version__" % GONE, "class Sub(Layer): pass"):
+        # Pickling the module is a use too: Triton pickles a kernel's globals into its cache key.
+        for use in ("Layer()", "Layer.weight", "%s.__version__" % GONE, "class Sub(Layer): pass",
+                    "import pickle; pickle.dumps(%s)" % GONE):
             with self.subTest(use=use), self.assertRaises(ModuleNotFoundError):
                 exec(use, ns)
 

@@ -47,6 +47,19 @@ TEST_CASE("module index finds absolute imports from the roots Python would have"
   CHECK_FALSE(index.absolute("helpers", "benchmarks/bench.py").found());
 }
 
+TEST_CASE("a vendored package's imports of itself by its own name land in the vendored copy", "[crossfile]") {
+  ModuleIndex index({"zoo/__init__.py", "zoo/_vendored/__init__.py", "zoo/_vendored/fla/__init__.py",
+                     "zoo/_vendored/fla/ops/__init__.py", "zoo/_vendored/fla/ops/op.py",
+                     "zoo/_vendored/fla/ops/gate.py", "zoo/models/qwen.py"});
+  ModuleLocation top;
+  CHECK(index.absolute("fla.ops.op", "zoo/_vendored/fla/ops/gate.py", &top).file == "zoo/_vendored/fla/ops/op.py");
+  CHECK(top.file == "zoo/_vendored/fla/__init__.py");
+  // Only from inside the copy: elsewhere `fla` is the installed library, which the copy may not match.
+  CHECK_FALSE(index.absolute("fla.ops.op", "zoo/models/qwen.py").found());
+  // A name the copy has no module for stays outside the repository.
+  CHECK_FALSE(index.absolute("fla.layers", "zoo/_vendored/fla/ops/gate.py").found());
+}
+
 TEST_CASE("global references skip locals and carry attribute chains", "[crossfile][references]") {
   auto tree = SyntaxTree::parse(
       "def f(x, n=LIMIT):\n"
