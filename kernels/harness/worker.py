@@ -316,10 +316,10 @@ class Worker:
             # first failure as their context, and its message would read as the retry's cause.
             if failed:
                 # A name the installed Triton moved (tl.math.tanh, ...): check the ported module too.
-                moved = row["error_class"] == "missing_name" or triton_ports.moved_signature(row.get("message"))
+                moved = row["error_class"] == "missing_name" or triton_ports.moved_signature(self.last_message)
                 if moved and not poisoned:
                     poisoned = self.retry_ported(task, spec, stage, row)
-                if not poisoned and row["status"] != "ok" and triton_ports.refused_global(row.get("message")):
+                if not poisoned and row["status"] != "ok" and triton_ports.refused_global(self.last_message):
                     poisoned = self.retry_allowing_globals(task, spec, stage, row)
         row["recycle"] = poisoned
         return row
@@ -329,6 +329,7 @@ class Worker:
         # compile_load_run advances row["stage_reached"] as it goes: it names the failure.
         current = row["stage_reached"]
         message = exc_message(e)
+        self.last_message = message  # whole: what decides a retry may sit in the part trim() drops
         row["message"] = trim(message + "\n" + _tail_tb(e))
         row["error_class"] = classify(current, exc_chain(e), message)
         target = unsupported_on_target(message)

@@ -83,6 +83,25 @@ class AllowGlobalsRetry(unittest.TestCase):
         self.assertEqual(row["message"], REFUSED)
         self.assertEqual(self.seen, [])
 
+    def test_a_refusal_deep_inside_a_long_message_is_still_retried(self):
+        # The row keeps a trimmed message (head and tail); the refusal sits in the middle of a
+        # CompilationError chain through helpers, and the retry is decided on the whole message.
+        long = "CompilationError: at 95:4:\n" + "helper frame\n" * 400 + REFUSED + "\n" + "tail\n" * 400
+
+        def check_module(task, spec, stage, row, ported=None):
+            self.seen.append((ported, self.knobs.allow_non_constexpr_globals))
+            if not self.knobs.allow_non_constexpr_globals:
+                raise RuntimeError(long)
+            row["status"] = "ok"
+        self.worker.check_module = check_module
+        self.worker.versions = {"triton_version": "3.6.0"}
+        task = dict(self.task, scratch=os.path.join(self.dir, "scratch"), spec=self.spec, stage="run",
+                    arch="sm_90")
+        row = self.worker.run_task(task)
+        self.assertNotIn("Cannot access global variable", row["unported"]["message"])  # trimmed away
+        self.assertEqual(row["status"], "ok")
+        self.assertEqual([r["move"] for r in row["port"]["rewrites"]], ["global.object"])
+
 
 if __name__ == "__main__":
     unittest.main()
