@@ -335,7 +335,8 @@ def _port_math_imports(source, installed):
 
 def _jitted_globals(source):
     """Module-level names bound once to a number or bool literal and read inside a function whose
-    decorators mention `jit`: {name: line index of the binding}. Empty when the source does not parse."""
+    decorators mention `jit`, and by no statement that runs at import: {name: line index of the
+    binding}. Empty when the source does not parse."""
     import ast
     try:
         tree = ast.parse(source)
@@ -363,7 +364,17 @@ def _jitted_globals(source):
             for n in ast.walk(node):
                 if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id not in local:
                     read.add(n.id)
-    return {name: line for name, line in literal.items() if bound.get(name) == 1 and name in read}
+    # Read by module-level statements too (`ASM = _generate_asm(NUM_REG)`): those run in Python at
+    # import, where a constexpr object formats and computes differently from the number.
+    at_import = set()
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            continue
+        for n in ast.walk(node):
+            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load):
+                at_import.add(n.id)
+    return {name: line for name, line in literal.items()
+            if bound.get(name) == 1 and name in read and name not in at_import}
 
 
 def _port_jitted_globals(source):

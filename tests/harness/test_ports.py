@@ -163,14 +163,15 @@ class PortText(unittest.TestCase):
 
     def test_literal_global_read_in_a_kernel_becomes_constexpr(self):
         # Triton 3.3 refuses plain globals in kernels; a literal bound once ports, the others do not.
+        # A literal Python also reads at import (`ASM = make_asm(NUM_REG)`) keeps its number there.
         src = HDR + ("EPSILON = 1e-12  # guard\nSCALE = -2\nTWICE = 1\nTWICE = 2\nUNUSED = 3\nNAME = 'x'\n"
-                     "FP8_MAX: tl.constexpr = 448.0\n"
-                     "@triton.jit\ndef k(x, EPS_ARG):\n    y = x + EPSILON * SCALE + TWICE + EPS_ARG + FP8_MAX\n")
+                     "FP8_MAX: tl.constexpr = 448.0\nNUM_REG = 1\nASM = '$%d' % NUM_REG\n"
+                     "@triton.jit\ndef k(x, EPS_ARG):\n    y = x + EPSILON * SCALE + TWICE + EPS_ARG + FP8_MAX + NUM_REG\n")
         out, rewrites = triton_ports.port(src, installed())
         self.assertIn("\nEPSILON = triton.language.constexpr(1e-12)  # guard\n", out)
         self.assertIn("\nSCALE = triton.language.constexpr(-2)\n", out)
         self.assertIn("\nFP8_MAX = triton.language.constexpr(448.0)\n", out)
-        for kept in ("TWICE = 1\nTWICE = 2\n", "UNUSED = 3\n", "NAME = 'x'\n"):
+        for kept in ("TWICE = 1\nTWICE = 2\n", "UNUSED = 3\n", "NAME = 'x'\n", "NUM_REG = 1\n"):
             self.assertIn(kept, out)
         self.assertTrue(out.startswith(triton_ports.CONSTEXPR_IMPORT + "\n"))
         self.assertEqual(sorted(r["old"] for r in rewrites),
