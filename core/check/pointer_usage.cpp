@@ -878,9 +878,19 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
   for_each_op("dot", [&](TSNode n) {
     TSNode a = argument(n, 0), b = argument(n, 1);
     if (ts_node_is_null(a) || ts_node_is_null(b)) return;
-    // Loaded as they are dotted: the two pointers hold one element type.
-    for (TSNode la : loads_of(a))
-      for (TSNode lb : loads_of(b))
+    // Loaded as they are dotted: the two pointers hold one element type. Only where every value
+    // that reaches the operand is a load: `k = tl.load(p)` then `k = ((k - z) * s).to(q.dtype)`
+    // dots the dequantized values, not the packed ones.
+    auto as_loaded = [&](TSNode operand) {
+      std::vector<TSNode> found = loads_of(operand);
+      if (is_type(operand, "identifier")) {
+        auto it = assigned.find(m_.text_of(operand));
+        if (it == assigned.end() || reaching(it->second, ts_node_start_byte(operand)).size() != found.size()) return std::vector<TSNode>{};
+      }
+      return found;
+    };
+    for (TSNode la : as_loaded(a))
+      for (TSNode lb : as_loaded(b))
         for (const auto& pa : bases_of(address_of(la)))
           for (const auto& pb : bases_of(address_of(lb)))
             if (pa != pb) out.dot_operands.emplace_back(pa, pb);
