@@ -59,6 +59,17 @@ std::pair<nlohmann::json, std::string> constexpr_fallback(const std::string& nam
   if (contains(up, "NUM_WARPS")) return {4, "num_warps name"};
   if (contains(up, "STAGES")) return {2, "stages name"};
   if (starts_with(up, "GROUP") || contains(up, "GROUP_SIZE") || contains(up, "GROUP_M")) return {8, "group size name"};
+  // The check runs on one GPU: a process group's size is 1 and this process its rank 0
+  // (`tl.static_assert(N % world_size == 0)`, `K // sp_size`). Not a LoRA rank, which sizes tiles.
+  if (!arange_bound && !contains(up, "LORA")) {
+    bool group = up == "WORLD_SIZE" || ends_with(up, "_WORLD_SIZE") || up == "NUM_RANKS" || up == "N_RANKS" ||
+                 up == "NRANKS" || up == "NUM_PES" || up == "N_PES";
+    for (const char* par : {"TP", "SP", "EP", "DP", "PP", "CP"})
+      group = group || up == std::string(par) + "_SIZE" || up == std::string(par) + "_WORLD_SIZE";
+    if (group) return {1, "process group size: one GPU"};
+    if (up == "RANK" || ends_with(up, "_RANK") || up == "MY_PE" || up == "PE" || up == "RANK_ID")
+      return {0, "rank of the one GPU"};
+  }
   // BM, BN, BK, and flash-linear-attention's BT/BC/BV/BTL/BTS: its kernels are written for
   // chunks of 64 (its default chunk size), and 128-wide tiles of several of them spill so much
   // that ptxas runs for minutes.

@@ -321,8 +321,33 @@ class Worker:
                     poisoned = self.retry_ported(task, spec, stage, row)
                 if not poisoned and row["status"] != "ok" and triton_ports.refused_global(self.last_message):
                     poisoned = self.retry_allowing_globals(task, spec, stage, row)
+                if not poisoned and row["status"] != "ok" and row.get("unsupported_on_target") and stage != "import":
+                    self.compile_for_newer_target(task, spec, row)
         row["recycle"] = poisoned
         return row
+
+    def compile_for_newer_target(self, task, spec, row):
+        """A kernel ptxas refused for instructions the check's target lacks (tcgen05, fp4
+        conversions: written for Blackwell) is compiled again for sm_100a, the target those
+        instructions exist on. When that compiles, the kernel is not broken: this GPU cannot load
+        it. The row then stops at `load` (compiled, not loadable here) and says which target it
+        compiled for; the first failure's message stays."""
+        newer = "sm_100a"
+        if parse_arch(task["arch"]) >= parse_arch(newer):
+            return
+        trial = {"id": spec["id"], "stage_reached": "import", "status": "fail", "message": ""}
+        of = row.get("module_checked")
+        ported = os.path.join(task["scratch"], "ported_%d.py" % spec["id"]) if of == "ported" else None
+        try:
+            self.check_module(dict(task, arch=newer), spec, "compile", trial, ported=ported)
+        except Exception:  # noqa: BLE001 -- the first verdict stands
+            return
+        row["unsupported_on_target"]["compiles_for"] = newer
+        row["stage_reached"] = "load"
+        row["compile_ms"] = trial.get("compile_ms")
+        row["shared_bytes"] = trial.get("shared_bytes")
+        row["message"] = trim("compiles for %s; a %s GPU cannot load it.\n%s" % (
+            newer, row["unsupported_on_target"].get("target", task["arch"]), row["message"]))
 
     def record_failure(self, row, e):
         """Fills the row from a failed attempt; True when the CUDA context may be poisoned."""

@@ -70,7 +70,16 @@ def k(x_ptr, BLOCK: tl.constexpr):
 KERNEL_ONLY_IMPORT_FAILS = HDR + "raise RuntimeError('the kernel-only module fails to import')\n"
 
 # ptxas refusing an instruction the target lacks: a kernel written for a newer GPU.
+# Written for Blackwell: ptxas refuses its fp4 conversion on sm_90a and takes it on sm_100a. The
+# second refuses every target: its failure stands.
 NEWER_GPU = HDR + """
+import triton.compiler
+@triton.jit
+def k(x_ptr, BLOCK: tl.constexpr):
+    if triton.compiler.current_target.arch < 100:
+        raise RuntimeError("ptxas /tmp/k.ptx, line 12; error   : Instruction 'cvt with .e2m1x2' not supported on .target 'sm_90a'")
+"""
+NEWER_GPU_BROKEN = HDR + """
 @triton.jit
 def k(x_ptr, BLOCK: tl.constexpr):
     raise RuntimeError("ptxas /tmp/k.ptx, line 12; error   : Instruction 'cvt with .e2m1x2' not supported on .target 'sm_90a'")
@@ -139,6 +148,7 @@ class Fallbacks(unittest.TestCase):
             (13, "k", LIBRARY_IMPORTS, dict(SIG, constexprs={"BLOCK": 64})),
             (14, "k", RUNTIME_PROBE, dict(SIG, constexprs={"BLOCK": 64}, kernel_only_module="k14_kernel.py")),
             (15, "k", NEWER_GPU, dict(SIG, constexprs={"BLOCK": 64})),
+            (16, "k", NEWER_GPU_BROKEN, dict(SIG, constexprs={"BLOCK": 64})),
         ]
         write_bundle(bundle, kernels)
         for kid, text in ((4, KERNEL_ONLY), (6, BROKEN_BODY_ONLY), (14, KERNEL_ONLY_IMPORT_FAILS)):
@@ -154,7 +164,7 @@ class Fallbacks(unittest.TestCase):
         cls.tmp.cleanup()
 
     def test_all_kernels_reported(self):
-        self.assertEqual(sorted(self.rows), list(range(1, 16)), self.proc.stderr[-2000:])
+        self.assertEqual(sorted(self.rows), list(range(1, 17)), self.proc.stderr[-2000:])
 
     def test_results_of_other_targets_name_the_target(self):
         self.assertEqual(self.rows[8]["target"], "ascend")
@@ -227,10 +237,18 @@ class Fallbacks(unittest.TestCase):
         self.assertIn("No device were detected", r["standalone_import"]["message"])
 
     def test_instructions_the_target_lacks_are_named_in_the_row(self):
-        r = self.rows[15]
-        self.assertEqual((r["status"], r["error_class"]), ("fail", "unsupported_op"))
+        r = self.rows[16]
+        self.assertEqual((r["status"], r["error_class"], r["stage_reached"]), ("fail", "unsupported_op", "compile"))
         self.assertEqual(r["unsupported_on_target"], {"target": "sm_90a", "instructions": ["cvt with .e2m1x2"]})
         self.assertNotIn("unsupported_on_target", self.rows[6])
+
+    def test_a_kernel_for_a_newer_gpu_that_compiles_for_it_stops_at_load(self):
+        r = self.rows[15]
+        self.assertEqual((r["status"], r["error_class"], r["stage_reached"]), ("fail", "unsupported_op", "load"))
+        self.assertEqual(r["unsupported_on_target"], {"target": "sm_90a", "instructions": ["cvt with .e2m1x2"],
+                                                      "compiles_for": "sm_100a"})
+        self.assertTrue(r["message"].startswith("compiles for sm_100a; a sm_90a GPU cannot load it."), r["message"])
+        self.assertIn("not supported on .target 'sm_90a'", r["message"])
 
     def test_import_stage_never_falls_back(self):
         r = self.import_rows[4]

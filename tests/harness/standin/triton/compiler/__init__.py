@@ -26,11 +26,13 @@ class CompiledKernel:
 # depends on them.
 current_options = {}
 current_signature = {}
+current_target = None
 
 
 def compile(src, target=None, options=None):
-    global current_options, current_signature
+    global current_options, current_signature, current_target
     current_options = dict(options or {})
+    current_target = target
     current_signature = dict(src.signature)
     names = list(src.signature)
     args = []
