@@ -879,13 +879,21 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
     TSNode a = argument(n, 0), b = argument(n, 1);
     if (ts_node_is_null(a) || ts_node_is_null(b)) return;
     // Loaded as they are dotted: the two pointers hold one element type. Only where every value
-    // that reaches the operand is a load: `k = tl.load(p)` then `k = ((k - z) * s).to(q.dtype)`
-    // dots the dequantized values, not the packed ones.
+    // that reaches the operand is a load, or a cast of the operand itself on some path (`if
+    // AB_DTYPE: a = a.to(c_type)`): `k = tl.load(p)` then `k = ((k - z) * s).to(q.dtype)` dots
+    // dequantized values, and the packed pointer's type says nothing of the other operand's.
     auto as_loaded = [&](TSNode operand) {
       std::vector<TSNode> found = loads_of(operand);
-      if (is_type(operand, "identifier")) {
-        auto it = assigned.find(m_.text_of(operand));
-        if (it == assigned.end() || reaching(it->second, ts_node_start_byte(operand)).size() != found.size()) return std::vector<TSNode>{};
+      if (!is_type(operand, "identifier")) return found;
+      std::string name = m_.text_of(operand);
+      auto it = assigned.find(name);
+      if (it == assigned.end()) return std::vector<TSNode>{};
+      for (TSNode rhs : reaching(it->second, ts_node_start_byte(operand))) {
+        if (is_type(rhs, "call") && op_name(rhs) == "load") continue;
+        TSNode fn = is_type(rhs, "call") ? field(rhs, "function") : TSNode{};
+        bool self_cast = !ts_node_is_null(fn) && is_type(fn, "attribute") &&
+                         m_.text_of(field(fn, "attribute")) == "to" && m_.text_of(field(fn, "object")) == name;
+        if (!self_cast) return std::vector<TSNode>{};
       }
       return found;
     };
