@@ -129,6 +129,17 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
     if (t == "assignment") {
       TSNode left = field(n, "left"), right = field(n, "right");
       if (is_type(left, "identifier") && !ts_node_is_null(right)) assigned[m_.text_of(left)].push_back(right);
+      // `lo, hi = tl.load(p + tl.arange(0, 2)).split()`: each name holds elements of the operand.
+      if ((is_type(left, "pattern_list") || is_type(left, "tuple_pattern")) && is_type(right, "call")) {
+        TSNode fn = field(right, "function");
+        TSNode operand = is_type(fn, "attribute") && m_.text_of(field(fn, "attribute")) == "split" ? field(fn, "object")
+                         : op_name(right) == "split" ? argument(right, 0)
+                                                     : TSNode{};
+        if (!ts_node_is_null(operand))
+          for_each_named_child(left, [&](TSNode c) {
+            if (is_type(c, "identifier")) assigned[m_.text_of(c)].push_back(operand);
+          });
+      }
     } else if (t == "augmented_assignment") {
       TSNode left = field(n, "left"), right = field(n, "right");
       if (is_type(left, "identifier") && !ts_node_is_null(right)) updated[m_.text_of(left)].push_back(right);
@@ -525,6 +536,17 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
   {
     std::vector<TSNode> work;
     for (const auto& op : ops) work.push_back(op.address);
+    // Triton adds only integers to a pointer, wherever the sum goes (inline assembly, a multimem
+    // instruction): `p.to(tl.pointer_type(tl.uint64)) + offs * 2`.
+    for_each_node(body, [&](TSNode n) {
+      if (!is_type(n, "binary_operator")) return;
+      std::string op = m_.text_of(field(n, "operator"));
+      if (op != "+" && op != "-") return;
+      TSNode left = field(n, "left");
+      bool pointer = m_.text_of(left).find("pointer_type(") != std::string::npos;
+      for (const auto& b : bases_of(left)) pointer = pointer || out.pointers.count(b) > 0;
+      if (pointer) work.push_back(field(n, "right"));
+    });
     std::set<std::string> expanded;
     size_t steps = 0;
     while (!work.empty() && ++steps < 100000) {
