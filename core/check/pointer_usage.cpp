@@ -493,6 +493,27 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
         for (const auto& src : bases_of(address_of(load)))
           if (dst != src) out.copies.emplace_back(dst, src);
   }
+  // `x.to(tl.float8e4nv, bitcast=True)` of loaded values: Triton bitcasts only between types of
+  // one width, so the elements are that wide (a byte buffer read as fp8). Narrow widths only: the
+  // fp32 assumed for want of evidence is already 32 bits wide.
+  for_each_call(body, [&](TSNode n) {
+    TSNode fn = field(n, "function");
+    TSNode bitcast = keyword(n, "bitcast", m_);
+    if (!is_type(fn, "attribute") || m_.text_of(field(fn, "attribute")) != "to" || ts_node_is_null(bitcast) ||
+        m_.text_of(bitcast) != "True")
+      return;
+    TSNode target = argument(n, 0);
+    if (ts_node_is_null(target)) target = keyword(n, "dtype", m_);
+    if (ts_node_is_null(target)) return;
+    auto q = m_.qualified_name(target);
+    std::string dtype = triton_dtype(q ? *q : m_.text_of(target));
+    bool byte = dtype.rfind("fp8", 0) == 0 || dtype == "i8" || dtype == "u8";
+    bool half = dtype == "fp16" || dtype == "bf16" || dtype == "i16" || dtype == "u16";
+    if (!byte && !half) return;
+    for (TSNode load : loads_of(field(fn, "object")))
+      for (const auto& p : bases_of(address_of(load)))
+        set_dtype(p, byte ? "u8" : "i16", "loaded values bitcast to " + dtype);
+  });
   // The type a Triton op makes values of: `tl.zeros(shape, dtype=tl.int32)`, `tl.full(shape, 0,
   // tl.int64)`, `tl.cast(pid, tl.int64)`.
   auto made_type = [&](TSNode e) -> std::string {

@@ -7,6 +7,16 @@ promise was about the generator's real arguments; the check launches synthesized
 promise those break (an integer said divisible by 16 that gets 1) is left out: compiled in, it
 would make the kernel vectorize over misaligned addresses for reasons not its own.
 """
+import re
+
+_CONVERTED = re.compile(r"(?<![\w.])([A-Za-z_]\w*)\.to\(")
+
+
+def converted_names(source):
+    """Names the kernel's source converts with `.to(...)` (`stride.to(tl.int64)`). A constexpr
+    has no `.to`, so where the repository launches the kernel such a parameter is never the 1
+    Triton would specialize; a 1 the check derived from stand-in shapes must stay a scalar."""
+    return set(_CONVERTED.findall(source or ""))
 
 
 def attach(plan, spec):

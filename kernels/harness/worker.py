@@ -386,8 +386,8 @@ class Worker:
             row["stage_reached"] = "compile"
             self.mark("compile")
             p = launch.plan(spec, kernel_params(fn), source)
-            specialize.ones_as_constants(p, spec, {q.name for q in getattr(fn, "params", ())
-                                                   if getattr(q, "do_not_specialize", False)})
+            unspecialized = {q.name for q in getattr(fn, "params", ()) if getattr(q, "do_not_specialize", False)}
+            specialize.ones_as_constants(p, spec, unspecialized | specialize.converted_names(getattr(fn, "src", "")))
             specialize.attach(p, spec)
             row.update(grid=p["grid"], constexprs=_jsonable(p["constexprs"]),
                        guessed=p["guessed"])

@@ -176,6 +176,13 @@ class OnesAsConstants(unittest.TestCase):
         self.assertIn(("stride_guessed", "scalar", 1), p["args"])
         self.assertEqual(p["signature"]["stride_col"], "constexpr")
 
+    def test_a_parameter_the_kernel_converts_is_no_one_its_launches_give(self):
+        import specialize
+        src = "def k(x, stride_col, n):\n    off = stride_col.to(tl.int64) * n + x.dtype.to(1)\n    y = tl.x.to(1)\n"
+        self.assertEqual(specialize.converted_names(src), {"stride_col"})
+        p = self.planned(self.SPEC, specialize.converted_names(src))
+        self.assertIn(("stride_col", "scalar", 1), p["args"])
+
     def test_do_not_specialize_and_inductor_kernels_keep_the_scalar(self):
         p = self.planned(self.SPEC, {"stride_col"})
         self.assertEqual(p["signature"]["stride_col"], "i32")
