@@ -70,6 +70,9 @@ std::pair<nlohmann::json, std::string> constexpr_fallback(const std::string& nam
     if (up == "RANK" || ends_with(up, "_RANK") || up == "MY_PE" || up == "PE" || up == "RANK_ID")
       return {0, "rank of the one GPU"};
   }
+  // `BLOCK_M1 = BLOCK_M // BLOCK_SLICE_FACTOR`: a ratio divides the block sizes guessed below; one
+  // as large as they are leaves blocks of 1, which tl.dot refuses (K >= 16).
+  if (!arange_bound && (contains(up, "FACTOR") || contains(up, "RATIO"))) return {2, "ratio name"};
   // BM, BN, BK, and flash-linear-attention's BT/BC/BV/BTL/BTS: its kernels are written for
   // chunks of 64 (its default chunk size), and 128-wide tiles of several of them spill so much
   // that ptxas runs for minutes.
