@@ -510,6 +510,15 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
     bool byte = dtype.rfind("fp8", 0) == 0 || dtype == "i8" || dtype == "u8";
     bool half = dtype == "fp16" || dtype == "bf16" || dtype == "i16" || dtype == "u16";
     if (!byte && !half) return;
+    // Under a mode flag (`if USE_FP8: k = k.to(tl.float8e5, bitcast=True)`) the bitcast is one
+    // path, and the elements are as wide as the other path's use of them.
+    for (TSNode up = ts_node_parent(n); !ts_node_is_null(up) && !ts_node_eq(up, body); up = ts_node_parent(up)) {
+      if (!is_type(up, "if_statement") && !is_type(up, "elif_clause")) continue;
+      TSNode cond = field(up, "condition");
+      while (is_type(cond, "parenthesized_expression") || is_type(cond, "not_operator"))
+        cond = is_type(cond, "not_operator") ? field(cond, "argument") : ts_node_named_child(cond, 0);
+      if (is_type(cond, "identifier") && param_set.count(m_.text_of(cond))) return;
+    }
     for (TSNode load : loads_of(field(fn, "object")))
       for (const auto& p : bases_of(address_of(load)))
         set_dtype(p, byte ? "u8" : "i16", "loaded values bitcast to " + dtype);
