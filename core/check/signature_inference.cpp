@@ -25,6 +25,7 @@
 #include "core/check/constant_eval.h"
 #include "core/check/decorator_facts.h"
 #include "core/check/descriptor_usage.h"
+#include "core/check/element_type_agreement.h"
 #include "core/check/launch_facts.h"
 #include "core/check/name_text.h"
 #include "core/check/pointer_usage.h"
@@ -637,70 +638,9 @@ InferredSignature triton_signature(const KernelSource& k) {
       out.args.erase(name);
     }
   }
-  // A copy's source or destination whose element type nothing stated takes the other's stated one
-  // (`pad = torch.full(..., dtype=torch.int32)` filled from the caller's `topk_idx`).
-  {
-    auto stated = [&](const std::string& name) -> std::string {
-      auto it = by_name.find(name);
-      if (it == by_name.end() || it->second.type.size() < 2 || it->second.type[0] != '*') return "";
-      auto f = launched.find(name);
-      bool launch_stated = it->second.origin == Origin::Launch && f != launched.end() && !f->second.dtype.empty();
-      bool body_stated = facts.dtypes.count(name) && !facts.dtype_from_float_fill.count(name);
-      return launch_stated || body_stated || it->second.origin == Origin::Annotation ? it->second.type : "";
-    };
-    // Only the fp32 assumed for want of evidence gives way: an index's width guessed from its name
-    // (`*_ids`: i32) is kept, as the other indices of the kernel, guessed alike, agree with it.
-    auto open = [&](const std::string& name) {
-      auto it = by_name.find(name);
-      return it != by_name.end() && it->second.type == "*fp32" && stated(name).empty();
-    };
-    auto take = [&](const std::string& to, const std::string& type, const std::string& why) {
-      InferredParam& p = by_name[to];
-      p.type = type;
-      p.why += why;
-      if (out.tensors.contains(to)) out.tensors[to]["dtype"] = type.substr(1);
-    };
-    for (const auto& [dst, src] : facts.copies)
-      for (const auto& [to, from] : {std::pair{src, dst}, std::pair{dst, src}}) {
-        std::string type = stated(from);
-        if (type.empty() || !open(to) || by_name[to].type == type) continue;
-        take(to, type, "; copied " + std::string(to == src ? "into " : "from ") + from + ", of that type");
-      }
-    // The same for the operands of a tl.dot (`A_ptr` fp8 by the launch, `B_ptr` left to the caller).
-    for (const auto& [a, b] : facts.dot_operands)
-      for (const auto& [to, from] : {std::pair{a, b}, std::pair{b, a}}) {
-        std::string type = stated(from);
-        if (type.empty() || type == "*fp32" || !open(to)) continue;
-        take(to, type, "; dotted with " + from + ", of that type");
-      }
-  }
-  // Tensors whose element type the launcher leaves open (`q` handed in by the caller) take the one
-  // half-precision type it fixes for the others (`torch.empty(..., dtype=torch.float16)`), if there
-  // is exactly one: kernels mix their operands in tl.dot and arithmetic, which wants one type.
-  if (chosen) {
-    std::set<std::string> floats;
-    for (const auto& [name, f] : launched)
-      if (f.role == "tensor" && (f.dtype == "fp16" || f.dtype == "bf16")) floats.insert(f.dtype);  // fp32: statistics buffers
-    if (floats.size() == 1)
-      for (auto& [name, p] : by_name) {
-        auto f = launched.find(name);
-        if (p.origin != Origin::Launch || f == launched.end() || f->second.role != "tensor" || !f->second.dtype.empty()) continue;
-        if (p.type != "*fp32" || facts.dtypes.count(name)) continue;  // the body's own reading of it wins
-        p.type = "*" + *floats.begin();
-        p.why += "; the launcher's floating type";
-        if (out.tensors.contains(name)) out.tensors[name]["dtype"] = *floats.begin();
-      }
-  }
-  // A float `other=` fill says the elements are floating, not how wide: fp32 from it alone is as
-  // much an assumption as no evidence at all.
-  for (const auto& pn : params) {
-    const InferredParam& p = by_name[pn.name];
-    bool width_stated = facts.dtypes.count(pn.name) && !facts.dtype_from_float_fill.count(pn.name);
-    if (p.type != "*fp32" || width_stated) continue;
-    auto f = launched.find(pn.name);
-    bool launch_open = p.origin == Origin::Launch && f != launched.end() && f->second.dtype.empty();
-    if (is_guess(p.origin) || launch_open) out.assumed_fp32.push_back(pn.name);
-  }
+  std::vector<std::string> order;
+  for (const auto& pn : params) order.push_back(pn.name);
+  agree_element_types({by_name, facts, launched, chosen.has_value(), order}, out);
   // Tables of addresses are buffers the check fills with the address of a scratch buffer: a
   // pointer even where the launch hands an integer (an address its caller took from a tensor).
   for (const auto& pn : params) {
