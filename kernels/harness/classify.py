@@ -105,6 +105,27 @@ def unsupported_on_target(message):
     return {"target": found[0][1], "instructions": instructions[:8]}
 
 
+# The installed Triton lacks a name the kernel uses: `tl.async_task` (a fork's warp
+# specialization), the IR builder's `create_distributed_wait` (Triton-distributed's), a language
+# module such as `triton.language.extra.tlx`.
+_NOT_IN_TRITON = (
+    re.compile(r"module '(triton(?:\.\w+)*)' has no attribute '(\w+)'"),
+    re.compile(r"'triton\._C\.libtriton\.(ir\.builder)' object has no attribute '(\w+)'"),
+    re.compile(r"No module named '(triton(?:\.\w+)*)\.(\w+)'"),
+)
+
+
+def missing_from_triton(message):
+    """The dotted name the installed Triton lacks (`triton.language.async_task`,
+    `ir.builder.create_distributed_wait`), when that is what a failure says, else None: a kernel
+    written for a Triton fork, or one that moved an API no port knows, rather than a bad guess."""
+    for pattern in _NOT_IN_TRITON:
+        m = pattern.search(_SOURCE_EXCERPT.sub("", message or ""))
+        if m:
+            return "%s.%s" % (m.group(1), m.group(2))
+    return None
+
+
 def signal_name(signal_no):
     try:
         return signal.Signals(signal_no).name

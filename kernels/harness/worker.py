@@ -29,7 +29,7 @@ import sandbox  # noqa: E402
 import shared_state  # noqa: E402
 import specialize  # noqa: E402
 import triton_ports  # noqa: E402
-from classify import classify, trim, unsupported_on_target  # noqa: E402
+from classify import classify, missing_from_triton, trim, unsupported_on_target  # noqa: E402
 
 STAGE_ORDER = ("import", "compile", "load", "run")
 
@@ -360,6 +360,9 @@ class Worker:
         target = unsupported_on_target(message)
         if target:
             row["unsupported_on_target"] = target
+        lacked = missing_from_triton(message) if row["error_class"] == "missing_name" else None
+        if lacked:
+            row["missing_from_triton"] = lacked
         return current in ("load", "run") or isinstance(e, SystemExit)
 
     def check_module(self, task, spec, stage, row, ported=None):
@@ -427,6 +430,7 @@ class Worker:
         for k in ("error_class", "message", "compile_ms", "n_regs", "n_spills", "shared_bytes", "run_ms"):
             row[k] = None if k != "message" else ""
         row.pop("unsupported_on_target", None)  # the first attempt's; this one says its own
+        row.pop("missing_from_triton", None)
         row.update(stage_reached="import", status="fail", module_checked="ported", port=port)
         self.mark("import")
         try:

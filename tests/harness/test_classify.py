@@ -1,7 +1,7 @@
 import unittest
 
 from util import HARNESS  # noqa: F401 -- puts the harness on sys.path
-from classify import CLASSES, classify, trim, unsupported_on_target
+from classify import CLASSES, classify, missing_from_triton, trim, unsupported_on_target
 
 
 class Classify(unittest.TestCase):
@@ -72,6 +72,19 @@ class Classify(unittest.TestCase):
         self.assertEqual(unsupported_on_target(message),
                          {"target": "sm_90a", "instructions": ["cvt with .e2m1x2", "cvt with .ue8m0x2"]})
         self.assertIsNone(unsupported_on_target("ptxas fatal: Unresolved extern function"))
+
+    def test_names_the_installed_triton_lacks_are_named(self):
+        self.assertEqual(missing_from_triton("AttributeError: module 'triton.language' has no attribute 'async_task'"),
+                         "triton.language.async_task")
+        self.assertEqual(missing_from_triton("AttributeError: 'triton._C.libtriton.ir.builder' object has no "
+                                             "attribute 'create_distributed_wait'"),
+                         "ir.builder.create_distributed_wait")
+        self.assertEqual(missing_from_triton("ModuleNotFoundError: No module named 'triton.language.extra.tlx'"),
+                         "triton.language.extra.tlx")
+        # Other libraries, and names only the quoted kernel source mentions, are not Triton's.
+        self.assertIsNone(missing_from_triton("ModuleNotFoundError: No module named 'fla'"))
+        self.assertIsNone(missing_from_triton("CompilationError: at 3:4:\n    # module 'triton.language' has no "
+                                              "attribute 'x'\n    ^\nNameError: y is not defined"))
 
     def test_message_fallbacks_without_types(self):
         self.assertEqual(classify("compile", ("CompilationError",), "x is not defined"),
