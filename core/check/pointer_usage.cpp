@@ -173,15 +173,18 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
   };
   auto reaching = [&](const std::vector<TSNode>& rhss, uint32_t use) {
     std::vector<TSNode> out;
+    // A name is bound once its value is computed: a use inside the value (`p = (p + offs)`) reads
+    // the binding before it, not this one.
     for (TSNode a : rhss) {
-      uint32_t at = ts_node_start_byte(a);
-      if (at >= use) continue;
+      uint32_t at = ts_node_end_byte(a);
+      if (at > use) continue;
       bool replaced = false;
       for (TSNode b : rhss) {
-        uint32_t bt = ts_node_start_byte(b);
-        if (bt <= at || bt >= use) continue;
+        uint32_t bt = ts_node_end_byte(b);
+        if (bt <= at || bt > use) continue;
         TSNode block = enclosing_block(b);
-        replaced = replaced || (at >= ts_node_start_byte(block) && at < ts_node_end_byte(block));
+        uint32_t a_start = ts_node_start_byte(a);
+        replaced = replaced || (a_start >= ts_node_start_byte(block) && a_start < ts_node_end_byte(block));
       }
       if (!replaced) out.push_back(a);
     }
@@ -196,7 +199,7 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
         if (t == "identifier") {
           std::string name = m_.text_of(e);
           if (param_set.count(name)) found.insert(name);
-          if (!seen.insert(name).second) return;
+          if (!seen.insert(name + "@" + std::to_string(ts_node_start_byte(e))).second) return;
           auto it = assigned.find(name);
           if (it != assigned.end())
             for (TSNode rhs : reaching(it->second, ts_node_start_byte(e))) bases(rhs, found, seen, depth + 1);
@@ -592,6 +595,15 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
       if (is_type(n, "call") && op_name(n) == "load") nested_loads.push_back(n);
       // `tl.argmax(x, 1)` is an index whatever x holds.
       if (is_type(n, "call") && (op_name(n) == "argmax" || op_name(n) == "argmin")) continue;
+      // A comparison is boolean whatever its operands hold (`qk_mask = (qk + gap) >= qk_max`).
+      if (is_type(n, "comparison_operator")) continue;
+      // An atomic returns the old elements at its address (`off = tl.atomic_add(counts, n)`): the
+      // index is what that pointer holds, not what is added to it.
+      if (is_type(n, "call") && op_name(n).rfind("atomic_", 0) == 0) {
+        nested_loads.push_back(n);
+        if (!ts_node_is_null(argument(n, 0))) work.push_back(argument(n, 0));
+        continue;
+      }
       uint32_t count = ts_node_named_child_count(n);
       for (uint32_t i = 0; i < count; ++i) work.push_back(ts_node_named_child(n, i));
     }
