@@ -119,8 +119,9 @@ def missing_from_triton(message):
     """The dotted name the installed Triton lacks (`triton.language.async_task`,
     `ir.builder.create_distributed_wait`), when that is what a failure says, else None: a kernel
     written for a Triton fork, or one that moved an API no port knows, rather than a bad guess."""
+    said = _SOURCE_EXCERPT.sub("", message or "")
     for pattern in _NOT_IN_TRITON:
-        m = pattern.search(_SOURCE_EXCERPT.sub("", message or ""))
+        m = pattern.search(said)
         if m:
             return "%s.%s" % (m.group(1), m.group(2))
     return None

@@ -337,7 +337,7 @@ class Worker:
             return
         trial = {"id": spec["id"], "stage_reached": "import", "status": "fail", "message": ""}
         of = row.get("module_checked")
-        ported = os.path.join(task["scratch"], "ported_%d.py" % spec["id"]) if of == "ported" else None
+        ported = ported_path(task, spec) if of == "ported" else None
         try:
             self.check_module(dict(task, arch=newer), spec, "compile", trial, ported=ported)
         except Exception:  # noqa: BLE001 -- the first verdict stands
@@ -418,7 +418,7 @@ class Worker:
         if not rewrites:
             return False
         first = first_verdict(row)
-        path = os.path.join(task["scratch"], "ported_%d.py" % spec["id"])
+        path = ported_path(task, spec)
         with open(path, "w") as f:
             f.write(ported)
         row["unported"] = first
@@ -450,7 +450,7 @@ class Worker:
         if knobs is None or not hasattr(knobs, "allow_non_constexpr_globals"):
             return False
         of = row.get("module_checked", "standalone")
-        path = os.path.join(task["scratch"], "ported_%d.py" % spec["id"])
+        path = ported_path(task, spec)
         if of == "ported":
             port = dict(row["port"])
         else:
@@ -725,6 +725,11 @@ class Worker:
             res["bench_ms"] = do_bench(lambda: ck[grid](*args), return_mode="median")
         del args
         return res
+
+
+def ported_path(task, spec):
+    """Where a port of the kernel's module is written: its task's scratch folder."""
+    return os.path.join(task["scratch"], "ported_%d.py" % spec["id"])
 
 
 def checked_source(task, spec, of):
