@@ -220,8 +220,7 @@ std::set<std::string> condition_operands(const PythonModule& m, TSNode body, int
   // A flag handed on to a helper that tests it (`impl(..., invert)`) is tested all the same.
   std::vector<TSNode> calls;
   auto take = [&](TSNode c) {
-    while (is_type(c, "not_operator") || is_type(c, "parenthesized_expression"))
-      c = is_type(c, "not_operator") ? field(c, "argument") : ts_node_named_child(c, 0);
+    c = tested_expression(c);
     if (is_type(c, "identifier")) out.insert(m.text_of(c));
   };
   std::vector<TSNode> stack{body};

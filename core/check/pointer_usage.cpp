@@ -52,6 +52,12 @@ std::string triton_dtype(const std::string& name) {
   return it == kTypes.end() ? "" : it->second;
 }
 
+TSNode tested_expression(TSNode condition) {
+  while (is_type(condition, "not_operator") || is_type(condition, "parenthesized_expression"))
+    condition = is_type(condition, "not_operator") ? field(condition, "argument") : ts_node_named_child(condition, 0);
+  return condition;
+}
+
 TSNode argument(TSNode call, size_t position) {
   TSNode found{};
   size_t index = 0;
@@ -517,9 +523,7 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
     // path, and the elements are as wide as the other path's use of them.
     for (TSNode up = ts_node_parent(n); !ts_node_is_null(up) && !ts_node_eq(up, body); up = ts_node_parent(up)) {
       if (!is_type(up, "if_statement") && !is_type(up, "elif_clause")) continue;
-      TSNode cond = field(up, "condition");
-      while (is_type(cond, "parenthesized_expression") || is_type(cond, "not_operator"))
-        cond = is_type(cond, "not_operator") ? field(cond, "argument") : ts_node_named_child(cond, 0);
+      TSNode cond = tested_expression(field(up, "condition"));
       if (is_type(cond, "identifier") && param_set.count(m_.text_of(cond))) return;
     }
     for (TSNode load : loads_of(field(fn, "object")))

@@ -64,6 +64,9 @@ std::vector<std::string> parameter_names(const PythonModule& m, TSNode definitio
 // The positional argument of `call` at `position`, or a null node.
 TSNode argument(TSNode call, size_t position);
 
+// A condition without its `not`s and parentheses: what it tests (`not (USE_FP8)` -> `USE_FP8`).
+TSNode tested_expression(TSNode condition);
+
 // Calls `visit(parameter, argument value)` for each argument of `call`, a call of the function
 // defined at `callee`: keywords by name, positional arguments in order.
 void for_each_call_argument(const PythonModule& m, TSNode call, TSNode callee,
