@@ -262,6 +262,7 @@ LaunchTarget launch_target(int64_t id, const KernelRecord& rec) {
   t.name = k.name;
   t.path = rec.path;
   t.qualname = k.qualname;
+  t.line = k.start_line;
   const nlohmann::json& meta = k.meta;
   if (meta.is_object() && meta.contains("parameters") && meta["parameters"].is_array())
     for (const auto& p : meta["parameters"]) {

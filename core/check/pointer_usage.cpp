@@ -530,6 +530,26 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
       for (const auto& p : bases_of(address_of(load)))
         set_dtype(p, byte ? "u8" : "i16", "loaded values bitcast to " + dtype);
   });
+  // `tl.inline_asm_elementwise(asm, "=r,r", args=[packed], dtype=..., is_pure=True, pack=4)`: pack
+  // elements of each argument share one 32-bit register, so loaded arguments are 32/pack bits
+  // wide (a uint8 buffer of fp4 pairs unpacked four bytes at a time).
+  for_each_op("inline_asm_elementwise", [&](TSNode n) {
+    TSNode pack = keyword(n, "pack", m_);
+    if (ts_node_is_null(pack)) pack = argument(n, 5);
+    TSNode constraints = keyword(n, "constraints", m_);
+    if (ts_node_is_null(constraints)) constraints = argument(n, 1);
+    std::string p = ts_node_is_null(pack) ? "" : m_.text_of(pack);
+    if ((p != "2" && p != "4") || ts_node_is_null(constraints) || m_.text_of(constraints).find('r') == std::string::npos)
+      return;
+    TSNode args = keyword(n, "args", m_);
+    if (ts_node_is_null(args)) args = argument(n, 2);
+    if (!is_type(args, "list") && !is_type(args, "tuple")) return;
+    for_each_named_child(args, [&](TSNode a) {
+      for (TSNode load : loads_of(a))
+        for (const auto& base : bases_of(address_of(load)))
+          set_dtype(base, p == "4" ? "u8" : "i16", "loaded values packed " + p + " to a register of inline assembly");
+    });
+  });
   // The type a Triton op makes values of: `tl.zeros(shape, dtype=tl.int32)`, `tl.full(shape, 0,
   // tl.int64)`, `tl.cast(pid, tl.int64)`.
   auto made_type = [&](TSNode e) -> std::string {
@@ -779,6 +799,14 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
       } else if (is_type(n, "call")) {
         TSNode fn = field(n, "function");
         std::string name = op_name(n);
+        // `b.__lshift__(4).to(tl.int8).__rshift__(4)`: the operators called by their method names.
+        std::string method = is_type(fn, "attribute") ? m_.text_of(field(fn, "attribute")) : "";
+        bool shift = method == "__lshift__" || method == "__rshift__" || method == "__floordiv__";
+        if (shift || method == "__and__" || method == "__or__" || method == "__xor__") {
+          collect(field(fn, "object"));
+          collect(field(n, "arguments"));
+          if (shift) direct_int_reads.push_back(field(fn, "object"));
+        }
         bool loop = (is_type(fn, "identifier") && m_.text_of(fn) == "range") || name == "range" || name == "static_range";
         // `tl.swizzle2d(i, j, size_i, size_j, size_g)` computes with `//` and `%` on all five.
         bool integer_call = name == "cdiv" || name == "swizzle2d";

@@ -27,6 +27,22 @@ LaunchSite bound(const LaunchTarget& k, const LaunchSite& s) {
   return out;
 }
 
+// Several definitions of one qualname in the launch's file: keep those the arguments fit (all
+// when none does), then the last defined above the launch, if any is.
+void narrow_redefinitions(std::vector<const LaunchTarget*>& chosen, const LaunchSite& s) {
+  if (chosen.size() < 2) return;
+  for (const LaunchTarget* k : chosen)
+    if (k->qualname != chosen.front()->qualname || k->path != s.path) return;
+  std::vector<const LaunchTarget*> fitting;
+  for (const LaunchTarget* k : chosen)
+    if (fits(*k, s)) fitting.push_back(k);
+  if (!fitting.empty()) chosen = fitting;
+  const LaunchTarget* reaching = nullptr;
+  for (const LaunchTarget* k : chosen)
+    if (k->line > 0 && k->line < s.line && (!reaching || k->line > reaching->line)) reaching = k;
+  if (reaching) chosen = {reaching};
+}
+
 }  // namespace
 
 std::vector<LinkedLaunch> link_launches(const std::vector<LaunchTarget>& kernels, const std::vector<LaunchSite>& launches) {
@@ -66,6 +82,7 @@ std::vector<LinkedLaunch> link_launches(const std::vector<LaunchTarget>& kernels
         for (auto it = lo; it != hi; ++it)
           if (fits(*it->second, s)) chosen.push_back(it->second);
     }
+    narrow_redefinitions(chosen, s);
     for (const LaunchTarget* k : chosen) out.push_back({k->id, bound(*k, s), i});
   }
   return out;

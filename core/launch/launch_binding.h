@@ -14,6 +14,7 @@ struct LaunchTarget {
   std::string path;
   std::string qualname;             // `test_x.<locals>.kernel` for a kernel defined in a function
   std::vector<std::string> params;  // in order, splats excluded
+  int line = 0;                     // first line of the definition
 };
 
 struct LinkedLaunch {
@@ -27,7 +28,10 @@ struct LinkedLaunch {
 // matched by name alone (`self.kernel`) prefers a kernel of its own file, else every kernel of
 // that name whose parameters can take the arguments. A kernel defined inside the launching
 // function wins over every other; several of one name in the launch's own file (nested kernels
-// of test functions) leave the launch unlinked rather than linked to the wrong one. Positional arguments bind in order,
+// of test functions) leave the launch unlinked rather than linked to the wrong one. One name
+// defined twice in a file (`if triton.__version__ >= ...: def k` / `else: def k`, each branch with
+// its launcher) links to the definitions the launch's arguments fit, and of those to the last one
+// defined before the launch: the one its branch holds. Positional arguments bind in order,
 // keywords by name; arguments no parameter takes stay unbound (param empty).
 std::vector<LinkedLaunch> link_launches(const std::vector<LaunchTarget>& kernels, const std::vector<LaunchSite>& launches);
 

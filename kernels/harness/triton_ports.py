@@ -95,6 +95,21 @@ MOVES = (
          "answers TypeError: 'dtype' object is not callable",
          "applied only where the installed Triton does not resolve a call of a dtype (its dtypes "
          "are not callable); a cast of a Python scalar gives the same typed scalar"),
+    Move("tuple.single", "p = (base + offs,) inside @triton.jit, then tl.load(p)", "p = base + offs", "3.2", None,
+         "triton-lang/triton#5220 ([FRONTEND] added support for tuples, 2024-11): before it, an "
+         "assignment to one name zipped the names with the values, so a one-element tuple bound its "
+         "element; since, the name holds a tuple and tl.load answers \"'tuple_type' object has no "
+         "attribute 'is_ptr'\"",
+         "only single-name assignments of a parenthesized one-element tuple inside jitted functions "
+         "(vLLM's punica/sgmv lineage writes its A pointers so)"),
+    Move("typing.annotation", "@triton.jit def f(...) -> Tuple[tl.tensor, tl.tensor] (typing in a jitted "
+         "function's annotations)", "the same function without the typing annotations", None, None,
+         "Triton 3.x resolves every global a jitted function's source names to hash its dependencies "
+         "and answers 'RuntimeError: Unsupported function referenced: typing.Tuple' for typing's "
+         "objects; the annotations never reached code generation",
+         "only annotations that name something imported from typing (or typing.X); tl.constexpr and "
+         "tl.* annotations stay. Tried when the failure names typing, whatever the installed Triton "
+         "resolves"),
     Move("AttrsDescriptor", "from triton.compiler.compiler import AttrsDescriptor", None, "3.3", None,
          "triton-lang/triton#4734 (refactored, Triton 3.2), triton-lang/triton#6080 (gone in 3.3)",
          "Inductor headers only: the kernel-only form (`module_checked: kernel_only`) leaves it out"),
@@ -394,6 +409,110 @@ def _port_jitted_globals(source):
     return "\n".join(lines), names
 
 
+def _single_tuples(source):
+    """(start, end, element) byte spans of `NAME = (EXPR,)` values inside functions whose
+    decorators mention `jit`; empty when the source does not parse."""
+    import ast
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return []
+    spans = []
+    for node in ast.walk(tree):
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) or not any(
+                "jit" in ast.unparse(d) for d in node.decorator_list):
+            continue
+        for n in ast.walk(node):
+            if (isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name)
+                    and isinstance(n.value, ast.Tuple) and len(n.value.elts) == 1
+                    and not isinstance(n.value.elts[0], ast.Starred)):
+                spans.append((n.value, n.value.elts[0]))
+    return spans
+
+
+def _port_single_tuples(source):
+    """`a_ptr = (input_ptr + offs,)` in a kernel -> `a_ptr = (input_ptr + offs)`: (text, count)."""
+    spans = _single_tuples(source)
+    if not spans:
+        return source, 0
+    data = source.encode("utf-8")
+    starts = [0]
+    for line in data.split(b"\n"):
+        starts.append(starts[-1] + len(line) + 1)
+
+    def offset(line, col):  # ast columns are UTF-8 byte offsets
+        return starts[line - 1] + col
+    edits = []
+    for tup, elt in spans:
+        t0, t1 = offset(tup.lineno, tup.col_offset), offset(tup.end_lineno, tup.end_col_offset)
+        e0, e1 = offset(elt.lineno, elt.col_offset), offset(elt.end_lineno, elt.end_col_offset)
+        inner = data[e0:e1]
+        # Keep the element's own parentheses and the line breaks inside it.
+        edits.append((t0, t1, b"(" + inner + b")"))
+    for t0, t1, text in sorted(edits, reverse=True):
+        data = data[:t0] + text + data[t1:]
+    return data.decode("utf-8"), len(edits)
+
+
+def _typing_annotations(source):
+    """Byte spans to delete: the annotations of jitted functions (`-> Tuple[...]`, `: Optional[int]`)
+    that name something imported from typing; empty when the source does not parse."""
+    import ast
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return []
+    typing_names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module == "typing":
+            typing_names.update(a.asname or a.name for a in node.names)
+        elif isinstance(node, ast.Import):
+            typing_names.update(a.asname or a.name for a in node.names if a.name == "typing")
+
+    def names_typing(annotation):
+        return annotation is not None and any(
+            isinstance(n, ast.Name) and n.id in typing_names for n in ast.walk(annotation))
+    found = []
+    for node in ast.walk(tree):
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) or not any(
+                "jit" in ast.unparse(d) for d in node.decorator_list):
+            continue
+        if names_typing(node.returns):
+            found.append(("returns", node.returns))
+        for a in node.args.posonlyargs + node.args.args + node.args.kwonlyargs:
+            if names_typing(a.annotation):
+                found.append(("arg", a))
+    return found
+
+
+def _port_typing_annotations(source):
+    """`def f(x) -> Tuple[tl.tensor, tl.tensor]:` in a kernel -> `def f(x):`: (text, count)."""
+    found = _typing_annotations(source)
+    if not found:
+        return source, 0
+    data = source.encode("utf-8")
+    starts = [0]
+    for line in data.split(b"\n"):
+        starts.append(starts[-1] + len(line) + 1)
+    edits = []
+    for kind, node in found:
+        if kind == "returns":
+            end = starts[node.end_lineno - 1] + node.end_col_offset
+            arrow = data.rfind(b"->", 0, starts[node.lineno - 1] + node.col_offset)
+            if arrow < 0:
+                continue
+            while arrow > 0 and data[arrow - 1:arrow] in (b" ", b"\t"):
+                arrow -= 1
+            edits.append((arrow, end))
+        else:  # `x: Optional[int]` -> `x`
+            ann = node.annotation
+            end = starts[ann.end_lineno - 1] + ann.end_col_offset
+            edits.append((starts[node.lineno - 1] + node.col_offset + len(node.arg.encode("utf-8")), end))
+    for a, b in sorted(edits, reverse=True):
+        data = data[:a] + data[b:]
+    return data.decode("utf-8"), len(edits)
+
+
 def refused_global(message):
     """True when Triton (3.3 and later) refused a global that older Triton read (global.object)."""
     return bool(message) and "Cannot access global variable" in message
@@ -401,9 +520,11 @@ def refused_global(message):
 
 def moved_signature(message):
     """True when a failure message says a call used keywords an API has since dropped (the
-    dot.trans move), which a port can fix although the class is type_error."""
+    dot.trans move), or a jitted function's annotations name typing (typing.annotation), which a
+    port can fix although the class is not missing_name."""
     return bool(message) and ("unexpected keyword argument 'trans_" in message or
-                              "'dtype' object is not callable" in message)
+                              "'dtype' object is not callable" in message or
+                              "Unsupported function referenced: typing." in message)
 
 
 def _port_dtype_calls(source):
@@ -503,6 +624,14 @@ def port(source, installed):
         out, n = _guard_tools_imports(out)
         note("tools.experimental_descriptor", "import triton.tools.experimental_descriptor",
              "the same import inside try/except ImportError", n)
+
+    if applies(moves["tuple.single"], v):
+        out, n = _port_single_tuples(out)
+        note("tuple.single", "NAME = (EXPR,)", "NAME = (EXPR)", n)
+
+    if "typing" in out:
+        out, n = _port_typing_annotations(out)
+        note("typing.annotation", "a typing annotation of a jitted function", "no annotation", n)
 
     if _DTYPE_CALL.search(out) and not installed.dtype_callable():
         out, n = _port_dtype_calls(out)

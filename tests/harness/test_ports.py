@@ -179,6 +179,36 @@ class PortText(unittest.TestCase):
         compile(out, "ported.py", "exec")
         self.assertEqual(triton_ports.port(src, installed("3.2.0"))[1], [])
 
+    def test_one_element_tuple_assigned_to_a_name_in_a_kernel_binds_its_element(self):
+        # Triton before tuple support zipped one name with a tuple's values: `a_ptr = (p + o,)`
+        # bound the pointer. Host code's one-element tuples (grids) and longer tuples stay.
+        src = HDR + ("@triton.jit\ndef k(x_ptr, o, n):\n    a_ptr = (x_ptr + o * n +\n             o,)\n"
+                     "    pair = (x_ptr, o)\n    v = tl.load(a_ptr)\n"
+                     "def launch(x):\n    grid = (x.numel(),)\n    k[grid](x, 1, 2)\n")
+        out, rewrites = triton_ports.port(src, installed())
+        self.assertIn("    a_ptr = (x_ptr + o * n +\n             o)\n", out)
+        self.assertIn("    pair = (x_ptr, o)\n", out)
+        self.assertIn("    grid = (x.numel(),)\n", out)
+        self.assertEqual(rewrites, [{"move": "tuple.single", "old": "NAME = (EXPR,)", "new": "NAME = (EXPR)",
+                                     "count": 1}])
+        compile(out, "ported.py", "exec")
+        self.assertEqual(triton_ports.port(src, installed("3.1.0"))[1], [])
+
+    def test_typing_annotations_of_a_jitted_function_are_dropped(self):
+        # Triton 3.x refuses `typing.Tuple` as a referenced function; its annotations never
+        # mattered to code generation. tl.constexpr annotations and host functions stay.
+        src = HDR + ("from typing import Tuple, Optional\n"
+                     "@triton.jit\ndef step(acc, x, n: Optional[int] = None, B: tl.constexpr = 4\n"
+                     "         ) -> Tuple[tl.tensor,\n                    tl.tensor]:\n    return acc + x, x\n"
+                     "def host(x) -> Tuple[int, int]:\n    return 1, 2\n")
+        out, rewrites = triton_ports.port(src, installed())
+        self.assertIn("def step(acc, x, n = None, B: tl.constexpr = 4\n         ):\n    return acc + x, x\n", out)
+        self.assertIn("def host(x) -> Tuple[int, int]:\n", out)
+        self.assertEqual(rewrites, [{"move": "typing.annotation", "old": "a typing annotation of a jitted function",
+                                     "new": "no annotation", "count": 2}])
+        compile(out, "ported.py", "exec")
+        self.assertTrue(triton_ports.moved_signature("RuntimeError: Unsupported function referenced: typing.Tuple"))
+
     def test_table_entries_name_their_source_and_versions(self):
         for move in triton_ports.table():
             self.assertTrue(move["source"], move["id"])

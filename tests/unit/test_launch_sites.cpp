@@ -279,6 +279,38 @@ TEST_CASE("a launch through a class attribute links the method of that class onl
   CHECK(linked[1].kernel_id == 3);
 }
 
+TEST_CASE("a kernel defined once per version branch links to the definition its branch holds", "[launch]") {
+  // Each branch defines `_fwd` and its launcher; the second definition takes a scratch buffer
+  // more. The first launch must not bind to the second definition (its `tmp` would take `Out`),
+  // nor the second launch to the first (23 arguments for 22 parameters).
+  auto m = PythonModule::build("attn.py",
+                               "import triton\n"
+                               "if triton.__version__ >= '2.1.0':\n"
+                               "    @triton.jit\n"
+                               "    def _fwd(Q, Out, n, BLOCK: tl.constexpr):\n"
+                               "        pass\n"
+                               "    def attention(q, o):\n"
+                               "        _fwd[(1,)](q, o, q.shape[0], BLOCK=64)\n"
+                               "else:\n"
+                               "    @triton.jit\n"
+                               "    def _fwd(Q, TMP, Out, n, BLOCK: tl.constexpr):\n"
+                               "        pass\n"
+                               "    def attention(q, o):\n"
+                               "        tmp = torch.empty_like(q)\n"
+                               "        _fwd[(1,)](q, tmp, o, q.shape[0], BLOCK=64)\n");
+  ModuleIndex index({"attn.py"});
+  auto found = find_launches(*m, &index);
+  REQUIRE(found.size() == 2);
+  std::vector<LaunchTarget> kernels = {{1, "_fwd", "attn.py", "_fwd", {"Q", "Out", "n", "BLOCK"}, 4},
+                                       {2, "_fwd", "attn.py", "_fwd", {"Q", "TMP", "Out", "n", "BLOCK"}, 10}};
+  auto linked = link_launches(kernels, found);
+  REQUIRE(linked.size() == 2);
+  CHECK(linked[0].kernel_id == 1);
+  CHECK(linked[0].site.args[1].param == "Out");
+  CHECK(linked[1].kernel_id == 2);
+  CHECK(linked[1].site.args[1].param == "TMP");
+}
+
 TEST_CASE("every launch of a launcher sees the tensor facts of its whole body", "[launch]") {
   // The ranks and dtypes a body implies are read once per function and shared by its launches
   // (and by the nominal and alternate evaluations of each): the second launch, and the fact stated
