@@ -55,6 +55,10 @@ std::pair<nlohmann::json, std::string> constexpr_fallback(const std::string& nam
   if (use.condition && !arange_bound) return {false, "tested as a condition"};
   // `dtype_min_value`: a value of the dtype (a load's `other=`), not the dtype itself.
   if (ends_with(up, "VALUE") || ends_with(up, "_VAL")) return {0, "value name"};
+  // `DTYPE_MAX` (`row_max / DTYPE_MAX`): the largest value of a quantized type, a number; fp8
+  // e4m3's 448 keeps scales finite.
+  if (contains(up, "DTYPE") && (ends_with(up, "MAX") || ends_with(up, "MIN")))
+    return {ends_with(up, "MIN") ? -448.0 : 448.0, "a dtype's largest or smallest value"};
   if (contains(up, "DTYPE")) return {"tl.float32", "dtype name"};
   if (contains(up, "NUM_WARPS")) return {4, "num_warps name"};
   if (contains(up, "STAGES")) return {2, "stages name"};

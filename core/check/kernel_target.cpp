@@ -66,6 +66,14 @@ std::optional<KernelTarget> other_backend(const std::string& path, const std::st
   if (!folders.empty()) folders.pop_back();  // the file name is no backend folder
   for (const auto& f : folders)
     if (auto vendor = folder_vendor(f)) return KernelTarget{*vendor, "in the folder " + f + "/"};
+  // A Gluon kernel in a folder named for an AMD GPU (`_gluon_kernels/gfx1250/`) is laid out for
+  // that GPU even where its layouts come from elsewhere (a constexpr argument, an aggregate).
+  // Plain Triton kernels there are left alone: AMD's backend compiles the same language.
+  static const std::regex kAmdArch(R"((?:gfx\d+[a-z]?|cdna\d|rdna\d))");
+  static const std::regex kGluon(R"(\bgluon\b)");
+  if (std::regex_search(standalone, kGluon))
+    for (const auto& f : folders)
+      if (std::regex_match(lower(f), kAmdArch)) return KernelTarget{"amd", "a Gluon kernel in the folder " + f + "/"};
   return std::nullopt;
 }
 

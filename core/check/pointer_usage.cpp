@@ -275,8 +275,14 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
     return "";
   };
 
+  // Pointers by what the body does with them: an op's address. (`x.dtype`, noted below, is read
+  // of values as well: `m_i = m_ij.to(m_i.dtype)` in a helper handed running maxima.)
+  std::set<std::string> addressed;
   for (const auto& op : ops)
-    for (const auto& p : bases_of(op.address)) note(p, "tl." + op.name + " address");
+    for (const auto& p : bases_of(op.address)) {
+      note(p, "tl." + op.name + " address");
+      addressed.insert(p);
+    }
   for (TSNode a : dtype_reads) {
     TSNode object = field(a, "object");
     std::string attr = m_.text_of(field(a, "attribute"));
@@ -601,7 +607,7 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
       if (op != "+" && op != "-") return;
       TSNode left = field(n, "left");
       bool pointer = m_.text_of(left).find("pointer_type(") != std::string::npos;
-      for (const auto& b : bases_of(left)) pointer = pointer || out.pointers.count(b) > 0;
+      for (const auto& b : bases_of(left)) pointer = pointer || addressed.count(b) > 0;
       if (pointer) work.push_back(field(n, "right"));
     });
     std::set<std::string> expanded;
@@ -766,6 +772,13 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
         inner.pop_back();
         if (is_type(x, "identifier")) use_as_int(m_.text_of(x), ts_node_start_byte(x));
         if (is_type(x, "call") && op_name(x) == "load") continue;  // a nested load types its own pointer
+        // `input.shape[1] // 2`: a tensor's shape and type are integers (or types) whatever it holds.
+        if (is_type(x, "attribute")) {
+          std::string attr = m_.text_of(field(x, "attribute"));
+          if (attr == "shape" || attr == "dtype" || attr == "type" || attr == "ndim" || attr == "numel" ||
+              attr == "element_ty")
+            continue;
+        }
         // `mask & (m > -inf)`: a comparison is boolean whatever its operands are.
         if (is_type(x, "comparison_operator") || is_type(x, "boolean_operator") || is_type(x, "not_operator")) continue;
         for_each_named_child(x, [&](TSNode c) { inner.push_back(c); });

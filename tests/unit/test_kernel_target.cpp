@@ -50,6 +50,15 @@ TEST_CASE("Gluon kernels laid out for AMD's instructions are written for AMD", "
   CHECK(t->backend == "amd");
   CHECK(t->evidence == "uses AMD Gluon layouts (AMDMFMALayout)");
   CHECK(other_backend("g.py", "import triton.experimental.gluon.language as gl\nx = gl.amd.gfx1250.async_copy\n")->backend == "amd");
+  // A Gluon kernel in a folder named for an AMD GPU, whatever its standalone holds; a plain Triton
+  // kernel there is not (AMD's backend compiles the same language).
+  const char* gluon = "from triton.experimental import gluon\nimport triton.experimental.gluon.language as gl\n";
+  auto arch = other_backend("aiter/ops/_gluon_kernels/gfx1250/attention/mla.py", gluon);
+  REQUIRE(arch);
+  CHECK(arch->backend == "amd");
+  CHECK(arch->evidence == "a Gluon kernel in the folder gfx1250/");
+  CHECK_FALSE(other_backend("aiter/ops/_triton_kernels/gfx942/gemm.py", kPlain));
+  CHECK_FALSE(other_backend("kernels/sm90/attention.py", gluon));
   // NVIDIA's Gluon layouts, and the word in a name, are not.
   CHECK_FALSE(other_backend("g.py", "import triton.experimental.gluon.language as gl\nL = gl.NVMMASharedLayout(128, 16)\n"));
   CHECK_FALSE(other_backend("g.py", "import triton\namd_cdna = 3\n"));
