@@ -222,6 +222,7 @@ bool apply_launch_fact(const LaunchFact& f, bool is_constexpr, const PointerFact
   // one that does (`if cu_seqlens is None:`) runs with the None the launch writes.
   if (f.role == "none" && !is_constexpr && body.pointers.count(p.name) && !body.none_guarded.count(p.name))
     return false;
+  if (is_constexpr && f.role == "tuple") return false;  // a constexpr tuple: the body's use decides
   if (is_constexpr || f.role == "str" || f.role == "none" || f.role == "dtype") {
     if (f.role == "dtype" && f.value.is_null()) return false;
     p.type = "constexpr";
@@ -235,6 +236,13 @@ bool apply_launch_fact(const LaunchFact& f, bool is_constexpr, const PointerFact
     p.type = "fp32";
   } else if (f.role == "bool") {
     p.type = "i1";
+  } else if (f.role == "tuple") {
+    p.type = "(";
+    for (size_t i = 0; i < f.value.size(); ++i) {
+      int64_t v = f.value[i].get<int64_t>();
+      p.type += std::string(i ? "," : "") + ((v > INT32_MAX || v < INT32_MIN) ? "i64" : "i32");
+    }
+    p.type += ")";
   } else {
     return false;
   }

@@ -1,5 +1,6 @@
 #include "core/launch/launch_finder.h"
 
+#include <algorithm>
 #include <array>
 #include <map>
 #include <optional>
@@ -107,6 +108,10 @@ std::string role_of(const std::optional<json>& v, LaunchArgument& a) {
   if (v->is_number()) return a.value = *v, "float";
   if (v->is_string()) return a.value = *v, "str";
   if (v->is_null()) return "none";
+  // `x_stride=x.stride()`, `shape=x.shape`: a tuple of integers the kernel indexes.
+  if (v->is_array() && !v->empty() && v->size() <= 8 &&
+      std::all_of(v->begin(), v->end(), [](const json& x) { return x.is_number_integer(); }))
+    return a.value = *v, "tuple";
   return "unknown";
 }
 
