@@ -48,6 +48,7 @@ std::pair<nlohmann::json, std::string> constexpr_fallback(const std::string& nam
   // A selector's sizes-like name (`dim`) says nothing: a size no branch compares with takes none.
   if (use.selector) return {*use.selector, "compared only with literals: the first"};
   if (use.pointer_branch) return {*use.pointer_branch, "takes the branch that uses a parameter as a pointer"};
+  if (use.defining_branch) return {true, "takes the only branch binding a name read after it"};
   if (bool_flag_name(up)) return {false, "flag name"};
   // `for i in tl.static_range(W)` copies the body W times: a guess of 1024 for a letter makes
   // one compile take minutes (conv widths, hyper-connection counts), and real counts are small.
@@ -249,6 +250,54 @@ std::set<std::string> condition_operands(const PythonModule& m, TSNode body, int
       if (tested.count(target) && is_type(value, "identifier")) out.insert(m.text_of(value));
     });
   }
+  return out;
+}
+
+std::set<std::string> defining_branch_flags(const PythonModule& m, TSNode body, const std::set<std::string>& params) {
+  std::set<std::string> out;
+  // Every binding of a plain name, with where it starts, and every read of one.
+  std::multimap<std::string, uint32_t> bound, read;
+  for_each_node(body, [&](TSNode n) {
+    if (is_type(n, "assignment") || is_type(n, "augmented_assignment")) {
+      std::vector<TSNode> targets{field(n, "left")};
+      while (!targets.empty()) {
+        TSNode t = targets.back();
+        targets.pop_back();
+        if (is_type(t, "identifier")) bound.emplace(m.text_of(t), ts_node_start_byte(t));
+        else if (is_type(t, "pattern_list") || is_type(t, "tuple_pattern") || is_type(t, "parenthesized_expression"))
+          for_each_named_child(t, [&](TSNode c) { targets.push_back(c); });
+      }
+    } else if (is_type(n, "identifier")) {
+      TSNode up = ts_node_parent(n);
+      bool target = !ts_node_is_null(up) && (is_type(up, "assignment") || is_type(up, "augmented_assignment")) &&
+                    ts_node_eq(field(up, "left"), n);
+      bool attribute_name = !ts_node_is_null(up) && is_type(up, "attribute") && ts_node_eq(field(up, "attribute"), n);
+      bool keyword_name = !ts_node_is_null(up) && is_type(up, "keyword_argument") && ts_node_eq(field(up, "name"), n);
+      if (!target && !attribute_name && !keyword_name) read.emplace(m.text_of(n), ts_node_start_byte(n));
+    }
+  });
+  for_each_node(body, [&](TSNode n) {
+    if (!is_type(n, "if_statement")) return;
+    TSNode cond = field(n, "condition");
+    if (!is_type(cond, "identifier") || !params.count(m.text_of(cond))) return;
+    bool has_else = false;
+    for_each_named_child(n, [&](TSNode c) { has_else = has_else || is_type(c, "else_clause"); });
+    if (has_else) return;
+    TSNode branch = field(n, "consequence");
+    uint32_t if_start = ts_node_start_byte(n), if_end = ts_node_end_byte(n);
+    for (const auto& [name, at] : bound) {
+      if (at < ts_node_start_byte(branch) || at >= ts_node_end_byte(branch)) continue;
+      bool earlier = false, later_read = false;
+      auto [lo, hi] = bound.equal_range(name);
+      for (auto it = lo; it != hi; ++it) earlier = earlier || it->second < if_start;
+      auto [rlo, rhi] = read.equal_range(name);
+      for (auto it = rlo; it != rhi; ++it) later_read = later_read || it->second >= if_end;
+      if (!earlier && later_read && !params.count(name)) {
+        out.insert(m.text_of(cond));
+        break;
+      }
+    }
+  });
   return out;
 }
 

@@ -45,6 +45,7 @@ struct ConstexprUse {
   bool unrolled = false;      // in a tl.static_range: the loop is unrolled at compile time
   bool condition = false;     // tested as a condition (`if INVERT:`, `1 if flag else 0`)
   std::optional<bool> pointer_branch;  // the value that takes the branch using a parameter as a pointer
+  bool defining_branch = false;        // the first flag of a chain that alone binds a name read later
   std::optional<std::string> string_option;  // handed to a Triton option that takes a string
   std::optional<nlohmann::json> selector;     // only ever compared with literals: the first of them
   std::optional<int> called;                  // called as a function, with this many arguments
@@ -69,6 +70,10 @@ std::set<std::string> loop_bound_operands(const PythonModule& m, TSNode body);
 std::set<std::string> static_range_operands(const PythonModule& m, TSNode body);
 // Names tested for truth on their own (`if INVERT:`), also inside helpers they are handed to.
 std::set<std::string> condition_operands(const PythonModule& m, TSNode body, int depth = 0);
+// Flags of `if USE_INT4: b_ptrs = ... elif USE_INT8: b_ptrs = ...` chains without an else whose
+// first branch binds a local the body reads after the chain and nowhere binds before it: with
+// every flag off, the kernel reads a name never bound. Those first flags must be on.
+std::set<std::string> defining_branch_flags(const PythonModule& m, TSNode body, const std::set<std::string>& params);
 // Names whose every use in the body is `NAME == literal` or `NAME != literal` (`if dim == 0:
 // ... elif dim == 1:`, `if ACT == "gelu":`), an `axis=`, or an argument of a helper of the module
 // that uses its parameter so: mode selectors, with the first literal compared.

@@ -373,11 +373,13 @@ InferredSignature triton_signature(const KernelSource& k) {
     return found;
   };
   std::map<std::string, int> tuples, called;
+  std::set<std::string> defining;
   {
     std::set<std::string> names;
     for (const auto& pn : params) names.insert(pn.name);
     tuples = tuple_parameters(*m, field(site->definition, "body"), names);
     called = called_operands(*m, field(site->definition, "body"), names);
+    defining = defining_branch_flags(*m, field(site->definition, "body"), names);
   }
   auto use_of = [&](const std::string& name) {
     ConstexprUse u;
@@ -393,6 +395,7 @@ InferredSignature triton_signature(const KernelSource& k) {
     u.condition = conditions.count(name) > 0;
     auto flag = facts.pointer_branch_flags.find(name);
     if (flag != facts.pointer_branch_flags.end()) u.pointer_branch = flag->second;
+    u.defining_branch = defining.count(name) > 0;
     return u;
   };
 
