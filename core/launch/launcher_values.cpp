@@ -919,6 +919,30 @@ std::optional<json> LauncherValues::call(TSNode n, int depth) const {
   }
   std::string last = last_part(callee);
   bool torch_fn = q && q->rfind("torch.", 0) == 0;
+  // `isinstance(a, (float, int))` of a value the launcher holds: a tensor is a Tensor and no
+  // number, a number no Tensor (`a: torch.Tensor | float` goes down the tensor path the nominal
+  // value takes, so the flags it sets agree with the argument handed on).
+  if (callee == "isinstance" && positional.size() == 2) {
+    auto v = arg(0);
+    if (!v || v->is_null()) return std::nullopt;
+    std::vector<std::string> types;
+    TSNode t = positional[1];
+    if (is_type(t, "tuple") || is_type(t, "parenthesized_expression"))
+      for_each_named_child(t, [&](TSNode c) { types.push_back(last_part(m_.text_of(c))); });
+    else
+      types.push_back(last_part(m_.text_of(t)));
+    bool known = true, match = false;
+    for (const std::string& type : types) {
+      if (type == "Tensor") match = match || is_tensor(*v);
+      else if (type == "float") match = match || v->is_number_float();
+      else if (type == "int") match = match || v->is_number_integer() || v->is_boolean();
+      else if (type == "bool") match = match || v->is_boolean();
+      else if (type == "str") match = match || v->is_string();
+      else known = false;
+    }
+    if (match) return true;
+    return known ? std::optional<json>(false) : std::nullopt;
+  }
   // Inductor's output code allocates with `empty_strided_cuda(size, stride, dtype)`.
   bool inductor_alloc = last == "empty_strided_cuda" || last == "_empty_strided_cuda";
   if (inductor_alloc && !keywords.count("dtype") && positional.size() >= 3) keywords["dtype"] = positional[2];
