@@ -7,11 +7,13 @@ the sandbox, limits and privilege drop are already in place."""
 import ast
 import importlib.util
 import inspect
+import linecache
 import os
 import re
 import sys
 import textwrap
 import time
+import traceback
 
 import deferred_imports
 import module_inputs
@@ -54,6 +56,9 @@ def make_tensors(torch, specs, device, seed=0):
     g = torch.Generator(device="cpu").manual_seed(seed)
     out = []
     for s in specs:
+        if s.get("value") is not None:  # a number or a tuple of them (scalar_inputs)
+            out.append(s["value"])
+            continue
         shape = module_inputs.shape_of(s)
         dtype = s["dtype"]
         if dtype == "bool":
@@ -87,13 +92,96 @@ def _measure(torch):
 
 
 def _clone(torch, args):
-    return [a.clone() for a in args]
+    return [a.clone() if hasattr(a, "clone") else a for a in args]
 
 
 def _call(fn, specs, args):
     """fn on fresh copies of args, keyword-only inputs by name."""
-    positional, keywords = module_inputs.call_arguments(specs, [a.clone() for a in args])
+    positional, keywords = module_inputs.call_arguments(specs, _clone(None, args))
     return fn(*positional, **keywords)
+
+
+def _annotation_text(annotation):
+    if annotation is inspect.Parameter.empty:
+        return ""
+    if isinstance(annotation, str):
+        return annotation
+    return getattr(annotation, "__name__", None) if isinstance(annotation, type) else repr(annotation).replace("typing.", "")
+
+
+def _counted_names(function):
+    """Parameters of `function` its body makes a range of (`range(n)`, `torch.arange(j - i, j)`):
+    numbers, not tensors."""
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(function)))
+    except (OSError, TypeError, SyntaxError, IndentationError):
+        return set()
+    out = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            f = node.func
+            name = f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else ""
+            if name in ("range", "arange"):
+                for a in node.args:
+                    out.update(_arithmetic_names(a))
+    return out
+
+
+def _arithmetic_names(node):
+    """The names an expression computes with (`j - i`, `n`), not those it reads an attribute,
+    an item or a call's result of (`x.device`, `x.shape[1]`, `len(x)`: a tensor's)."""
+    if isinstance(node, ast.Name):
+        return {node.id}
+    if isinstance(node, ast.BinOp):
+        return _arithmetic_names(node.left) | _arithmetic_names(node.right)
+    if isinstance(node, ast.UnaryOp):
+        return _arithmetic_names(node.operand)
+    return set()
+
+
+def scalar_inputs(cls, specs):
+    """The forward inputs that are numbers (module_inputs.scalar_value: annotated `int`,
+    `Tuple[int, int]`, ..., or counted in a range) get their value instead of a tensor."""
+    try:
+        parameters = inspect.signature(cls.forward).parameters
+    except (TypeError, ValueError, AttributeError):
+        return specs
+    counted = None
+    for s in specs:
+        p = parameters.get(s["name"])
+        if p is None:
+            continue
+        text = _annotation_text(p.annotation)
+        if not text and counted is None:
+            counted = _counted_names(cls.forward)
+        value = module_inputs.scalar_value(text, s["name"] in (counted or ()))
+        if value is not None:
+            s.update(value=value, dtype="python", rank=0, dims={}, rank_known=True)
+    return specs
+
+
+def optional_parameters(model, specs):
+    """{name: annotation} of forward's parameters left to a None default (module_inputs.deduce's
+    `optional`)."""
+    try:
+        parameters = inspect.signature(model.forward).parameters
+    except (TypeError, ValueError, AttributeError):
+        return {}
+    given = {s["name"] for s in specs}
+    return {n: _annotation_text(p.annotation) or "" for n, p in parameters.items()
+            if p.default is None and n not in given and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
+
+
+def failing_line(error, path):
+    """The source line of the innermost frame of the standalone at `path` in `error`'s traceback
+    (the module's own code, not torch's), stripped; None when no frame is in it."""
+    found = None
+    if not path:
+        return None
+    for frame, lineno in traceback.walk_tb(error.__traceback__):
+        if os.path.abspath(frame.f_code.co_filename) == os.path.abspath(path):
+            found = linecache.getline(path, lineno).strip()
+    return found
 
 
 _IDENTITIES = {}
@@ -312,12 +400,14 @@ def _build_larger(torch, cls, inputs, record, namespace, defaults, specs, error)
     return instantiate(cls, kwargs, record, torch), kwargs, module_inputs.larger_specs(specs)
 
 
-def run_eager(torch, model, specs, device, record, rebuild=None):
+def run_eager(torch, model, specs, device, record, rebuild=None, path=None):
     """(output, specs, tensors, model) of the first eager forward that works, the deducer
     correcting the inputs from each error (at most MAX_TRIES times, never back to inputs already
     tried); its changes are appended to `record`. `rebuild(name, value)`, where given, makes the
     module again with one guessed __init__ size changed (module_inputs.init_width_fix) and returns
-    it. Raises the last error when no correction is left."""
+    it. Raises the last error when no correction is left. `path`: the standalone's file, whose
+    failing line (failing_line) the deducer reads too; a divisibility the forward checks makes the
+    module again with its guessed sizes larger (Rebuild.grow), once."""
     tried = set()
     for attempt in range(MAX_TRIES + 1):
         args = make_tensors(torch, specs, device)
@@ -330,12 +420,21 @@ def run_eager(torch, model, specs, device, record, rebuild=None):
         except Exception as e:  # the deducer reads the message; anything else is the module's failure
             message = "%s: %s" % (type(e).__name__, e)
             tried.add(module_inputs.signature(specs))
+            line = failing_line(e, path)
             fix = rebuild.fix(message, specs, tried) if rebuild is not None else None
             if fix is not None and attempt < MAX_TRIES:
                 model = rebuild(*fix)
                 record.append({"error": trim(message, 300), "change": "init %s -> %d (the input's width)" % fix})
                 continue
-            trial, why = module_inputs.deduce(specs, message, tried)
+            if (rebuild is not None and attempt < MAX_TRIES and module_inputs.divisibility_failed(message, line)
+                    and rebuild.can_grow()):
+                model = rebuild.grow()
+                specs = module_inputs.grown_specs(specs)
+                record.append({"error": trim(message, 300),
+                               "change": "guessed sizes %d -> %d (a divisibility the forward checks)"
+                               % (module_inputs.SIZE, module_inputs.SIZE * module_inputs.LARGER)})
+                continue
+            trial, why = module_inputs.deduce(specs, message, tried, line, optional_parameters(model, specs))
             if trial is None or attempt == MAX_TRIES:
                 raise
             record.append({"error": trim(message, 300), "change": why})
@@ -355,6 +454,29 @@ class Rebuild:
     def fix(self, message, specs, tried):
         fix = module_inputs.init_width_fix(message, specs, self.kwargs, self.guessed, tried)
         return None if fix is None or fix[0] in self.changed else fix
+
+    def can_grow(self):
+        return "grown" not in self.changed and any(
+            self.kwargs.get(n) == module_inputs.SIZE or self._grown(self.kwargs.get(n)) is not None for n in self.guessed)
+
+    @staticmethod
+    def _grown(value):
+        if type(value) is int and value == module_inputs.SIZE:
+            return module_inputs.SIZE * module_inputs.LARGER
+        if isinstance(value, tuple) and value and all(type(v) is int and v == module_inputs.SIZE for v in value):
+            return tuple(module_inputs.SIZE * module_inputs.LARGER for _ in value)
+        return None
+
+    def grow(self):
+        """The module again with every guessed size LARGER times larger (as build's
+        _build_larger for an __init__ that rejects them)."""
+        self.changed.add("grown")
+        for n in self.guessed:
+            grown = self._grown(self.kwargs.get(n))
+            if grown is not None:
+                self.kwargs[n] = grown
+        self.torch.manual_seed(0)
+        return self.cls(**self.kwargs).to(self.device).eval()
 
     def __call__(self, name, value):
         self.changed.add(name)
@@ -382,6 +504,7 @@ def run(task, row, torch, mark):
     with open(os.path.join(task["bundle_dir"], spec["module"]), encoding="utf-8") as f:
         source = f.read()
     model, kwargs, specs = build(torch, cls, inputs, info["deduce"], module, module_inputs.code_defaults(source), source)
+    specs = scalar_inputs(cls, specs)
     model = model.to(device).eval()
 
     row["stage_reached"] = "load"
@@ -389,7 +512,8 @@ def run(task, row, torch, mark):
     mark("load")
     t0 = time.perf_counter()
     eager, specs, args, model = run_eager(torch, model, specs, device, info["deduce"],
-                                          Rebuild(torch, cls, kwargs, inputs, device))
+                                          Rebuild(torch, cls, kwargs, inputs, device),
+                                          os.path.join(task["bundle_dir"], spec["module"]))
     row["run_ms"] = round((time.perf_counter() - t0) * 1000.0, 3)
     info["eager_ok"] = True
     # A class argument by its name (`BasicBlock`), as the source writes it.

@@ -26,6 +26,10 @@ class FakeTensor:
     def clone(self):
         return FakeTensor(self.shape, self.dtype, self.fill)
 
+    @property
+    def ndim(self):
+        return len(self.shape)
+
 
 def make_torch(compiled_offset=0.0, codes=("# AOT ID\n@triton.jit\ndef triton_poi_0(): pass\ndef call(args): pass\n",),
                distributed=None):
@@ -381,6 +385,70 @@ class InductorStage(unittest.TestCase):
                            "forward": [{"name": "x", "rank": 3}]})
         self.assertIsInstance(error, AssertionError)
         self.assertEqual(row["inductor"]["phase"], "instantiate")
+
+    def test_a_divisibility_the_forward_checks_grows_the_guessed_sizes(self):
+        row, error = self.run_module("""
+            import torch
+            class Groups(torch.nn.Module):
+                def __init__(self, num_features, groups=32):
+                    super().__init__()
+                    self.groups = groups
+                def forward(self, x):
+                    C = x.shape[1]
+                    assert C % self.groups == 0, ''
+                    return x
+            """, "Groups", {"init": [{"name": "num_features", "literal": "16", "source": "size_name"},
+                                     {"name": "groups", "source": "default"}],
+                            "forward": [{"name": "x", "rank": 4, "dims": {"1": 16}}]})
+        self.assertIsNone(error)
+        info = row["inductor"]
+        self.assertEqual(info["inputs_used"]["init"], {"num_features": "64"})
+        self.assertEqual(info["inputs_used"]["forward"][0]["shape"], [module_inputs.BATCH, 64, 64, 64])
+        self.assertIn("a divisibility the forward checks", info["deduce"][0]["change"])
+
+    def test_the_failing_line_s_rank_check_and_a_none_default_it_needs(self):
+        row, error = self.run_module("""
+            import torch
+            class Pairs(torch.nn.Module):
+                def forward(self, seq, lens=None, other=None):
+                    assert seq.ndim == 2
+                    assert lens is not None, 'lens must be given'
+                    return seq
+            """, "Pairs", {"forward": [{"name": "seq", "rank": 4, "rank_known": False}]})
+        self.assertIsNone(error)
+        info = row["inductor"]
+        self.assertEqual(info["inputs_used"]["forward"], [
+            {"name": "seq", "shape": [module_inputs.BATCH, module_inputs.SIZE], "dtype": "float32"},
+            {"name": "lens", "shape": [module_inputs.BATCH, module_inputs.SIZE], "dtype": "float32"}])
+        self.assertIn("the failing line checks it", info["deduce"][0]["change"])
+        self.assertIn("added input lens", info["deduce"][1]["change"])
+
+    def test_number_parameters_of_forward_get_numbers(self):
+        row, error = self.run_module("""
+            import torch
+            from typing import Tuple
+            class Bias(torch.nn.Module):
+                def forward(self, x, i, j, size: Tuple[int, int]):
+                    assert isinstance(size, tuple) and isinstance(i, int), (size, i)
+                    return x if list(range(j - i, j)) == [] else x
+            """, "Bias", {"forward": [{"name": "x", "rank": 3}, {"name": "i", "rank": 4, "rank_known": False},
+                                      {"name": "j", "rank": 4, "rank_known": False},
+                                      {"name": "size", "rank": 4, "rank_known": False}]})
+        self.assertIsNone(error)
+        used = row["inductor"]["inputs_used"]["forward"]
+        self.assertEqual(used[1:], [{"name": "i", "value": 16}, {"name": "j", "value": 16},
+                                    {"name": "size", "value": (16, 16)}])
+
+    def test_a_tensor_whose_device_a_range_reads_stays_a_tensor(self):
+        row, error = self.run_module("""
+            import torch
+            class Sampled(torch.nn.Module):
+                def forward(self, tokens):
+                    n = tokens.shape[1]
+                    return tokens if list(range(n // 2, len(tokens.shape))) is not None else tokens
+            """, "Sampled", {"forward": [{"name": "tokens", "rank": 3}]})
+        self.assertIsNone(error)
+        self.assertEqual(row["inductor"]["inputs_used"]["forward"][0]["shape"], [2, 16, 16])
 
     def test_an_identity_stand_in_takes_further_arguments(self):
         row, error = self.run_module("""
