@@ -290,6 +290,8 @@ def resolve_stand_ins(torch, kwargs, namespace=None, cls=None, defaults=None, co
             if value.kind == "module":
                 found = getattr(namespace, value.target, None)
                 value = found if isinstance(found, type) else _identity(torch)
+            elif value.kind == "expression":
+                value = build_expression(torch, value, namespace)
             elif value.kind == "config":
                 klass = config_class(cls, name, namespace) if config_classes and cls is not None else None
                 config = (make_config(klass, module_inputs.attributes_read(source, name), defaults)
@@ -303,6 +305,20 @@ def resolve_stand_ins(torch, kwargs, namespace=None, cls=None, defaults=None, co
                 value = layer if value.kind == "class" else layer()
         out[name] = value
     return out
+
+
+def build_expression(torch, stand_in, namespace):
+    """The object an "expression" stand-in builds (`Unet(dim=64)`, as a call site of the module's
+    file builds the network it passes), evaluated among the standalone's names, which the plugin
+    had the closure define; an nn.Identity instance, as for any object argument, where that fails
+    (a library the network needs is missing here)."""
+    if namespace is None:
+        return _identity(torch)()
+    try:
+        torch.manual_seed(0)
+        return eval(compile(stand_in.tree, "<call site>", "eval"), dict(vars(namespace)))
+    except (Exception, SystemExit):  # a function that exits (an argument parser) builds nothing
+        return _identity(torch)()
 
 
 PROCESS_GROUP_NAMES = ("process_group", "tp_group", "tensor_parallel_group", "pg")
@@ -517,7 +533,11 @@ def run(task, row, torch, mark):
     row["run_ms"] = round((time.perf_counter() - t0) * 1000.0, 3)
     info["eager_ok"] = True
     # A class argument by its name (`BasicBlock`), as the source writes it.
-    info["inputs_used"] = {"init": {k: v.__name__ if isinstance(v, type) else repr(v) for k, v in kwargs.items()},
+    # An argument a call site's expression built, as that expression (the network's repr is long).
+    built = {a["name"]: a["stand_in"].partition(":")[2] for a in inputs.get("init", [])
+             if isinstance(a, dict) and str(a.get("stand_in", "")).startswith("expression:")}
+    info["inputs_used"] = {"init": {k: built[k] if k in built and not isinstance(v, type) and type(v).__name__ != "StandInIdentity"
+                                    else v.__name__ if isinstance(v, type) else repr(v) for k, v in kwargs.items()},
                            "forward": module_inputs.describe(specs)}
 
     row["stage_reached"] = "run"

@@ -26,13 +26,17 @@ class StandIn:
     """An __init__ argument that is an object, not a number: `kind` is "config", "class" or
     "instance", `target` the torch.nn class ("torch.nn.ReLU") for the last two; or "module", a
     class the module's own file passes it where it instantiates it (`ResNet(BasicBlock, ...)`),
-    `target` its name in the standalone, which defines it. inductor_stage.py turns it into the
-    object."""
+    `target` its name in the standalone, which defines it; or "expression", what a call site
+    of the file builds the argument with (`Unet(dim=64, dim_mults=(1, 2, 4, 8))`: calls of the
+    standalone's classes and functions on literals, checked_expression), `tree` its parsed form.
+    inductor_stage.py turns it into the object."""
     STAND_IN_CLASSES = ("torch.nn.ReLU", "torch.nn.Identity", "torch.nn.GELU")
 
     def __init__(self, text):
         kind, _, target = text.partition(":")
-        if kind == "module":
+        if kind == "expression":
+            self.tree = checked_expression(target)
+        elif kind == "module":
             if not target.isidentifier():
                 raise InputError("unknown stand-in %r" % text)
         elif kind not in ("config", "class", "instance") or (kind != "config" and target not in self.STAND_IN_CLASSES):
@@ -41,6 +45,28 @@ class StandIn:
 
     def __repr__(self):
         return "<stand-in %s%s>" % (self.kind, ":" + self.target if self.target else "")
+
+
+_EXPRESSION_NODES = (ast.Expression, ast.Call, ast.Name, ast.Constant, ast.Tuple, ast.List, ast.Dict, ast.Set,
+                     ast.Subscript, ast.keyword, ast.UnaryOp, ast.USub, ast.UAdd, ast.Load)
+
+
+def checked_expression(text):
+    """The parsed form of an "expression" stand-in: calls of plain names (the standalone's
+    classes and functions) on literals, items of literals and further such calls; nothing else
+    (no attribute, no dunder name, no operator but a sign)."""
+    try:
+        tree = ast.parse(text, mode="eval")
+    except (SyntaxError, ValueError) as e:
+        raise InputError("expression stand-in %r: %s" % (text, e))
+    for node in ast.walk(tree):
+        if not isinstance(node, _EXPRESSION_NODES):
+            raise InputError("expression stand-in %r: %s not allowed" % (text, type(node).__name__))
+        if isinstance(node, ast.Call) and not isinstance(node.func, ast.Name):
+            raise InputError("expression stand-in %r: only calls of names" % text)
+        if isinstance(node, ast.Name) and (node.id.startswith("__") or not isinstance(node.ctx, ast.Load)):
+            raise InputError("expression stand-in %r: name %s" % (text, node.id))
+    return tree
 
 
 def guess_attribute(name):

@@ -84,6 +84,77 @@ bool expected_to_raise(const PythonFile& m, TSNode call) {
   return false;
 }
 
+TSNode scope_of(const PythonFile& m, TSNode n);
+TSNode assigned_before(const PythonFile& m, TSNode scope, const std::string& name, TSNode before);
+
+constexpr int kMaxExpressionDepth = 4;  // calls inside calls, names followed to their calls
+
+// A class or function the file defines once (a `def` or `class` at module level).
+bool definition_of_file(const PythonFile& m, const std::string& name) {
+  std::vector<size_t> bound = m.bindings_of(name);
+  if (bound.size() != 1) return false;
+  int kind = m.statement(bound[0]).kind;
+  return kind == MINE_STATEMENT_CLASS || kind == MINE_STATEMENT_FUNCTION;
+}
+
+// The expression `n` builds an argument with (SiteValue::expression), rendered, its calls added
+// to `calls`; nullopt when it is anything else (a parameter, an attribute, a call of an import).
+std::optional<std::string> expression_of(const PythonFile& m, TSNode n, TSNode scope, int depth,
+                                         std::vector<std::string>& calls) {
+  if (ts_node_is_null(n) || depth > kMaxExpressionDepth) return std::nullopt;
+  if (auto lit = literal_value(m, n)) return lit;
+  std::string_view t = node_type(n);
+  if (t == "parenthesized_expression" && ts_node_named_child_count(n) == 1)
+    return expression_of(m, ts_node_named_child(n, 0), scope, depth, calls);
+  if (t == "identifier") {  // `model = Unet(...)` once before, in the call's scope
+    TSNode value = assigned_before(m, scope, m.text_of(n), n);
+    if (ts_node_is_null(value) || !is_type(value, "call")) return std::nullopt;
+    return expression_of(m, value, scope, depth + 1, calls);
+  }
+  if (t == "subscript") {  // `cfg['A']` of a literal
+    auto value = literal_value(m, field(n, "value"));
+    auto index = literal_value(m, field(n, "subscript"));
+    if (!value || !index) return std::nullopt;
+    return "(" + *value + ")[" + *index + "]";
+  }
+  if (t != "call") return std::nullopt;
+  TSNode f = field(n, "function");
+  if (!is_type(f, "identifier") || !definition_of_file(m, m.text_of(f))) return std::nullopt;
+  std::string out = m.text_of(f) + "(";
+  bool first = true, ok = true;
+  for_each_named_child(field(n, "arguments"), [&](TSNode a) {
+    if (!ok || is_type(a, "comment")) return;
+    std::string piece;
+    if (is_type(a, "keyword_argument")) {
+      auto v = expression_of(m, field(a, "value"), scope, depth + 1, calls);
+      if (!v) {
+        ok = false;
+        return;
+      }
+      piece = m.text_of(field(a, "name")) + "=" + *v;
+    } else if (is_type(a, "list_splat") || is_type(a, "dictionary_splat")) {
+      ok = false;
+      return;
+    } else {
+      auto v = expression_of(m, a, scope, depth + 1, calls);
+      if (!v) {
+        ok = false;
+        return;
+      }
+      piece = *v;
+    }
+    out += (first ? "" : ", ") + piece;
+    first = false;
+  });
+  if (!ok) return std::nullopt;
+  std::string name = m.text_of(f);
+  // A function called on nothing reads its inputs from elsewhere (`parse_args()`: the command
+  // line): no network the call site spells out.
+  if (first && m.statement(m.bindings_of(name)[0]).kind == MINE_STATEMENT_FUNCTION) return std::nullopt;
+  if (std::find(calls.begin(), calls.end(), name) == calls.end()) calls.push_back(name);
+  return out + ")";
+}
+
 // With `required_only`, parameters that have a default are left to it.
 void collect(const PythonFile& site_file, const std::string& class_name, const nlohmann::json& params,
              bool required_only, bool classes, const std::function<bool(TSNode)>& accept,
@@ -92,7 +163,8 @@ void collect(const PythonFile& site_file, const std::string& class_name, const n
   // call passes is often a variant that needs more (a sparse kernel's library).
   auto wanted = [&](const std::string& name, const SiteValue& v) {
     for (const auto& p : params)
-      if (p.value("name", "") == name) return !p.contains("default") || (!required_only && v.module_class.empty());
+      if (p.value("name", "") == name)
+        return !p.contains("default") || (!required_only && v.module_class.empty() && v.expression.empty());
     return false;
   };
   walk_spanning(site_file.root(), occurrences(site_file.text(), class_name), [&](TSNode n) {
@@ -104,8 +176,13 @@ void collect(const PythonFile& site_file, const std::string& class_name, const n
     size_t position = 0;
     std::map<std::string, SiteValue> here;
     auto value = [&](TSNode v) -> std::optional<SiteValue> {
-      if (auto lit = literal_value(site_file, v)) return SiteValue{*lit, ""};
-      if (classes && class_of_file(site_file, v)) return SiteValue{"", site_file.text_of(v)};
+      if (auto lit = literal_value(site_file, v)) return SiteValue{*lit, "", "", {}};
+      if (classes && class_of_file(site_file, v)) return SiteValue{"", site_file.text_of(v), "", {}};
+      if (classes) {  // the file's own network, built as the call site builds it
+        std::vector<std::string> calls;
+        auto e = expression_of(site_file, v, scope_of(site_file, n), 0, calls);
+        if (e && !calls.empty()) return SiteValue{"", "", *e, calls};
+      }
       return std::nullopt;
     };
     for_each_named_child(field(n, "arguments"), [&](TSNode a) {

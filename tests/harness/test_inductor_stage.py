@@ -192,6 +192,42 @@ class InductorStage(unittest.TestCase):
         self.assertIsInstance(error, AttributeError)
         self.assertEqual(row["inductor"]["phase"], "instantiate")
 
+    def test_a_network_a_call_site_builds_is_built_so(self):
+        source = """
+            import torch
+            CFG = {'A': [3, 4]}
+            class Backbone(torch.nn.Module):
+                def __init__(self, dim, mults=(1, 1)):
+                    super().__init__()
+                    self.dim, self.mults = dim, mults
+                def forward(self, x):
+                    return x
+            def make_layers(cfg):
+                return Backbone(sum(cfg), mults=tuple(cfg))
+            class Wrapper(torch.nn.Module):
+                def __init__(self, model, features):
+                    super().__init__()
+                    self.model, self.features = model, features
+                def forward(self, x):
+                    assert (self.model.dim, self.model.mults, self.features.dim) == (32, (1, 2), 7), (
+                        self.model.dim, self.model.mults, self.features.dim)
+                    return self.model(x)
+            """
+        inputs = {"init": [{"name": "model", "stand_in": "expression:Backbone(32, mults=(1, 2))", "source": "call_site"},
+                           {"name": "features", "stand_in": "expression:make_layers(({'A': [3, 4]})['A'])",
+                            "source": "call_site"}],
+                  "forward": [{"name": "x", "rank": 3}]}
+        row, error = self.run_module(source, "Wrapper", inputs)
+        self.assertIsNone(error)
+        self.assertTrue(row["inductor"]["match"])
+        self.assertEqual(row["inductor"]["inputs_used"]["init"],
+                         {"model": "Backbone(32, mults=(1, 2))", "features": "make_layers(({'A': [3, 4]})['A'])"})
+        # What the standalone cannot build (a name it lacks): an nn.Identity instance, as for any object.
+        inputs["init"][0]["stand_in"] = "expression:Missing(32)"
+        row, error = self.run_module(source, "Wrapper", inputs)
+        self.assertIsInstance(error, AttributeError)  # the Identity has no `dim`
+        self.assertEqual(row["inductor"]["phase"], "eager")
+
     CONFIG_MODULE = """
         import dataclasses
         import torch

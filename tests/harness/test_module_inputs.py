@@ -174,6 +174,15 @@ class StandIns(unittest.TestCase):
         with self.assertRaises(mi.InputError):
             mi.init_kwargs({"init": [{"name": "block", "stand_in": "module:os.system"}]})
 
+    def test_a_call_site_expression_is_calls_of_names_on_literals_only(self):
+        kwargs = mi.init_kwargs({"init": [
+            {"name": "model", "stand_in": "expression:Unet(dim=64, dim_mults=(1, 2), cfg=({'A': [8, 'M']})['A'], s=-1)"}]})
+        self.assertEqual(kwargs["model"].kind, "expression")
+        for bad in ("os.system('ls')", "__import__('os')", "Unet(dim=x.y)", "Unet(lambda: 1)", "f()()",
+                    "Unet(dim=1 + 2)", "Unet(dim=[i for i in range(3)])"):
+            with self.assertRaises(mi.InputError, msg=bad):
+                mi.init_kwargs({"init": [{"name": "model", "stand_in": "expression:" + bad}]})
+
     def test_only_known_torch_classes_stand_in(self):
         with self.assertRaises(mi.InputError):
             mi.init_kwargs({"init": [{"name": "x", "stand_in": "class:os.system"}]})
