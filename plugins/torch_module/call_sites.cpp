@@ -155,6 +155,41 @@ std::optional<std::string> expression_of(const PythonFile& m, TSNode n, TSNode s
   return out + ")";
 }
 
+// The calls of `class_name` in `site_file` whose callee `accept` takes, in source order: `Net(...)`,
+// `models.Net(...)`, and calls of a name the call's scope binds to the class (`head = Net` or
+// `head = Net if ... else Other`, then `head(...)`: a test choosing the class by a parameter).
+std::vector<TSNode> class_calls(const PythonFile& site_file, const std::string& class_name,
+                                const std::function<bool(TSNode)>& accept) {
+  std::vector<TSNode> out;
+  auto names_class = [&](TSNode v) {
+    if (is_type(v, "identifier")) return site_file.view_of(v) == class_name && accept(v);
+    if (!is_type(v, "conditional_expression")) return false;
+    bool found = false;
+    for_each_named_child(v, [&](TSNode c) {
+      found = found || (is_type(c, "identifier") && site_file.view_of(c) == class_name && accept(c));
+    });
+    return found;
+  };
+  walk_spanning(site_file.root(), occurrences(site_file.text(), class_name), [&](TSNode n) {
+    if (is_type(n, "assignment") && is_type(field(n, "left"), "identifier") && names_class(field(n, "right"))) {
+      std::string alias = site_file.text_of(field(n, "left"));
+      walk(scope_of(site_file, n), [&](TSNode c) {
+        if (!is_type(c, "call") || ts_node_start_byte(c) < ts_node_end_byte(n)) return;
+        TSNode callee = field(c, "function");
+        if (is_type(callee, "identifier") && site_file.view_of(callee) == alias) out.push_back(c);
+      });
+      return;
+    }
+    if (!is_type(n, "call")) return;
+    TSNode f = field(n, "function");
+    TSNode name = is_type(f, "attribute") ? field(f, "attribute") : f;
+    if (is_type(name, "identifier") && site_file.view_of(name) == class_name && accept(f)) out.push_back(n);
+  });
+  std::sort(out.begin(), out.end(), [](TSNode a, TSNode b) { return ts_node_start_byte(a) < ts_node_start_byte(b); });
+  out.erase(std::unique(out.begin(), out.end(), [](TSNode a, TSNode b) { return ts_node_eq(a, b); }), out.end());
+  return out;
+}
+
 // With `required_only`, parameters that have a default are left to it.
 void collect(const PythonFile& site_file, const std::string& class_name, const nlohmann::json& params,
              bool required_only, bool classes, const std::function<bool(TSNode)>& accept,
@@ -167,12 +202,8 @@ void collect(const PythonFile& site_file, const std::string& class_name, const n
         return !p.contains("default") || (!required_only && v.module_class.empty() && v.expression.empty());
     return false;
   };
-  walk_spanning(site_file.root(), occurrences(site_file.text(), class_name), [&](TSNode n) {
-    if (!is_type(n, "call")) return;
-    TSNode f = field(n, "function");
-    TSNode name = is_type(f, "attribute") ? field(f, "attribute") : f;
-    if (!is_type(name, "identifier") || site_file.view_of(name) != class_name || !accept(f)) return;
-    if (expected_to_raise(site_file, n)) return;
+  for (TSNode n : class_calls(site_file, class_name, accept)) {
+    if (expected_to_raise(site_file, n)) continue;
     size_t position = 0;
     std::map<std::string, SiteValue> here;
     auto value = [&](TSNode v) -> std::optional<SiteValue> {
@@ -201,7 +232,7 @@ void collect(const PythonFile& site_file, const std::string& class_name, const n
     });
     for (const auto& [k, v] : here)
       if (wanted(k, v)) out.emplace(k, v);  // the first site that names a parameter wins
-  });
+  }
 }
 
 // --- forward call sites ---------------------------------------------------------------------------
@@ -331,13 +362,9 @@ std::optional<SiteTensor> site_tensor(const PythonFile& m, TSNode n, TSNode scop
 // their tensors added to `out` by parameter name where none is there yet.
 void collect_forward(const PythonFile& site_file, const std::string& class_name, const std::vector<std::string>& params,
                      const std::function<bool(TSNode)>& accept, std::map<std::string, SiteTensor>& out) {
-  walk_spanning(site_file.root(), occurrences(site_file.text(), class_name), [&](TSNode n) {
-    if (!is_type(n, "call")) return;
-    TSNode f = field(n, "function");
-    TSNode name = is_type(f, "attribute") ? field(f, "attribute") : f;
-    if (!is_type(name, "identifier") || site_file.view_of(name) != class_name || !accept(f)) return;
+  for (TSNode n : class_calls(site_file, class_name, accept)) {
     TSNode assignment = ts_node_parent(n);
-    if (!is_type(assignment, "assignment") || !is_type(field(assignment, "left"), "identifier")) return;
+    if (!is_type(assignment, "assignment") || !is_type(field(assignment, "left"), "identifier")) continue;
     std::string instance = site_file.text_of(field(assignment, "left"));
     TSNode scope = scope_of(site_file, n);
     walk(scope, [&](TSNode c) {
@@ -367,7 +394,7 @@ void collect_forward(const PythonFile& site_file, const std::string& class_name,
         if (auto t = site_tensor(site_file, value, scope, 0)) out.emplace(param, *t);
       });
     });
-  });
+  }
 }
 
 }  // namespace
