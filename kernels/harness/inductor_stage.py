@@ -229,11 +229,13 @@ def config_class(cls, name, namespace):
             continue
         for node in ast.walk(tree):
             if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "isinstance"
-                    and len(node.args) == 2 and isinstance(node.args[0], ast.Name) and node.args[0].id == name
-                    and isinstance(node.args[1], ast.Name)):
-                found = _annotation_class(node.args[1].id, namespace)
-                if found is not None:
-                    return found
+                    and len(node.args) == 2 and isinstance(node.args[0], ast.Name) and node.args[0].id == name):
+                # `isinstance(student, (DistillableViT, DistillableT2TViT))`: the first the code names
+                names = node.args[1].elts if isinstance(node.args[1], ast.Tuple) else [node.args[1]]
+                for n in names:
+                    found = _annotation_class(n.id, namespace) if isinstance(n, ast.Name) else None
+                    if found is not None:
+                        return found
     return None
 
 
@@ -321,6 +323,62 @@ def build_expression(torch, stand_in, namespace):
         return _identity(torch)()
 
 
+NETWORK_TRIES = 4  # __init__ calls of a network class, each giving what a TypeError says is missing
+
+
+def make_network(torch, klass):
+    """An instance of the module class `klass` with its required arguments guessed from their
+    names (module_inputs.guess_attribute; more where a TypeError says they are missing, as a
+    subclass taking *args says only then), and the text that builds it; (None, None) when it
+    cannot be made."""
+    try:
+        parameters = inspect.signature(klass).parameters.values()
+    except (TypeError, ValueError):
+        parameters = []
+    kwargs = {p.name: module_inputs.guess_attribute(p.name) for p in parameters
+              if p.default is inspect.Parameter.empty and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
+    for _ in range(NETWORK_TRIES):
+        try:
+            torch.manual_seed(0)
+            net = klass(**kwargs)
+            return net, "%s(%s)" % (klass.__name__, ", ".join("%s=%r" % kv for kv in kwargs.items()))
+        except TypeError as e:
+            missing = [n for n in module_inputs.missing_init_args(str(e)) if n not in kwargs]
+            if not missing:
+                return None, None
+            kwargs.update({n: module_inputs.guess_attribute(n) for n in missing})
+        except Exception:
+            return None, None
+    return None, None
+
+
+# Sources of __init__ arguments that are guesses (module_inputs.GUESSED_SOURCES) or object stand-ins.
+NETWORK_SOURCES = module_inputs.GUESSED_SOURCES + ("stand_in",)
+
+
+def named_networks(torch, cls, inputs, kwargs, namespace, record, built):
+    """kwargs with the guessed arguments that the code annotates or checks as a module class of
+    the standalone (`vit: ViT`, `isinstance(student, (DistillableViT, ...))`: config_class) made as
+    that network (make_network); `built` gets the text each was made with."""
+    if cls is None or namespace is None:
+        return kwargs
+    for arg in (inputs or {}).get("init", []):
+        name = arg.get("name") if isinstance(arg, dict) else None
+        if (name not in kwargs or arg.get("source") not in NETWORK_SOURCES or arg.get("stand_in") == "config"
+                or isinstance(kwargs[name], type)):  # a class is asked for, not an instance
+            continue
+        klass = config_class(cls, name, namespace)
+        # A class of the repository's code (the standalone defines it), not torch's own nn.Module.
+        if (klass is None or klass is cls or not issubclass(klass, torch.nn.Module)
+                or klass.__module__ != getattr(namespace, "__name__", None)):
+            continue
+        net, text = make_network(torch, klass)
+        if net is not None:
+            kwargs[name], built[name] = net, text
+            record.append({"error": "", "change": "init %s = %s (the class the code names)" % (name, text)})
+    return kwargs
+
+
 PROCESS_GROUP_NAMES = ("process_group", "tp_group", "tensor_parallel_group", "pg")
 
 
@@ -376,18 +434,19 @@ def instantiate(cls, kwargs, record, torch=None):
     raise AssertionError("unreachable")
 
 
-def build(torch, cls, inputs, record, namespace=None, defaults=None, source=""):
+def build(torch, cls, inputs, record, namespace=None, defaults=None, source="", built=None):
     """(module, its __init__ arguments, the specs of its forward inputs) from the inferred inputs;
     the deducer's changes are appended to `record`. `namespace`: the standalone's module, where
     classes the inputs name are defined; `defaults`: module_inputs.code_defaults of its source,
     `source` its text (what a config class made from is read for).
     A config made from its class (make_config) that __init__ refuses is tried once more as a
-    ConfigStandIn."""
+    ConfigStandIn. `built`: where the text that made each network argument (named_networks) goes."""
     torch.manual_seed(0)
     specs = module_inputs.tensor_specs(inputs)
     made = []
     kwargs = resolve_stand_ins(torch, module_inputs.init_kwargs(inputs), namespace, cls, defaults, made=made,
                                source=source)
+    kwargs = named_networks(torch, cls, inputs, kwargs, namespace, record, built if built is not None else {})
     try:
         return instantiate(cls, kwargs, record, torch), kwargs, specs
     except Exception as e:
@@ -397,6 +456,7 @@ def build(torch, cls, inputs, record, namespace=None, defaults=None, source=""):
                        "change": "config stand-in for %s" % ", ".join(made)})
     torch.manual_seed(0)
     kwargs = resolve_stand_ins(torch, module_inputs.init_kwargs(inputs), namespace, cls, defaults, False)
+    kwargs = named_networks(torch, cls, inputs, kwargs, namespace, [], built if built is not None else {})
     try:
         return instantiate(cls, kwargs, record, torch), kwargs, specs
     except Exception as e:
@@ -519,7 +579,9 @@ def run(task, row, torch, mark):
     device = torch.device("cuda")
     with open(os.path.join(task["bundle_dir"], spec["module"]), encoding="utf-8") as f:
         source = f.read()
-    model, kwargs, specs = build(torch, cls, inputs, info["deduce"], module, module_inputs.code_defaults(source), source)
+    built = {}
+    model, kwargs, specs = build(torch, cls, inputs, info["deduce"], module, module_inputs.code_defaults(source), source,
+                                 built)
     specs = scalar_inputs(cls, specs)
     model = model.to(device).eval()
 
@@ -534,8 +596,8 @@ def run(task, row, torch, mark):
     info["eager_ok"] = True
     # A class argument by its name (`BasicBlock`), as the source writes it.
     # An argument a call site's expression built, as that expression (the network's repr is long).
-    built = {a["name"]: a["stand_in"].partition(":")[2] for a in inputs.get("init", [])
-             if isinstance(a, dict) and str(a.get("stand_in", "")).startswith("expression:")}
+    built.update({a["name"]: a["stand_in"].partition(":")[2] for a in inputs.get("init", [])
+                  if isinstance(a, dict) and str(a.get("stand_in", "")).startswith("expression:")})
     info["inputs_used"] = {"init": {k: built[k] if k in built and not isinstance(v, type) and type(v).__name__ != "StandInIdentity"
                                     else v.__name__ if isinstance(v, type) else repr(v) for k, v in kwargs.items()},
                            "forward": module_inputs.describe(specs)}

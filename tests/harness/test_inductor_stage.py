@@ -228,6 +228,42 @@ class InductorStage(unittest.TestCase):
         self.assertIsInstance(error, AttributeError)  # the Identity has no `dim`
         self.assertEqual(row["inductor"]["phase"], "eager")
 
+    def test_a_network_the_code_annotates_or_checks_is_made_with_guessed_arguments(self):
+        source = """
+            import torch
+            class ViT(torch.nn.Module):
+                def __init__(self, *, image_size, dim, depth):
+                    super().__init__()
+                    self.sizes = (image_size, dim, depth)
+                def forward(self, x):
+                    return x
+            class Distillable(ViT):
+                def __init__(self, *args, **kwargs):
+                    super().__init__(*args, **kwargs)
+            class Masked(torch.nn.Module):
+                def __init__(self, vit: ViT, student, norm: torch.nn.Module, ratio=0.5):
+                    super().__init__()
+                    assert isinstance(student, (Distillable, ViT))
+                    self.vit, self.student = vit, student
+                    assert norm.__class__.__name__ == "StandInIdentity", norm
+                def forward(self, x):
+                    assert self.vit.sizes == (16, 16, 2) and type(self.student).__name__ == "Distillable", (
+                        self.vit.sizes, type(self.student))
+                    return self.vit(x)
+            """
+        inputs = {"init": [{"name": "vit", "literal": "16", "source": "fallback"},
+                           {"name": "student", "stand_in": "instance:torch.nn.Identity", "source": "use"},
+                           {"name": "norm", "stand_in": "instance:torch.nn.Identity", "source": "stand_in"},
+                           {"name": "ratio", "source": "default"}],
+                  "forward": [{"name": "x", "rank": 3}]}
+        row, error = self.run_module(source, "Masked", inputs)
+        self.assertIsNone(error)
+        info = row["inductor"]
+        self.assertTrue(info["match"])
+        self.assertEqual(info["inputs_used"]["init"]["vit"], "ViT(image_size=16, dim=16, depth=2)")
+        self.assertEqual(info["inputs_used"]["init"]["student"], "Distillable(image_size=16, dim=16, depth=2)")
+        self.assertIn("the class the code names", info["deduce"][0]["change"])
+
     CONFIG_MODULE = """
         import dataclasses
         import torch
