@@ -91,6 +91,8 @@ def guess_attribute(name):
         return 100
     if "layers" in n or "depth" in n:
         return 2
+    if re.search(r"mask|keep|sample|select", n) and re.search(r"ratio|prob|rate|frac", n) or re.search(r"prob|frac", n):
+        return 0.5  # a share (`masking_ratio`, `mask_prob`), as the plugin guesses it
     if "ratio" in n or "factor" in n:
         return 4
     if n.endswith(("type", "mode", "name", "dtype", "impl", "implementation")):

@@ -187,6 +187,10 @@ class StandIns(unittest.TestCase):
         with self.assertRaises(mi.InputError):
             mi.init_kwargs({"init": [{"name": "x", "stand_in": "class:os.system"}]})
 
+    def test_shares_are_fractions_and_ratios_of_widths_are_not(self):
+        self.assertEqual([mi.guess_attribute(n) for n in ("masking_ratio", "mask_prob", "sample_frac", "mlp_ratio",
+                                                          "hidden_dropout_prob")], [0.5, 0.5, 0.5, 4, 0.0])
+
     def test_config_attributes_are_guessed_by_name(self):
         c = mi.ConfigStandIn()
         self.assertEqual(c.hidden_size, mi.SIZE)
