@@ -56,6 +56,15 @@ std::string call_description(const PairRecord& p) {
   std::string tensors;
   for (const auto& t : forward) {
     if (!t.is_object()) continue;
+    if (t.contains("value")) {  // a number the forward takes (`i: int`, `size: Tuple[int, int]`)
+      const nlohmann::json& v = t["value"];
+      std::string text = v.is_array() ? "(" : v.dump();
+      if (v.is_array())
+        for (size_t i = 0; i < v.size(); ++i) text += (i ? ", " : "") + v[i].dump() + (v.size() == 1 ? "," : "");
+      if (v.is_array()) text += ")";
+      tensors += (tensors.empty() ? "" : ", ") + t.value("name", std::string("?")) + "=" + text;
+      continue;
+    }
     std::string shape;
     for (const auto& d : t.value("shape", nlohmann::json::array())) shape += (shape.empty() ? "" : ", ") + d.dump();
     tensors += (tensors.empty() ? "" : ", ") + t.value("name", std::string("?")) + ": " +

@@ -7,11 +7,13 @@ the sandbox, limits and privilege drop are already in place."""
 import ast
 import importlib.util
 import inspect
+import linecache
 import os
 import re
 import sys
 import textwrap
 import time
+import traceback
 
 import deferred_imports
 import module_inputs
@@ -54,6 +56,9 @@ def make_tensors(torch, specs, device, seed=0):
     g = torch.Generator(device="cpu").manual_seed(seed)
     out = []
     for s in specs:
+        if s.get("value") is not None:  # a number or a tuple of them (scalar_inputs)
+            out.append(s["value"])
+            continue
         shape = module_inputs.shape_of(s)
         dtype = s["dtype"]
         if dtype == "bool":
@@ -87,13 +92,96 @@ def _measure(torch):
 
 
 def _clone(torch, args):
-    return [a.clone() for a in args]
+    return [a.clone() if hasattr(a, "clone") else a for a in args]
 
 
 def _call(fn, specs, args):
     """fn on fresh copies of args, keyword-only inputs by name."""
-    positional, keywords = module_inputs.call_arguments(specs, [a.clone() for a in args])
+    positional, keywords = module_inputs.call_arguments(specs, _clone(None, args))
     return fn(*positional, **keywords)
+
+
+def _annotation_text(annotation):
+    if annotation is inspect.Parameter.empty:
+        return ""
+    if isinstance(annotation, str):
+        return annotation
+    return getattr(annotation, "__name__", None) if isinstance(annotation, type) else repr(annotation).replace("typing.", "")
+
+
+def _counted_names(function):
+    """Parameters of `function` its body makes a range of (`range(n)`, `torch.arange(j - i, j)`):
+    numbers, not tensors."""
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(function)))
+    except (OSError, TypeError, SyntaxError, IndentationError):
+        return set()
+    out = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            f = node.func
+            name = f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else ""
+            if name in ("range", "arange"):
+                for a in node.args:
+                    out.update(_arithmetic_names(a))
+    return out
+
+
+def _arithmetic_names(node):
+    """The names an expression computes with (`j - i`, `n`), not those it reads an attribute,
+    an item or a call's result of (`x.device`, `x.shape[1]`, `len(x)`: a tensor's)."""
+    if isinstance(node, ast.Name):
+        return {node.id}
+    if isinstance(node, ast.BinOp):
+        return _arithmetic_names(node.left) | _arithmetic_names(node.right)
+    if isinstance(node, ast.UnaryOp):
+        return _arithmetic_names(node.operand)
+    return set()
+
+
+def scalar_inputs(cls, specs):
+    """The forward inputs that are numbers (module_inputs.scalar_value: annotated `int`,
+    `Tuple[int, int]`, ..., or counted in a range) get their value instead of a tensor."""
+    try:
+        parameters = inspect.signature(cls.forward).parameters
+    except (TypeError, ValueError, AttributeError):
+        return specs
+    counted = None
+    for s in specs:
+        p = parameters.get(s["name"])
+        if p is None:
+            continue
+        text = _annotation_text(p.annotation)
+        if not text and counted is None:
+            counted = _counted_names(cls.forward)
+        value = module_inputs.scalar_value(text, s["name"] in (counted or ()))
+        if value is not None:
+            s.update(value=value, dtype="python", rank=0, dims={}, rank_known=True)
+    return specs
+
+
+def optional_parameters(model, specs):
+    """{name: annotation} of forward's parameters left to a None default (module_inputs.deduce's
+    `optional`)."""
+    try:
+        parameters = inspect.signature(model.forward).parameters
+    except (TypeError, ValueError, AttributeError):
+        return {}
+    given = {s["name"] for s in specs}
+    return {n: _annotation_text(p.annotation) or "" for n, p in parameters.items()
+            if p.default is None and n not in given and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
+
+
+def failing_line(error, path):
+    """The source line of the innermost frame of the standalone at `path` in `error`'s traceback
+    (the module's own code, not torch's), stripped; None when no frame is in it."""
+    found = None
+    if not path:
+        return None
+    for frame, lineno in traceback.walk_tb(error.__traceback__):
+        if os.path.abspath(frame.f_code.co_filename) == os.path.abspath(path):
+            found = linecache.getline(path, lineno).strip()
+    return found
 
 
 _IDENTITIES = {}
@@ -141,11 +229,13 @@ def config_class(cls, name, namespace):
             continue
         for node in ast.walk(tree):
             if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "isinstance"
-                    and len(node.args) == 2 and isinstance(node.args[0], ast.Name) and node.args[0].id == name
-                    and isinstance(node.args[1], ast.Name)):
-                found = _annotation_class(node.args[1].id, namespace)
-                if found is not None:
-                    return found
+                    and len(node.args) == 2 and isinstance(node.args[0], ast.Name) and node.args[0].id == name):
+                # `isinstance(student, (DistillableViT, DistillableT2TViT))`: the first the code names
+                names = node.args[1].elts if isinstance(node.args[1], ast.Tuple) else [node.args[1]]
+                for n in names:
+                    found = _annotation_class(n.id, namespace) if isinstance(n, ast.Name) else None
+                    if found is not None:
+                        return found
     return None
 
 
@@ -202,6 +292,8 @@ def resolve_stand_ins(torch, kwargs, namespace=None, cls=None, defaults=None, co
             if value.kind == "module":
                 found = getattr(namespace, value.target, None)
                 value = found if isinstance(found, type) else _identity(torch)
+            elif value.kind == "expression":
+                value = build_expression(torch, value, namespace)
             elif value.kind == "config":
                 klass = config_class(cls, name, namespace) if config_classes and cls is not None else None
                 config = (make_config(klass, module_inputs.attributes_read(source, name), defaults)
@@ -215,6 +307,76 @@ def resolve_stand_ins(torch, kwargs, namespace=None, cls=None, defaults=None, co
                 value = layer if value.kind == "class" else layer()
         out[name] = value
     return out
+
+
+def build_expression(torch, stand_in, namespace):
+    """The object an "expression" stand-in builds (`Unet(dim=64)`, as a call site of the module's
+    file builds the network it passes), evaluated among the standalone's names, which the plugin
+    had the closure define; an nn.Identity instance, as for any object argument, where that fails
+    (a library the network needs is missing here)."""
+    if namespace is None:
+        return _identity(torch)()
+    try:
+        torch.manual_seed(0)
+        return eval(compile(stand_in.tree, "<call site>", "eval"), dict(vars(namespace)))
+    except (Exception, SystemExit):  # a function that exits (an argument parser) builds nothing
+        return _identity(torch)()
+
+
+NETWORK_TRIES = 4  # __init__ calls of a network class, each giving what a TypeError says is missing
+
+
+def make_network(torch, klass):
+    """An instance of the module class `klass` with its required arguments guessed from their
+    names (module_inputs.guess_attribute; more where a TypeError says they are missing, as a
+    subclass taking *args says only then), and the text that builds it; (None, None) when it
+    cannot be made."""
+    try:
+        parameters = inspect.signature(klass).parameters.values()
+    except (TypeError, ValueError):
+        parameters = []
+    kwargs = {p.name: module_inputs.guess_attribute(p.name) for p in parameters
+              if p.default is inspect.Parameter.empty and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
+    for _ in range(NETWORK_TRIES):
+        try:
+            torch.manual_seed(0)
+            net = klass(**kwargs)
+            return net, "%s(%s)" % (klass.__name__, ", ".join("%s=%r" % kv for kv in kwargs.items()))
+        except TypeError as e:
+            missing = [n for n in module_inputs.missing_init_args(str(e)) if n not in kwargs]
+            if not missing:
+                return None, None
+            kwargs.update({n: module_inputs.guess_attribute(n) for n in missing})
+        except Exception:
+            return None, None
+    return None, None
+
+
+# Sources of __init__ arguments that are guesses (module_inputs.GUESSED_SOURCES) or object stand-ins.
+NETWORK_SOURCES = module_inputs.GUESSED_SOURCES + ("stand_in",)
+
+
+def named_networks(torch, cls, inputs, kwargs, namespace, record, built):
+    """kwargs with the guessed arguments that the code annotates or checks as a module class of
+    the standalone (`vit: ViT`, `isinstance(student, (DistillableViT, ...))`: config_class) made as
+    that network (make_network); `built` gets the text each was made with."""
+    if cls is None or namespace is None:
+        return kwargs
+    for arg in (inputs or {}).get("init", []):
+        name = arg.get("name") if isinstance(arg, dict) else None
+        if (name not in kwargs or arg.get("source") not in NETWORK_SOURCES or arg.get("stand_in") == "config"
+                or isinstance(kwargs[name], type)):  # a class is asked for, not an instance
+            continue
+        klass = config_class(cls, name, namespace)
+        # A class of the repository's code (the standalone defines it), not torch's own nn.Module.
+        if (klass is None or klass is cls or not issubclass(klass, torch.nn.Module)
+                or klass.__module__ != getattr(namespace, "__name__", None)):
+            continue
+        net, text = make_network(torch, klass)
+        if net is not None:
+            kwargs[name], built[name] = net, text
+            record.append({"error": "", "change": "init %s = %s (the class the code names)" % (name, text)})
+    return kwargs
 
 
 PROCESS_GROUP_NAMES = ("process_group", "tp_group", "tensor_parallel_group", "pg")
@@ -272,18 +434,19 @@ def instantiate(cls, kwargs, record, torch=None):
     raise AssertionError("unreachable")
 
 
-def build(torch, cls, inputs, record, namespace=None, defaults=None, source=""):
+def build(torch, cls, inputs, record, namespace=None, defaults=None, source="", built=None):
     """(module, its __init__ arguments, the specs of its forward inputs) from the inferred inputs;
     the deducer's changes are appended to `record`. `namespace`: the standalone's module, where
     classes the inputs name are defined; `defaults`: module_inputs.code_defaults of its source,
     `source` its text (what a config class made from is read for).
     A config made from its class (make_config) that __init__ refuses is tried once more as a
-    ConfigStandIn."""
+    ConfigStandIn. `built`: where the text that made each network argument (named_networks) goes."""
     torch.manual_seed(0)
     specs = module_inputs.tensor_specs(inputs)
     made = []
     kwargs = resolve_stand_ins(torch, module_inputs.init_kwargs(inputs), namespace, cls, defaults, made=made,
                                source=source)
+    kwargs = named_networks(torch, cls, inputs, kwargs, namespace, record, built if built is not None else {})
     try:
         return instantiate(cls, kwargs, record, torch), kwargs, specs
     except Exception as e:
@@ -293,6 +456,7 @@ def build(torch, cls, inputs, record, namespace=None, defaults=None, source=""):
                        "change": "config stand-in for %s" % ", ".join(made)})
     torch.manual_seed(0)
     kwargs = resolve_stand_ins(torch, module_inputs.init_kwargs(inputs), namespace, cls, defaults, False)
+    kwargs = named_networks(torch, cls, inputs, kwargs, namespace, [], built if built is not None else {})
     try:
         return instantiate(cls, kwargs, record, torch), kwargs, specs
     except Exception as e:
@@ -312,12 +476,14 @@ def _build_larger(torch, cls, inputs, record, namespace, defaults, specs, error)
     return instantiate(cls, kwargs, record, torch), kwargs, module_inputs.larger_specs(specs)
 
 
-def run_eager(torch, model, specs, device, record, rebuild=None):
+def run_eager(torch, model, specs, device, record, rebuild=None, path=None):
     """(output, specs, tensors, model) of the first eager forward that works, the deducer
     correcting the inputs from each error (at most MAX_TRIES times, never back to inputs already
     tried); its changes are appended to `record`. `rebuild(name, value)`, where given, makes the
     module again with one guessed __init__ size changed (module_inputs.init_width_fix) and returns
-    it. Raises the last error when no correction is left."""
+    it. Raises the last error when no correction is left. `path`: the standalone's file, whose
+    failing line (failing_line) the deducer reads too; a divisibility the forward checks makes the
+    module again with its guessed sizes larger (Rebuild.grow), once."""
     tried = set()
     for attempt in range(MAX_TRIES + 1):
         args = make_tensors(torch, specs, device)
@@ -330,12 +496,21 @@ def run_eager(torch, model, specs, device, record, rebuild=None):
         except Exception as e:  # the deducer reads the message; anything else is the module's failure
             message = "%s: %s" % (type(e).__name__, e)
             tried.add(module_inputs.signature(specs))
+            line = failing_line(e, path)
             fix = rebuild.fix(message, specs, tried) if rebuild is not None else None
             if fix is not None and attempt < MAX_TRIES:
                 model = rebuild(*fix)
                 record.append({"error": trim(message, 300), "change": "init %s -> %d (the input's width)" % fix})
                 continue
-            trial, why = module_inputs.deduce(specs, message, tried)
+            if (rebuild is not None and attempt < MAX_TRIES and module_inputs.divisibility_failed(message, line)
+                    and rebuild.can_grow()):
+                model = rebuild.grow()
+                specs = module_inputs.grown_specs(specs)
+                record.append({"error": trim(message, 300),
+                               "change": "guessed sizes %d -> %d (a divisibility the forward checks)"
+                               % (module_inputs.SIZE, module_inputs.SIZE * module_inputs.LARGER)})
+                continue
+            trial, why = module_inputs.deduce(specs, message, tried, line, optional_parameters(model, specs))
             if trial is None or attempt == MAX_TRIES:
                 raise
             record.append({"error": trim(message, 300), "change": why})
@@ -355,6 +530,29 @@ class Rebuild:
     def fix(self, message, specs, tried):
         fix = module_inputs.init_width_fix(message, specs, self.kwargs, self.guessed, tried)
         return None if fix is None or fix[0] in self.changed else fix
+
+    def can_grow(self):
+        return "grown" not in self.changed and any(
+            self.kwargs.get(n) == module_inputs.SIZE or self._grown(self.kwargs.get(n)) is not None for n in self.guessed)
+
+    @staticmethod
+    def _grown(value):
+        if type(value) is int and value == module_inputs.SIZE:
+            return module_inputs.SIZE * module_inputs.LARGER
+        if isinstance(value, tuple) and value and all(type(v) is int and v == module_inputs.SIZE for v in value):
+            return tuple(module_inputs.SIZE * module_inputs.LARGER for _ in value)
+        return None
+
+    def grow(self):
+        """The module again with every guessed size LARGER times larger (as build's
+        _build_larger for an __init__ that rejects them)."""
+        self.changed.add("grown")
+        for n in self.guessed:
+            grown = self._grown(self.kwargs.get(n))
+            if grown is not None:
+                self.kwargs[n] = grown
+        self.torch.manual_seed(0)
+        return self.cls(**self.kwargs).to(self.device).eval()
 
     def __call__(self, name, value):
         self.changed.add(name)
@@ -381,7 +579,10 @@ def run(task, row, torch, mark):
     device = torch.device("cuda")
     with open(os.path.join(task["bundle_dir"], spec["module"]), encoding="utf-8") as f:
         source = f.read()
-    model, kwargs, specs = build(torch, cls, inputs, info["deduce"], module, module_inputs.code_defaults(source), source)
+    built = {}
+    model, kwargs, specs = build(torch, cls, inputs, info["deduce"], module, module_inputs.code_defaults(source), source,
+                                 built)
+    specs = scalar_inputs(cls, specs)
     model = model.to(device).eval()
 
     row["stage_reached"] = "load"
@@ -389,11 +590,16 @@ def run(task, row, torch, mark):
     mark("load")
     t0 = time.perf_counter()
     eager, specs, args, model = run_eager(torch, model, specs, device, info["deduce"],
-                                          Rebuild(torch, cls, kwargs, inputs, device))
+                                          Rebuild(torch, cls, kwargs, inputs, device),
+                                          os.path.join(task["bundle_dir"], spec["module"]))
     row["run_ms"] = round((time.perf_counter() - t0) * 1000.0, 3)
     info["eager_ok"] = True
     # A class argument by its name (`BasicBlock`), as the source writes it.
-    info["inputs_used"] = {"init": {k: v.__name__ if isinstance(v, type) else repr(v) for k, v in kwargs.items()},
+    # An argument a call site's expression built, as that expression (the network's repr is long).
+    built.update({a["name"]: a["stand_in"].partition(":")[2] for a in inputs.get("init", [])
+                  if isinstance(a, dict) and str(a.get("stand_in", "")).startswith("expression:")})
+    info["inputs_used"] = {"init": {k: built[k] if k in built and not isinstance(v, type) and type(v).__name__ != "StandInIdentity"
+                                    else v.__name__ if isinstance(v, type) else repr(v) for k, v in kwargs.items()},
                            "forward": module_inputs.describe(specs)}
 
     row["stage_reached"] = "run"

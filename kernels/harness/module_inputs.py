@@ -26,13 +26,17 @@ class StandIn:
     """An __init__ argument that is an object, not a number: `kind` is "config", "class" or
     "instance", `target` the torch.nn class ("torch.nn.ReLU") for the last two; or "module", a
     class the module's own file passes it where it instantiates it (`ResNet(BasicBlock, ...)`),
-    `target` its name in the standalone, which defines it. inductor_stage.py turns it into the
-    object."""
+    `target` its name in the standalone, which defines it; or "expression", what a call site
+    of the file builds the argument with (`Unet(dim=64, dim_mults=(1, 2, 4, 8))`: calls of the
+    standalone's classes and functions on literals, checked_expression), `tree` its parsed form.
+    inductor_stage.py turns it into the object."""
     STAND_IN_CLASSES = ("torch.nn.ReLU", "torch.nn.Identity", "torch.nn.GELU")
 
     def __init__(self, text):
         kind, _, target = text.partition(":")
-        if kind == "module":
+        if kind == "expression":
+            self.tree = checked_expression(target)
+        elif kind == "module":
             if not target.isidentifier():
                 raise InputError("unknown stand-in %r" % text)
         elif kind not in ("config", "class", "instance") or (kind != "config" and target not in self.STAND_IN_CLASSES):
@@ -41,6 +45,28 @@ class StandIn:
 
     def __repr__(self):
         return "<stand-in %s%s>" % (self.kind, ":" + self.target if self.target else "")
+
+
+_EXPRESSION_NODES = (ast.Expression, ast.Call, ast.Name, ast.Constant, ast.Tuple, ast.List, ast.Dict, ast.Set,
+                     ast.Subscript, ast.keyword, ast.UnaryOp, ast.USub, ast.UAdd, ast.Load)
+
+
+def checked_expression(text):
+    """The parsed form of an "expression" stand-in: calls of plain names (the standalone's
+    classes and functions) on literals, items of literals and further such calls; nothing else
+    (no attribute, no dunder name, no operator but a sign)."""
+    try:
+        tree = ast.parse(text, mode="eval")
+    except (SyntaxError, ValueError) as e:
+        raise InputError("expression stand-in %r: %s" % (text, e))
+    for node in ast.walk(tree):
+        if not isinstance(node, _EXPRESSION_NODES):
+            raise InputError("expression stand-in %r: %s not allowed" % (text, type(node).__name__))
+        if isinstance(node, ast.Call) and not isinstance(node.func, ast.Name):
+            raise InputError("expression stand-in %r: only calls of names" % text)
+        if isinstance(node, ast.Name) and (node.id.startswith("__") or not isinstance(node.ctx, ast.Load)):
+            raise InputError("expression stand-in %r: name %s" % (text, node.id))
+    return tree
 
 
 def guess_attribute(name):
@@ -65,6 +91,8 @@ def guess_attribute(name):
         return 100
     if "layers" in n or "depth" in n:
         return 2
+    if re.search(r"mask|keep|sample|select", n) and re.search(r"ratio|prob|rate|frac", n) or re.search(r"prob|frac", n):
+        return 0.5  # a share (`masking_ratio`, `mask_prob`), as the plugin guesses it
     if "ratio" in n or "factor" in n:
         return 4
     if n.endswith(("type", "mode", "name", "dtype", "impl", "implementation")):
@@ -241,7 +269,8 @@ def shape_of(spec):
 
 
 def describe(specs):
-    return [{"name": s["name"], "shape": shape_of(s), "dtype": s["dtype"]} for s in specs]
+    return [{"name": s["name"], "value": s["value"]} if s.get("value") is not None else
+            {"name": s["name"], "shape": shape_of(s), "dtype": s["dtype"]} for s in specs]
 
 
 # --- the deducer -------------------------------------------------------------------------------
@@ -250,7 +279,7 @@ def _set_rank(specs, which, rank, why, exact=True):
     """The rank an error showed. An exact one (not a lower bound: `exact` False) is kept from
     then on, so later trials of unknown ranks leave it."""
     s = specs[which]
-    if s["rank"] == rank or not 0 < rank <= MAX_RANK:
+    if s["rank"] == rank or not 0 < rank <= MAX_RANK or s.get("value") is not None:
         return None
     s["rank"] = rank
     s["rank_known"] = s.get("rank_known", True) or exact
@@ -277,6 +306,8 @@ def _with_dim(specs, index, value):
 def _set_dim(specs, which, index, value, why):
     s = specs[which]
     rank = s["rank"]
+    if s.get("value") is not None:
+        return None
     j = index if index >= 0 else rank + index
     if not 0 <= j < rank or shape_of(s)[j] == value or not 0 < value <= 1 << 16:
         return None
@@ -585,7 +616,7 @@ def _r_target_size(specs, m):
     want = [int(x) for x in re.findall(r"\d+", m.group(1))]
     got = [int(x) for x in re.findall(r"\d+", m.group(2))]
     for s in specs:
-        if not s["dtype"].startswith("float") and shape_of(s) == got and want:
+        if not s["dtype"].startswith("float") and s.get("value") is None and shape_of(s) == got and want:
             s["rank"], s["rank_known"] = len(want), True
             s["dims"] = {i: v for i, v in enumerate(want) if i > 0 or v != BATCH}
             return "%s -> %s (target size)" % (s["name"], want)
@@ -598,7 +629,7 @@ def _r_target_batch(specs, m):
     one row of as many as the scores have."""
     rows, got = int(m.group(1)), int(m.group(2))
     for s in specs:
-        if not s["dtype"].startswith("float") and _product(shape_of(s)) == got and rows > 0:
+        if not s["dtype"].startswith("float") and s.get("value") is None and _product(shape_of(s)) == got and rows > 0:
             s["rank"], s["rank_known"], s["dims"] = 1, True, {0: rows}
             return "%s -> [%d] (a target per row of scores)" % (s["name"], rows)
     return None
@@ -612,6 +643,34 @@ def _r_rank_named(specs, m):
         if s["rank"] == got:
             return _set_rank(specs, i, want, "rank %d -> %d (%s)" % (got, want, m.group(0)[:50]))
     return None
+
+
+def _r_model_side(specs, m):
+    """A patch embedding's "Input image height (16) doesn't match model (224)": the sides of the
+    image input take the size the model was built for."""
+    got, want = int(m.group(2)), int(m.group(3))
+    i = _image_input(specs)
+    if i is None or want > SPATIAL_MAX or want <= 0:
+        return None
+    sides = shape_of(specs[i])[2:]
+    if got not in sides:
+        return None
+    for j in range(len(sides)):
+        _set_dim(specs, i, 2 + j, want, "")
+    return "spatial sides %s -> %d (the model's image size)" % (sides, want)
+
+
+HALF_DTYPE = "bfloat16"
+
+
+def _r_half(specs, m):
+    """A kernel that takes half precision only ("x should be BF16/FP16", "only supports fp16 and
+    bf16"): the float32 inputs become bfloat16."""
+    changed = [s["name"] for s in specs if s["dtype"] == "float32"]
+    for s in specs:
+        if s["dtype"] == "float32":
+            s["dtype"] = HALF_DTYPE
+    return ("%s -> %s (half precision expected)" % (", ".join(changed), HALF_DTYPE)) if changed else None
 
 
 # (pattern, rule): the first rule whose pattern matches and that changes something wins.
@@ -649,6 +708,9 @@ RULES = (
     (r"batched (?P<want>\d)D tensor but received (?P<got>\d)-D", _r_rank_named),
     (r"expects a tensor with <= (?P<want>\d) dimensions, but self is (?P<got>\d)D", _r_rank_named),
     (r"Expected input batch_size \((\d+)\) to match target batch_size \((\d+)\)", _r_target_batch),
+    (r"[Ii]nput (?:image )?(height|width|size) \((\d+)\) doesn't match (?:the )?model \((\d+)\)", _r_model_side),
+    (r"(?:should|must) be (?:in )?(?:BF16|bf16|bfloat16|FP16|fp16|float16|half)\b|"
+     r"only supports? (?:fp16|bf16|float16|bfloat16|half)", _r_half),
 )
 _COMPILED = [(re.compile(p), rule) for p, rule in RULES]
 
@@ -685,20 +747,82 @@ def signature(specs):
     return tuple((s["name"], s["rank"], tuple(sorted(s["dims"].items())), s["dtype"]) for s in specs)
 
 
+
 # A library the machine lacks (a deferred import needed when it ran, an extension the module
 # checks for): no input changes that.
 _MISSING_LIBRARY = re.compile(r"^(?:ModuleNotFoundError|ImportError): |is not installed|[Pp]lease install |"
                               r"No such operator ")
 
 
-def deduce(specs, message, tried=()):
+# What the line that failed says about the inputs (the innermost line of the standalone in the
+# traceback, inductor_stage.failing_line): an assertion or check of an input's rank.
+_RANK_CHECK = re.compile(r"\b(\w+)\.(?:ndim|dim\(\))\s*==\s*(\d)\b|\blen\(\s*(\w+)\.shape\s*\)\s*==\s*(\d)\b")
+
+
+def _line_rank(specs, line):
+    """`assert x.ndim == 2`, `x.dim() == 4`, `len(x.shape) == 3` on the failing line, about an
+    input by its name: that input takes the rank, kept from then on."""
+    for m in _RANK_CHECK.finditer(line or ""):
+        name, rank = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
+        for i, s in enumerate(specs):
+            if s["name"] == name and s.get("value") is None:
+                why = _set_rank(specs, i, int(rank), "%s rank %d -> %s (the failing line checks it)"
+                                % (name, s["rank"], rank))
+                if why:
+                    return why
+    return None
+
+
+_NOT_A_TENSOR = re.compile(r"\b(?:int|str|bool|float|dict|Dict|Callable)\b")
+
+
+def _dtype_by_name(name):
+    n = name.lower()
+    if "mask" in n:
+        return "bool"
+    if re.search(r"ids|idx|label|target|index|indices|tokens", n):
+        return "int64"
+    return "float32"
+
+
+def _line_optional(specs, message, line, optional):
+    """A forward parameter left to its None default that the module needs after all: the failing
+    line or the message names it (`assert exists(hiddens)`, "preference_labels must be provided",
+    `ref_input[...]` raising "'NoneType' object is not subscriptable"). It is passed by name,
+    a tensor of the first input's rank (its dtype read from its name, as the plugin reads it);
+    not one annotated as a number, a string or a tuple of them."""
+    if not optional or not re.match(r"(?:AssertionError|TypeError|AttributeError|ValueError)\b", message or ""):
+        return None
+    if message.startswith(("TypeError", "AttributeError")) and "NoneType" not in message:
+        return None
+    words = set(re.findall(r"\w+", (line or "") + " " + message))
+    known = {s["name"] for s in specs}
+    for name, annotation in optional.items():
+        if name in known or name not in words or _NOT_A_TENSOR.search(annotation or ""):
+            continue
+        first = specs[0] if specs else {"rank": 4}
+        specs.append({"name": name, "rank": first["rank"] if first.get("value") is None else 4, "dims": {},
+                      "dtype": _dtype_by_name(name), "rank_known": False, "keyword": True})
+        return "added input %s (a None default the module needs)" % name
+    return None
+
+
+def deduce(specs, message, tried=(), line=None, optional=None):
     """(new specs, what changed) for the error `message` raised by the module on `specs`, or
     (None, None) when no rule applies or none changes anything: the caller stops trying. Without
     a rule for the message, an input of unknown rank gets the next rank of RANK_ORDER. A change
     back to inputs whose signature() is in `tried` counts as none (two rules undoing each other,
-    as broadcasting between two inputs does, would go round until the tries run out)."""
+    as broadcasting between two inputs does, would go round until the tries run out).
+    `line`: the source line that failed (the innermost of the module's file), read first for a
+    rank check of an input by name; `optional`: {name: annotation} of forward parameters left to
+    a None default, one of which the line or the message may name (_line_optional)."""
     if _MISSING_LIBRARY.search(message or ""):
         return None, None  # no input makes a library appear: the tries are left alone
+    for rule in (lambda t: _line_rank(t, line), lambda t: _line_optional(t, message, line, optional)):
+        trial = copy.deepcopy(specs)
+        why = rule(trial)
+        if why and signature(trial) not in tried:
+            return trial, why
     for pattern, rule in _COMPILED:
         m = pattern.search(message or "")
         if not m:
@@ -710,6 +834,56 @@ def deduce(specs, message, tried=()):
     trial = copy.deepcopy(specs)
     why = _next_rank(trial)
     return (trial, why) if why and signature(trial) not in tried else (None, None)
+
+
+def divisibility_failed(message, line):
+    """Whether the forward rejected the sizes for a divisibility (`assert C % groups == 0`,
+    "must be divisible by"), as __init__ checks may: the guessed sizes are to grow."""
+    if not re.match(r"(?:AssertionError|ValueError|ZeroDivisionError|RuntimeError)\b", message or ""):
+        return False
+    if any(pattern.search(message) for pattern, _ in _COMPILED):
+        return False  # a rule reads it (windows a side does not divide): the inputs change instead
+    return "divisible" in (message or "") or bool(re.search(r"%\s*\w", line or "") and "assert" in (line or ""))
+
+
+def grown_specs(specs):
+    """The forward inputs for a module whose guessed sizes grew LARGER times: every dimension
+    after the batch that is SIZE (fixed or left to it) grows with them."""
+    out = copy.deepcopy(specs)
+    for s in out:
+        if s.get("value") is not None:
+            continue
+        shape = shape_of(s)
+        for j in range(1, len(shape)):
+            if shape[j] == SIZE:
+                _set_dim(out, out.index(s), j, SIZE * LARGER, "")
+    return out
+
+
+# Forward parameters that are numbers, not tensors: annotated so (`feat_size: Tuple[int, int]`,
+# `seq_len: int`), or counts the forward makes a range of (`torch.arange(j - i, j)`).
+_INT_ANNOTATION = re.compile(r"^(?:typing\.)?(?:Optional\[)?int\]?$")
+_INT_SEQUENCE = re.compile(r"^(?:typing\.)?(?:Tuple|tuple|List|list|Sequence)\[int(?:\s*,\s*int)*(?:\s*,\s*\.\.\.)?\]$")
+
+
+def scalar_value(annotation, counted=False):
+    """The Python value a forward parameter gets instead of a tensor, from its annotation text
+    (`int` SIZE, `float` 1.0, `bool` False, `Tuple[int, int]`/`List[int]` SIZEs, two where the
+    length is open) or, unannotated, from its use as a count (`counted`); None: a tensor."""
+    a = (annotation or "").replace(" ", "")
+    if _INT_ANNOTATION.match(a):
+        return SIZE
+    if a in ("float", "Optional[float]"):
+        return 1.0
+    if a == "bool":
+        return False
+    if _INT_SEQUENCE.match(a):
+        inner = a[a.index("[") + 1:-1]
+        n = 2 if inner.endswith("...") or a.startswith(("List", "list", "Sequence", "typing.List")) else inner.count("int")
+        return tuple([SIZE] * max(n, 1))
+    if not a and counted:
+        return SIZE
+    return None
 
 
 # __init__ parameters that are the input's channels or width (`inplanes`, `in_chs`, `dim_in`).

@@ -51,6 +51,12 @@ ArgumentGuess guess_argument(const std::string& raw, const std::string& annotati
   if (contains(n, "padding") || n == "pad") return ArgumentGuess{"1", "size_name"};
   if (n == "groups") return ArgumentGuess{"1", "size_name"};
   if (contains(n, "head") || contains(n, "groups")) return ArgumentGuess{"4", "size_name"};
+  // A share of something (`masking_ratio`, `mask_prob`, `keep_rate`, `sample_frac`): a fraction, as
+  // the checks `0 < masking_ratio < 1` ask; an `mlp_ratio` stays a widening.
+  if ((contains(n, "mask") || contains(n, "keep") || contains(n, "sample") || contains(n, "select")) &&
+      (contains(n, "ratio") || contains(n, "prob") || contains(n, "rate") || contains(n, "frac")))
+    return ArgumentGuess{"0.5", "size_name"};
+  if (contains(n, "prob") || contains(n, "frac") || contains(n, "percent")) return ArgumentGuess{"0.5", "size_name"};
   if (contains(n, "ratio") || contains(n, "expansion") || contains(n, "expand") || contains(n, "factor"))
     return ArgumentGuess{"4", "size_name"};
   if (contains(n, "layer") || contains(n, "depth") || contains(n, "blocks") || n == "n") return ArgumentGuess{"2", "size_name"};

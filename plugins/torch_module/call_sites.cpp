@@ -84,6 +84,112 @@ bool expected_to_raise(const PythonFile& m, TSNode call) {
   return false;
 }
 
+TSNode scope_of(const PythonFile& m, TSNode n);
+TSNode assigned_before(const PythonFile& m, TSNode scope, const std::string& name, TSNode before);
+
+constexpr int kMaxExpressionDepth = 4;  // calls inside calls, names followed to their calls
+
+// A class or function the file defines once (a `def` or `class` at module level).
+bool definition_of_file(const PythonFile& m, const std::string& name) {
+  std::vector<size_t> bound = m.bindings_of(name);
+  if (bound.size() != 1) return false;
+  int kind = m.statement(bound[0]).kind;
+  return kind == MINE_STATEMENT_CLASS || kind == MINE_STATEMENT_FUNCTION;
+}
+
+// The expression `n` builds an argument with (SiteValue::expression), rendered, its calls added
+// to `calls`; nullopt when it is anything else (a parameter, an attribute, a call of an import).
+std::optional<std::string> expression_of(const PythonFile& m, TSNode n, TSNode scope, int depth,
+                                         std::vector<std::string>& calls) {
+  if (ts_node_is_null(n) || depth > kMaxExpressionDepth) return std::nullopt;
+  if (auto lit = literal_value(m, n)) return lit;
+  std::string_view t = node_type(n);
+  if (t == "parenthesized_expression" && ts_node_named_child_count(n) == 1)
+    return expression_of(m, ts_node_named_child(n, 0), scope, depth, calls);
+  if (t == "identifier") {  // `model = Unet(...)` once before, in the call's scope
+    TSNode value = assigned_before(m, scope, m.text_of(n), n);
+    if (ts_node_is_null(value) || !is_type(value, "call")) return std::nullopt;
+    return expression_of(m, value, scope, depth + 1, calls);
+  }
+  if (t == "subscript") {  // `cfg['A']` of a literal
+    auto value = literal_value(m, field(n, "value"));
+    auto index = literal_value(m, field(n, "subscript"));
+    if (!value || !index) return std::nullopt;
+    return "(" + *value + ")[" + *index + "]";
+  }
+  if (t != "call") return std::nullopt;
+  TSNode f = field(n, "function");
+  if (!is_type(f, "identifier") || !definition_of_file(m, m.text_of(f))) return std::nullopt;
+  std::string out = m.text_of(f) + "(";
+  bool first = true, ok = true;
+  for_each_named_child(field(n, "arguments"), [&](TSNode a) {
+    if (!ok || is_type(a, "comment")) return;
+    std::string piece;
+    if (is_type(a, "keyword_argument")) {
+      auto v = expression_of(m, field(a, "value"), scope, depth + 1, calls);
+      if (!v) {
+        ok = false;
+        return;
+      }
+      piece = m.text_of(field(a, "name")) + "=" + *v;
+    } else if (is_type(a, "list_splat") || is_type(a, "dictionary_splat")) {
+      ok = false;
+      return;
+    } else {
+      auto v = expression_of(m, a, scope, depth + 1, calls);
+      if (!v) {
+        ok = false;
+        return;
+      }
+      piece = *v;
+    }
+    out += (first ? "" : ", ") + piece;
+    first = false;
+  });
+  if (!ok) return std::nullopt;
+  std::string name = m.text_of(f);
+  // A function called on nothing reads its inputs from elsewhere (`parse_args()`: the command
+  // line): no network the call site spells out.
+  if (first && m.statement(m.bindings_of(name)[0]).kind == MINE_STATEMENT_FUNCTION) return std::nullopt;
+  if (std::find(calls.begin(), calls.end(), name) == calls.end()) calls.push_back(name);
+  return out + ")";
+}
+
+// The calls of `class_name` in `site_file` whose callee `accept` takes, in source order: `Net(...)`,
+// `models.Net(...)`, and calls of a name the call's scope binds to the class (`head = Net` or
+// `head = Net if ... else Other`, then `head(...)`: a test choosing the class by a parameter).
+std::vector<TSNode> class_calls(const PythonFile& site_file, const std::string& class_name,
+                                const std::function<bool(TSNode)>& accept) {
+  std::vector<TSNode> out;
+  auto names_class = [&](TSNode v) {
+    if (is_type(v, "identifier")) return site_file.view_of(v) == class_name && accept(v);
+    if (!is_type(v, "conditional_expression")) return false;
+    bool found = false;
+    for_each_named_child(v, [&](TSNode c) {
+      found = found || (is_type(c, "identifier") && site_file.view_of(c) == class_name && accept(c));
+    });
+    return found;
+  };
+  walk_spanning(site_file.root(), occurrences(site_file.text(), class_name), [&](TSNode n) {
+    if (is_type(n, "assignment") && is_type(field(n, "left"), "identifier") && names_class(field(n, "right"))) {
+      std::string alias = site_file.text_of(field(n, "left"));
+      walk(scope_of(site_file, n), [&](TSNode c) {
+        if (!is_type(c, "call") || ts_node_start_byte(c) < ts_node_end_byte(n)) return;
+        TSNode callee = field(c, "function");
+        if (is_type(callee, "identifier") && site_file.view_of(callee) == alias) out.push_back(c);
+      });
+      return;
+    }
+    if (!is_type(n, "call")) return;
+    TSNode f = field(n, "function");
+    TSNode name = is_type(f, "attribute") ? field(f, "attribute") : f;
+    if (is_type(name, "identifier") && site_file.view_of(name) == class_name && accept(f)) out.push_back(n);
+  });
+  std::sort(out.begin(), out.end(), [](TSNode a, TSNode b) { return ts_node_start_byte(a) < ts_node_start_byte(b); });
+  out.erase(std::unique(out.begin(), out.end(), [](TSNode a, TSNode b) { return ts_node_eq(a, b); }), out.end());
+  return out;
+}
+
 // With `required_only`, parameters that have a default are left to it.
 void collect(const PythonFile& site_file, const std::string& class_name, const nlohmann::json& params,
              bool required_only, bool classes, const std::function<bool(TSNode)>& accept,
@@ -92,20 +198,22 @@ void collect(const PythonFile& site_file, const std::string& class_name, const n
   // call passes is often a variant that needs more (a sparse kernel's library).
   auto wanted = [&](const std::string& name, const SiteValue& v) {
     for (const auto& p : params)
-      if (p.value("name", "") == name) return !p.contains("default") || (!required_only && v.module_class.empty());
+      if (p.value("name", "") == name)
+        return !p.contains("default") || (!required_only && v.module_class.empty() && v.expression.empty());
     return false;
   };
-  walk_spanning(site_file.root(), occurrences(site_file.text(), class_name), [&](TSNode n) {
-    if (!is_type(n, "call")) return;
-    TSNode f = field(n, "function");
-    TSNode name = is_type(f, "attribute") ? field(f, "attribute") : f;
-    if (!is_type(name, "identifier") || site_file.view_of(name) != class_name || !accept(f)) return;
-    if (expected_to_raise(site_file, n)) return;
+  for (TSNode n : class_calls(site_file, class_name, accept)) {
+    if (expected_to_raise(site_file, n)) continue;
     size_t position = 0;
     std::map<std::string, SiteValue> here;
     auto value = [&](TSNode v) -> std::optional<SiteValue> {
-      if (auto lit = literal_value(site_file, v)) return SiteValue{*lit, ""};
-      if (classes && class_of_file(site_file, v)) return SiteValue{"", site_file.text_of(v)};
+      if (auto lit = literal_value(site_file, v)) return SiteValue{*lit, "", "", {}};
+      if (classes && class_of_file(site_file, v)) return SiteValue{"", site_file.text_of(v), "", {}};
+      if (classes) {  // the file's own network, built as the call site builds it
+        std::vector<std::string> calls;
+        auto e = expression_of(site_file, v, scope_of(site_file, n), 0, calls);
+        if (e && !calls.empty()) return SiteValue{"", "", *e, calls};
+      }
       return std::nullopt;
     };
     for_each_named_child(field(n, "arguments"), [&](TSNode a) {
@@ -124,7 +232,7 @@ void collect(const PythonFile& site_file, const std::string& class_name, const n
     });
     for (const auto& [k, v] : here)
       if (wanted(k, v)) out.emplace(k, v);  // the first site that names a parameter wins
-  });
+  }
 }
 
 // --- forward call sites ---------------------------------------------------------------------------
@@ -254,13 +362,9 @@ std::optional<SiteTensor> site_tensor(const PythonFile& m, TSNode n, TSNode scop
 // their tensors added to `out` by parameter name where none is there yet.
 void collect_forward(const PythonFile& site_file, const std::string& class_name, const std::vector<std::string>& params,
                      const std::function<bool(TSNode)>& accept, std::map<std::string, SiteTensor>& out) {
-  walk_spanning(site_file.root(), occurrences(site_file.text(), class_name), [&](TSNode n) {
-    if (!is_type(n, "call")) return;
-    TSNode f = field(n, "function");
-    TSNode name = is_type(f, "attribute") ? field(f, "attribute") : f;
-    if (!is_type(name, "identifier") || site_file.view_of(name) != class_name || !accept(f)) return;
+  for (TSNode n : class_calls(site_file, class_name, accept)) {
     TSNode assignment = ts_node_parent(n);
-    if (!is_type(assignment, "assignment") || !is_type(field(assignment, "left"), "identifier")) return;
+    if (!is_type(assignment, "assignment") || !is_type(field(assignment, "left"), "identifier")) continue;
     std::string instance = site_file.text_of(field(assignment, "left"));
     TSNode scope = scope_of(site_file, n);
     walk(scope, [&](TSNode c) {
@@ -290,7 +394,7 @@ void collect_forward(const PythonFile& site_file, const std::string& class_name,
         if (auto t = site_tensor(site_file, value, scope, 0)) out.emplace(param, *t);
       });
     });
-  });
+  }
 }
 
 }  // namespace

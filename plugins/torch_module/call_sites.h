@@ -11,9 +11,16 @@ namespace mine::torch_module {
 
 // What one argument of an instantiation is: a Python literal (literal_value.h), or, at a call in
 // the class's own file, a class of that file passed as it is (`ResNet(BasicBlock, [2, 2])`).
+// Or, at a call in the class's own file, an expression that builds the argument from the file's
+// own classes and functions with literal arguments (`GaussianDiffusion(model, ...)` after
+// `model = Unet(dim=64, dim_mults=(1, 2, 4, 8))`, `VGG(make_layers(cfg['A'], batch_norm=True))`):
+// `expression` is it rendered with the literals in place of names (`Unet(dim=64, ...)`), `calls`
+// the file's names it calls, which the standalone must define.
 struct SiteValue {
   std::string literal;
   std::string module_class;
+  std::string expression;
+  std::vector<std::string> calls;
 };
 
 // The arguments of the instantiations of the module class `class_name` of `file` that say what

@@ -67,6 +67,7 @@ struct InitValue {
   std::optional<std::string> literal;
   std::string source;
   std::string stand_in;  // "config", "class:torch.nn.ReLU", "instance:torch.nn.Identity"
+  std::vector<std::string> calls;  // an "expression:" stand-in's classes and functions of the file
 };
 
 class Inference {
@@ -81,6 +82,7 @@ class Inference {
       nlohmann::json e = {{"name", v.name}, {"source", v.source}};
       if (v.literal) e["literal"] = *v.literal;
       if (!v.stand_in.empty()) e["stand_in"] = v.stand_in;
+      if (!v.calls.empty()) e["calls"] = v.calls;
       init.push_back(e);
     }
     return {{"init", init}, {"forward", infer_forward()}};
@@ -92,7 +94,7 @@ class Inference {
   // of a stand-in are the name's guess where it has one.
   std::optional<InitValue> from_use(const std::string& name, const ParameterUse& use, const ArgumentGuess& guess) {
     if (guess.value == "config") return std::nullopt;  // the config stand-in answers any use
-    InitValue v{name, std::nullopt, "use", ""};
+    InitValue v{name, std::nullopt, "use", "", {}};
     bool number = guess.source != "stand_in" && guess.value != "None" && guess.value != "True" && guess.value != "False";
     std::string named_class = guess.value.rfind("class:", 0) == 0 || guess.value.rfind("instance:", 0) == 0
                                   ? guess.value.substr(guess.value.find(':') + 1)
@@ -120,7 +122,7 @@ class Inference {
     for (const auto& p : params) {
       if (!plain_parameter(p)) continue;
       std::string name = p["name"];
-      InitValue v{name, std::nullopt, "", ""};
+      InitValue v{name, std::nullopt, "", "", {}};
       ArgumentGuess guess = guess_argument(name, p.value("annotation", ""));
       ParameterUse use = uses.of(name);
       if (auto length = annotated_length(p.value("annotation", ""))) {
@@ -129,8 +131,14 @@ class Inference {
       }
       std::optional<InitValue> used = from_use(name, use, guess);
       if (auto it = sites.find(name); it != sites.end()) {
-        if (!it->second.module_class.empty()) v.stand_in = "module:" + it->second.module_class;
-        else v.literal = it->second.literal;
+        if (!it->second.module_class.empty()) {
+          v.stand_in = "module:" + it->second.module_class;
+        } else if (!it->second.expression.empty()) {
+          v.stand_in = "expression:" + it->second.expression;
+          v.calls = it->second.calls;
+        } else {
+          v.literal = it->second.literal;
+        }
         v.source = "call_site";
       } else if (p.contains("default") && !(p["default"] == "None" && used && !use.guarded)) {
         // A default stays unless it is None and the code uses the value unchecked: `norm_layer`

@@ -47,12 +47,15 @@ void extract(const mine_host* host, const mine_file* file, mine_sink* sink, void
       meta["base_via"] = cls.base_via;
       meta["bases"] = cls.bases;
       meta["inputs"] = infer_inputs(m, cls);
-      // Classes of the file its instantiations pass it (`ResNet(BasicBlock, ...)`): the harness
-      // builds it with them, so the standalone defines them.
+      // Classes of the file its instantiations pass it (`ResNet(BasicBlock, ...)`), and those and
+      // the functions that build the networks they pass (`GaussianDiffusion(Unet(dim=64))`): the
+      // harness builds it with them, so the standalone defines them.
       std::vector<std::string> passed;
       for (const auto& a : meta["inputs"]["init"]) {
         std::string stand_in = a.value("stand_in", "");
         if (stand_in.rfind("module:", 0) == 0) passed.push_back(stand_in.substr(7));
+        if (stand_in.rfind("expression:", 0) == 0)  // what builds it: `Unet(dim=64)`
+          for (const auto& c : a.value("calls", nlohmann::json::array())) passed.push_back(c.get<std::string>());
       }
       reports.kernel(MINE_ROOT_STATEMENT, cls.statement, cls.name.c_str(), meta, s.start_line, passed);
     }

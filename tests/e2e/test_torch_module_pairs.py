@@ -153,6 +153,28 @@ class TorchModulePairs(unittest.TestCase):
         plugins = {r["plugin"] for r in read_jsonl(kernels)}
         self.assertEqual(plugins, {"inductor"})  # modules leave only as pairs
 
+    def test_a_number_input_is_shown_as_its_value_in_the_prompt(self):
+        # A forward parameter the harness passed a number (`size: Tuple[int, int]`): `value`, no shape.
+        db = os.path.join(self.tmp.name, "numbers.db")
+        mine("scan", os.path.join(FIXTURES, "torch_module", "zoo"), "--db", db, "--quiet")
+        ids = {r["name"]: r["id"] for r in query(db, "SELECT id, name FROM kernels WHERE plugin='torch_module'")}
+        rows = [json.loads(json.dumps(r)) for r in self.rows]
+        for r in rows:
+            r["id"] = ids[r["entry"]]
+            if r["entry"] == "Mlp":
+                r["inductor"]["inputs_used"]["forward"] += [{"name": "size", "value": [16, 16]},
+                                                            {"name": "n", "value": 16}]
+        results = os.path.join(self.tmp.name, "numbers.jsonl")
+        with open(results, "w") as f:
+            for r in rows:
+                f.write(json.dumps(r) + "\n")
+        mine("check", "--db", db, "--ingest", results)
+        out = os.path.join(self.tmp.name, "numbers-chat.jsonl")
+        mine("export", "--db", db, "--format", "pairs-chat", "--out", out)
+        prompts = [r["messages"][0]["content"] for r in read_jsonl(out)]
+        want = "It is built as `Mlp(dim=16)` and called on x: float32[2, 16, 16], size=(16, 16), n=16."
+        self.assertEqual(len([p for p in prompts if p.endswith(want)]), 1, [p[-120:] for p in prompts])
+
 
 if __name__ == "__main__":
     unittest.main()

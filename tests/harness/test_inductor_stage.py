@@ -26,6 +26,10 @@ class FakeTensor:
     def clone(self):
         return FakeTensor(self.shape, self.dtype, self.fill)
 
+    @property
+    def ndim(self):
+        return len(self.shape)
+
 
 def make_torch(compiled_offset=0.0, codes=("# AOT ID\n@triton.jit\ndef triton_poi_0(): pass\ndef call(args): pass\n",),
                distributed=None):
@@ -187,6 +191,78 @@ class InductorStage(unittest.TestCase):
         row, error = self.run_module(source, "Net", inputs)
         self.assertIsInstance(error, AttributeError)
         self.assertEqual(row["inductor"]["phase"], "instantiate")
+
+    def test_a_network_a_call_site_builds_is_built_so(self):
+        source = """
+            import torch
+            CFG = {'A': [3, 4]}
+            class Backbone(torch.nn.Module):
+                def __init__(self, dim, mults=(1, 1)):
+                    super().__init__()
+                    self.dim, self.mults = dim, mults
+                def forward(self, x):
+                    return x
+            def make_layers(cfg):
+                return Backbone(sum(cfg), mults=tuple(cfg))
+            class Wrapper(torch.nn.Module):
+                def __init__(self, model, features):
+                    super().__init__()
+                    self.model, self.features = model, features
+                def forward(self, x):
+                    assert (self.model.dim, self.model.mults, self.features.dim) == (32, (1, 2), 7), (
+                        self.model.dim, self.model.mults, self.features.dim)
+                    return self.model(x)
+            """
+        inputs = {"init": [{"name": "model", "stand_in": "expression:Backbone(32, mults=(1, 2))", "source": "call_site"},
+                           {"name": "features", "stand_in": "expression:make_layers(({'A': [3, 4]})['A'])",
+                            "source": "call_site"}],
+                  "forward": [{"name": "x", "rank": 3}]}
+        row, error = self.run_module(source, "Wrapper", inputs)
+        self.assertIsNone(error)
+        self.assertTrue(row["inductor"]["match"])
+        self.assertEqual(row["inductor"]["inputs_used"]["init"],
+                         {"model": "Backbone(32, mults=(1, 2))", "features": "make_layers(({'A': [3, 4]})['A'])"})
+        # What the standalone cannot build (a name it lacks): an nn.Identity instance, as for any object.
+        inputs["init"][0]["stand_in"] = "expression:Missing(32)"
+        row, error = self.run_module(source, "Wrapper", inputs)
+        self.assertIsInstance(error, AttributeError)  # the Identity has no `dim`
+        self.assertEqual(row["inductor"]["phase"], "eager")
+
+    def test_a_network_the_code_annotates_or_checks_is_made_with_guessed_arguments(self):
+        source = """
+            import torch
+            class ViT(torch.nn.Module):
+                def __init__(self, *, image_size, dim, depth):
+                    super().__init__()
+                    self.sizes = (image_size, dim, depth)
+                def forward(self, x):
+                    return x
+            class Distillable(ViT):
+                def __init__(self, *args, **kwargs):
+                    super().__init__(*args, **kwargs)
+            class Masked(torch.nn.Module):
+                def __init__(self, vit: ViT, student, norm: torch.nn.Module, ratio=0.5):
+                    super().__init__()
+                    assert isinstance(student, (Distillable, ViT))
+                    self.vit, self.student = vit, student
+                    assert norm.__class__.__name__ == "StandInIdentity", norm
+                def forward(self, x):
+                    assert self.vit.sizes == (16, 16, 2) and type(self.student).__name__ == "Distillable", (
+                        self.vit.sizes, type(self.student))
+                    return self.vit(x)
+            """
+        inputs = {"init": [{"name": "vit", "literal": "16", "source": "fallback"},
+                           {"name": "student", "stand_in": "instance:torch.nn.Identity", "source": "use"},
+                           {"name": "norm", "stand_in": "instance:torch.nn.Identity", "source": "stand_in"},
+                           {"name": "ratio", "source": "default"}],
+                  "forward": [{"name": "x", "rank": 3}]}
+        row, error = self.run_module(source, "Masked", inputs)
+        self.assertIsNone(error)
+        info = row["inductor"]
+        self.assertTrue(info["match"])
+        self.assertEqual(info["inputs_used"]["init"]["vit"], "ViT(image_size=16, dim=16, depth=2)")
+        self.assertEqual(info["inputs_used"]["init"]["student"], "Distillable(image_size=16, dim=16, depth=2)")
+        self.assertIn("the class the code names", info["deduce"][0]["change"])
 
     CONFIG_MODULE = """
         import dataclasses
@@ -381,6 +457,70 @@ class InductorStage(unittest.TestCase):
                            "forward": [{"name": "x", "rank": 3}]})
         self.assertIsInstance(error, AssertionError)
         self.assertEqual(row["inductor"]["phase"], "instantiate")
+
+    def test_a_divisibility_the_forward_checks_grows_the_guessed_sizes(self):
+        row, error = self.run_module("""
+            import torch
+            class Groups(torch.nn.Module):
+                def __init__(self, num_features, groups=32):
+                    super().__init__()
+                    self.groups = groups
+                def forward(self, x):
+                    C = x.shape[1]
+                    assert C % self.groups == 0, ''
+                    return x
+            """, "Groups", {"init": [{"name": "num_features", "literal": "16", "source": "size_name"},
+                                     {"name": "groups", "source": "default"}],
+                            "forward": [{"name": "x", "rank": 4, "dims": {"1": 16}}]})
+        self.assertIsNone(error)
+        info = row["inductor"]
+        self.assertEqual(info["inputs_used"]["init"], {"num_features": "64"})
+        self.assertEqual(info["inputs_used"]["forward"][0]["shape"], [module_inputs.BATCH, 64, 64, 64])
+        self.assertIn("a divisibility the forward checks", info["deduce"][0]["change"])
+
+    def test_the_failing_line_s_rank_check_and_a_none_default_it_needs(self):
+        row, error = self.run_module("""
+            import torch
+            class Pairs(torch.nn.Module):
+                def forward(self, seq, lens=None, other=None):
+                    assert seq.ndim == 2
+                    assert lens is not None, 'lens must be given'
+                    return seq
+            """, "Pairs", {"forward": [{"name": "seq", "rank": 4, "rank_known": False}]})
+        self.assertIsNone(error)
+        info = row["inductor"]
+        self.assertEqual(info["inputs_used"]["forward"], [
+            {"name": "seq", "shape": [module_inputs.BATCH, module_inputs.SIZE], "dtype": "float32"},
+            {"name": "lens", "shape": [module_inputs.BATCH, module_inputs.SIZE], "dtype": "float32"}])
+        self.assertIn("the failing line checks it", info["deduce"][0]["change"])
+        self.assertIn("added input lens", info["deduce"][1]["change"])
+
+    def test_number_parameters_of_forward_get_numbers(self):
+        row, error = self.run_module("""
+            import torch
+            from typing import Tuple
+            class Bias(torch.nn.Module):
+                def forward(self, x, i, j, size: Tuple[int, int]):
+                    assert isinstance(size, tuple) and isinstance(i, int), (size, i)
+                    return x if list(range(j - i, j)) == [] else x
+            """, "Bias", {"forward": [{"name": "x", "rank": 3}, {"name": "i", "rank": 4, "rank_known": False},
+                                      {"name": "j", "rank": 4, "rank_known": False},
+                                      {"name": "size", "rank": 4, "rank_known": False}]})
+        self.assertIsNone(error)
+        used = row["inductor"]["inputs_used"]["forward"]
+        self.assertEqual(used[1:], [{"name": "i", "value": 16}, {"name": "j", "value": 16},
+                                    {"name": "size", "value": (16, 16)}])
+
+    def test_a_tensor_whose_device_a_range_reads_stays_a_tensor(self):
+        row, error = self.run_module("""
+            import torch
+            class Sampled(torch.nn.Module):
+                def forward(self, tokens):
+                    n = tokens.shape[1]
+                    return tokens if list(range(n // 2, len(tokens.shape))) is not None else tokens
+            """, "Sampled", {"forward": [{"name": "tokens", "rank": 3}]})
+        self.assertIsNone(error)
+        self.assertEqual(row["inductor"]["inputs_used"]["forward"][0]["shape"], [2, 16, 16])
 
     def test_an_identity_stand_in_takes_further_arguments(self):
         row, error = self.run_module("""

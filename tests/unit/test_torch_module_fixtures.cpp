@@ -111,7 +111,7 @@ void check_line(const ExtractedKernel& k, const std::string& what, const std::st
   } else if (what == "init_stand_in") {
     std::map<std::string, std::string> got;
     for (const auto& v : k.meta["inputs"]["init"]) got[v["name"]] = v.value("stand_in", "");
-    for (const auto& item : split(rest, ',')) {
+    for (const auto& item : split_outside_brackets(rest, ',')) {
       std::string name = item.substr(0, item.find('='));
       INFO("argument " << name);
       REQUIRE(got.count(name) == 1);
