@@ -285,13 +285,29 @@ std::set<std::string> defining_branch_flags(const PythonModule& m, TSNode body, 
     if (has_else) return;
     TSNode branch = field(n, "consequence");
     uint32_t if_start = ts_node_start_byte(n), if_end = ts_node_end_byte(n);
+    // Reads inside a later block the same flag guards (`if USE_G: b_g = ...` then `if USE_G:
+    // ... b_g ...`) need no binding with the flag off.
+    std::string flag = m.text_of(cond);
+    std::vector<std::pair<uint32_t, uint32_t>> guarded;
+    for_each_node(body, [&](TSNode g) {
+      if (!is_type(g, "if_statement") && !is_type(g, "elif_clause") && !is_type(g, "conditional_expression")) return;
+      TSNode c = is_type(g, "conditional_expression") ? ts_node_named_child(g, 1) : field(g, "condition");
+      bool tests = false;
+      for_each_node(c, [&](TSNode x) { tests = tests || (is_type(x, "identifier") && m.text_of(x) == flag); });
+      if (tests) guarded.emplace_back(ts_node_start_byte(g), ts_node_end_byte(g));
+    });
+    auto unguarded = [&](uint32_t at) {
+      for (const auto& [a, b] : guarded)
+        if (at >= a && at < b) return false;
+      return true;
+    };
     for (const auto& [name, at] : bound) {
       if (at < ts_node_start_byte(branch) || at >= ts_node_end_byte(branch)) continue;
       bool earlier = false, later_read = false;
       auto [lo, hi] = bound.equal_range(name);
       for (auto it = lo; it != hi; ++it) earlier = earlier || it->second < if_start;
       auto [rlo, rhi] = read.equal_range(name);
-      for (auto it = rlo; it != rhi; ++it) later_read = later_read || it->second >= if_end;
+      for (auto it = rlo; it != rhi; ++it) later_read = later_read || (it->second >= if_end && unguarded(it->second));
       if (!earlier && later_read && !params.count(name)) {
         out.insert(m.text_of(cond));
         break;

@@ -359,7 +359,26 @@ class Finder {
         }
         if (is_type(list, "tuple") || is_type(list, "list")) {
           for_each_named_child(list, [&](TSNode e) {
-            if (!is_type(e, "comment")) add_argument(e, "", positions_known ? position++ : -1, values, site);
+            if (is_type(e, "comment")) return;
+            if (!is_type(e, "list_splat")) {
+              add_argument(e, "", positions_known ? position++ : -1, values, site);
+              return;
+            }
+            // `[x, *out.stride(), n]`: each element of the splatted value is an argument.
+            auto v = values.eval(ts_node_named_child(e, 0));
+            if (!v || !v->is_array()) {
+              site.complete = false;
+              positions_known = false;
+              return;
+            }
+            for (size_t i = 0; i < v->size(); ++i) {
+              LaunchArgument a;
+              a.position = positions_known ? position++ : -1;
+              a.text = "(" + m_.text_of(e) + ")[" + std::to_string(i) + "]";
+              a.role = role_of((*v)[i], a);
+              a.nominal = (*v)[i].is_number();
+              site.args.push_back(std::move(a));
+            }
           });
         } else {
           site.complete = false;
