@@ -255,10 +255,11 @@ std::set<std::string> condition_operands(const PythonModule& m, TSNode body, int
 
 std::set<std::string> defining_branch_flags(const PythonModule& m, TSNode body, const std::set<std::string>& params) {
   std::set<std::string> out;
-  // Every binding of a plain name, with where it starts, and every read of one.
+  // Every binding of a plain name, with where it starts, and every read of one (`p += step`
+  // reads p: it binds nothing new).
   std::multimap<std::string, uint32_t> bound, read;
   for_each_node(body, [&](TSNode n) {
-    if (is_type(n, "assignment") || is_type(n, "augmented_assignment")) {
+    if (is_type(n, "assignment")) {
       std::vector<TSNode> targets{field(n, "left")};
       while (!targets.empty()) {
         TSNode t = targets.back();
@@ -269,8 +270,7 @@ std::set<std::string> defining_branch_flags(const PythonModule& m, TSNode body, 
       }
     } else if (is_type(n, "identifier")) {
       TSNode up = ts_node_parent(n);
-      bool target = !ts_node_is_null(up) && (is_type(up, "assignment") || is_type(up, "augmented_assignment")) &&
-                    ts_node_eq(field(up, "left"), n);
+      bool target = !ts_node_is_null(up) && is_type(up, "assignment") && ts_node_eq(field(up, "left"), n);
       bool attribute_name = !ts_node_is_null(up) && is_type(up, "attribute") && ts_node_eq(field(up, "attribute"), n);
       bool keyword_name = !ts_node_is_null(up) && is_type(up, "keyword_argument") && ts_node_eq(field(up, "name"), n);
       if (!target && !attribute_name && !keyword_name) read.emplace(m.text_of(n), ts_node_start_byte(n));
@@ -305,7 +305,9 @@ std::set<std::string> defining_branch_flags(const PythonModule& m, TSNode body, 
       if (at < ts_node_start_byte(branch) || at >= ts_node_end_byte(branch)) continue;
       bool earlier = false, later_read = false;
       auto [lo, hi] = bound.equal_range(name);
-      for (auto it = lo; it != hi; ++it) earlier = earlier || it->second < if_start;
+      // Bound only by this chain: a name another block binds too (`if USE_G: b_g = ...` and
+      // `if USE_G_GAMMA: b_g = ...`) has other ways to exist.
+      for (auto it = lo; it != hi; ++it) earlier = earlier || it->second < if_start || it->second >= if_end;
       auto [rlo, rhi] = read.equal_range(name);
       for (auto it = rlo; it != rhi; ++it) later_read = later_read || (it->second >= if_end && unguarded(it->second));
       if (!earlier && later_read && !params.count(name)) {

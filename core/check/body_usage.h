@@ -71,8 +71,9 @@ std::set<std::string> static_range_operands(const PythonModule& m, TSNode body);
 // Names tested for truth on their own (`if INVERT:`), also inside helpers they are handed to.
 std::set<std::string> condition_operands(const PythonModule& m, TSNode body, int depth = 0);
 // Flags of `if USE_INT4: b_ptrs = ... elif USE_INT8: b_ptrs = ...` chains without an else whose
-// first branch binds a local the body reads after the chain and nowhere binds before it: with
-// every flag off, the kernel reads a name never bound. Those first flags must be on.
+// first branch binds a local the body reads after the chain (outside blocks the flag guards) and
+// binds nowhere else: with every flag off, the kernel reads a name never bound. Those first
+// flags must be on.
 std::set<std::string> defining_branch_flags(const PythonModule& m, TSNode body, const std::set<std::string>& params);
 // Names whose every use in the body is `NAME == literal` or `NAME != literal` (`if dim == 0:
 // ... elif dim == 1:`, `if ACT == "gelu":`), an `axis=`, or an argument of a helper of the module

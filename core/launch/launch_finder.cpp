@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -172,7 +173,8 @@ class Finder {
       return;
     }
     if (!is_type(callee, "identifier") && !is_type(callee, "attribute") && !is_type(callee, "call")) return;
-    LauncherValues values(m_, function, ts_node_start_byte(call), callees_, nullptr, 0, LauncherValues::kNominalDim,
+    path_flags_ = path_flags(call, function);
+    LauncherValues values(m_, function, ts_node_start_byte(call), callees_, &path_flags_, 0, LauncherValues::kNominalDim,
                           &tensor_facts_);
     values_ = &values;
     alternate_.reset();
@@ -276,7 +278,7 @@ class Finder {
   std::optional<json> alternate_value(TSNode value, const std::optional<json>& nominal) {
     if (!values_->read_sizes()) return nominal;
     if (!alternate_)
-      alternate_ = std::make_unique<LauncherValues>(m_, skew_at_.first, skew_at_.second, callees_, nullptr, 0,
+      alternate_ = std::make_unique<LauncherValues>(m_, skew_at_.first, skew_at_.second, callees_, &path_flags_, 0,
                                                     LauncherValues::kAlternateDim, &tensor_facts_);
     return alternate_->eval(value);
   }
@@ -292,7 +294,7 @@ class Finder {
   const LauncherValues& skewed(int skew) {
     auto& slot = skewed_[skew > 0 ? 0 : 1];
     if (!slot)
-      slot = std::make_unique<LauncherValues>(m_, skew_at_.first, skew_at_.second, callees_, nullptr, 0,
+      slot = std::make_unique<LauncherValues>(m_, skew_at_.first, skew_at_.second, callees_, &path_flags_, 0,
                                               LauncherValues::kNominalDim, &tensor_facts_, nullptr, skew);
     return *slot;
   }
@@ -433,6 +435,53 @@ class Finder {
     }
   }
 
+  // The launcher's flag parameters as the branches around the launch take them: `if use_int4 or
+  // use_int8: gptq_kernel[grid](...)` launches only with one of them on, whatever their defaults.
+  std::map<std::string, json> path_flags(TSNode call, TSNode function) const {
+    std::map<std::string, json> out;
+    if (ts_node_is_null(function)) return out;
+    std::set<std::string> params;
+    for (const ParameterNodes& p : parameter_nodes(m_, function)) {
+      std::string d = ts_node_is_null(p.default_value) ? "" : m_.text_of(p.default_value);
+      std::string a = ts_node_is_null(p.annotation) ? "" : m_.text_of(p.annotation);
+      if (d == "True" || d == "False" || a == "bool") params.insert(p.name);
+    }
+    // `(a or b) and x is not None`: both sides of a true `and`, of a false `or`; the first side
+    // of a true `or`. Other tests (comparisons, calls) say nothing of the flags.
+    std::function<void(TSNode, bool, int)> take = [&](TSNode cond, bool value, int depth) {
+      if (depth > 8) return;
+      while (is_type(cond, "parenthesized_expression")) cond = ts_node_named_child(cond, 0);
+      if (is_type(cond, "not_operator")) {
+        take(field(cond, "argument"), !value, depth + 1);
+        return;
+      }
+      if (is_type(cond, "identifier") && params.count(m_.text_of(cond))) {
+        out.emplace(m_.text_of(cond), value);
+        return;
+      }
+      if (!is_type(cond, "boolean_operator")) return;
+      std::string op = m_.text_of(field(cond, "operator"));
+      if ((op == "and") == value) {
+        take(field(cond, "left"), value, depth + 1);
+        take(field(cond, "right"), value, depth + 1);
+      } else if (op == "or" && value) {
+        take(field(cond, "left"), true, depth + 1);
+      }
+    };
+    TSNode body = field(function, "body");
+    for (TSNode n = call; !ts_node_is_null(n) && !ts_node_eq(n, body); n = ts_node_parent(n)) {
+      TSNode up = ts_node_parent(n);
+      if (ts_node_is_null(up)) break;
+      if ((is_type(up, "if_statement") || is_type(up, "elif_clause")) && ts_node_eq(field(up, "consequence"), n)) {
+        take(field(up, "condition"), true, 0);
+      } else if (is_type(n, "else_clause") && is_type(up, "if_statement")) {
+        take(field(up, "condition"), false, 0);
+      }
+    }
+    return out;
+  }
+
+  std::map<std::string, json> path_flags_;        // this launch's (see path_flags)
   const LauncherValues* values_ = nullptr;        // this launch's nominal evaluation
   std::unique_ptr<LauncherValues> alternate_;     // and the alternate one, once needed
   std::array<std::unique_ptr<LauncherValues>, 2> skewed_;
