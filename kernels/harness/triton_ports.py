@@ -372,13 +372,11 @@ def _jitted_globals(source):
                 if is_literal:
                     literal[t.id] = node.lineno - 1
     read = set()
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and any(
-                "jit" in ast.unparse(d) for d in node.decorator_list):
-            local = {a.arg for a in node.args.args + node.args.kwonlyargs}
-            for n in ast.walk(node):
-                if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id not in local:
-                    read.add(n.id)
+    for node in _jitted_functions(tree):
+        local = {a.arg for a in node.args.args + node.args.kwonlyargs}
+        for n in ast.walk(node):
+            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id not in local:
+                read.add(n.id)
     # Read by module-level statements too (`ASM = _generate_asm(NUM_REG)`): those run in Python at
     # import, where a constexpr object formats and computes differently from the number.
     at_import = set()
@@ -409,6 +407,37 @@ def _port_jitted_globals(source):
     return "\n".join(lines), names
 
 
+def _jitted_functions(tree):
+    """The functions of an ast tree whose decorators mention `jit`."""
+    import ast
+    return [node for node in ast.walk(tree) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+            and any("jit" in ast.unparse(d) for d in node.decorator_list)]
+
+
+class _ByteEdits:
+    """Deletions and replacements at ast positions (whose columns count UTF-8 bytes), applied
+    together from the end so that earlier positions stay valid."""
+
+    def __init__(self, source):
+        self.data = source.encode("utf-8")
+        self.starts = [0]
+        for line in self.data.split(b"\n"):
+            self.starts.append(self.starts[-1] + len(line) + 1)
+        self.edits = []
+
+    def at(self, line, col):
+        return self.starts[line - 1] + col
+
+    def replace(self, begin, end, text=b""):
+        self.edits.append((begin, end, text))
+
+    def text(self):
+        data = self.data
+        for begin, end, text in sorted(self.edits, reverse=True):
+            data = data[:begin] + text + data[end:]
+        return data.decode("utf-8")
+
+
 def _single_tuples(source):
     """(start, end, element) byte spans of `NAME = (EXPR,)` values inside functions whose
     decorators mention `jit`; empty when the source does not parse."""
@@ -418,10 +447,7 @@ def _single_tuples(source):
     except (SyntaxError, ValueError):
         return []
     spans = []
-    for node in ast.walk(tree):
-        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) or not any(
-                "jit" in ast.unparse(d) for d in node.decorator_list):
-            continue
+    for node in _jitted_functions(tree):
         for n in ast.walk(node):
             if (isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name)
                     and isinstance(n.value, ast.Tuple) and len(n.value.elts) == 1
@@ -435,23 +461,13 @@ def _port_single_tuples(source):
     spans = _single_tuples(source)
     if not spans:
         return source, 0
-    data = source.encode("utf-8")
-    starts = [0]
-    for line in data.split(b"\n"):
-        starts.append(starts[-1] + len(line) + 1)
-
-    def offset(line, col):  # ast columns are UTF-8 byte offsets
-        return starts[line - 1] + col
-    edits = []
+    edits = _ByteEdits(source)
     for tup, elt in spans:
-        t0, t1 = offset(tup.lineno, tup.col_offset), offset(tup.end_lineno, tup.end_col_offset)
-        e0, e1 = offset(elt.lineno, elt.col_offset), offset(elt.end_lineno, elt.end_col_offset)
-        inner = data[e0:e1]
-        # Keep the element's own parentheses and the line breaks inside it.
-        edits.append((t0, t1, b"(" + inner + b")"))
-    for t0, t1, text in sorted(edits, reverse=True):
-        data = data[:t0] + text + data[t1:]
-    return data.decode("utf-8"), len(edits)
+        inner = edits.data[edits.at(elt.lineno, elt.col_offset):edits.at(elt.end_lineno, elt.end_col_offset)]
+        # Keep the element's own line breaks, inside parentheses.
+        edits.replace(edits.at(tup.lineno, tup.col_offset), edits.at(tup.end_lineno, tup.end_col_offset),
+                      b"(" + inner + b")")
+    return edits.text(), len(spans)
 
 
 def _typing_annotations(source):
@@ -473,10 +489,7 @@ def _typing_annotations(source):
         return annotation is not None and any(
             isinstance(n, ast.Name) and n.id in typing_names for n in ast.walk(annotation))
     found = []
-    for node in ast.walk(tree):
-        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) or not any(
-                "jit" in ast.unparse(d) for d in node.decorator_list):
-            continue
+    for node in _jitted_functions(tree):
         if names_typing(node.returns):
             found.append(("returns", node.returns))
         for a in node.args.posonlyargs + node.args.args + node.args.kwonlyargs:
@@ -490,27 +503,20 @@ def _port_typing_annotations(source):
     found = _typing_annotations(source)
     if not found:
         return source, 0
-    data = source.encode("utf-8")
-    starts = [0]
-    for line in data.split(b"\n"):
-        starts.append(starts[-1] + len(line) + 1)
-    edits = []
+    edits = _ByteEdits(source)
     for kind, node in found:
         if kind == "returns":
-            end = starts[node.end_lineno - 1] + node.end_col_offset
-            arrow = data.rfind(b"->", 0, starts[node.lineno - 1] + node.col_offset)
+            arrow = edits.data.rfind(b"->", 0, edits.at(node.lineno, node.col_offset))
             if arrow < 0:
                 continue
-            while arrow > 0 and data[arrow - 1:arrow] in (b" ", b"\t"):
+            while arrow > 0 and edits.data[arrow - 1:arrow] in (b" ", b"\t"):
                 arrow -= 1
-            edits.append((arrow, end))
+            edits.replace(arrow, edits.at(node.end_lineno, node.end_col_offset))
         else:  # `x: Optional[int]` -> `x`
             ann = node.annotation
-            end = starts[ann.end_lineno - 1] + ann.end_col_offset
-            edits.append((starts[node.lineno - 1] + node.col_offset + len(node.arg.encode("utf-8")), end))
-    for a, b in sorted(edits, reverse=True):
-        data = data[:a] + data[b:]
-    return data.decode("utf-8"), len(edits)
+            edits.replace(edits.at(node.lineno, node.col_offset) + len(node.arg.encode("utf-8")),
+                          edits.at(ann.end_lineno, ann.end_col_offset))
+    return edits.text(), len(edits.edits)
 
 
 def refused_global(message):
