@@ -287,17 +287,21 @@ std::set<std::string> defining_branch_flags(const PythonModule& m, TSNode body, 
     uint32_t if_start = ts_node_start_byte(n), if_end = ts_node_end_byte(n);
     // Reads inside a later block the same flag guards (`if USE_G: b_g = ...` then `if USE_G:
     // ... b_g ...`) need no binding with the flag off.
+    // Found on the first read after the chain that needs them.
     std::string flag = m.text_of(cond);
-    std::vector<std::pair<uint32_t, uint32_t>> guarded;
-    for_each_node(body, [&](TSNode g) {
-      if (!is_type(g, "if_statement") && !is_type(g, "elif_clause") && !is_type(g, "conditional_expression")) return;
-      TSNode c = is_type(g, "conditional_expression") ? ts_node_named_child(g, 1) : field(g, "condition");
-      bool tests = false;
-      for_each_node(c, [&](TSNode x) { tests = tests || (is_type(x, "identifier") && m.text_of(x) == flag); });
-      if (tests) guarded.emplace_back(ts_node_start_byte(g), ts_node_end_byte(g));
-    });
+    std::optional<std::vector<std::pair<uint32_t, uint32_t>>> guarded;
     auto unguarded = [&](uint32_t at) {
-      for (const auto& [a, b] : guarded)
+      if (!guarded) {
+        guarded.emplace();
+        for_each_node(body, [&](TSNode g) {
+          if (!is_type(g, "if_statement") && !is_type(g, "elif_clause") && !is_type(g, "conditional_expression")) return;
+          TSNode c = is_type(g, "conditional_expression") ? ts_node_named_child(g, 1) : field(g, "condition");
+          bool tests = false;
+          for_each_node(c, [&](TSNode x) { tests = tests || (is_type(x, "identifier") && m.text_of(x) == flag); });
+          if (tests) guarded->emplace_back(ts_node_start_byte(g), ts_node_end_byte(g));
+        });
+      }
+      for (const auto& [a, b] : *guarded)
         if (at >= a && at < b) return false;
       return true;
     };

@@ -58,10 +58,12 @@ std::string call_description(const PairRecord& p) {
     if (!t.is_object()) continue;
     if (t.contains("value")) {  // a number the forward takes (`i: int`, `size: Tuple[int, int]`)
       const nlohmann::json& v = t["value"];
-      std::string text = v.is_array() ? "(" : v.dump();
-      if (v.is_array())
-        for (size_t i = 0; i < v.size(); ++i) text += (i ? ", " : "") + v[i].dump() + (v.size() == 1 ? "," : "");
-      if (v.is_array()) text += ")";
+      std::string text = v.dump();
+      if (v.is_array()) {  // a Python tuple, `(16,)` when it has one element
+        text = "(";
+        for (size_t i = 0; i < v.size(); ++i) text += (i ? ", " : "") + v[i].dump();
+        text += v.size() == 1 ? ",)" : ")";
+      }
       tensors += (tensors.empty() ? "" : ", ") + t.value("name", std::string("?")) + "=" + text;
       continue;
     }

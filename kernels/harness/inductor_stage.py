@@ -441,12 +441,13 @@ def build(torch, cls, inputs, record, namespace=None, defaults=None, source="", 
     `source` its text (what a config class made from is read for).
     A config made from its class (make_config) that __init__ refuses is tried once more as a
     ConfigStandIn. `built`: where the text that made each network argument (named_networks) goes."""
+    built = {} if built is None else built
     torch.manual_seed(0)
     specs = module_inputs.tensor_specs(inputs)
     made = []
     kwargs = resolve_stand_ins(torch, module_inputs.init_kwargs(inputs), namespace, cls, defaults, made=made,
                                source=source)
-    kwargs = named_networks(torch, cls, inputs, kwargs, namespace, record, built if built is not None else {})
+    kwargs = named_networks(torch, cls, inputs, kwargs, namespace, record, built)
     try:
         return instantiate(cls, kwargs, record, torch), kwargs, specs
     except Exception as e:
@@ -456,7 +457,7 @@ def build(torch, cls, inputs, record, namespace=None, defaults=None, source="", 
                        "change": "config stand-in for %s" % ", ".join(made)})
     torch.manual_seed(0)
     kwargs = resolve_stand_ins(torch, module_inputs.init_kwargs(inputs), namespace, cls, defaults, False)
-    kwargs = named_networks(torch, cls, inputs, kwargs, namespace, [], built if built is not None else {})
+    kwargs = named_networks(torch, cls, inputs, kwargs, namespace, [], built)
     try:
         return instantiate(cls, kwargs, record, torch), kwargs, specs
     except Exception as e:

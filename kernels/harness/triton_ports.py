@@ -348,14 +348,22 @@ def _port_math_imports(source, installed):
     return _MATH_FROM_IMPORT.sub(sub, source), moved_names
 
 
+def _parsed(source):
+    """The ast of `source`, or None when it does not parse."""
+    import ast
+    try:
+        return ast.parse(source)
+    except (SyntaxError, ValueError):
+        return None
+
+
 def _jitted_globals(source):
     """Module-level names bound once to a number or bool literal and read inside a function whose
     decorators mention `jit`, and by no statement that runs at import: {name: line index of the
     binding}. Empty when the source does not parse."""
     import ast
-    try:
-        tree = ast.parse(source)
-    except (SyntaxError, ValueError):
+    tree = _parsed(source)
+    if tree is None:
         return {}
     bound, literal = {}, {}
     for node in tree.body:
@@ -439,12 +447,11 @@ class _ByteEdits:
 
 
 def _single_tuples(source):
-    """(start, end, element) byte spans of `NAME = (EXPR,)` values inside functions whose
-    decorators mention `jit`; empty when the source does not parse."""
+    """(tuple, element) ast nodes of `NAME = (EXPR,)` values inside functions whose decorators
+    mention `jit`; empty when the source does not parse."""
     import ast
-    try:
-        tree = ast.parse(source)
-    except (SyntaxError, ValueError):
+    tree = _parsed(source)
+    if tree is None:
         return []
     spans = []
     for node in _jitted_functions(tree):
@@ -474,9 +481,8 @@ def _typing_annotations(source):
     """Byte spans to delete: the annotations of jitted functions (`-> Tuple[...]`, `: Optional[int]`)
     that name something imported from typing; empty when the source does not parse."""
     import ast
-    try:
-        tree = ast.parse(source)
-    except (SyntaxError, ValueError):
+    tree = _parsed(source)
+    if tree is None:
         return []
     typing_names = set()
     for node in ast.walk(tree):
