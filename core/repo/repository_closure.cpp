@@ -445,6 +445,7 @@ class ClosureBuilder {
             }
             continue;
           }
+          if (s->kind == StatementKind::Guarded) need_guarded_target(e, s);
           // A function that imports dynamically when called still has every name resolved; a
           // module-level name bound to a dynamically imported module does not.
           bool binds_value = s->kind == StatementKind::Assignment || s->kind == StatementKind::Guarded;
@@ -465,6 +466,21 @@ class ClosureBuilder {
         break;
       case EntityKind::Module:
         break;
+    }
+  }
+
+  // `try: from pkg.fb.utils import f / except ImportError: from pkg.utils import f`: the first of
+  // the block's imports of `f` that the repository's sources define joins the standalone, as an
+  // unguarded import would; the block then binds `f` to it where it imported it (guarded_text), so
+  // a branch importing a third-party module still wins wherever that module is installed.
+  void need_guarded_target(Entity* e, const ModuleStatement* s) {
+    for (const auto& b : s->imports) {
+      if (b.star || b.local != e->name || !into_repo(e->module, b)) continue;
+      Entity* target = resolve_import(e->module, *s, b);
+      if (!target || target->kind != EntityKind::Definition) continue;
+      guarded_targets_[{s, e->name}] = target;
+      need(target, e->module);
+      return;
     }
   }
 
@@ -618,8 +634,11 @@ class ClosureBuilder {
   // nothing in the standalone reads: `try: import triton / from ..tuning import autotune / except: triton =
   // None` would fail on the module the standalone lacks and leave a kernel that never uses
   // `autotune` with `triton = None`. Each such import becomes `pass`; `dropped` gets their names.
+  // An import of a name whose definition joined the standalone (need_guarded_target) becomes
+  // `name = <its definition>`, and `binds_inlined` is set: the block then follows the definitions.
   // Valid until the next call.
-  const std::string& guarded_text(const PythonModule* m, const ModuleStatement& s, std::set<std::string>& dropped) {
+  const std::string& guarded_text(const PythonModule* m, const ModuleStatement& s, std::set<std::string>& dropped,
+                                  bool& binds_inlined) {
     // Most guarded blocks import only third-party modules: nothing to drop, no walks.
     if (std::none_of(s.imports.begin(), s.imports.end(), [&](const ImportBinding& b) { return !b.star && into_repo(m, b); }))
       return statement_text(m, s);
@@ -650,21 +669,31 @@ class ClosureBuilder {
       work.pop_back();
       if (is_type(n, "import_statement") || is_type(n, "import_from_statement")) {
         auto bindings = parse_import(m->tree(), n);
-        bool unread = !bindings.empty();
+        bool replaceable = !bindings.empty();
+        std::string assignments;
         for (const auto& b : bindings) {
-          if (!unread || b.star || !into_repo(m, b) || used_here.count(b.local)) {
-            unread = false;
+          if (!replaceable || b.star || !into_repo(m, b) || used_here.count(b.local)) {
+            replaceable = false;
             continue;
           }
           // Only an import the repository's sources satisfy: one of a compiled extension
           // (`from pkg import c_ops`) fails there too, and its fallback is what runs.
           Entity* target = resolve_import(m, s, b);
+          if (!target || (target->kind != EntityKind::Definition && target->kind != EntityKind::Module)) {
+            replaceable = false;
+            continue;
+          }
           Entity* e = lookup(m, b.local);
-          unread = target && (target->kind == EntityKind::Definition || target->kind == EntityKind::Module) &&
-                   !(e && needed_set_.count(e));
+          auto inlined = guarded_targets_.find({&s, b.local});
+          if (e && inlined != guarded_targets_.end() && target->kind == EntityKind::Definition) {
+            assignments += (assignments.empty() ? "" : "; ") + emitted(e) + " = " + emitted(inlined->second);
+          } else if (e && needed_set_.count(e)) {
+            replaceable = false;
+          }
         }
-        if (!unread) continue;
-        drops.push_back({ts_node_start_byte(n), ts_node_end_byte(n), "pass"});
+        if (!replaceable) continue;
+        if (!assignments.empty()) binds_inlined = true;
+        drops.push_back({ts_node_start_byte(n), ts_node_end_byte(n), assignments.empty() ? "pass" : assignments});
         for (const auto& b : bindings) dropped.insert(b.local);
         continue;
       }
@@ -851,8 +880,9 @@ class ClosureBuilder {
           return e && e->kind == EntityKind::Definition && needed_set_.count(e);
         });
         std::set<std::string> dropped;
-        const std::string& text = guarded_text(m, *s, dropped);
-        if (reads_definition) {
+        bool binds_inlined = false;
+        const std::string& text = guarded_text(m, *s, dropped, binds_inlined);
+        if (reads_definition || binds_inlined) {
           add_definition(text);
         } else {
           top[pos] = text;
@@ -947,6 +977,7 @@ class ClosureBuilder {
   std::unordered_set<std::string_view> external_signatures_;  // views of the entities' signatures
   std::unordered_map<const PythonModule*, std::vector<const PythonModule*>> module_edges_;
   std::map<const ModuleStatement*, std::pair<Entity*, Entity*>> aliases_;
+  std::map<std::pair<const ModuleStatement*, std::string>, Entity*> guarded_targets_;  // need_guarded_target
 };
 
 }  // namespace
