@@ -217,11 +217,47 @@ LauncherValues::LauncherValues(const PythonModule& m, TSNode function, uint32_t 
       env_[name] = d && d->is_boolean() ? *d : json(false);
     } else if (d && (!d->is_object() || is_dtype(*d))) {
       env_[name] = *d;
+    } else if (!d && a.empty() && rank == rank_.end() && stated == dtype_.end() && counts_only(body, name)) {
+      // `def fwd(x, QB): SN2 = N2 // QB`: a size the caller chooses; left unknown, every value
+      // computed from it (and each kernel argument made of those) would be guessed apart from it.
+      env_[name] = param_dim();
     } else if (rank != rank_.end() || stated != dtype_.end()) {
       env_[name] = tensor(name, rank != rank_.end() ? nominal_shape(rank->second, param_dim()) : json(nullptr), dtype);
     }
   }
   run(body, until, 0);
+}
+
+// Whether the launcher uses unannotated `name` only as a count: an operand of `//`, `%`, `<<`
+// or `>>`, or an argument of `triton.cdiv`, `next_power_of_2` or `range`, and never as anything
+// else a count cannot be (an object with attributes, something subscripted or called).
+bool LauncherValues::counts_only(TSNode body, const std::string& name) const {
+  bool counted = false;
+  std::vector<TSNode> stack{body};
+  while (!stack.empty()) {
+    TSNode n = stack.back();
+    stack.pop_back();
+    if ((is_type(n, "function_definition") || is_type(n, "lambda")) && !ts_node_eq(n, body)) continue;
+    if (is_type(n, "identifier") && m_.text_of(n) == name) {
+      TSNode up = ts_node_parent(n);
+      if ((is_type(up, "attribute") && ts_node_eq(field(up, "object"), n)) ||
+          (is_type(up, "subscript") && ts_node_eq(field(up, "value"), n)) ||
+          (is_type(up, "call") && ts_node_eq(field(up, "function"), n)))
+        return false;
+      if (is_type(up, "binary_operator")) {
+        std::string op = m_.text_of(field(up, "operator"));
+        counted = counted || op == "//" || op == "%" || op == "<<" || op == ">>";
+      } else if (is_type(up, "argument_list") && is_type(ts_node_parent(up), "call")) {
+        std::string fn = m_.text_of(field(ts_node_parent(up), "function"));
+        auto ends = [&](std::string_view tail) {
+          return fn.size() >= tail.size() && fn.compare(fn.size() - tail.size(), tail.size(), tail) == 0;
+        };
+        counted = counted || ends("cdiv") || ends("next_power_of_2") || fn == "range";
+      }
+    }
+    for_each_named_child(n, [&](TSNode c) { stack.push_back(c); });
+  }
+  return counted;
 }
 
 // Whether the launcher reads `name`'s layout (`name.shape`, `name.stride(1)`) outside a test of

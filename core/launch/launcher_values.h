@@ -94,6 +94,7 @@ class LauncherValues {
  private:
   void ranks(TSNode body);
   bool read_unguarded(TSNode body, const std::string& name) const;
+  bool counts_only(TSNode body, const std::string& name) const;
   struct Frame {
     TSNode block;
     uint32_t next;  // the statement after the one being run
