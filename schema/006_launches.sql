@@ -11,11 +11,13 @@
 -- options: JSON num_warps, num_stages, ... given at the launch.
 -- args: JSON array, one object per argument:
 --   {param, keyword?, position, text, role, dtype?, value?, shape?, tensor?, nominal?, ratio?}
---   param: the kernel parameter it binds ('' when none does); role: tensor | int | float | bool |
---   str | none | dtype | tuple | unknown; dtype: Triton element type of a tensor or dtype ("fp16");
---   value: nominal value of a scalar, a string, a dtype as "tl.float16", or a tuple of integers
---   as an array (`x.stride()`, `x.shape`: a kernel indexing `x_stride[1]`); shape: nominal shape of
---   a tensor (every dimension the code leaves open is 32); tensor: the launcher variable a tensor
+--   param: the kernel parameter it binds ('' when none does); role: tensor | descriptor | int |
+--   float | bool | str | none | dtype | tuple | unknown; dtype: Triton element type of a tensor,
+--   a descriptor's tensor or a dtype ("fp16"); value: nominal value of a scalar, a string, a dtype
+--   as "tl.float16", a tuple of integers as an array (`x.stride()`, `x.shape`: a kernel indexing
+--   `x_stride[1]`), or a descriptor's block dimensions as written (`["1", "BLOCK_M", "head_dim"]`);
+--   shape: nominal shape of a tensor (every dimension the code leaves open is 32), or the block a
+--   descriptor (`TensorDescriptor.from_tensor(q, [1, BLOCK_M, D])`) loads; tensor: the launcher variable a tensor
 --   argument views, so arguments sharing a buffer can be told apart; nominal: true when the value
 --   follows from those stand-in sizes; ratio: true when it is a ratio of sizes (`cdiv(K,
 --   scales.shape[1])`), which alike stand-ins make 1 whatever it is (mine check then ignores it

@@ -13,10 +13,10 @@ namespace mine::check {
 // signature resolver (signature_inference.h), before annotations and defaults, decorators and
 // body usage.
 struct LaunchFact {
-  std::string role;            // as in LaunchArgument: tensor | int | float | bool | str | none | dtype
+  std::string role;            // as in LaunchArgument: tensor | descriptor | int | float | bool | str | none | dtype | tuple
   std::string dtype;           // tensors: the element type the launcher gives it, or empty
   nlohmann::json value;        // scalars and constexprs: the nominal value
-  nlohmann::json shape;        // tensors: nominal shape or null
+  nlohmann::json shape;        // tensors: nominal shape or null; descriptors: the block they load
   std::string text;            // the argument as written, for the corpus's `why`
   bool nominal = false;        // follows from the nominal sizes the launcher was evaluated with
   bool ratio = false;          // a ratio of sizes, which the nominal sizes make 1 whatever it is

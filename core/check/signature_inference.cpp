@@ -217,6 +217,16 @@ bool apply_launch_fact(const LaunchFact& f, bool is_constexpr, const PointerFact
     out.tensors[p.name] = t;
     return true;
   }
+  if (f.role == "descriptor") {  // a host-built TMA descriptor: its tensor's type, the launch's block
+    if (is_constexpr || !f.shape.is_array()) return false;
+    auto dt = body.dtypes.find(p.name);
+    std::string dtype = !f.dtype.empty() ? f.dtype : dt != body.dtypes.end() ? dt->second : "fp16";
+    std::string block;
+    for (const auto& d : f.shape) block += (block.empty() ? "" : ", ") + std::to_string(d.get<int64_t>());
+    p.type = "tensordesc<" + dtype + "[" + block + "]>";
+    if (f.dtype.empty()) p.why += "; element type " + std::string(dt != body.dtypes.end() ? "from its use" : "unknown");
+    return true;
+  }
   // A None handed to a parameter the body uses as a pointer: the launcher's optional input left
   // out. The kernel's body decides instead (a buffer), since not every kernel guards such a use;
   // one that does (`if cu_seqlens is None:`) runs with the None the launch writes.
@@ -627,6 +637,24 @@ InferredSignature triton_signature(const KernelSource& k) {
       p.value = r.value;
       p.why += "; moved to " + r.value.dump() + " for " + r.assertion;
     }
+  }
+  // A descriptor's block dimension written as an expression the launch also hands a constexpr
+  // (`[1, BLOCK_M, head_dim]` with `HEAD_DIM=head_dim`) follows that constexpr where it moved.
+  for (auto& [name, p] : by_name) {
+    auto f = launched.find(name);
+    if (p.origin != Origin::Launch || f == launched.end() || f->second.role != "descriptor" ||
+        !f->second.value.is_array() || f->second.value.size() != f->second.shape.size())
+      continue;
+    std::string block;
+    for (size_t i = 0; i < f->second.shape.size(); ++i) {
+      nlohmann::json d = f->second.shape[i];
+      for (const auto& [other, g] : launched)
+        if (g.role == "int" && g.text == f->second.value[i].get<std::string>() && known.count(other) &&
+            known[other].is_number_integer() && by_name.count(other) && by_name[other].type == "constexpr")
+          d = known[other];
+      block += (block.empty() ? "" : ", ") + d.dump();
+    }
+    p.type = p.type.substr(0, p.type.find('[') + 1) + block + "]>";
   }
   // Parameters the kernel loads and stores through as TMA descriptors take a descriptor type,
   // whatever name or launch role made them pointers or integers above.

@@ -95,6 +95,14 @@ std::string role_of(const std::optional<json>& v, LaunchArgument& a) {
     a.tensor = (*v)["$tensor"].get<std::string>();
     return "tensor";
   }
+  if (v->is_object() && v->contains("$descriptor")) {
+    const json& base = (*v)["$descriptor"];
+    a.dtype = base["dtype"].is_string() ? base["dtype"].get<std::string>() : "";
+    a.shape = (*v)["block"];
+    a.tensor = base["$tensor"].get<std::string>();
+    if (v->contains("block_text")) a.value = (*v)["block_text"];
+    return "descriptor";
+  }
   if (LauncherValues::is_dtype(*v)) {
     a.dtype = (*v)["$dtype"].is_string() ? (*v)["$dtype"].get<std::string>() : "";
     if (!a.dtype.empty()) a.value = triton_dtype_value(a.dtype);

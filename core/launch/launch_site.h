@@ -13,10 +13,12 @@ struct LaunchArgument {
   std::string keyword;        // empty for a positional argument
   int position = -1;          // index among the positional arguments, -1 for keywords
   std::string text;           // the expression as written
-  std::string role;           // tensor | int | float | bool | str | none | dtype | tuple | unknown
+  std::string role;           // tensor | descriptor | int | float | bool | str | none | dtype | tuple | unknown
   std::string dtype;          // tensors and dtypes: Triton element type ("fp16"), empty when unknown
-  nlohmann::json value;       // int/float/bool/str: the nominal value; dtype: "tl.float16"; tuple: [ints]; else null
-  nlohmann::json shape;       // tensors: nominal shape, or null when the code does not fix its rank
+  nlohmann::json value;       // int/float/bool/str: the nominal value; dtype: "tl.float16"; tuple: [ints];
+                              // descriptor: its block's dimensions as written, when written out; else null
+  nlohmann::json shape;       // tensors: nominal shape, or null when the code does not fix its rank;
+                              // descriptor: the block it loads
   std::string tensor;         // tensors: the launcher variable it views (aliases share one buffer)
   std::string param;          // the kernel parameter it binds (set when the launch is linked)
   bool nominal = false;       // the value follows from the nominal sizes, not from the code alone

@@ -979,6 +979,34 @@ std::optional<json> LauncherValues::call(TSNode n, int depth) const {
     if (match) return true;
     return known ? std::optional<json>(false) : std::nullopt;
   }
+  // `TensorDescriptor.from_tensor(q, [1, 1, BLOCK_M, D])`, `TensorDescriptor(q, shape, strides,
+  // block_shape)`: a host-built TMA descriptor over a tensor, with the block it loads.
+  if (last == "from_tensor" || last == "TensorDescriptor") {
+    bool from_tensor = last == "from_tensor";
+    if (from_tensor ? last_part(callee.substr(0, callee.size() - last.size() - 1)) != "TensorDescriptor" : false)
+      return std::nullopt;
+    auto base = arg(0);
+    size_t at = from_tensor ? 1 : 3;
+    TSNode block_node = keywords.count("block_shape") ? keywords["block_shape"] : at < positional.size() ? positional[at] : TSNode{};
+    std::optional<json> block = ts_node_is_null(block_node) ? std::nullopt : eval(block_node, depth + 1);
+    if (!block || !block->is_array() || block->empty()) return std::nullopt;
+    for (const auto& d : *block)
+      if (!is_int(d) || as_int(d) < 1) return std::nullopt;
+    // The tensor a descriptor is built over has the block's rank, whether or not its shape was read.
+    if (!base && !positional.empty() && is_type(positional[0], "identifier"))
+      base = tensor(m_.text_of(positional[0]), nominal_shape(static_cast<int>(block->size()), dim_), nullptr);
+    if (!base || !is_tensor(*base)) return std::nullopt;
+    json out{{"$descriptor", *base}, {"block", *block}};
+    // Each dimension as written: a kernel constexpr the launch gives by the same expression sizes it.
+    if (is_type(block_node, "list") || is_type(block_node, "tuple")) {
+      json texts = json::array();
+      for_each_named_child(block_node, [&](TSNode d) {
+        if (!is_type(d, "comment")) texts.push_back(m_.text_of(d));
+      });
+      if (texts.size() == block->size()) out["block_text"] = texts;
+    }
+    return out;
+  }
   // Inductor's output code allocates with `empty_strided_cuda(size, stride, dtype)`.
   bool inductor_alloc = last == "empty_strided_cuda" || last == "_empty_strided_cuda";
   if (inductor_alloc && !keywords.count("dtype") && positional.size() >= 3) keywords["dtype"] = positional[2];
