@@ -50,6 +50,20 @@ std::pair<nlohmann::json, std::string> constexpr_fallback(const std::string& nam
   if (use.pointer_branch) return {*use.pointer_branch, "takes the branch that uses a parameter as a pointer"};
   if (use.defining_branch) return {true, "takes the only branch binding a name read after it"};
   if (bool_flag_name(up)) return {false, "flag name"};
+  // The check runs on one GPU: a process group's size is 1 and this process its rank 0
+  // (`tl.static_assert(N % world_size == 0)`, `K // sp_size`, `for i in tl.static_range(world_size)`
+  // over its peers' buffers). Not a LoRA rank, which sizes tiles.
+  if (!arange_bound && !contains(up, "LORA")) {
+    bool group = up == "WORLD_SIZE" || ends_with(up, "_WORLD_SIZE") || up == "NUM_RANKS" || up == "N_RANKS" ||
+                 up == "NRANKS" || up == "NUM_PES" || up == "N_PES";
+    for (const char* par : {"TP", "SP", "EP", "DP", "PP", "CP"})
+      group = group || up == std::string(par) + "_SIZE" || up == std::string(par) + "_WORLD_SIZE";
+    if (group) return {1, "process group size: one GPU"};
+    // `size_per_rank` is a size, not a rank.
+    if (up == "RANK" || (ends_with(up, "_RANK") && !contains(up, "PER_RANK")) || up == "MY_PE" || up == "PE" ||
+        up == "RANK_ID")
+      return {0, "rank of the one GPU"};
+  }
   // `for i in tl.static_range(W)` copies the body W times: a guess of 1024 for a letter makes
   // one compile take minutes (conv widths, hyper-connection counts), and real counts are small.
   if (use.unrolled) return {4, "tl.static_range bound"};
@@ -64,17 +78,6 @@ std::pair<nlohmann::json, std::string> constexpr_fallback(const std::string& nam
   if (contains(up, "NUM_WARPS")) return {4, "num_warps name"};
   if (contains(up, "STAGES")) return {2, "stages name"};
   if (starts_with(up, "GROUP") || contains(up, "GROUP_SIZE") || contains(up, "GROUP_M")) return {8, "group size name"};
-  // The check runs on one GPU: a process group's size is 1 and this process its rank 0
-  // (`tl.static_assert(N % world_size == 0)`, `K // sp_size`). Not a LoRA rank, which sizes tiles.
-  if (!arange_bound && !contains(up, "LORA")) {
-    bool group = up == "WORLD_SIZE" || ends_with(up, "_WORLD_SIZE") || up == "NUM_RANKS" || up == "N_RANKS" ||
-                 up == "NRANKS" || up == "NUM_PES" || up == "N_PES";
-    for (const char* par : {"TP", "SP", "EP", "DP", "PP", "CP"})
-      group = group || up == std::string(par) + "_SIZE" || up == std::string(par) + "_WORLD_SIZE";
-    if (group) return {1, "process group size: one GPU"};
-    if (up == "RANK" || ends_with(up, "_RANK") || up == "MY_PE" || up == "PE" || up == "RANK_ID")
-      return {0, "rank of the one GPU"};
-  }
   // `BLOCK_M1 = BLOCK_M // BLOCK_SLICE_FACTOR`: a ratio divides the block sizes guessed below; one
   // as large as they are leaves blocks of 1, which tl.dot refuses (K >= 16).
   if (!arange_bound && (contains(up, "FACTOR") || contains(up, "RATIO"))) return {2, "ratio name"};

@@ -776,6 +776,9 @@ std::optional<json> LauncherValues::eval(TSNode e, int depth) const {
     }
     std::string attr = m_.text_of(field(e, "attribute"));
     auto obj = eval(field(e, "object"), depth + 1);
+    // `hdl.world_size`, `group.rank` of a process group or symmetric-memory handle the launcher
+    // obtained: the check runs on one GPU, a group of one whose rank is 0.
+    if (!obj && (attr == "world_size" || attr == "rank")) return json(attr == "rank" ? 0 : 1);
     if (!obj) return std::nullopt;
     if (is_tensor(*obj)) {
       if (attr == "shape") return known_shape(*obj) ? std::optional<json>((*obj)["shape"]) : std::nullopt;
@@ -1007,6 +1010,8 @@ std::optional<json> LauncherValues::call(TSNode n, int depth) const {
     }
     return out;
   }
+  // `dist.get_world_size(group)`, `dist.get_rank()`, `group.size()`: one GPU, rank 0.
+  if (last == "get_world_size" || last == "get_rank") return json(last == "get_rank" ? 0 : 1);
   // Inductor's output code allocates with `empty_strided_cuda(size, stride, dtype)`.
   bool inductor_alloc = last == "empty_strided_cuda" || last == "_empty_strided_cuda";
   if (inductor_alloc && !keywords.count("dtype") && positional.size() >= 3) keywords["dtype"] = positional[2];
