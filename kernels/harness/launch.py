@@ -127,6 +127,15 @@ def inductor_grid(numels, constexprs):
     return g
 
 
+def within_grid_limits(grid):
+    """A grid computed from stand-in sizes may pass CUDA's limits (65535 blocks on y and z) where
+    the repository's real sizes never do (`Z = seq_offsets.numel() - 1` of an offsets tensor given
+    a rank it lacks); launched as is, every such kernel fails with 'invalid argument'. Fewer
+    programs still run the kernel's code."""
+    limits = (2 ** 31 - 1, MAX_GRID_Y, MAX_GRID_Y)
+    return [min(g, limit) if isinstance(g, int) else g for g, limit in zip(grid, limits)] + list(grid[3:])
+
+
 def default_grid(numels, constexprs, int_args):
     if any(k in numels for k in ("xnumel", "ynumel", "znumel")):
         return inductor_grid(numels, constexprs), True
@@ -246,6 +255,8 @@ def plan(spec, params, source=""):
     if grid is None:
         scalars = {n: v for n, k, v in args if k == "scalar" and isinstance(v, int)}
         grid, _ = default_grid(numels, constexprs, scalars)
+    else:
+        grid = within_grid_limits(grid)
     return {"signature": signature, "constexprs": constexprs, "grid": list(grid),
             "args": args, "guessed": guessed, "numels": numels}
 

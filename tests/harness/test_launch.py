@@ -80,6 +80,12 @@ class Plan(unittest.TestCase):
         self.assertEqual(p["grid"], [16, 1, 1])
         self.assertNotIn("M", p["guessed"])
 
+    def test_a_stand_in_grid_past_cudas_limits_is_cut_to_them(self):
+        # `(cdiv(N, BLOCK_M), Z * H)` with Z read as the numel of an offsets tensor given rank 3:
+        # 1,048,544 blocks on y, which CUDA refuses ('invalid argument') whatever the kernel.
+        spec = {"signature": {"x": "*fp32"}, "grid": [1, 1048544, 70000]}
+        self.assertEqual(plan(spec, params("x"))["grid"], [1, 65535, 65535])
+
     def test_sizes_a_launcher_leaves_open_stay_near_its_tensors(self):
         # log_softmax_backward-style: M, N, K computed in a loop over the shape; the launched
         # tensors have the launcher's nominal sizes, so open sizes are nominal too, not 1024 each.
