@@ -441,6 +441,28 @@ std::map<std::string, int> tuple_parameters(const PythonModule& m, TSNode body, 
   return out;
 }
 
+std::map<std::string, std::string> tuple_loop_bounds(const PythonModule& m, TSNode body, const std::set<std::string>& params) {
+  std::map<std::string, std::string> out;
+  for_each_node(body, [&](TSNode loop) {
+    if (!is_type(loop, "for_statement") || !is_type(field(loop, "left"), "identifier")) return;
+    TSNode range = field(loop, "right");
+    auto q = is_type(range, "call") ? m.qualified_name(field(range, "function")) : std::nullopt;
+    TSNode args = is_type(range, "call") ? field(range, "arguments") : TSNode{};
+    if (!q || !ends_with(*q, "language.static_range") || ts_node_named_child_count(args) != 1 ||
+        !is_type(ts_node_named_child(args, 0), "identifier"))
+      return;
+    std::string index = m.text_of(field(loop, "left")), bound = m.text_of(ts_node_named_child(args, 0));
+    for_each_node(field(loop, "body"), [&](TSNode n) {
+      if (!is_type(n, "subscript")) return;
+      TSNode value = field(n, "value"), key = field(n, "subscript");
+      if (is_type(value, "identifier") && params.count(m.text_of(value)) && is_type(key, "identifier") &&
+          m.text_of(key) == index)
+        out.emplace(m.text_of(value), bound);
+    });
+  });
+  return out;
+}
+
 // Identifiers inside the arguments of float-only math (tl.exp(-x), tl.sqrt(var + eps)): a
 // scalar there must be a float, since Triton refuses integer operands for these.
 std::set<std::string> float_math_operands(const PythonModule& m, TSNode body) {

@@ -86,6 +86,9 @@ std::map<std::string, std::vector<nlohmann::json>> compared_literals(const Pytho
 // Parameters the body indexes with integer literals (`stride_q[0]`, `res[1] + offs`): Triton takes
 // them as tuples. Parameter -> element count (the largest index + 1).
 std::map<std::string, int> tuple_parameters(const PythonModule& m, TSNode body, const std::set<std::string>& params);
+// Parameters indexed with the variable of a `for i in tl.static_range(N)` loop (`buf_tuple[i]`,
+// a tuple of one buffer per peer), each with the name N of its loop bound: a tuple that long.
+std::map<std::string, std::string> tuple_loop_bounds(const PythonModule& m, TSNode body, const std::set<std::string>& params);
 // Identifiers inside the arguments of float-only math (tl.exp, tl.sqrt, ...).
 std::set<std::string> float_math_operands(const PythonModule& m, TSNode body);
 

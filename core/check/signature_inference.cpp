@@ -383,11 +383,13 @@ InferredSignature triton_signature(const KernelSource& k) {
     return found;
   };
   std::map<std::string, int> tuples, called;
+  std::map<std::string, std::string> loop_tuples;
   std::set<std::string> defining;
   {
     std::set<std::string> names;
     for (const auto& pn : params) names.insert(pn.name);
     tuples = tuple_parameters(*m, field(site->definition, "body"), names);
+    loop_tuples = tuple_loop_bounds(*m, field(site->definition, "body"), names);
     called = called_operands(*m, field(site->definition, "body"), names);
     defining = defining_branch_flags(*m, field(site->definition, "body"), names);
   }
@@ -637,6 +639,28 @@ InferredSignature triton_signature(const KernelSource& k) {
       p.value = r.value;
       p.why += "; moved to " + r.value.dump() + " for " + r.assertion;
     }
+  }
+  // `for i in tl.static_range(world_size): x = tl.load(buf_tuple[i] + offs)`: a tuple as long as
+  // the loop's bound came to, of pointers where its elements are the base of an address. What
+  // typed it before (a pointer, from the loads) gave way: Triton indexes no pointer that way.
+  for (const auto& [name, bound] : loop_tuples) {
+    InferredParam& p = by_name[name];
+    auto n = known.find(bound);
+    if (p.type.empty() || p.type == "constexpr" || p.type[0] == '(' || n == known.end() || !n->second.is_number_integer() ||
+        n->second.get<int64_t>() < 1 || n->second.get<int64_t>() > 16)
+      continue;
+    auto dt = facts.dtypes.find(name);
+    auto given = out.tensors.find(name);
+    std::string element = facts.pointers.count(name) == 0 ? "i32"
+                          : given != out.tensors.end()    ? "*" + given.value()["dtype"].get<std::string>()
+                          : "*" + (dt != facts.dtypes.end() ? dt->second : std::string("fp32"));
+    p.type = "(";
+    for (int64_t i = 0; i < n->second.get<int64_t>(); ++i) p.type += (i ? "," : "") + element;
+    p.type += ")";
+    p.origin = Origin::Code;
+    p.why = "indexed with a tl.static_range(" + bound + ") variable: a tuple of " + n->second.dump();
+    out.tensors.erase(name);
+    out.args.erase(name);
   }
   // A descriptor's block dimension written as an expression the launch also hands a constexpr
   // (`[1, BLOCK_M, head_dim]` with `HEAD_DIM=head_dim`) follows that constexpr where it moved.
