@@ -17,7 +17,8 @@
 --   as "tl.float16", a tuple of integers as an array (`x.stride()`, `x.shape`: a kernel indexing
 --   `x_stride[1]`), or a descriptor's block dimensions as written (`["1", "BLOCK_M", "head_dim"]`);
 --   shape: nominal shape of a tensor (every dimension the code leaves open is 32), or the block a
---   descriptor (`TensorDescriptor.from_tensor(q, [1, BLOCK_M, D])`) loads; tensor: the launcher variable a tensor
+--   descriptor (`TensorDescriptor.from_tensor(q, [1, BLOCK_M, D])`) loads (null for a block under
+--   TMA's 16 bytes, a placeholder an autotune pre-hook replaces); tensor: the launcher variable a tensor
 --   argument views, so arguments sharing a buffer can be told apart; nominal: true when the value
 --   follows from those stand-in sizes; ratio: true when it is a ratio of sizes (`cdiv(K,
 --   scales.shape[1])`), which alike stand-ins make 1 whatever it is (mine check then ignores it

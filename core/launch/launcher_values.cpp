@@ -999,6 +999,10 @@ std::optional<json> LauncherValues::call(TSNode n, int depth) const {
     if (!base && !positional.empty() && is_type(positional[0], "identifier"))
       base = tensor(m_.text_of(positional[0]), nominal_shape(static_cast<int>(block->size()), dim_), nullptr);
     if (!base || !is_tensor(*base)) return std::nullopt;
+    // TMA loads at least 16 bytes along the innermost dimension: a narrower block (`[1, 1]`) is a
+    // placeholder that an autotune pre-hook replaces with the config's block, not a fact.
+    int64_t bytes = (*base)["dtype"].is_string() ? dtype_bytes((*base)["dtype"].get<std::string>()) : 2;
+    if (as_int(block->back()) * std::max<int64_t>(bytes, 1) < 16) return json{{"$descriptor", *base}, {"block", nullptr}};
     json out{{"$descriptor", *base}, {"block", *block}};
     // Each dimension as written: a kernel constexpr the launch gives by the same expression sizes it.
     if (is_type(block_node, "list") || is_type(block_node, "tuple")) {
