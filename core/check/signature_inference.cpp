@@ -400,6 +400,11 @@ InferredSignature triton_signature(const KernelSource& k) {
     u.arange_bound = bounds.count(name) > 0;
     auto selector = selectors.find(name);
     if (selector != selectors.end()) u.selector = selector->second;
+    // Compared with two or more literals among other uses (`if BATCHSIZE == 1: acc0 = ...` up to
+    // `== 4`, then `if BATCHSIZE >= 2:`): a guess none of them equals takes no branch and leaves
+    // what they bind undefined; the first is a case the kernel has.
+    if (auto e = enumerated.find(name); !u.selector && e != enumerated.end() && e->second.size() >= 2)
+      u.selector = e->second.front();
     if (auto c = called.find(name); c != called.end()) u.called = c->second;
     u.dtype = dtype_uses.count(name) > 0;
     u.integer_dtype = facts.integer_dtype_params.count(name) > 0;
