@@ -308,14 +308,24 @@ def _port_dot_transposes(source):
 def _port_descriptor_calls(source):
     """`tl._experimental_descriptor_load(d, offs, shape, dtype)` -> `d.load(offs)` and
     `tl._experimental_descriptor_store(d, v, offs)` -> `d.store(offs, v)`: (text, count)."""
+    descriptors = set()
+
     def rewrite(m, args):
         if len(args) < 3:
             return None
         args = [a.strip() for a in args]
+        if args[0].isidentifier():
+            descriptors.add(args[0])
         if m.group(1) == "load":
             return "%s.load(%s)" % (args[0], args[1])
         return "%s.store(%s, %s)" % (args[0], args[2], args[1])
-    return _rewrite_calls(source, _EXPERIMENTAL_DESC_CALL, rewrite)
+    out, count = _rewrite_calls(source, _EXPERIMENTAL_DESC_CALL, rewrite)
+    # The old API took a pointer to the descriptor, and kernels typed results from it
+    # (`acc.to(c_desc.dtype.element_ty)`); a tensor descriptor's dtype is the element type itself.
+    for name in sorted(descriptors):
+        out, n = re.subn(r"\b%s\.dtype\.element_ty\b" % re.escape(name), name + ".dtype", out)
+        count += n
+    return out, count
 
 
 def _guard_tools_imports(source):

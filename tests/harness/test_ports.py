@@ -134,6 +134,17 @@ class PortText(unittest.TestCase):
         self.assertEqual(triton_ports.port(src, kept)[1], [])
         self.assertEqual(triton_ports.port(src, installed("3.2.0"))[1], [])
 
+    def test_a_ported_descriptors_pointer_dtype_becomes_its_element_type(self):
+        # FBGEMM's fp8 gemm: `acc.to(C_ptr.dtype.element_ty)` of the pointer the old API took.
+        src = HDR + ("def k(a_desc, C_ptr, BM: tl.constexpr):\n"
+                     "    x = tl._experimental_descriptor_load(a_desc, [0, 0], [BM, 64], tl.float16)\n"
+                     "    tl._experimental_descriptor_store(C_ptr, x.to(C_ptr.dtype.element_ty), [0, 0])\n"
+                     "    y = other.dtype.element_ty\n")
+        out, rewrites = triton_ports.port(src, installed())
+        self.assertIn("    C_ptr.store([0, 0], x.to(C_ptr.dtype))\n", out)
+        self.assertIn("    y = other.dtype.element_ty\n", out)  # not a descriptor: as written
+        self.assertEqual([(r["move"], r["count"]) for r in rewrites], [("experimental_descriptor_load", 3)])
+
     def test_experimental_descriptor_tools_import_is_guarded(self):
         src = ("if ok:\n    import triton.tools.experimental_descriptor\n"
                "from triton.tools.experimental_descriptor import create_2d_tma_descriptor\nx = 1\n")
