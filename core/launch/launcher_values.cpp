@@ -228,6 +228,21 @@ LauncherValues::LauncherValues(const PythonModule& m, TSNode function, uint32_t 
   run(body, until, 0);
 }
 
+// Whether `condition` being true makes the launcher raise: it is (one of the `or`ed parts of) the
+// test of an `if` whose block raises (`if x.ndim != 1 or x.numel() < 2: raise ValueError(...)`).
+bool LauncherValues::refused_unless_false(TSNode condition) const {
+  TSNode n = condition;
+  TSNode up = ts_node_parent(n);
+  while (is_type(up, "parenthesized_expression") ||
+         (is_type(up, "boolean_operator") && m_.text_of(ts_node_child(up, 1)) == "or")) {
+    n = up;
+    up = ts_node_parent(n);
+  }
+  if (!is_type(up, "if_statement") || !ts_node_eq(field(up, "condition"), n)) return false;
+  TSNode block = field(up, "consequence");
+  return ts_node_named_child_count(block) > 0 && is_type(ts_node_named_child(block, 0), "raise_statement");
+}
+
 // Whether the launcher uses unannotated `name` only as a count: an operand of `//`, `%`, `<<`
 // or `>>`, or an argument of `triton.cdiv`, `next_power_of_2` or `range`, and never as anything
 // else a count cannot be (an object with attributes, something subscripted or called).
@@ -297,9 +312,12 @@ bool LauncherValues::read_unguarded(TSNode body, const std::string& name) const 
 void LauncherValues::ranks(TSNode body) {
   std::set<std::string> exact;                       // ranks the code states (`M, N = x.shape`), not bounds
   std::vector<std::vector<std::string>> same_dtype;  // `assert q.dtype == k.dtype == v.dtype`
+  std::set<std::string> shaped;  // read for a layout other than its element count
   auto at_least = [&](const std::string& name, int64_t r) {
     if (r > 0 && r <= 8) rank_[name] = std::max<int>(rank_[name], static_cast<int>(r));
+    shaped.insert(name);
   };
+  std::set<std::string> counted;  // `x.numel()`: read as a flat run of elements
   auto shape_owner = [&](TSNode e) -> std::string {  // `x.shape` / `x.size()` -> "x"
     if (is_type(e, "attribute") && m_.text_of(field(e, "attribute")) == "shape" && is_type(field(e, "object"), "identifier"))
       return m_.text_of(field(e, "object"));
@@ -394,9 +412,10 @@ void LauncherValues::ranks(TSNode body) {
       if (is_type(fn, "attribute") && is_type(field(fn, "object"), "identifier")) {
         std::string method = m_.text_of(field(fn, "attribute"));
         // A tensor read for its layout or data, rank unknown yet: at least 1.
-        if (method == "stride" || method == "numel" || method == "contiguous" || method == "data_ptr" ||
-            method == "is_contiguous" || method == "element_size")
+        if (method == "stride" || method == "contiguous" || method == "data_ptr" || method == "is_contiguous" ||
+            method == "element_size")
           at_least(m_.text_of(field(fn, "object")), 1);
+        if (method == "numel") counted.insert(m_.text_of(field(fn, "object")));
       }
     } else if (assert_statement.has(t)) {
       TSNode c = ts_node_named_child(n, 0);
@@ -444,9 +463,10 @@ void LauncherValues::ranks(TSNode body) {
         }
       }
     } else if (comparison.has(t) && ts_node_named_child_count(n) == 2) {
-      // `x.dim() == 3`, `x.ndim == 2`, `len(x.shape) == 4`
+      // `x.dim() == 3`, `x.ndim == 2`, `len(x.shape) == 4`; also `if x.ndim != 1 or ...: raise`
       TSNode l = ts_node_named_child(n, 0), r = ts_node_named_child(n, 1);
-      bool eq = m_.text_of(n).find("==") != std::string::npos;
+      bool eq = m_.text_of(n).find("==") != std::string::npos ||
+                (m_.text_of(n).find("!=") != std::string::npos && refused_unless_false(n));
       if (eq && is_type(r, "integer")) {
         std::string owner;
         if (is_type(l, "attribute") && m_.text_of(field(l, "attribute")) == "ndim" && is_type(field(l, "object"), "identifier"))
@@ -485,6 +505,10 @@ void LauncherValues::ranks(TSNode body) {
   for (const std::string& name : exact) widest_rank_ = std::max(widest_rank_, rank_[name]);
   for (auto& [name, rank] : rank_)
     if (!exact.count(name)) rank = std::max(rank, widest_rank_);
+  // `n = cu_seqlens.numel() - 1` and nothing else of its layout: offsets and counts, flat. (Not
+  // a rank the others follow: the launcher's tensors of unread layout stay as they were.)
+  for (const std::string& name : counted)
+    if (!shaped.count(name) && !exact.count(name)) rank_[name] = 1;
 }
 
 void LauncherValues::run(TSNode block, uint32_t until, int depth, uint32_t start) {

@@ -95,6 +95,7 @@ class LauncherValues {
   void ranks(TSNode body);
   bool read_unguarded(TSNode body, const std::string& name) const;
   bool counts_only(TSNode body, const std::string& name) const;
+  bool refused_unless_false(TSNode condition) const;
   struct Frame {
     TSNode block;
     uint32_t next;  // the statement after the one being run
