@@ -89,6 +89,58 @@ std::set<int64_t> jitted_helper_kernels(const Corpus& read_only) {
   return out;
 }
 
+std::vector<LibraryPackage> library_packages(const Corpus& corpus, const std::set<std::string>& packages) {
+  // `pkg/__init__.py` or `<folder>/pkg/__init__.py`: deeper copies are vendored or test data.
+  SqliteStatement find(corpus.handle(),
+                       "SELECT r.id, r.name, r.source_kind, coalesce(r.location, ''), coalesce(r.commit_id, ''), f.path "
+                       "FROM files f JOIN repos r ON r.id = f.repo_id "
+                       "WHERE (f.path = ?1 || '/__init__.py' OR (substr(f.path, -length(?1) - 13) = '/' || ?1 || '/__init__.py' "
+                       "AND instr(substr(f.path, 1, length(f.path) - length(?1) - 13), '/') = 0)) "
+                       "ORDER BY length(f.path), coalesce(r.stars, 0) DESC, r.id LIMIT 1");
+  SqliteStatement files(corpus.handle(),
+                        "SELECT path FROM files WHERE repo_id = ? AND substr(path, 1, length(?2) + 1) = ?2 || '/' "
+                        "AND path LIKE '%.py' ORDER BY path");
+  std::vector<LibraryPackage> out;
+  for (const auto& name : packages) {
+    find.bind(1, name);
+    if (!find.step()) {
+      find.reset();
+      continue;
+    }
+    LibraryPackage p;
+    p.package = name;
+    int64_t repo_id = find.column_int(0);
+    p.repo = find.column_text(1);
+    p.source_kind = find.column_text(2);
+    p.location = find.column_text(3);
+    p.commit_id = find.column_text(4);
+    std::string init = find.column_text(5);
+    p.dir = init.substr(0, init.size() - std::string("/__init__.py").size());
+    find.reset();
+    files.bind(1, repo_id).bind(2, p.dir);
+    while (files.step()) p.files.push_back(files.column_text(0));
+    files.reset();
+    out.push_back(std::move(p));
+  }
+  return out;
+}
+
+std::map<int64_t, std::vector<std::string>> external_modules(const Corpus& corpus, const std::vector<int64_t>& ids) {
+  SqliteStatement q(corpus.handle(), "SELECT external_modules FROM kernels WHERE id = ?");
+  std::map<int64_t, std::vector<std::string>> out;
+  for (int64_t id : ids) {
+    q.bind(1, id);
+    if (q.step()) {
+      nlohmann::json names = nlohmann::json::parse(q.column_text(0), nullptr, false);
+      if (names.is_array())
+        for (const auto& n : names)
+          if (n.is_string()) out[id].push_back(n.get<std::string>());
+    }
+    q.reset();
+  }
+  return out;
+}
+
 void attach_launches(const Corpus& read_only, std::vector<CheckKernel>& kernels) {
   SqliteStatement q(read_only.handle(),
                     "SELECT id, path, line, launcher, kind, callee, grid, grid_value, grid_env, options, args, complete "

@@ -1,6 +1,7 @@
 #pragma once
 #include <cstdint>
 #include <nlohmann/json.hpp>
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -31,6 +32,24 @@ std::vector<CheckKernel> select_check_kernels(const Corpus& read_only, const std
 // blocks from its caller, so compiled alone with an inferred launch signature it fails for
 // reasons that are not its own; it is compiled inside every caller instead.
 std::set<int64_t> jitted_helper_kernels(const Corpus& read_only);
+
+// A package of another repository of the corpus: `pkg/__init__.py` at the repository's root or one
+// folder down (`src/pkg`, `python/pkg`), with the Python files under it.
+struct LibraryPackage {
+  std::string package;    // top-level import name
+  std::string repo;       // repos.name of the repository that has it
+  std::string source_kind, location, commit_id;  // where that repository was read from (repos row)
+  std::string dir;        // the package's folder in that repository ("src/pkg")
+  std::vector<std::string> files;  // its .py files, repository-relative
+};
+
+// For each name of `packages`, the repository of the corpus that has a package of that name
+// nearest its root (ties: the one most starred, then the first scanned). Names no repository has
+// are left out.
+std::vector<LibraryPackage> library_packages(const Corpus& corpus, const std::set<std::string>& packages);
+
+// The third-party modules each kernel's standalone imports (kernels.external_modules), by id.
+std::map<int64_t, std::vector<std::string>> external_modules(const Corpus& corpus, const std::vector<int64_t>& ids);
 
 // Reads the launch sites of each kernel into its `launches`.
 void attach_launches(const Corpus& read_only, std::vector<CheckKernel>& kernels);

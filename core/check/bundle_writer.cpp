@@ -4,6 +4,7 @@
 #include <fstream>
 #include <regex>
 
+#include "core/check/bundle_libraries.h"
 #include "core/error.h"
 
 namespace fs = std::filesystem;
@@ -28,7 +29,7 @@ void prepare_folder(const fs::path& dir) {
   std::vector<fs::path> modules;
   for (const auto& e : fs::directory_iterator(dir, ec)) {
     std::string name = e.path().filename().string();
-    if (std::regex_match(name, kModule)) modules.push_back(e.path());
+    if (std::regex_match(name, kModule) || (name == "lib" && e.is_directory(ec))) modules.push_back(e.path());
     else if (name != "bundle.json" && name != "results.jsonl")
       throw Error::in(dir.string(), "not empty and not a bundle (holds " + name + "); give a new or empty folder");
   }
@@ -37,14 +38,18 @@ void prepare_folder(const fs::path& dir) {
     throw Error::in(dir.string(), "holds k*.py files but no bundle.json; give a new or empty folder");
   // The old bundle.json goes first: until the new one is written there is no bundle here.
   fs::remove(dir / "bundle.json", ec);
-  for (const auto& m : modules) fs::remove(m, ec);
+  for (const auto& m : modules) fs::remove_all(m, ec);
 }
 
 }  // namespace
 
-void write_bundle(const std::string& dir_text, const std::vector<BundleKernel>& kernels) {
+nlohmann::json write_bundle(const std::string& dir_text, const std::vector<BundleKernel>& kernels,
+                            const std::vector<LibraryPackage>& libraries, std::vector<std::string>* problems) {
   fs::path dir(dir_text);
   prepare_folder(dir);
+  std::vector<std::string> unread;
+  nlohmann::json copied = libraries.empty() ? nlohmann::json(nullptr) : write_bundle_libraries(dir_text, libraries, unread);
+  if (problems) problems->insert(problems->end(), unread.begin(), unread.end());
   nlohmann::ordered_json list = nlohmann::ordered_json::array();
   for (const auto& k : kernels) {
     bool cuda = k.language == "cuda";
@@ -89,8 +94,10 @@ void write_bundle(const std::string& dir_text, const std::vector<BundleKernel>& 
   }
   nlohmann::ordered_json doc;
   doc["version"] = 1;
+  if (!copied.is_null()) doc["libraries"] = copied;
   doc["kernels"] = std::move(list);
   write_file(dir / "bundle.json", doc.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+  return copied;
 }
 
 }  // namespace mine::check

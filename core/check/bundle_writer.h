@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "core/check/signature_inference.h"
+#include "corpus/check_store.h"
 
 namespace mine::check {
 
@@ -33,6 +34,11 @@ struct BundleKernel {
 // kernels/harness/BUNDLE.md), so a bundle.json on disk always describes complete modules.
 // The folder is created if needed; an existing one must be empty or hold an earlier bundle,
 // whose k<id>.py modules are removed first. Throws mine::Error naming the path on failure.
-void write_bundle(const std::string& dir, const std::vector<BundleKernel>& kernels);
+// `libraries`: packages of other corpus repositories the kernels import, copied into BUNDLE_DIR/lib
+// (bundle_libraries.h); returns bundle.json's "libraries" object (null when none was copied), and
+// adds files it could not copy to `problems`.
+nlohmann::json write_bundle(const std::string& dir, const std::vector<BundleKernel>& kernels,
+                            const std::vector<LibraryPackage>& libraries = {},
+                            std::vector<std::string>* problems = nullptr);
 
 }  // namespace mine::check

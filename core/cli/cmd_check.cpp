@@ -147,8 +147,17 @@ size_t emit(const std::string& db, std::vector<CheckKernel> kernels, const Selec
   if (!quiet && methods)
     std::cout << "skipping " << methods << " jitted method" << (methods == 1 ? "" : "s")
               << " (called through their object inside other kernels; --include-helpers checks them alone)\n";
-  check::write_bundle(dir, bundle);
   auto corpus = Corpus::open(db, Corpus::Access::ReadWrite);
+  // Packages the kernels import that another repository of the corpus has. The harness needs only
+  // the standard library, torch and triton: those are the machine's, never copied.
+  std::set<std::string> imported;
+  std::vector<int64_t> ids;
+  for (const auto& b : bundle) ids.push_back(b.id);
+  for (const auto& [id, names] : external_modules(*corpus, ids))
+    for (const auto& n : names)
+      if (n != "torch" && n != "triton" && n != "numpy") imported.insert(n);
+  std::vector<std::string> problems;
+  nlohmann::json libraries = check::write_bundle(dir, bundle, library_packages(*corpus, imported), &problems);
   store_signatures(*corpus, inferred);
   if (!quiet) {
     std::cout << "wrote " << bundle.size() << " kernel" << (bundle.size() == 1 ? "" : "s") << " to " << dir << " ("
@@ -156,6 +165,13 @@ size_t emit(const std::string& db, std::vector<CheckKernel> kernels, const Selec
     if (cuda) std::cout << "; " << cuda << " CUDA C";
     if (modules) std::cout << "; " << modules << " PyTorch module" << (modules == 1 ? "" : "s") << " for the inductor stage";
     std::cout << ")\n";
+    if (!libraries.is_null()) {
+      std::string list;
+      for (const auto& [name, p] : libraries["packages"].items())
+        list += (list.empty() ? "" : ", ") + name + " (" + p["repo"].get<std::string>() + ")";
+      std::cout << "libraries the kernels import, copied from the corpus into " << dir << "/lib: " << list << "\n";
+    }
+    for (const auto& p : problems) std::cout << "warning: library file not copied: " << p << "\n";
     if (!other_targets.empty()) {
       size_t n = 0;
       std::string list;

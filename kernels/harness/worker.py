@@ -294,6 +294,7 @@ class Worker:
 
     def run_task(self, task):
         spec, stage = task["spec"], task["stage"]
+        use_bundle_libraries(task.get("bundle_dir"))
         if spec.get("language") == "cuda":
             return self.run_cuda_task(task)
         if spec.get("language") == "torch_module":
@@ -725,6 +726,14 @@ class Worker:
             res["bench_ms"] = do_bench(lambda: ck[grid](*args), return_mode="median")
         del args
         return res
+
+
+def use_bundle_libraries(bundle_dir):
+    """Packages `mine check --emit` copied from other repositories of the corpus (BUNDLE_DIR/lib)
+    are importable, after everything installed: a machine's own copy of a package wins."""
+    lib = os.path.join(bundle_dir, "lib") if bundle_dir else None
+    if lib and os.path.isdir(lib) and lib not in sys.path:
+        sys.path.append(lib)
 
 
 def ported_path(task, spec):

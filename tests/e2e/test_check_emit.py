@@ -283,5 +283,56 @@ class CheckEmitInductor(unittest.TestCase):
                         self.assertEqual(len(k["grid"]), 3)
 
 
+class LibrariesFromTheCorpus(unittest.TestCase):
+    """A kernel of one repository imports a package another repository of the corpus has: the
+    bundle carries that package (as the corpus mined it) in lib/, and the harness appends lib/ to
+    sys.path, so the kernel's module imports there while an installed copy would still win."""
+
+    def write(self, root, files):
+        for rel, text in files.items():
+            path = os.path.join(root, rel)
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            with open(path, "w") as f:
+                f.write(text)
+
+    def test_a_package_of_another_repository_travels_in_lib(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            user, lib = os.path.join(tmp, "user"), os.path.join(tmp, "tinylib_repo")
+            self.write(user, {"ops/scale.py": (
+                "import triton\nimport triton.language as tl\nfrom tinylib.math import factor\n\n\n"
+                "@triton.jit\ndef scale_kernel(x_ptr, n, BLOCK: tl.constexpr):\n"
+                "    offs = tl.arange(0, BLOCK)\n"
+                "    tl.store(x_ptr + offs, tl.load(x_ptr + offs, mask=offs < n) * factor(), mask=offs < n)\n")})
+            self.write(lib, {"src/tinylib/__init__.py": "",
+                             "src/tinylib/math.py": "def factor():\n    return 3\n",
+                             "tests/tinylib/__init__.py": "raise RuntimeError('a deeper copy, never taken')\n",
+                             "README.md": "not Python\n"})
+            db, bundle = os.path.join(tmp, "c.db"), os.path.join(tmp, "bundle")
+            mine("scan", user, lib, "--db", db, "--quiet")
+            out = mine("check", "--emit", bundle, "--db", db).stdout
+            self.assertIn("copied from the corpus", out)
+            with open(os.path.join(bundle, "bundle.json")) as f:
+                libraries = json.load(f)["libraries"]
+            self.assertEqual(libraries["path"], "lib")
+            self.assertEqual(set(libraries["packages"]), {"tinylib"})
+            self.assertEqual(libraries["packages"]["tinylib"]["dir"], "src/tinylib")
+            self.assertEqual(libraries["packages"]["tinylib"]["files"], 2)
+            self.assertEqual(sorted(os.listdir(os.path.join(bundle, "lib", "tinylib"))), ["__init__.py", "math.py"])
+            import worker
+            before = list(sys.path)
+            try:
+                worker.use_bundle_libraries(bundle)
+                self.assertEqual(sys.path[-1], os.path.join(bundle, "lib"))
+                import tinylib.math
+                self.assertEqual(tinylib.math.factor(), 3)
+            finally:
+                sys.path[:] = before
+                sys.modules.pop("tinylib.math", None)
+                sys.modules.pop("tinylib", None)
+            # An emit over an earlier bundle replaces its lib/ as well.
+            mine("check", "--emit", bundle, "--db", db, "--where", "name = 'nothing'")
+            self.assertFalse(os.path.exists(os.path.join(bundle, "lib")))
+
+
 if __name__ == "__main__":
     unittest.main()
