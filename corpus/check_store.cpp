@@ -98,7 +98,7 @@ std::vector<LibraryPackage> library_packages(const Corpus& corpus, const std::se
                        "AND instr(substr(f.path, 1, length(f.path) - length(?1) - 13), '/') = 0)) "
                        "ORDER BY length(f.path), coalesce(r.stars, 0) DESC, r.id LIMIT 1");
   SqliteStatement files(corpus.handle(),
-                        "SELECT path FROM files WHERE repo_id = ? AND substr(path, 1, length(?2) + 1) = ?2 || '/' "
+                        "SELECT path, blob_id FROM files WHERE repo_id = ? AND substr(path, 1, length(?2) + 1) = ?2 || '/' "
                         "AND path LIKE '%.py' ORDER BY path");
   std::vector<LibraryPackage> out;
   for (const auto& name : packages) {
@@ -118,7 +118,7 @@ std::vector<LibraryPackage> library_packages(const Corpus& corpus, const std::se
     p.dir = init.substr(0, init.size() - std::string("/__init__.py").size());
     find.reset();
     files.bind(1, repo_id).bind(2, p.dir);
-    while (files.step()) p.files.push_back(files.column_text(0));
+    while (files.step()) p.files.emplace_back(files.column_text(0), files.column_text(1));
     files.reset();
     out.push_back(std::move(p));
   }

@@ -40,7 +40,7 @@ struct LibraryPackage {
   std::string repo;       // repos.name of the repository that has it
   std::string source_kind, location, commit_id;  // where that repository was read from (repos row)
   std::string dir;        // the package's folder in that repository ("src/pkg")
-  std::vector<std::string> files;  // its .py files, repository-relative
+  std::vector<std::pair<std::string, std::string>> files;  // its .py files: (repository-relative path, blob id)
 };
 
 // For each name of `packages`, the repository of the corpus that has a package of that name

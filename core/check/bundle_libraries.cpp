@@ -32,8 +32,8 @@ nlohmann::json write_bundle_libraries(const std::string& bundle_dir, const std::
     std::unique_ptr<BlobReader> reader = tree->reader();
     size_t written = 0;
     const size_t strip = p.dir.size() - p.package.size();  // "src/pkg/x.py" -> "pkg/x.py"
-    for (const auto& path : p.files) {
-      SourceEntry entry{path, "", -1};
+    for (const auto& [path, blob_id] : p.files) {
+      SourceEntry entry{path, blob_id, -1};
       std::string content;
       std::string why = reader->read(entry, 8 << 20, content);
       if (!why.empty()) {
