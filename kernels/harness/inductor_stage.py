@@ -15,6 +15,7 @@ import textwrap
 import time
 import traceback
 
+import bundle_libraries
 import deferred_imports
 import module_inputs
 import output_compare
@@ -571,8 +572,14 @@ def run(task, row, torch, mark):
     info = row["inductor"] = {"phase": "import", "eager_ok": False, "compiled_ok": False, "match": False,
                               "deduce": [], "deferred_imports": []}
     mark("import")
-    module = _import(os.path.join(task["bundle_dir"], spec["module"]), "mined_module_%d" % spec["id"],
-                     info["deferred_imports"])
+    path, name = os.path.join(task["bundle_dir"], spec["module"]), "mined_module_%d" % spec["id"]
+    try:
+        module = _import(path, name, info["deferred_imports"])
+    except ImportError as e:
+        if not bundle_libraries.drop(task.get("bundle_dir"), e):  # a carried package that cannot import here
+            raise
+        info["bundle_libraries_dropped"] = True
+        module = _import(path, name, info["deferred_imports"])
     cls = getattr(module, spec["entry"], None)
     if not isinstance(cls, type) or not issubclass(cls, torch.nn.Module):
         raise NotAModule("%s is not a torch.nn.Module subclass (got %s)" % (spec["entry"], type(cls).__name__))

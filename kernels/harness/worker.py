@@ -19,6 +19,7 @@ import traceback
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+import bundle_libraries  # noqa: E402
 import cgroups  # noqa: E402
 import cuda_kernel  # noqa: E402
 import deferred_imports  # noqa: E402
@@ -294,7 +295,7 @@ class Worker:
 
     def run_task(self, task):
         spec, stage = task["spec"], task["stage"]
-        use_bundle_libraries(task.get("bundle_dir"))
+        bundle_libraries.use(task.get("bundle_dir"))
         if spec.get("language") == "cuda":
             return self.run_cuda_task(task)
         if spec.get("language") == "torch_module":
@@ -495,7 +496,18 @@ class Worker:
     def import_entry(self, task, spec, module, row):
         """The entry's JITFunction and the module's source. Unguarded imports of libraries this
         machine lacks (`flash_attn` for helpers a constexpr branch may never reach, `triton.ops`
-        for an autotuner's perf model) are deferred to their first use, noted in the row."""
+        for an autotuner's perf model) are deferred to their first use, noted in the row. A
+        package the bundle carries (lib/) that cannot import here (its compiled extension was
+        never built) counts as lacking: the import is tried again without the bundle's packages."""
+        try:
+            return self._import_entry(task, spec, module, row)
+        except ImportError as e:
+            if not bundle_libraries.drop(task.get("bundle_dir"), e):
+                raise
+            row["bundle_libraries_dropped"] = True
+            return self._import_entry(task, spec, module, row)
+
+    def _import_entry(self, task, spec, module, row):
         path = os.path.join(task["bundle_dir"], module)
         with open(path) as f:
             source = f.read()
@@ -726,14 +738,6 @@ class Worker:
             res["bench_ms"] = do_bench(lambda: ck[grid](*args), return_mode="median")
         del args
         return res
-
-
-def use_bundle_libraries(bundle_dir):
-    """Packages `mine check --emit` copied from other repositories of the corpus (BUNDLE_DIR/lib)
-    are importable, after everything installed: a machine's own copy of a package wins."""
-    lib = os.path.join(bundle_dir, "lib") if bundle_dir else None
-    if lib and os.path.isdir(lib) and lib not in sys.path:
-        sys.path.append(lib)
 
 
 def ported_path(task, spec):

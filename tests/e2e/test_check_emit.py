@@ -318,13 +318,22 @@ class LibrariesFromTheCorpus(unittest.TestCase):
             self.assertEqual(libraries["packages"]["tinylib"]["dir"], "src/tinylib")
             self.assertEqual(libraries["packages"]["tinylib"]["files"], 2)
             self.assertEqual(sorted(os.listdir(os.path.join(bundle, "lib", "tinylib"))), ["__init__.py", "math.py"])
-            import worker
+            import bundle_libraries
             before = list(sys.path)
             try:
-                worker.use_bundle_libraries(bundle)
+                bundle_libraries.use(bundle)
                 self.assertEqual(sys.path[-1], os.path.join(bundle, "lib"))
                 import tinylib.math
                 self.assertEqual(tinylib.math.factor(), 3)
+                # An import error raised inside a carried package drops them all: off the path,
+                # forgotten.
+                try:
+                    exec(compile("raise ImportError('no _C')", os.path.join(bundle, "lib", "tinylib", "math.py"),
+                                 "exec"), {})
+                except ImportError as e:
+                    self.assertTrue(bundle_libraries.drop(bundle, e))
+                self.assertNotIn(os.path.join(bundle, "lib"), sys.path)
+                self.assertNotIn("tinylib.math", sys.modules)
             finally:
                 sys.path[:] = before
                 sys.modules.pop("tinylib.math", None)

@@ -121,5 +121,38 @@ class ImportedByTheStage(unittest.TestCase):
         self.assertNotIn("mined_module_test_deferred2", sys.modules)
 
 
+class CarriedPackages(unittest.TestCase):
+    def test_a_carried_package_that_cannot_import_here_is_dropped_then_deferred(self):
+        # bundle/lib holds a package whose compiled extension was never built: found on the path,
+        # it is not deferred, and its import fails; dropped, the kernel meets it as missing.
+        import bundle_libraries
+        name = "mine_test_unbuilt_ext"
+        with tempfile.TemporaryDirectory() as bundle:
+            os.makedirs(os.path.join(bundle, "lib", name))
+            with open(os.path.join(bundle, "lib", name, "__init__.py"), "w") as f:
+                f.write("from . import _C  # the extension a build would have made\n")
+            path = os.path.join(bundle, "k1.py")
+            with open(path, "w") as f:
+                f.write("import %s\nVALUE = 4\n" % name)
+            before = list(sys.path)
+            try:
+                bundle_libraries.use(bundle)
+                failed = None
+                try:  # (assertRaises would strip the traceback drop() reads)
+                    inductor_stage._import(path, "mined_module_test_carried", [])
+                except ImportError as e:
+                    failed = e
+                self.assertIsNotNone(failed)
+                self.assertFalse(bundle_libraries.drop(bundle, ImportError("raised elsewhere")))
+                self.assertTrue(bundle_libraries.drop(bundle, failed))
+                deferred = []
+                module = inductor_stage._import(path, "mined_module_test_carried", deferred)
+                sys.modules.pop("mined_module_test_carried", None)
+            finally:
+                sys.path[:] = before
+        self.assertEqual(module.VALUE, 4)
+        self.assertEqual(deferred, [name])
+
+
 if __name__ == "__main__":
     unittest.main()
