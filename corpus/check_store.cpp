@@ -90,12 +90,14 @@ std::set<int64_t> jitted_helper_kernels(const Corpus& read_only) {
 }
 
 std::vector<LibraryPackage> library_packages(const Corpus& corpus, const std::set<std::string>& packages) {
-  // `pkg/__init__.py` or `<folder>/pkg/__init__.py`: deeper copies are vendored or test data.
+  // `pkg/__init__.py`, `src/pkg/__init__.py` or `python/pkg/__init__.py`: where an installable
+  // package lives. Elsewhere (`tests/megatron`, `timm/utils`) it is test data, a vendored copy or
+  // a subpackage, which `import megatron` / `import utils` would never reach once installed.
   SqliteStatement find(corpus.handle(),
                        "SELECT r.id, r.name, r.source_kind, coalesce(r.location, ''), coalesce(r.commit_id, ''), f.path "
                        "FROM files f JOIN repos r ON r.id = f.repo_id "
-                       "WHERE (f.path = ?1 || '/__init__.py' OR (substr(f.path, -length(?1) - 13) = '/' || ?1 || '/__init__.py' "
-                       "AND instr(substr(f.path, 1, length(f.path) - length(?1) - 13), '/') = 0)) "
+                       "WHERE f.path IN (?1 || '/__init__.py', 'src/' || ?1 || '/__init__.py', "
+                       "'python/' || ?1 || '/__init__.py') "
                        "ORDER BY length(f.path), coalesce(r.stars, 0) DESC, r.id LIMIT 1");
   SqliteStatement files(corpus.handle(),
                         "SELECT path, blob_id FROM files WHERE repo_id = ? AND substr(path, 1, length(?2) + 1) = ?2 || '/' "

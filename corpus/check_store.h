@@ -33,8 +33,8 @@ std::vector<CheckKernel> select_check_kernels(const Corpus& read_only, const std
 // reasons that are not its own; it is compiled inside every caller instead.
 std::set<int64_t> jitted_helper_kernels(const Corpus& read_only);
 
-// A package of another repository of the corpus: `pkg/__init__.py` at the repository's root or one
-// folder down (`src/pkg`, `python/pkg`), with the Python files under it.
+// A package of another repository of the corpus: `pkg/__init__.py` at the repository's root or in
+// `src/` or `python/`, with the Python files under it.
 struct LibraryPackage {
   std::string package;    // top-level import name
   std::string repo;       // repos.name of the repository that has it
