@@ -11,6 +11,7 @@
 #include "core/error.h"
 #include "corpus/repo_writer.h"
 #include "corpus/schema_files.h"
+#include "corpus/sqlite_setup.h"
 #include "corpus/sqlite_statement.h"
 #include "core/utc_time.h"
 
@@ -44,6 +45,7 @@ int known_schema_version() { return static_cast<int>(schema_files().size()); }
 std::unique_ptr<Corpus> Corpus::open(const std::string& path, Access access) {
   if (access == Access::ReadOnly && !std::filesystem::exists(path))
     throw Error::in(path, "no corpus here (create one with `mine scan PATH --db " + path + "`)");
+  configure_sqlite_once();
   sqlite3* db = nullptr;
   int flags = access == Access::ReadOnly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
   // Serialized: crawl discovery (ETags) and the crawl writer share one connection.

@@ -8,6 +8,7 @@
 #include "core/error.h"
 #include "include/mine/ts_nodes.h"
 #include "core/python/python_node_kinds.h"
+#include "core/python/string_prefix.h"
 
 namespace mine {
 namespace {
@@ -175,6 +176,13 @@ class FreeNameWalker {
         break;
       case Kind::FutureImport:  // binds no name
       case Kind::Comment:       // nothing to read
+        break;
+      case Kind::String:
+        // Only a format string's interpolations read names. Below any other string lie its
+        // start, content and end (depth + 1) and escape sequences (depth + 2): when neither is
+        // past the limit, walking them could neither read a name nor throw.
+        if (depth + 2 <= max_depth_ && !is_format_string(text(n))) break;
+        ts::for_each_named_child(n, [&](TSNode c) { visit(c, s, depth + 1); });
         break;
       case Kind::Global:
         ts::for_each_named_child(n, [&](TSNode c) {
