@@ -332,10 +332,10 @@ void set_max_nesting(int levels) {
   nesting_limit.store(levels, std::memory_order_relaxed);
 }
 
-FreeNames free_names(const SyntaxTree& tree, TSNode node, int max_depth) {
-  Scope s;
-  FreeNameWalker walker(tree, max_depth < 0 ? max_nesting() : max_depth);
-  walker.visit(node, s, 0);
+namespace {
+
+// What a finished walk read, as FreeNames.
+FreeNames free_of_walk(Scope& s) {
   s.reads.insert(s.passthrough.begin(), s.passthrough.end());
   FreeNames out;
   out.names = owned(s.reads);
@@ -351,6 +351,30 @@ FreeNames free_names(const SyntaxTree& tree, TSNode node, int max_depth) {
     attrs->emplace_hint(attrs->end(), attr);
   }
   return out;
+}
+
+}  // namespace
+
+FreeNames free_names(const SyntaxTree& tree, TSNode node, int max_depth) {
+  Scope s;
+  FreeNameWalker walker(tree, max_depth < 0 ? max_nesting() : max_depth);
+  walker.visit(node, s, 0);
+  return free_of_walk(s);
+}
+
+StatementNames statement_names(const SyntaxTree& tree, TSNode statement) {
+  std::string_view t = node_type(statement);
+  TSNode definition = t == "decorated_definition" ? field(statement, "definition") : statement;
+  std::string_view d = node_type(definition);
+  if (t == "import_statement" || t == "import_from_statement" || t == "future_import_statement" ||
+      d == "function_definition" || d == "class_definition")
+    return {bound_names(tree, statement), free_names(tree, statement)};
+  // bound_names walks these with the very walk free_names makes (same limit, same first throw).
+  Scope s;
+  FreeNameWalker walker(tree, max_nesting());
+  walker.visit(statement, s, 0);
+  std::set<std::string> bound = owned(s.bound);
+  return {std::move(bound), free_of_walk(s)};
 }
 
 bool is_python_builtin(const std::string& name) {
