@@ -90,9 +90,14 @@ class Corpus {
  public:
   enum class Access { ReadWrite, ReadOnly };
 
+  // Which threads use the connection: several (crawl discovery and the crawl writer share one),
+  // so SQLite serializes every call on it; or only one at a time (`mine scan` stores from the
+  // thread that delivers extracted files), so no call takes the connection's mutex.
+  enum class Threads { Shared, One };
+
   // ReadWrite creates the file if needed and migrates it to the newest schema; ReadOnly requires
   // an existing corpus and refuses every write, ATTACH and extension loading.
-  static std::unique_ptr<Corpus> open(const std::string& path, Access access);
+  static std::unique_ptr<Corpus> open(const std::string& path, Access access, Threads threads = Threads::Shared);
   ~Corpus();
   Corpus(const Corpus&) = delete;
   Corpus& operator=(const Corpus&) = delete;
