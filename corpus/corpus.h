@@ -27,6 +27,9 @@ struct KernelRecord {
   std::string path;
   ExtractedKernel kernel;
   std::string spdx_header;  // the file's SPDX-License-Identifier value; empty when it has none
+  // kernel.meta as stored (its dump()), when the scan already made it to check that JSON can hold
+  // the meta; empty: dumped when stored.
+  std::string meta_text;
 };
 
 // The license a repository's own license file states (see core/license/license_detector.h).
