@@ -11,6 +11,7 @@
 #include "core/error.h"
 #include "corpus/repo_writer.h"
 #include "corpus/schema_files.h"
+#include "corpus/sqlite_setup.h"
 #include "corpus/sqlite_statement.h"
 #include "core/utc_time.h"
 
@@ -41,13 +42,16 @@ int read_only_authorizer(void*, int action, const char* table, const char*, cons
 
 int known_schema_version() { return static_cast<int>(schema_files().size()); }
 
-std::unique_ptr<Corpus> Corpus::open(const std::string& path, Access access) {
+std::unique_ptr<Corpus> Corpus::open(const std::string& path, Access access, Threads threads) {
   if (access == Access::ReadOnly && !std::filesystem::exists(path))
     throw Error::in(path, "no corpus here (create one with `mine scan PATH --db " + path + "`)");
+  configure_sqlite_once();
   sqlite3* db = nullptr;
   int flags = access == Access::ReadOnly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
-  // Serialized: crawl discovery (ETags) and the crawl writer share one connection.
-  flags |= SQLITE_OPEN_FULLMUTEX;
+  // Serialized: crawl discovery (ETags) and the crawl writer share one connection. A scan's
+  // connection is used by one thread: the connection mutex it would take on every bind, step and
+  // reset (hundreds of thousands of calls for a large repository) guards nothing there.
+  flags |= threads == Threads::Shared ? SQLITE_OPEN_FULLMUTEX : SQLITE_OPEN_NOMUTEX;
   if (sqlite3_open_v2(path.c_str(), &db, flags, nullptr) != SQLITE_OK) {
     std::string message = db ? sqlite3_errmsg(db) : "out of memory";
     sqlite3_close(db);

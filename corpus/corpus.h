@@ -27,6 +27,9 @@ struct KernelRecord {
   std::string path;
   ExtractedKernel kernel;
   std::string spdx_header;  // the file's SPDX-License-Identifier value; empty when it has none
+  // kernel.meta as stored (its dump()), when the scan already made it to check that JSON can hold
+  // the meta; empty: dumped when stored.
+  std::string meta_text;
 };
 
 // The license a repository's own license file states (see core/license/license_detector.h).
@@ -90,9 +93,14 @@ class Corpus {
  public:
   enum class Access { ReadWrite, ReadOnly };
 
+  // Which threads use the connection: several (crawl discovery and the crawl writer share one),
+  // so SQLite serializes every call on it; or only one at a time (`mine scan` stores from the
+  // thread that delivers extracted files), so no call takes the connection's mutex.
+  enum class Threads { Shared, One };
+
   // ReadWrite creates the file if needed and migrates it to the newest schema; ReadOnly requires
   // an existing corpus and refuses every write, ATTACH and extension loading.
-  static std::unique_ptr<Corpus> open(const std::string& path, Access access);
+  static std::unique_ptr<Corpus> open(const std::string& path, Access access, Threads threads = Threads::Shared);
   ~Corpus();
   Corpus(const Corpus&) = delete;
   Corpus& operator=(const Corpus&) = delete;

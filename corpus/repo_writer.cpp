@@ -324,6 +324,9 @@ int64_t RepoWriter::write_kernel(const KernelRecord& rec) {
   std::string source_sha = sha256_hex(k.source);
   std::string standalone_sha = standalone_sha_.hex(k.standalone);
   nlohmann::json externals(k.external_modules);
+  std::string dumped;  // the meta's text, unless the scan made it already
+  const std::string* meta = &rec.meta_text;
+  if (meta->empty()) meta = &(dumped = k.meta.dump());
   st.find.bind(1, repo_id_).bind(2, rec.path).bind(3, k.qualname).bind(4, source_sha);
   int64_t id = st.find.step() ? st.find.column_int(0) : 0;
   st.find.reset();
@@ -337,7 +340,7 @@ int64_t RepoWriter::write_kernel(const KernelRecord& rec) {
     st.update.bind(1, rec.plugin).bind(2, k.name).bind(3, k.start_line).bind(4, k.end_line);
     st.update.bind_static(5, k.standalone);
     st.update.bind(6, standalone_sha).bind(7, k.self_contained ? 1 : 0).bind(8, externals.dump());
-    st.update.bind(9, k.meta.dump()).bind_optional(10, header_.commit_id);
+    st.update.bind(9, *meta).bind_optional(10, header_.commit_id);
     st.update.bind_optional(11, license).bind(12, license_source).bind(13, id);
     st.update.run();
     ++outcome_.kernels_kept;
@@ -346,7 +349,7 @@ int64_t RepoWriter::write_kernel(const KernelRecord& rec) {
     st.insert.bind(6, rec.path).bind(7, k.start_line).bind(8, k.end_line);
     st.insert.bind_static(9, k.source).bind_static(10, k.standalone);
     st.insert.bind(11, source_sha).bind(12, standalone_sha).bind(13, k.self_contained ? 1 : 0);
-    st.insert.bind(14, externals.dump()).bind(15, k.meta.dump()).bind_optional(16, header_.commit_id);
+    st.insert.bind(14, externals.dump()).bind(15, *meta).bind_optional(16, header_.commit_id);
     st.insert.bind_optional(17, license).bind(18, license_source);
     st.insert.run();
     id = sqlite3_last_insert_rowid(corpus_.handle());

@@ -89,7 +89,8 @@ int run_scan(const std::vector<std::string>& args) {
   }
   Scanner scanner(plugins, scan_options);
 
-  auto corpus = Corpus::open(db, Corpus::Access::ReadWrite);
+  // Stored from this thread only (Scanner::extract delivers each file here).
+  auto corpus = Corpus::open(db, Corpus::Access::ReadWrite, Corpus::Threads::One);
   int64_t scan_id = corpus->begin_scan("scan", paths);
   ScanTotals totals;
   int failed_inputs = 0;

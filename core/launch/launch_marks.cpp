@@ -1,6 +1,7 @@
 #include "core/launch/launch_marks.h"
 
 #include <algorithm>
+#include <string_view>
 
 namespace mine {
 namespace {
@@ -25,12 +26,19 @@ bool call_follows(const std::string& text, size_t at) {
 
 }  // namespace
 
+// The `]`s and `run`s found by memchr-backed searches, merged in text order: a loop over every
+// byte of every file that may launch was the launch finder's largest cost after its evaluations.
 LaunchMarks::LaunchMarks(const std::string& text) {
-  for (size_t i = 0; i < text.size(); ++i) {
-    if (text[i] == ']') {
-      if (call_follows(text, i + 1)) offsets_.push_back(static_cast<uint32_t>(i));
-    } else if (text[i] == 'r' && text.compare(i, 3, "run") == 0 && call_follows(text, i + 3)) {
-      offsets_.push_back(static_cast<uint32_t>(i));
+  std::string_view all(text);
+  constexpr size_t none = std::string_view::npos;
+  size_t bracket = all.find(']'), run = all.find("run");
+  while (bracket != none || run != none) {
+    if (bracket < run) {
+      if (call_follows(text, bracket + 1)) offsets_.push_back(static_cast<uint32_t>(bracket));
+      bracket = all.find(']', bracket + 1);
+    } else {
+      if (call_follows(text, run + 3)) offsets_.push_back(static_cast<uint32_t>(run));
+      run = all.find("run", run + 1);
     }
   }
 }

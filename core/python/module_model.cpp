@@ -210,13 +210,16 @@ void PythonModule::add_statement(TSNode node, StatementKind kind) {
   s.start_line = first_line(node);
   s.end_line = last_line(node);
   s.indent = static_cast<int>(ts_node_start_point(node).column);
-  s.binds = bound_names(*tree_, node);
   if (kind == StatementKind::Import) {
+    s.binds = bound_names(*tree_, node);
     s.imports = parse_import(*tree_, node);
-  } else if (kind == StatementKind::Guarded) {
-    collect_imports_within(*tree_, node, s.imports, 0);
+  } else {
+    // Both sets from one walk: bound_names walked assignments and guarded blocks as free_names does.
+    StatementNames names = statement_names(*tree_, node);
+    s.binds = std::move(names.binds);
+    s.reads = std::move(names.reads);
+    if (kind == StatementKind::Guarded) collect_imports_within(*tree_, node, s.imports, 0);
   }
-  if (kind != StatementKind::Import) s.reads = free_names(*tree_, node);
   if (kind == StatementKind::Assignment || kind == StatementKind::Guarded || kind == StatementKind::Other)
     collect_mutations(*tree_, node, s.mutates, 0);
   statements_.push_back(std::move(s));

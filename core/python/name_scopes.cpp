@@ -3,11 +3,13 @@
 #include <algorithm>
 #include <atomic>
 #include <string_view>
+#include <unordered_set>
 #include <vector>
 
 #include "core/error.h"
 #include "include/mine/ts_nodes.h"
 #include "core/python/python_node_kinds.h"
+#include "core/python/string_prefix.h"
 
 namespace mine {
 namespace {
@@ -176,6 +178,13 @@ class FreeNameWalker {
       case Kind::FutureImport:  // binds no name
       case Kind::Comment:       // nothing to read
         break;
+      case Kind::String:
+        // Only a format string's interpolations read names. Below any other string lie its
+        // start, content and end (depth + 1) and escape sequences (depth + 2): when neither is
+        // past the limit, walking them could neither read a name nor throw.
+        if (depth + 2 <= max_depth_ && !is_format_string(text(n))) break;
+        ts::for_each_named_child(n, [&](TSNode c) { visit(c, s, depth + 1); });
+        break;
       case Kind::Global:
         ts::for_each_named_child(n, [&](TSNode c) {
           if (g_.kind(c) == Kind::Identifier) s.declared_global.insert(text(c));
@@ -324,10 +333,10 @@ void set_max_nesting(int levels) {
   nesting_limit.store(levels, std::memory_order_relaxed);
 }
 
-FreeNames free_names(const SyntaxTree& tree, TSNode node, int max_depth) {
-  Scope s;
-  FreeNameWalker walker(tree, max_depth < 0 ? max_nesting() : max_depth);
-  walker.visit(node, s, 0);
+namespace {
+
+// What a finished walk read, as FreeNames.
+FreeNames free_of_walk(Scope& s) {
   s.reads.insert(s.passthrough.begin(), s.passthrough.end());
   FreeNames out;
   out.names = owned(s.reads);
@@ -345,8 +354,33 @@ FreeNames free_names(const SyntaxTree& tree, TSNode node, int max_depth) {
   return out;
 }
 
+}  // namespace
+
+FreeNames free_names(const SyntaxTree& tree, TSNode node, int max_depth) {
+  Scope s;
+  FreeNameWalker walker(tree, max_depth < 0 ? max_nesting() : max_depth);
+  walker.visit(node, s, 0);
+  return free_of_walk(s);
+}
+
+StatementNames statement_names(const SyntaxTree& tree, TSNode statement) {
+  std::string_view t = node_type(statement);
+  TSNode definition = t == "decorated_definition" ? field(statement, "definition") : statement;
+  std::string_view d = node_type(definition);
+  if (t == "import_statement" || t == "import_from_statement" || t == "future_import_statement" ||
+      d == "function_definition" || d == "class_definition")
+    return {bound_names(tree, statement), free_names(tree, statement)};
+  // bound_names walks these with the very walk free_names makes (same limit, same first throw).
+  Scope s;
+  FreeNameWalker walker(tree, max_nesting());
+  walker.visit(statement, s, 0);
+  std::set<std::string> bound = owned(s.bound);
+  return {std::move(bound), free_of_walk(s)};
+}
+
 bool is_python_builtin(const std::string& name) {
-  static const std::set<std::string> builtins = {
+  // Hashed: asked for every name a kernel's standalone inlines (a tree set compared strings).
+  static const std::unordered_set<std::string_view> builtins = {
       "abs", "aiter", "all", "anext", "any", "ascii", "bin", "bool", "breakpoint", "bytearray", "bytes",
       "callable", "chr", "classmethod", "compile", "complex", "copyright", "credits", "delattr", "dict", "dir",
       "divmod", "enumerate", "eval", "exec", "exit", "filter", "float", "format", "frozenset", "getattr",
@@ -369,7 +403,7 @@ bool is_python_builtin(const std::string& name) {
       "SystemError", "SystemExit", "TabError", "TimeoutError", "TypeError", "UnboundLocalError",
       "UnicodeDecodeError", "UnicodeEncodeError", "UnicodeError", "UnicodeTranslateError", "UnicodeWarning",
       "UserWarning", "ValueError", "Warning", "ZeroDivisionError"};
-  return builtins.count(name) > 0;
+  return builtins.count(std::string_view(name)) > 0;
 }
 
 }  // namespace mine

@@ -34,6 +34,14 @@ std::set<std::string> bound_names(const SyntaxTree& tree, TSNode statement);
 // -1: max_nesting().
 FreeNames free_names(const SyntaxTree& tree, TSNode node, int max_depth = -1);
 
+// bound_names and free_names of one statement, from one walk where both walk it (assignments,
+// if/try blocks); the same sets, and the same error past the nesting limit.
+struct StatementNames {
+  std::set<std::string> binds;
+  FreeNames reads;
+};
+StatementNames statement_names(const SyntaxTree& tree, TSNode statement);
+
 // True when `name` is a Python builtin (len, range, print, ...), or a module dunder (__name__).
 bool is_python_builtin(const std::string& name);
 

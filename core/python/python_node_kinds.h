@@ -15,7 +15,7 @@ enum class Kind : uint8_t {
   Other, Identifier, Attribute, KeywordArgument, DecoratedDefinition, Decorator, FunctionDefinition, Lambda,
   ClassDefinition, Comprehension, ForInClause, Assignment, AugmentedAssignment, ForStatement, AsPattern,
   AsPatternTarget, NamedExpression, Import, FutureImport, Global, Comment, DefaultParameter, TypedParameter,
-  Splat, Subscript, StringContent,
+  Splat, Subscript, StringContent, String,
 };
 
 struct Grammar {
@@ -40,7 +40,7 @@ struct Grammar {
         {"default_parameter", Kind::DefaultParameter}, {"typed_default_parameter", Kind::DefaultParameter},
         {"typed_parameter", Kind::TypedParameter}, {"list_splat_pattern", Kind::Splat},
         {"dictionary_splat_pattern", Kind::Splat}, {"subscript", Kind::Subscript},
-        {"string_content", Kind::StringContent}};
+        {"string_content", Kind::StringContent}, {"string", Kind::String}};
     uint32_t count = ts_language_symbol_count(lang);
     kinds.assign(count, Kind::Other);
     for (uint32_t sym = 0; sym < count; ++sym) {

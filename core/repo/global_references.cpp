@@ -8,6 +8,7 @@
 #include "core/python/name_scopes.h"
 #include "include/mine/ts_nodes.h"
 #include "core/python/python_node_kinds.h"
+#include "core/python/string_prefix.h"
 
 namespace mine {
 namespace {
@@ -136,6 +137,16 @@ class ReferenceWalker {
       case Kind::Comment:
       case Kind::StringContent:
         break;  // binds and reads nothing
+      case Kind::String:
+        // Only a format string's interpolations read names; any other string's children (its
+        // start, content and end, one level down, none of them walked further) can only count
+        // towards the depth reached, or throw past the limit: counted here without the walk.
+        if (depth + 1 <= max_depth_ && !is_format_string(tree_.text_of(n))) {
+          if (ts_node_named_child_count(n) > 0) deepest_ = std::max(deepest_, depth + 1);
+          break;
+        }
+        ts::for_each_named_child(n, [&](TSNode c) { visit(c, s, depth + 1); });
+        break;
       case Kind::Global: {  // global_statement, nonlocal_statement
         bool global = is_type(n, "global_statement");
         ts::for_each_named_child(n, [&](TSNode c) {

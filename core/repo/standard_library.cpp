@@ -1,11 +1,13 @@
 #include "core/repo/standard_library.h"
 
-#include <set>
+#include <string_view>
+#include <unordered_set>
 
 namespace mine {
 
 bool is_standard_library(const std::string& top_level) {
-  static const std::set<std::string> names = {
+  // Hashed: asked for every import of every kernel's standalone (a tree set compared strings).
+  static const std::unordered_set<std::string_view> names = {
       "abc", "aifc", "antigravity", "argparse", "array", "ast", "asynchat", "asyncio", "asyncore", "atexit",
       "audioop", "base64", "bdb", "binascii", "bisect", "builtins", "bz2", "cProfile", "calendar", "cgi",
       "cgitb", "chunk", "cmath", "cmd", "code", "codecs", "codeop", "collections", "colorsys", "compileall",
@@ -30,7 +32,7 @@ bool is_standard_library(const std::string& top_level) {
       "uu", "uuid", "venv", "warnings", "wave", "weakref", "webbrowser", "winreg", "winsound", "wsgiref",
       "xdrlib", "xml", "xmlrpc", "zipapp", "zipfile", "zipimport", "zlib", "zoneinfo", "__future__",
   };
-  return names.count(top_level) > 0;
+  return names.count(std::string_view(top_level)) > 0;
 }
 
 }  // namespace mine

@@ -124,14 +124,16 @@ class CollectingSink : public KernelSink {
     annotate(k, notebook_);
     // meta is stored as JSON text. Text a plugin read out of a hostile file that JSON cannot hold
     // (invalid UTF-8) costs that kernel, with a problem on its file, never the whole scan.
+    // The text made here is the one stored (RepoWriter dumps the meta only when it is missing).
+    std::string meta_text;
     try {
-      (void)k.meta.dump();
+      meta_text = k.meta.dump();
     } catch (const nlohmann::json::exception& e) {
       problems_.push_back({path_, k.start_line, "plugin",
                            plugin_ + ": kernel " + k.name + " skipped: its metadata cannot be stored: " + e.what()});
       return;
     }
-    kernels_.push_back({plugin_, path_, std::move(k)});
+    kernels_.push_back({plugin_, path_, std::move(k), "", std::move(meta_text)});
   }
   void problem(int line, const std::string& kind, const std::string& message) override {
     problems_.push_back({path_, line, kind, plugin_ + ": " + message});

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <deque>
 #include <map>
 #include <string>
 #include <string_view>
@@ -60,8 +61,10 @@ inline int last_line(TSNode n) { return static_cast<int>(ts_node_end_point(n).ro
 
 // The symbols of `language` whose type ts_node_type names "line_continuation" (a name can stand
 // for several symbols), by symbol; built once per language and thread.
+// A deque: tables stay where they are as languages are added (is_line_continuation keeps a
+// pointer to the last one asked for).
 inline const std::vector<bool>& line_continuation_symbols(const TSLanguage* language) {
-  thread_local std::vector<std::pair<const TSLanguage*, std::vector<bool>>> tables;
+  thread_local std::deque<std::pair<const TSLanguage*, std::vector<bool>>> tables;
   for (auto& [of, named] : tables)
     if (of == language) return named;
   std::vector<bool> named(ts_language_symbol_count(language), false);
@@ -75,11 +78,19 @@ inline const std::vector<bool>& line_continuation_symbols(const TSLanguage* lang
 // A backslash line continuation: Python's grammar makes it a named node wherever it occurs (in an
 // argument list too), yet it is layout, never part of what the code says. Asked of every child
 // every walk visits: a symbol lookup instead of ts_node_type's name, its strlen and a compare.
+// The table of the language last asked for is kept in plain thread-local pointers (no
+// initialisation guard, no search of the tables): over a million children a large scan.
 inline bool is_line_continuation(TSNode n) {
-  if (ts_node_is_null(n)) return false;
-  const std::vector<bool>& named = line_continuation_symbols(ts_tree_language(n.tree));
+  if (n.id == nullptr) return false;  // ts_node_is_null
+  thread_local const TSLanguage* last_language = nullptr;
+  thread_local const std::vector<bool>* last_table = nullptr;
+  const TSLanguage* language = ts_tree_language(n.tree);
+  if (language != last_language) {
+    last_table = &line_continuation_symbols(language);
+    last_language = language;
+  }
   TSSymbol sym = ts_node_symbol(n);
-  return sym < named.size() && named[sym];
+  return sym < last_table->size() && (*last_table)[sym];
 }
 
 // For each named child but line continuations: f(child).

@@ -97,3 +97,42 @@ TEST_CASE("launch marks: every launch-shaped call of the Python fixtures is mark
   }
   CHECK(files > 50);
 }
+
+TEST_CASE("launch marks: the searches find the marks a byte-by-byte reading finds", "[launch_marks]") {
+  // The reading LaunchMarks did before it searched: every `]` and every `run` that a `(` follows.
+  auto byte_by_byte = [](const std::string& text) {
+    auto call_follows = [&](size_t i) {
+      while (i < text.size()) {
+        char c = text[i];
+        if (c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\f' || c == '\\') {
+          ++i;
+        } else if (c == '#') {
+          size_t eol = text.find('\n', i);
+          if (eol == std::string::npos) return false;
+          i = eol + 1;
+        } else {
+          return c == '(';
+        }
+      }
+      return false;
+    };
+    std::vector<uint32_t> out;
+    for (size_t i = 0; i < text.size(); ++i)
+      if ((text[i] == ']' && call_follows(i + 1)) ||
+          (text[i] == 'r' && text.compare(i, 3, "run") == 0 && call_follows(i + 3)))
+        out.push_back(static_cast<uint32_t>(i));
+    return out;
+  };
+  const std::string alphabet = "]]run(( \n#\\xr";
+  uint32_t seed = 12345;
+  for (int round = 0; round < 3000; ++round) {
+    std::string text;
+    size_t length = round % 60;
+    for (size_t i = 0; i < length; ++i) {
+      seed = seed * 1103515245u + 12345u;
+      text += alphabet[(seed >> 16) % alphabet.size()];
+    }
+    CHECK(LaunchMarks(text).offsets() == byte_by_byte(text));
+  }
+  CHECK(LaunchMarks("k[g](x); runrun(1); k.run (2)").offsets() == std::vector<uint32_t>{3, 12, 22});
+}

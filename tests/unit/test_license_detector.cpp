@@ -106,3 +106,15 @@ TEST_CASE("license file names and SPDX headers", "[license]") {
   CHECK_FALSE(same_license("MIT", "MIT-0"));
   CHECK_FALSE(same_license("BSD-2-Clause", "BSD-3-Clause"));
 }
+
+TEST_CASE("license words: each word once, in order, spellings and placeholders normalised", "[license]") {
+  std::vector<std::string> words = license_words(
+      "Copyright (c) 2024 Someone\n"
+      "Licence text: the Software & the LICENSE, see https://x.org <year> [name of owner]\n"
+      "the software the software\n");
+  CHECK(words == std::vector<std::string>{"and", "http", "license", "org", "see", "software", "text", "the", "x"});
+  for (const auto& t : license_texts()) {
+    std::vector<std::string> all = license_words(t.text);
+    CHECK(std::adjacent_find(all.begin(), all.end(), std::greater_equal<>()) == all.end());
+  }
+}
