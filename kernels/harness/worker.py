@@ -704,14 +704,16 @@ class Worker:
         generator = torch.Generator(device="cuda").manual_seed(0)
         guarded = []
         tables = set(spec.get("pointer_tables") or [])
-        scratch = None  # what the addresses in pointer tables point at, alive until the run ends
+        # What the addresses in pointer tables point at, alive until the run ends: one buffer per
+        # table. Tables of peers' data buffers and of their signal pads (symmetric memory) must
+        # not alias: data written through one would land in the signal slots another spins on.
+        scratch = []
         for name, kind, detail in p["args"]:
             if kind == "tensor":
                 t = self.guarded_input(name, detail[0], detail[1], generator, guarded)
                 if name in tables and t.element_size() == 8:
-                    if scratch is None:
-                        scratch = torch.zeros(POINTER_TARGET_BYTES, dtype=torch.uint8, device="cuda")
-                    fill_addresses(torch, t, scratch)
+                    scratch.append(torch.zeros(POINTER_TARGET_BYTES, dtype=torch.uint8, device="cuda"))
+                    fill_addresses(torch, t, scratch[-1])
                 args.append(t)
             elif kind == "descriptor":
                 args.append(self.descriptor(detail, generator))

@@ -272,6 +272,29 @@ def k(x_ptr, peer_ptrs, n, BLOCK: tl.constexpr):
         # Without the fact, the table holds zeros and the store goes to address 0.
         self.assertNotEqual(rows[2]["status"], "ok")
 
+    def test_each_pointer_table_leads_to_its_own_buffer(self):
+        # Symmetric memory: one table of peers' data buffers, one of their signal pads. Data
+        # written through the first must not show in the slots read through the second (a kernel
+        # spinning on such a slot never ends); here a slot holding data faults at once instead.
+        two_tables = HDR + """
+@triton.jit
+def k(x_ptr, data_ptrs, signal_ptrs, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    data = tl.load(data_ptrs).to(tl.pointer_type(tl.float32))
+    tl.store(data + offs, tl.full([BLOCK], 7.0, tl.float32))
+    tl.debug_barrier()
+    signal = tl.load(signal_ptrs).to(tl.pointer_type(tl.float32))
+    seen = tl.load(signal + offs, volatile=True)
+    far = tl.where(seen != 0.0, 1 << 40, 0).to(tl.int64)
+    tl.store(x_ptr + far + offs, seen)
+"""
+        sig = {"signature": {"x_ptr": "*fp32", "data_ptrs": "*i64", "signal_ptrs": "*i64"},
+               "constexprs": {"BLOCK": 256}, "pointer_tables": ["data_ptrs", "signal_ptrs"]}
+        with tempfile.TemporaryDirectory() as tmp:
+            write_bundle(tmp, [(1, "k", two_tables, sig)])
+            proc, rows = run(tmp, "--stage", "run", "--jobs", "1")
+        self.assertEqual(rows[1]["status"], "ok", rows[1]["message"])
+
     def test_a_class_of_jitted_helpers_read_as_a_global_runs_with_the_knob_for_that_kernel(self):
         class_global = HDR + """
 class Ops:
