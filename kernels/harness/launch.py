@@ -268,10 +268,19 @@ _CARRIED_TYPES = re.compile(r"Loop-carried variable \w+ has initial type <\[[^\]
                             r"but is re-assigned to <\[[^\]]*\], (\w+)>")
 
 
+# An fp8 operand (quantized inside the kernel: `a = (x / s).to(tl.float8e4nv)`) dotted with one
+# loaded from a pointer assumed fp32: Triton names the fp8 side it cannot pair.
+_FP8_DOT = re.compile(r"Unsupported (?:lhs|rhs) dtype (fp8e4nv|fp8e5)\b")
+
+
 def dot_partner_type(message):
     """The half-precision type of a `tl.dot` whose other operand is fp32 ("Both operands must be
     same dtype. Got fp32 and fp16" -> "fp16"), or of a half-precision accumulator re-assigned fp32
-    in a loop, else None."""
+    in a loop, or the fp8 type of a dot Triton refuses ("Unsupported lhs dtype fp8e4nv"), else
+    None."""
+    fp8 = _FP8_DOT.search(message or "")
+    if fp8:
+        return fp8.group(1)
     m = _DOT_TYPES.search(message or "") or _CARRIED_TYPES.search(message or "")
     if not m:
         return None

@@ -140,6 +140,9 @@ class Plan(unittest.TestCase):
         self.assertIsNone(launch.dot_partner_type("Both operands must be same dtype. Got fp16 and bf16"))
         self.assertIsNone(launch.dot_partner_type("Both operands must be same dtype. Got i8 and fp32"))
         self.assertIsNone(launch.dot_partner_type("out of resource: shared memory"))
+        # an fp8 operand made in the kernel, the other loaded from a pointer assumed fp32
+        self.assertEqual(launch.dot_partner_type("accumulator += tl.dot(a, b)\nUnsupported lhs dtype fp8e4nv"),
+                         "fp8e4nv")
 
     def test_buffer_bounds(self):
         self.assertEqual(launch.buffer_elems({}, []), launch.MIN_BUFFER_ELEMS)
