@@ -102,6 +102,15 @@ MOVES = (
          "attribute 'is_ptr'\"",
          "only single-name assignments of a parenthesized one-element tuple inside jitted functions "
          "(vLLM's punica/sgmv lineage writes its A pointers so)"),
+    Move("constexpr_function.callee", "a plain function that a constexpr_function calls",
+         "the same function decorated as a constexpr_function too", None, None,
+         "Triton 3.6 hashes a kernel's dependencies through constexpr_function bodies and answers "
+         "'RuntimeError: Unsupported function referenced: <function f>' for a plain function one of "
+         "them calls (OpenAI's triton_kernels: `is_hip()` calls `current_target()`); a "
+         "constexpr_function called from Python just runs",
+         "only module-level functions without decorators, called by name from a function decorated "
+         "with constexpr_function (or a name bound to it); tried when the failure names a function, "
+         "whatever the installed Triton resolves"),
     Move("typing.annotation", "@triton.jit def f(...) -> Tuple[tl.tensor, tl.tensor] (typing in a jitted "
          "function's annotations)", "the same function without the typing annotations", None, None,
          "Triton 3.x resolves every global a jitted function's source names to hash its dependencies "
@@ -514,6 +523,57 @@ def _typing_annotations(source):
     return found
 
 
+def _constexpr_function_callees(source):
+    """[(def line, indent, decorator text)] for module-level plain functions that a function
+    decorated with constexpr_function calls by name; empty when the source does not parse."""
+    import ast
+    tree = _parsed(source)
+    if tree is None:
+        return []
+    statements = []
+    work = list(tree.body)
+    while work:  # module level, also inside `if`/`try` (version switches)
+        node = work.pop(0)
+        statements.append(node)
+        for field in ("body", "orelse", "finalbody", "handlers"):
+            if isinstance(node, (ast.If, ast.Try, ast.ExceptHandler)):
+                work.extend(getattr(node, field, []) or [])
+    aliases = {target.id for node in statements if isinstance(node, ast.Assign)
+               and ast.unparse(node.value).endswith("constexpr_function")
+               for target in node.targets if isinstance(target, ast.Name)}
+
+    def decorator_of(fn):
+        for d in fn.decorator_list:
+            text = ast.unparse(d)
+            if text.endswith("constexpr_function") or text in aliases:
+                return text
+        return None
+    functions = [n for n in statements if isinstance(n, ast.FunctionDef)]
+    plain = {fn.name: fn for fn in functions if not fn.decorator_list}
+    found = {}
+    for fn in functions:
+        decorator = decorator_of(fn)
+        if decorator is None:
+            continue
+        for call in ast.walk(fn):
+            if isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id in plain:
+                callee = plain[call.func.id]
+                found.setdefault(callee.name, (callee.lineno, callee.col_offset, decorator))
+    return sorted(found.values())
+
+
+def _port_constexpr_function_callees(source):
+    """`def current_target(): ...` that `@constexpr_function def is_hip()` calls gets the same
+    decorator: (text, count)."""
+    found = _constexpr_function_callees(source)
+    if not found:
+        return source, 0
+    lines = source.split("\n")
+    for line, indent, decorator in reversed(found):
+        lines.insert(line - 1, " " * indent + "@" + decorator)
+    return "\n".join(lines), len(found)
+
+
 def _port_typing_annotations(source):
     """`def f(x) -> Tuple[tl.tensor, tl.tensor]:` in a kernel -> `def f(x):`: (text, count)."""
     found = _typing_annotations(source)
@@ -546,7 +606,8 @@ def moved_signature(message):
     port can fix although the class is not missing_name."""
     return bool(message) and ("unexpected keyword argument 'trans_" in message or
                               "'dtype' object is not callable" in message or
-                              "Unsupported function referenced: typing." in message)
+                              "Unsupported function referenced: typing." in message or
+                              "Unsupported function referenced: <function " in message)
 
 
 def _port_dtype_calls(source):
@@ -650,6 +711,11 @@ def port(source, installed):
     if applies(moves["tuple.single"], v):
         out, n = _port_single_tuples(out)
         note("tuple.single", "NAME = (EXPR,)", "NAME = (EXPR)", n)
+
+    if "constexpr_function" in out:
+        out, n = _port_constexpr_function_callees(out)
+        note("constexpr_function.callee", "a plain function a constexpr_function calls",
+             "the same function as a constexpr_function", n)
 
     if "typing" in out:
         out, n = _port_typing_annotations(out)

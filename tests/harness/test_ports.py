@@ -220,6 +220,24 @@ class PortText(unittest.TestCase):
         compile(out, "ported.py", "exec")
         self.assertTrue(triton_ports.moved_signature("RuntimeError: Unsupported function referenced: typing.Tuple"))
 
+    def test_plain_functions_a_constexpr_function_calls_become_constexpr_functions(self):
+        # OpenAI's triton_kernels: `is_hip()` (a constexpr_function, through an alias bound in a
+        # version switch) calls the plain `current_target()`, which Triton 3.6's dependency hash
+        # refuses. Functions nobody decorated calls, decorated ones and host code stay.
+        src = HDR + ("if ok:\n    _cf = triton.constexpr_function\nelse:\n    _cf = tl.constexpr_function\n\n"
+                     "def current_target():\n    return driver.active.get_current_target()\n\n"
+                     "def unrelated():\n    return 1\n\n"
+                     "@_cf\ndef is_hip():\n    return current_target().backend == 'hip'\n\n"
+                     "@tl.constexpr_function\ndef arch():\n    return current_target().arch\n")
+        out, rewrites = triton_ports.port(src, installed())
+        self.assertIn("\n@_cf\ndef current_target():\n", out)
+        self.assertIn("\n\ndef unrelated():\n", out)
+        self.assertEqual(out.count("@_cf\n"), 2)
+        self.assertEqual([(r["move"], r["count"]) for r in rewrites], [("constexpr_function.callee", 1)])
+        compile(out, "ported.py", "exec")
+        self.assertTrue(triton_ports.moved_signature(
+            "RuntimeError: Unsupported function referenced: <function current_target at 0x7f76fdd8c7c0>"))
+
     def test_table_entries_name_their_source_and_versions(self):
         for move in triton_ports.table():
             self.assertTrue(move["source"], move["id"])
