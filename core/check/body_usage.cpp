@@ -81,6 +81,9 @@ std::pair<nlohmann::json, std::string> constexpr_fallback(const std::string& nam
   // `BLOCK_M1 = BLOCK_M // BLOCK_SLICE_FACTOR`: a ratio divides the block sizes guessed below; one
   // as large as they are leaves blocks of 1, which tl.dot refuses (K >= 16).
   if (!arange_bound && (contains(up, "FACTOR") || contains(up, "RATIO"))) return {2, "ratio name"};
+  // `VALUES_PER_BYTE`, `FP4_ELEMS_PER_BYTE`: sub-byte values packed in a byte, two 4-bit ones (the
+  // packed formats these kernels read: int4, e2m1); a block-sized guess divides blocks to nothing.
+  if (contains(up, "PER_BYTE")) return {2, "values per byte name: two 4-bit values"};
   // BM, BN, BK, and flash-linear-attention's BT/BC/BV/BTL/BTS: its kernels are written for
   // chunks of 64 (its default chunk size), and 128-wide tiles of several of them spill so much
   // that ptxas runs for minutes.
