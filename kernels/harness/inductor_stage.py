@@ -188,13 +188,29 @@ def failing_line(error, path):
 _IDENTITIES = {}
 
 
+# Attributes a wrapper reads off the network it wraps that are numbers by their names
+# (`self.max_seq_len = net.max_seq_len`, `dim = encoder.dim`, `net.num_tokens`); a name that is
+# a submodule (`net.token_emb`, `net.attn_layers`) is none of these.
+_SIZE_ATTRIBUTE = re.compile(r"(?:^|_)(?:dim|dims|len|length|size|tokens|heads|channels)$|^(?:num|n)_")
+
+
 def _identity(torch):
     """torch.nn.Identity that also takes the further arguments the submodule it stands for is
-    called with (`self.mixer(x, inference_params=p)`), returning its first input as Identity does."""
+    called with (`self.mixer(x, inference_params=p)`), returning its first input as Identity does,
+    and that answers the sizes a wrapper reads off the network it stands for (`net.max_seq_len`)
+    as a config stand-in answers them."""
     if id(torch) not in _IDENTITIES:
         class StandInIdentity(torch.nn.Identity):
             def forward(self, input, *args, **kwargs):
                 return input
+
+            def __getattr__(self, name):
+                try:
+                    return super().__getattr__(name)
+                except AttributeError:
+                    if name.startswith("_") or not _SIZE_ATTRIBUTE.search(name.lower()):
+                        raise
+                    return module_inputs.guess_attribute(name)
         _IDENTITIES[id(torch)] = StandInIdentity
     return _IDENTITIES[id(torch)]
 

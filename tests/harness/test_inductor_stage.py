@@ -537,6 +537,29 @@ class InductorStage(unittest.TestCase):
         self.assertIsNone(error)
         self.assertTrue(row["inductor"]["match"])
 
+    def test_an_identity_stand_in_answers_the_sizes_a_wrapper_reads_off_it(self):
+        # AutoregressiveWrapper(net) reads `net.max_seq_len`; a network the standalone cannot
+        # build is an identity, which now answers such sizes, and still lacks submodules.
+        source = """
+            import torch
+            class Wrapper(torch.nn.Module):
+                def __init__(self, net):
+                    super().__init__()
+                    self.max_seq_len, self.dim = net.max_seq_len, net.dim
+                    self.net = net
+                def forward(self, x):
+                    assert isinstance(self.max_seq_len, int) and self.max_seq_len > 0
+                    return self.net(x)
+            """
+        inputs = {"init": [{"name": "net", "stand_in": "expression:Missing(32)", "source": "call_site"}],
+                  "forward": [{"name": "x", "rank": 3}]}
+        row, error = self.run_module(source, "Wrapper", inputs)
+        self.assertIsNone(error)
+        self.assertTrue(row["inductor"]["match"])
+        row, error = self.run_module(source.replace("net.dim", "net.token_emb"), "Wrapper", inputs)
+        self.assertIsInstance(error, AttributeError)  # a submodule: nothing to guess
+        self.assertEqual(row["inductor"]["phase"], "instantiate")
+
     def test_compiled_output_that_differs_is_a_mismatch(self):
         row, error = self.run_module("""
             import torch
