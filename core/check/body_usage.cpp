@@ -41,6 +41,9 @@ std::pair<nlohmann::json, std::string> constexpr_fallback(const std::string& nam
   bool arange_bound = use.arange_bound;
   // `accumulator = ACTIVATION(accumulator)`: the repository passes a jitted function; the stand-in
   // returns its first argument (the harness builds it: BUNDLE.md, "$jit:first/N").
+  if (use.called && use.called_results > 1)
+    return {"$jit:first/" + std::to_string(*use.called) + "/" + std::to_string(use.called_results),
+            "called as a function whose result is unpacked"};
   if (use.called) return {"$jit:first/" + std::to_string(*use.called), "called as a function"};
   if (use.dtype && use.integer_dtype) return {"tl.int32", "used as a dtype of values used as integers"};
   if (use.dtype) return {"tl.float32", "used as a dtype"};
@@ -176,6 +179,33 @@ std::map<std::string, int> called_operands(const PythonModule& m, TSNode body, c
     });
     int& most = out[m.text_of(fn)];
     most = std::max(most, positional);
+  });
+  return out;
+}
+
+std::map<std::string, int> called_results(const PythonModule& m, TSNode body, const std::set<std::string>& params) {
+  auto unpacked = [&](TSNode left) {
+    int count = 0;
+    if (is_type(left, "pattern_list") || is_type(left, "tuple_pattern"))
+      for_each_named_child(left, [&](TSNode) { ++count; });
+    return count;
+  };
+  std::map<std::string, int> out;
+  std::map<std::string, std::string> held;  // a local bound to a call's result -> the parameter called
+  for_each_call(body, [&](TSNode n) {
+    TSNode fn = field(n, "function");
+    TSNode up = ts_node_parent(n);
+    if (!is_type(fn, "identifier") || !params.count(m.text_of(fn)) || !is_type(up, "assignment")) return;
+    TSNode left = field(up, "left");
+    if (int count = unpacked(left); count > 1) out[m.text_of(fn)] = std::max(out[m.text_of(fn)], count);
+    if (is_type(left, "identifier")) held[m.text_of(left)] = m.text_of(fn);
+  });
+  if (held.empty()) return out;
+  for_each_node(body, [&](TSNode n) {
+    if (!is_type(n, "assignment") || !is_type(field(n, "right"), "identifier")) return;
+    auto from = held.find(m.text_of(field(n, "right")));
+    if (int count = unpacked(field(n, "left")); from != held.end() && count > 1)
+      out[from->second] = std::max(out[from->second], count);
   });
   return out;
 }

@@ -49,6 +49,7 @@ struct ConstexprUse {
   std::optional<std::string> string_option;  // handed to a Triton option that takes a string
   std::optional<nlohmann::json> selector;     // only ever compared with literals: the first of them
   std::optional<int> called;                  // called as a function, with this many arguments
+  int called_results = 1;                     // ... whose result the body unpacks into this many
 };
 
 // A value for a constexpr nothing decided, from its use and name, with the reason.
@@ -64,6 +65,9 @@ std::map<std::string, std::string> string_option_operands(const PythonModule& m,
 // Parameters the body calls (`acc = ACTIVATION(acc)`): a jitted function the launch hands in.
 // Parameter -> the most positional arguments of its calls.
 std::map<std::string, int> called_operands(const PythonModule& m, TSNode body, const std::set<std::string>& params);
+// How many names the body unpacks the result of calling each parameter into, where more than
+// one: `dg, du = COMPUTE_FN(g, u, dy)`, or `y = COMPUTE_FN(...)` then `y0, y1 = y`.
+std::map<std::string, int> called_results(const PythonModule& m, TSNode body, const std::set<std::string>& params);
 // Identifiers used as loop bounds (`range`, `tl.range`, `tl.static_range`): integers.
 std::set<std::string> loop_bound_operands(const PythonModule& m, TSNode body);
 // Identifiers in the bounds of tl.static_range, whose loops Triton unrolls.

@@ -382,7 +382,7 @@ InferredSignature triton_signature(const KernelSource& k) {
     });
     return found;
   };
-  std::map<std::string, int> tuples, called;
+  std::map<std::string, int> tuples, called, called_unpacked;
   std::map<std::string, std::string> loop_tuples;
   std::set<std::string> defining;
   {
@@ -391,6 +391,7 @@ InferredSignature triton_signature(const KernelSource& k) {
     tuples = tuple_parameters(*m, field(site->definition, "body"), names);
     loop_tuples = tuple_loop_bounds(*m, field(site->definition, "body"), names);
     called = called_operands(*m, field(site->definition, "body"), names);
+    called_unpacked = called_results(*m, field(site->definition, "body"), names);
     defining = defining_branch_flags(*m, field(site->definition, "body"), names);
   }
   auto use_of = [&](const std::string& name) {
@@ -406,6 +407,7 @@ InferredSignature triton_signature(const KernelSource& k) {
     if (auto e = enumerated.find(name); !u.selector && e != enumerated.end() && e->second.size() >= 2)
       u.selector = e->second.front();
     if (auto c = called.find(name); c != called.end()) u.called = c->second;
+    if (auto r = called_unpacked.find(name); r != called_unpacked.end()) u.called_results = r->second;
     u.dtype = dtype_uses.count(name) > 0;
     u.integer_dtype = facts.integer_dtype_params.count(name) > 0;
     u.unrolled = unrolled.count(name) > 0;

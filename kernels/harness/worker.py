@@ -158,7 +158,7 @@ class Worker:
         self.want_gpu = want_gpu
         self.driver = None
         self.versions = {"triton_version": None, "torch_version": None}
-        self._stand_ins = {}  # arity -> jitted stand-in function (stand_in_function)
+        self._stand_ins = {}  # (arity, results) -> jitted stand-in function (stand_in_function)
         self._stand_in_dir = None
         # A bundle of CUDA C kernels only needs neither Triton nor torch.
         if os.environ.get("MINE_NEED_TRITON", "1") == "1":
@@ -615,28 +615,29 @@ class Worker:
             dtype = getattr(self.triton.language, name, None)
             if isinstance(dtype, self.triton.language.dtype):
                 return dtype
-        arity = stand_in_arity(value)
-        if arity is not None:
-            return self.stand_in_function(arity)
+        shape = stand_in_shape(value)
+        if shape is not None:
+            return self.stand_in_function(*shape)
         return value
 
-    def stand_in_function(self, arity):
+    def stand_in_function(self, arity, results=1):
         """A constexpr the kernel calls (`acc = ACTIVATION(acc)`) is a jitted function its
-        repository hands in; the stand-in returns its first argument. Triton reads a jitted
-        function's source from its file, so each one is written to a file of its own."""
-        if arity not in self._stand_ins:
+        repository hands in; the stand-in returns its first argument, or its first `results`
+        arguments (in turn) where the kernel unpacks that many (`dg, du = COMPUTE_FN(g, u, dy)`).
+        Triton reads a jitted function's source from its file, so each one is written to a file
+        of its own."""
+        if (arity, results) not in self._stand_ins:
             # Outlives the task's scratch folder: the worker keeps the function for later kernels.
             self._stand_in_dir = self._stand_in_dir or tempfile.mkdtemp(prefix="mine-stand-in-")
-            name = "first_of_%d" % arity
-            params = ", ".join("a%d" % i for i in range(max(arity, 1)))
+            name, source = stand_in_source(arity, results)
             path = os.path.join(self._stand_in_dir, name + ".py")
             with open(path, "w") as f:
-                f.write("import triton\n\n\n@triton.jit\ndef %s(%s):\n    return a0\n" % (name, params))
+                f.write(source)
             spec = importlib.util.spec_from_file_location("mine_stand_in_" + name, path)
             module = importlib.util.module_from_spec(spec)
             spec.loader.exec_module(module)
-            self._stand_ins[arity] = getattr(module, name)
-        return self._stand_ins[arity]
+            self._stand_ins[(arity, results)] = getattr(module, name)
+        return self._stand_ins[(arity, results)]
 
     def input_tensor(self, dtype_name, shape, generator):
         """A fresh input: uniform values for floating types of two bytes or more, else zeros
@@ -874,11 +875,23 @@ class OutOfBoundsWrite(RuntimeError):
 _DTYPE_TEXT = re.compile(r"^(?:tl|triton\.language)\.([A-Za-z0-9_]+)$")
 
 
-def stand_in_arity(value):
-    """N for the bundle's "$jit:first/N" (a constexpr the kernel calls), else None."""
-    if isinstance(value, str) and value.startswith("$jit:first/") and value[11:].isdigit():
-        return int(value[11:])
-    return None
+def stand_in_shape(value):
+    """(N, R) for the bundle's "$jit:first/N" (R = 1) or "$jit:first/N/R" (a constexpr the kernel
+    calls with N arguments and whose result it unpacks into R names), else None."""
+    if not isinstance(value, str) or not value.startswith("$jit:first/"):
+        return None
+    parts = value[11:].split("/")
+    if not 1 <= len(parts) <= 2 or not all(p.isdigit() for p in parts):
+        return None
+    return int(parts[0]), int(parts[1]) if len(parts) == 2 else 1
+
+
+def stand_in_source(arity, results):
+    """(function name, module source) of the stand-in for a called constexpr."""
+    params = ["a%d" % i for i in range(max(arity, 1))]
+    returned = ", ".join(params[i % len(params)] for i in range(max(results, 1)))
+    name = "first_of_%d" % arity + ("_as_%d" % results if results > 1 else "")
+    return name, "import triton\n\n\n@triton.jit\ndef %s(%s):\n    return %s\n" % (name, ", ".join(params), returned)
 
 
 def _dtype_name(value):

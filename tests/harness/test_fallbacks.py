@@ -17,12 +17,13 @@ def k(x_ptr, X_DTYPE: tl.constexpr):
 '''
 
 # A constexpr the kernel calls travels as "$jit:first/N" and arrives as a jitted function of N
-# parameters that returns its first.
+# parameters that returns its first; "$jit:first/N/R" returns R of them in turn, for a kernel that
+# unpacks the result (`dg, du = COMPUTE_FN(g, u, dy)`).
 CALLED_KERNEL = HDR + '''
 @triton.jit
-def k(x_ptr, ACT: tl.constexpr, PAIR: tl.constexpr):
-    if not hasattr(ACT, "fn") or ACT.fn(7) != 7 or PAIR.fn(3, 4) != 3:
-        raise TypeError("ACT is %r, PAIR is %r" % (ACT, PAIR))
+def k(x_ptr, ACT: tl.constexpr, PAIR: tl.constexpr, SPLIT: tl.constexpr):
+    if not hasattr(ACT, "fn") or ACT.fn(7) != 7 or PAIR.fn(3, 4) != 3 or SPLIT.fn(3, 4, 5) != (3, 4):
+        raise TypeError("ACT is %r, PAIR is %r, SPLIT is %r" % (ACT, PAIR, SPLIT))
 '''
 
 # Triton refuses blocks over 2**20 elements; the stand-in body raises its message.
@@ -144,7 +145,8 @@ class Fallbacks(unittest.TestCase):
             (10, "k", DOT_KERNEL, dict(DOT_SIG, guessed=[])),  # stated: the error stands
             # A launch tensor the launcher takes from its caller: typed, not guessed, yet assumed fp32.
             (11, "k", DOT_KERNEL, dict(DOT_SIG, guessed=[], assumed_fp32=["a_ptr"])),
-            (12, "k", CALLED_KERNEL, dict(SIG, constexprs={"ACT": "$jit:first/1", "PAIR": "$jit:first/2"})),
+            (12, "k", CALLED_KERNEL, dict(SIG, constexprs={"ACT": "$jit:first/1", "PAIR": "$jit:first/2",
+                                                           "SPLIT": "$jit:first/3/2"})),
             (13, "k", LIBRARY_IMPORTS, dict(SIG, constexprs={"BLOCK": 64})),
             (14, "k", RUNTIME_PROBE, dict(SIG, constexprs={"BLOCK": 64}, kernel_only_module="k14_kernel.py")),
             (15, "k", NEWER_GPU, dict(SIG, constexprs={"BLOCK": 64})),
