@@ -418,6 +418,17 @@ InferredSignature triton_signature(const KernelSource& k) {
     return u;
   };
 
+  // `(e,e,...)` of `count` elements: of pointers where the body addresses through the elements
+  // (typed as the launch's tensor where one was given, else as the body's use), else of integers.
+  auto uniform_tuple = [&](const std::string& name, int64_t count, const nlohmann::ordered_json* given) {
+    auto dt = facts.dtypes.find(name);
+    std::string element = facts.pointers.count(name) == 0 ? "i32"
+                          : given                         ? "*" + (*given)["dtype"].get<std::string>()
+                          : "*" + (dt != facts.dtypes.end() ? dt->second : std::string("fp32"));
+    std::string type = "(";
+    for (int64_t i = 0; i < count; ++i) type += (i ? "," : "") + element;
+    return type + ")";
+  };
   std::map<std::string, InferredParam> by_name;
   Env known;
   std::set<std::string> ints;
@@ -503,12 +514,7 @@ InferredSignature triton_signature(const KernelSource& k) {
     } else if (auto tuple = tuples.find(pn.name); tuple != tuples.end()) {
       // `stride_q[0]`: a tuple (`q.stride()` handed whole); of pointers where its elements are
       // the base of an address, else of integers.
-      bool pointers = facts.pointers.count(pn.name) > 0;
-      auto dt = facts.dtypes.find(pn.name);
-      std::string element = pointers ? "*" + (dt != facts.dtypes.end() ? dt->second : std::string("fp32")) : "i32";
-      p.type = "(";
-      for (int i = 0; i < tuple->second; ++i) p.type += (i ? "," : "") + element;
-      p.type += ")";
+      p.type = uniform_tuple(pn.name, tuple->second, nullptr);
       p.origin = Origin::Code;
       p.why = "indexed with integer literals: a tuple of " + std::to_string(tuple->second);
     } else if (std::optional<nlohmann::json> d = ts_node_is_null(pn.default_value) ? std::nullopt : defaults.eval(pn.default_value);
@@ -656,14 +662,8 @@ InferredSignature triton_signature(const KernelSource& k) {
     if (p.type.empty() || p.type == "constexpr" || p.type[0] == '(' || n == known.end() || !n->second.is_number_integer() ||
         n->second.get<int64_t>() < 1 || n->second.get<int64_t>() > 16)
       continue;
-    auto dt = facts.dtypes.find(name);
     auto given = out.tensors.find(name);
-    std::string element = facts.pointers.count(name) == 0 ? "i32"
-                          : given != out.tensors.end()    ? "*" + given.value()["dtype"].get<std::string>()
-                          : "*" + (dt != facts.dtypes.end() ? dt->second : std::string("fp32"));
-    p.type = "(";
-    for (int64_t i = 0; i < n->second.get<int64_t>(); ++i) p.type += (i ? "," : "") + element;
-    p.type += ")";
+    p.type = uniform_tuple(name, n->second.get<int64_t>(), given != out.tensors.end() ? &given.value() : nullptr);
     p.origin = Origin::Code;
     p.why = "indexed with a tl.static_range(" + bound + ") variable: a tuple of " + n->second.dump();
     out.tensors.erase(name);

@@ -264,10 +264,7 @@ bool LauncherValues::counts_only(TSNode body, const std::string& name) const {
         counted = counted || op == "//" || op == "%" || op == "<<" || op == ">>";
       } else if (is_type(up, "argument_list") && is_type(ts_node_parent(up), "call")) {
         std::string fn = m_.text_of(field(ts_node_parent(up), "function"));
-        auto ends = [&](std::string_view tail) {
-          return fn.size() >= tail.size() && fn.compare(fn.size() - tail.size(), tail.size(), tail) == 0;
-        };
-        counted = counted || ends("cdiv") || ends("next_power_of_2") || fn == "range";
+        counted = counted || ends_with(fn, "cdiv") || ends_with(fn, "next_power_of_2") || fn == "range";
       }
     }
     for_each_named_child(n, [&](TSNode c) { stack.push_back(c); });
@@ -1010,7 +1007,7 @@ std::optional<json> LauncherValues::call(TSNode n, int depth) const {
   // block_shape)`: a host-built TMA descriptor over a tensor, with the block it loads.
   if (last == "from_tensor" || last == "TensorDescriptor") {
     bool from_tensor = last == "from_tensor";
-    if (from_tensor ? last_part(callee.substr(0, callee.size() - last.size() - 1)) != "TensorDescriptor" : false)
+    if (from_tensor && callee != "TensorDescriptor.from_tensor" && !ends_with(callee, ".TensorDescriptor.from_tensor"))
       return std::nullopt;
     auto base = arg(0);
     size_t at = from_tensor ? 1 : 3;
