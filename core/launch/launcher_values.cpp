@@ -159,9 +159,11 @@ LauncherValues::LauncherValues(const PythonModule& m, TSNode function, uint32_t 
     rank_ = known->second.rank;
     dtype_ = known->second.dtype;
     widest_rank_ = known->second.widest_rank;
+    counted_only_ = known->second.counted_only;
   } else {
     ranks(body);
-    if (facts) facts->emplace(body.id, TensorFacts{rank_, dtype_, widest_rank_});
+    counted_only_ = counted_only_names(body);
+    if (facts) facts->emplace(body.id, TensorFacts{rank_, dtype_, widest_rank_, counted_only_});
   }
   // `@custom_fwd(cast_inputs=torch.float16)`: autocast hands the launcher its floating tensors
   // in that type.
@@ -217,7 +219,7 @@ LauncherValues::LauncherValues(const PythonModule& m, TSNode function, uint32_t 
       env_[name] = d && d->is_boolean() ? *d : json(false);
     } else if (d && (!d->is_object() || is_dtype(*d))) {
       env_[name] = *d;
-    } else if (!d && a.empty() && rank == rank_.end() && stated == dtype_.end() && counts_only(body, name)) {
+    } else if (!d && a.empty() && rank == rank_.end() && stated == dtype_.end() && counted_only_.count(name)) {
       // `def fwd(x, QB): SN2 = N2 // QB`: a size the caller chooses; left unknown, every value
       // computed from it (and each kernel argument made of those) would be guessed apart from it.
       env_[name] = param_dim();
@@ -243,32 +245,35 @@ bool LauncherValues::refused_unless_false(TSNode condition) const {
   return ts_node_named_child_count(block) > 0 && is_type(ts_node_named_child(block, 0), "raise_statement");
 }
 
-// Whether the launcher uses unannotated `name` only as a count: an operand of `//`, `%`, `<<`
-// or `>>`, or an argument of `triton.cdiv`, `next_power_of_2` or `range`, and never as anything
-// else a count cannot be (an object with attributes, something subscripted or called).
-bool LauncherValues::counts_only(TSNode body, const std::string& name) const {
-  bool counted = false;
+// The names the launcher uses only as counts: an operand of `//`, `%`, `<<` or `>>`, or an
+// argument of `triton.cdiv`, `next_power_of_2` or `range`, and never as anything else a count
+// cannot be (an object with attributes, something subscripted or called). One walk per launcher
+// body, kept with its tensor facts: each launch evaluates the launcher several times.
+std::set<std::string> LauncherValues::counted_only_names(TSNode body) const {
+  std::set<std::string> counted, refused;
   std::vector<TSNode> stack{body};
   while (!stack.empty()) {
     TSNode n = stack.back();
     stack.pop_back();
     if ((is_type(n, "function_definition") || is_type(n, "lambda")) && !ts_node_eq(n, body)) continue;
-    if (is_type(n, "identifier") && m_.text_of(n) == name) {
+    if (is_type(n, "identifier")) {
+      std::string name = m_.text_of(n);
       TSNode up = ts_node_parent(n);
       if ((is_type(up, "attribute") && ts_node_eq(field(up, "object"), n)) ||
           (is_type(up, "subscript") && ts_node_eq(field(up, "value"), n)) ||
-          (is_type(up, "call") && ts_node_eq(field(up, "function"), n)))
-        return false;
-      if (is_type(up, "binary_operator")) {
+          (is_type(up, "call") && ts_node_eq(field(up, "function"), n))) {
+        refused.insert(name);
+      } else if (is_type(up, "binary_operator")) {
         std::string op = m_.text_of(field(up, "operator"));
-        counted = counted || op == "//" || op == "%" || op == "<<" || op == ">>";
+        if (op == "//" || op == "%" || op == "<<" || op == ">>") counted.insert(name);
       } else if (is_type(up, "argument_list") && is_type(ts_node_parent(up), "call")) {
         std::string fn = m_.text_of(field(ts_node_parent(up), "function"));
-        counted = counted || ends_with(fn, "cdiv") || ends_with(fn, "next_power_of_2") || fn == "range";
+        if (ends_with(fn, "cdiv") || ends_with(fn, "next_power_of_2") || fn == "range") counted.insert(name);
       }
     }
     for_each_named_child(n, [&](TSNode c) { stack.push_back(c); });
   }
+  for (const auto& name : refused) counted.erase(name);
   return counted;
 }
 

@@ -30,6 +30,7 @@ class LauncherValues {
     std::map<std::string, int> rank;
     std::map<std::string, std::string> dtype;
     int widest_rank = 0;
+    std::set<std::string> counted_only;  // counted_only_names
   };
   using TensorFactsCache = std::map<const void*, TensorFacts>;
 
@@ -94,7 +95,7 @@ class LauncherValues {
  private:
   void ranks(TSNode body);
   bool read_unguarded(TSNode body, const std::string& name) const;
-  bool counts_only(TSNode body, const std::string& name) const;
+  std::set<std::string> counted_only_names(TSNode body) const;
   bool refused_unless_false(TSNode condition) const;
   struct Frame {
     TSNode block;
@@ -133,6 +134,7 @@ class LauncherValues {
   std::map<std::string, int> rank_;   // tensors' ranks as the launcher's code implies them
   std::map<std::string, nlohmann::json> shape_;  // whole shapes it states (`assert_size_stride(x, (4, 64), ...)`)
   int widest_rank_ = 0;               // the largest rank the code states
+  std::set<std::string> counted_only_;  // names the launcher uses only as counts (counted_only_names)
   std::map<std::string, std::string> dtype_;  // element types its asserts state (`x.dtype == torch.int8`)
   std::set<std::string> lambda_params_;
   mutable const nlohmann::json* meta_ = nullptr;
