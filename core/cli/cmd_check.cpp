@@ -259,7 +259,8 @@ int run_check(const std::vector<std::string>& args) {
   double timeout = 60;
   options.add_options()
       ("db", po::value(&db)->default_value(default_db_path()), "corpus file")
-      ("emit", po::value(&emit_dir), "write a bundle (modules + bundle.json) for run_bundle.py into this folder")
+      ("emit", po::value(&emit_dir), "write a bundle (modules + bundle.json, and lib/ with packages the kernels import that another "
+       "repository of the corpus has) for run_bundle.py into this folder")
       ("ingest", po::value(&ingest_file), "record a run_bundle.py results file (JSON Lines) in the corpus")
       ("run", "emit, run kernels/harness/run_bundle.py here, and ingest (needs python3 with triton); CUDA C kernels "
               "with --stage compile are compiled here by nvcc instead ($CUDA_HOME, PATH or /usr/local/cuda)")
