@@ -145,8 +145,8 @@ std::map<int64_t, std::vector<std::string>> external_modules(const Corpus& corpu
 
 void attach_launches(const Corpus& read_only, std::vector<CheckKernel>& kernels) {
   SqliteStatement q(read_only.handle(),
-                    "SELECT id, path, line, launcher, kind, callee, grid, grid_value, grid_env, options, args, complete "
-                    "FROM kernel_launches WHERE kernel_id=? ORDER BY path, line, id");
+                    "SELECT id, path, line, launcher, kind, callee, grid, grid_value, grid_env, options, args, complete, "
+                    "expects_error FROM kernel_launches WHERE kernel_id=? ORDER BY path, line, id");
   auto parsed = [](const std::string& text, nlohmann::json fallback) {
     nlohmann::json v = nlohmann::json::parse(text, nullptr, false);
     return v.is_discarded() ? fallback : v;
@@ -167,6 +167,7 @@ void attach_launches(const Corpus& read_only, std::vector<CheckKernel>& kernels)
       s.options = parsed(q.column_text(9), nlohmann::json::object());
       s.args = arguments_from_json(parsed(q.column_text(10), nlohmann::json::array()));
       s.complete = q.column_int(11) != 0;
+      s.expects_error = q.column_int(12) != 0;
       k.launches.push_back(std::move(s));
     }
     q.reset();

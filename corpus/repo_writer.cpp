@@ -293,8 +293,8 @@ void RepoWriter::store_launches() {
   for (auto& t : targets_) targets.push_back(std::move(t.target));
   SqliteStatement put(db,
                       "INSERT INTO kernel_launches(kernel_id, repo_id, path, line, launcher, kind, callee, grid, grid_value, "
-                      "grid_env, options, args, complete, launcher_source, launcher_standalone, launcher_self_contained) "
-                      "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+                      "grid_env, options, args, complete, launcher_source, launcher_standalone, launcher_self_contained, "
+                      "expects_error) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
   for (const LinkedLaunch& l : link_launches(targets, launches_)) {
     const LaunchSite& s = l.site;
     nlohmann::json args = arguments_json(s.args);
@@ -306,6 +306,7 @@ void RepoWriter::store_launches() {
     else put.bind(9, s.grid.dump());
     put.bind(10, s.grid_env.dump()).bind(11, s.options.dump());
     put.bind(12, args.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)).bind(13, s.complete ? 1 : 0);
+    put.bind(17, s.expects_error ? 1 : 0);
     auto [source, standalone] = launch_texts_[l.launch];
     if (standalone < 0) {
       put.bind_null(14).bind_null(15).bind_null(16);

@@ -34,6 +34,7 @@ struct Selection {
   int64_t limit = 0;
   ShardSpec shard;
   bool include_helpers = false;
+  bool include_written_to_fail = false;
 };
 
 // The kernels the user chose, this shard's only.
@@ -77,7 +78,7 @@ size_t emit(const std::string& db, std::vector<CheckKernel> kernels, const Selec
             bool quiet) {
   std::vector<std::pair<CheckKernel, check::InferredSignature>> inferred;
   std::vector<check::BundleKernel> bundle;
-  size_t with_guesses = 0, device_functions = 0, methods = 0, cuda = 0, modules = 0;
+  size_t with_guesses = 0, device_functions = 0, methods = 0, cuda = 0, modules = 0, expected_errors = 0, templates = 0;
   std::map<std::string, size_t> other_targets;
   for (auto& k : kernels) {
     if (is_cuda(k)) {
@@ -96,6 +97,18 @@ size_t emit(const std::string& db, std::vector<CheckKernel> kernels, const Selec
       bundle.push_back(std::move(b));
       ++modules;
       continue;
+    }
+    // What the repository itself runs only to see it fail, or completes by text substitution
+    // first, says nothing about the kernel as mined (plugins/triton/written_to_fail.h).
+    if (k.plugin == "triton" && !selection.include_written_to_fail) {
+      if (k.meta.contains("source_placeholders")) {
+        ++templates;
+        continue;
+      }
+      if (k.meta.value("expects_error", false)) {
+        ++expected_errors;
+        continue;
+      }
     }
     std::optional<std::string> kernel_only;
     std::unique_ptr<PythonModule> module;  // parsed once for the role, the kernel-only module and inference
@@ -147,6 +160,14 @@ size_t emit(const std::string& db, std::vector<CheckKernel> kernels, const Selec
   if (!quiet && methods)
     std::cout << "skipping " << methods << " jitted method" << (methods == 1 ? "" : "s")
               << " (called through their object inside other kernels; --include-helpers checks them alone)\n";
+  if (!quiet && templates)
+    std::cout << "skipping " << templates << " kernel template" << (templates == 1 ? "" : "s")
+              << " whose source a test completes by text substitution (kernels.meta source_placeholders; "
+                 "--include-written-to-fail checks them as written)\n";
+  if (!quiet && expected_errors)
+    std::cout << "skipping " << expected_errors << " kernel" << (expected_errors == 1 ? "" : "s")
+              << " their repository compiles or launches only where it expects an error (pytest.raises; kernels.meta "
+                 "expects_error; --include-written-to-fail checks them)\n";
   auto corpus = Corpus::open(db, Corpus::Access::ReadWrite);
   // Packages the kernels import that another repository of the corpus has. The harness needs only
   // the standard library, torch and triton: those are the machine's, never copied.
@@ -268,6 +289,9 @@ int run_check(const std::vector<std::string>& args) {
       ("limit", po::value(&limit)->default_value(0), "check at most this many kernels (0 = all)")
       ("include-helpers", "also check alone the @triton.jit functions other kernels call (by default they are "
                           "checked only inside their callers: alone they take blocks no launch can pass)")
+      ("include-written-to-fail", "also check the kernels a test suite writes to fail (compiled or launched only inside "
+                                  "pytest.raises) and the templates it completes by text substitution (by default "
+                                  "they are left out: their results say nothing about a working kernel)")
       ("shard", po::value(&shard_text), "emit or run only shard K/N of the selected kernels (by a stable hash of "
                                        "repo|path|qualname|source_sha256; default $MINE_SHARD)")
       ("jobs,j", po::value(&jobs)->default_value(0), "--run: parallel workers (0 = the harness's default, all cores)")
@@ -299,11 +323,12 @@ int run_check(const std::vector<std::string>& args) {
     throw UsageError{"--jobs, --stage, --arch, --devices, --timeout, --autotune, --harness and --keep go with --run"};
   if (!ingest_file.empty() && vm.count("shard"))
     throw UsageError{"--shard chooses kernels to emit or run; --ingest takes every row of its file"};
-  if (!ingest_file.empty() && vm.count("include-helpers"))
-    throw UsageError{"--include-helpers chooses kernels to emit or run; --ingest takes every row of its file"};
+  for (const char* choice : {"include-helpers", "include-written-to-fail"})
+    if (!ingest_file.empty() && vm.count(choice))
+      throw UsageError{std::string("--") + choice + " chooses kernels to emit or run; --ingest takes every row of its file"};
   Selection selection{where, limit, ingest_file.empty() ? ShardSpec::resolve(vm.count("shard") ? &shard_text : nullptr)
                                                         : ShardSpec{},
-                      vm.count("include-helpers") > 0};
+                      vm.count("include-helpers") > 0, vm.count("include-written-to-fail") > 0};
 
   if (!ingest_file.empty()) return ingest(db, ingest_file, quiet);
   if (!emit_dir.empty()) {

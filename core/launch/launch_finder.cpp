@@ -267,6 +267,7 @@ class Finder {
   void describe(TSNode call, TSNode function, TSNode grid, const LauncherValues& values, LaunchSite& site) {
     site.path = m_.path();
     site.line = first_line(call);
+    site.expects_error = ts::inside_error_expectation(call, function, [&](TSNode x) { return m_.text_of(x); });
     if (!ts_node_is_null(function)) {
       auto q = qualname_.find(ts_node_start_byte(function));
       if (q != qualname_.end()) site.launcher = q->second;

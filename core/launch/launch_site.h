@@ -44,6 +44,7 @@ struct LaunchSite {
   nlohmann::json options = nlohmann::json::object();          // num_warps, num_stages, ... as launched
   std::vector<LaunchArgument> args;
   bool complete = true;     // false when a *args / **kwargs could not be expanded
+  bool expects_error = false;  // inside `with pytest.raises(...)`: launched to see it fail
   // The launcher as a runnable unit: its definition, and its standalone (the closure the core
   // computes for it, which holds the kernel it launches and everything both need).
   std::string launcher_source;

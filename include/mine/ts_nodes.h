@@ -143,4 +143,31 @@ TSNode keyword_value(TSNode call, std::string_view name, TextOf&& text_of) {
   return found;
 }
 
+// True when `n` lies in the body of a `with` block, below `scope` (a null scope: up to the
+// module), one of whose items expects an exception: `pytest.raises(...)` (also `as e`),
+// `self.assertRaises(...)`, `assertRaisesRegex(...)`. Code there is run to see it fail.
+template <typename TextOf>
+bool inside_error_expectation(TSNode n, TSNode scope, TextOf&& text_of) {
+  for (TSNode child = n, up = ts_node_parent(n); !ts_node_is_null(up); child = up, up = ts_node_parent(up)) {
+    if (!ts_node_is_null(scope) && ts_node_eq(up, scope)) return false;
+    if (!is_type(up, "with_statement") || !ts_node_eq(child, field(up, "body"))) continue;
+    bool expects = false;
+    for_each_named_child(up, [&](TSNode clause) {
+      if (!is_type(clause, "with_clause")) return;
+      for_each_named_child(clause, [&](TSNode item) {
+        TSNode value = field(item, "value");
+        if (is_type(value, "as_pattern")) value = ts_node_named_child(value, 0);
+        if (!is_type(value, "call")) return;
+        auto held = text_of(field(value, "function"));  // a view or a string
+        std::string_view fn = held;
+        size_t dot = fn.rfind('.');
+        std::string_view last = dot == std::string_view::npos ? fn : fn.substr(dot + 1);
+        expects = expects || last == "raises" || last.substr(0, 12) == "assertRaises";
+      });
+    });
+    if (expects) return true;
+  }
+  return false;
+}
+
 }  // namespace mine::ts

@@ -5,6 +5,7 @@
 #include "plugins/sdk/file_reports.h"
 #include "plugins/sdk/plugin_entry.h"
 #include "plugins/sdk/python_file.h"
+#include "plugins/triton/written_to_fail.h"
 
 namespace mine {
 namespace {
@@ -45,6 +46,9 @@ class KernelBuilder {
       heuristics = heuristics || ends_with(q, "triton.heuristics");
     }
     nlohmann::json meta = {{"autotune", autotune}, {"heuristics", heuristics}};
+    auto placeholders = source_placeholders(m_, site);
+    if (!placeholders.empty()) meta["source_placeholders"] = placeholders;
+    if (used_only_where_errors_expected(m_, site)) meta["expects_error"] = true;
     report(MINE_ROOT_FUNCTION, index, nullptr, meta, first_line(site.node));
   }
 

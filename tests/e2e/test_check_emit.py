@@ -50,6 +50,7 @@ class CheckEmit(unittest.TestCase):
         cls.bundle = os.path.join(cls.tmp.name, "bundle")
         out = mine("check", "--emit", cls.bundle, "--db", cls.db, "--include-helpers").stdout
         assert "wrote" in out, out
+        cls.emit_out = out
         with open(os.path.join(cls.bundle, "bundle.json")) as f:
             cls.doc = json.load(f)
 
@@ -59,8 +60,14 @@ class CheckEmit(unittest.TestCase):
 
     def test_bundle_shape(self):
         self.assertEqual(self.doc["version"], 1)
-        stored = query(self.db, "SELECT id, name FROM kernels WHERE plugin='triton' ORDER BY id")
+        # Kernels written to fail and source templates (written_to_fail.py) are left out, and said so.
+        stored = query(self.db, "SELECT id, name FROM kernels WHERE plugin='triton' "
+                                "AND json_extract(meta, '$.expects_error') IS NULL "
+                                "AND json_extract(meta, '$.source_placeholders') IS NULL ORDER BY id")
         self.assertEqual([k["id"] for k in self.doc["kernels"]], [r["id"] for r in stored])
+        self.assertIn("skipping 1 kernel template whose source a test completes", self.emit_out)
+        self.assertIn("skipping 2 kernels their repository compiles or launches only where it expects an error",
+                      self.emit_out)
         for k in self.doc["kernels"]:
             with self.subTest(kernel=k["entry"]):
                 self.assertEqual(k["module"], "k%d.py" % k["id"])

@@ -28,6 +28,7 @@ FixtureExpectations read_expectations(const std::string& text) {
   static const std::regex unresolved(R"(^(?:#|//)\s*expect:\s*kernel\s+(\S+)\s+unresolved\s+(.*)$)");
   static const std::regex not_contained(R"(^(?:#|//)\s*expect:\s*kernel\s+(\S+)\s+not self-contained\s*$)");
   static const std::regex standalone(R"(^(?:#|//)\s*expect:\s*kernel\s+(\S+)\s+standalone\s+(has|lacks)\s+(.*\S)\s*$)");
+  static const std::regex meta(R"(^(?:#|//)\s*expect:\s*kernel\s+(\S+)\s+meta\s+(\S+)\s+(.*\S)\s*$)");
   static const std::regex absent(R"(^(?:#|//)\s*expect:\s*no kernel\s+(\S+)\s*$)");
   FixtureExpectations out;
   std::stringstream in(text);
@@ -49,6 +50,8 @@ FixtureExpectations read_expectations(const std::string& text) {
     } else if (std::regex_match(line, m, standalone)) {
       auto& k = out.kernels[m[1]];
       (m[2] == "has" ? k.standalone_has : k.standalone_lacks).push_back(m[3]);
+    } else if (std::regex_match(line, m, meta)) {
+      out.kernels[m[1]].meta[m[2]] = m[3];
     } else if (std::regex_match(line, m, absent)) {
       out.absent.insert(m[1]);
     }

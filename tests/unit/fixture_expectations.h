@@ -15,6 +15,8 @@ namespace mine::testing {
 //   # expect: no kernel Q                    Q must not be reported
 //   # expect: kernel Q standalone has TEXT   Q's standalone holds the line TEXT (trimmed)
 //   # expect: kernel Q standalone lacks TEXT Q's standalone holds no line TEXT
+//   # expect: kernel Q meta KEY JSON         Q's kernels.meta has KEY equal to JSON
+//   # expect: kernel Q meta KEY absent       Q's kernels.meta has no KEY
 struct KernelExpectation {
   bool has_needs = false;
   std::set<std::string> needs;
@@ -22,6 +24,7 @@ struct KernelExpectation {
   std::set<std::string> unresolved;
   bool not_self_contained = false;
   std::vector<std::string> standalone_has, standalone_lacks;
+  std::map<std::string, std::string> meta;  // key -> JSON text, or "absent"
 };
 
 struct FixtureExpectations {

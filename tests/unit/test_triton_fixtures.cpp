@@ -64,6 +64,11 @@ TEST_CASE("triton fixtures meet the expectations written in them", "[triton][fix
           if (b != std::string::npos) lines.insert(l.substr(b, e - b + 1));
         }
       }
+      for (const auto& [key, value] : want.meta) {
+        INFO("meta " << key << " in " << k.meta.dump());
+        if (value == "absent") CHECK_FALSE(k.meta.contains(key));
+        else CHECK(k.meta.value(key, nlohmann::json()) == nlohmann::json::parse(value));
+      }
       for (const auto& text : want.standalone_has) CHECK(lines.count(text) == 1);
       for (const auto& text : want.standalone_lacks) CHECK(lines.count(text) == 0);
       if (want.not_self_contained) {

@@ -1,0 +1,116 @@
+#include "plugins/triton/written_to_fail.h"
+
+#include <set>
+
+namespace mine {
+namespace {
+
+using namespace sdk;
+
+// Names the Triton language takes from Python's builtins inside a kernel.
+bool builtin(std::string_view n) {
+  static const std::set<std::string_view> kNames = {
+      "range", "len", "min", "max", "int", "float", "bool", "str", "print", "isinstance", "tuple", "list", "abs",
+      "getattr", "hasattr", "zip", "enumerate", "type", "None", "True", "False", "ValueError", "AssertionError",
+      "RuntimeError", "TypeError", "NotImplementedError", "divmod", "round", "pow", "sum", "any", "all", "map", "dict"};
+  return kNames.count(n) > 0;
+}
+
+// Identifiers the kernel binds itself: parameters, assignment and loop targets, nested
+// definitions, imports. A rough set: it only has to keep a bound name from being taken for a
+// placeholder, which also needs the file to spell the name as a string literal.
+void bound_names(const PythonFile& m, TSNode n, std::set<std::string_view>& out, int depth) {
+  if (depth > 200) return;
+  auto targets = [&](TSNode t) {
+    std::vector<TSNode> stack{t};
+    while (!stack.empty()) {
+      TSNode x = stack.back();
+      stack.pop_back();
+      if (is_type(x, "identifier")) out.insert(m.view_of(x));
+      else if (!is_type(x, "attribute") && !is_type(x, "subscript")) for_each_named_child(x, [&](TSNode c) { stack.push_back(c); });
+    }
+  };
+  if (is_type(n, "assignment") || is_type(n, "augmented_assignment")) {
+    if (is_type(n, "assignment")) targets(field(n, "left"));
+  } else if (is_type(n, "for_statement") || is_type(n, "for_in_clause")) {
+    targets(field(n, "left"));
+  } else if (is_type(n, "as_pattern")) {
+    targets(field(n, "alias"));
+  } else if (is_type(n, "parameters") || is_type(n, "lambda_parameters")) {
+    targets(n);
+  } else if (is_type(n, "function_definition") || is_type(n, "class_definition")) {
+    out.insert(m.view_of(field(n, "name")));
+  } else if (is_type(n, "import_statement") || is_type(n, "import_from_statement") || is_type(n, "global_statement") ||
+             is_type(n, "nonlocal_statement")) {
+    targets(n);
+  }
+  for_each_named_child(n, [&](TSNode c) { bound_names(m, c, out, depth + 1); });
+}
+
+// Identifiers read as plain names (not `x.attr`'s attr, not a keyword argument's name).
+void read_names(const PythonFile& m, TSNode n, std::vector<TSNode>& out, int depth) {
+  if (depth > 200) return;
+  if (is_type(n, "identifier")) {
+    TSNode up = ts_node_parent(n);
+    bool attr = is_type(up, "attribute") && ts_node_eq(field(up, "attribute"), n);
+    bool keyword = is_type(up, "keyword_argument") && ts_node_eq(field(up, "name"), n);
+    if (!attr && !keyword) out.push_back(n);
+    return;
+  }
+  for_each_named_child(n, [&](TSNode c) { read_names(m, c, out, depth + 1); });
+}
+
+bool spelled_as_string(std::string_view text, std::string_view name) {
+  for (char q : {'\'', '"'}) {
+    std::string quoted = std::string(1, q) + std::string(name) + q;
+    if (text.find(quoted) != std::string_view::npos) return true;
+  }
+  return false;
+}
+
+// The block holding the kernel's definition: an enclosing function's body, or the module.
+TSNode defining_scope(TSNode node) {
+  for (TSNode up = ts_node_parent(node); !ts_node_is_null(up); up = ts_node_parent(up))
+    if (is_type(up, "function_definition")) return field(up, "body");
+  return TSNode{};
+}
+
+void uses_of(const PythonFile& m, TSNode n, std::string_view name, TSNode skip, std::vector<TSNode>& out, int depth) {
+  if (depth > 300 || ts_node_eq(n, skip)) return;
+  if (is_type(n, "identifier")) {
+    if (m.view_of(n) == name) out.push_back(n);
+    return;
+  }
+  for_each_named_child(n, [&](TSNode c) { uses_of(m, c, name, skip, out, depth + 1); });
+}
+
+}  // namespace
+
+std::vector<std::string> source_placeholders(const PythonFile& m, const mine_python_function& kernel) {
+  std::string_view text = m.text();
+  std::set<std::string_view> bound;
+  bound_names(m, kernel.definition, bound, 0);
+  std::vector<TSNode> reads;
+  read_names(m, field(kernel.definition, "body"), reads, 0);
+  std::set<std::string> out;
+  for (TSNode r : reads) {
+    std::string_view name = m.view_of(r);
+    if (bound.count(name) || builtin(name) || out.count(std::string(name))) continue;
+    if (!spelled_as_string(text, name)) continue;
+    if (!m.bindings_of(std::string(name)).empty()) continue;  // a module-level name: defined, not substituted
+    out.insert(std::string(name));
+  }
+  return {out.begin(), out.end()};
+}
+
+bool used_only_where_errors_expected(const PythonFile& m, const mine_python_function& kernel) {
+  TSNode scope = defining_scope(kernel.node);
+  std::vector<TSNode> uses;
+  uses_of(m, ts_node_is_null(scope) ? m.root() : scope, kernel.name, kernel.node, uses, 0);
+  if (uses.empty()) return false;
+  for (TSNode u : uses)
+    if (!ts::inside_error_expectation(u, scope, [&](TSNode x) { return m.view_of(x); })) return false;
+  return true;
+}
+
+}  // namespace mine

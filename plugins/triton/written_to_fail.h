@@ -1,0 +1,22 @@
+#pragma once
+// Kernels a repository writes to fail or to be completed at run time, read from the file that
+// defines them. Their check results would say nothing about the kernel mined: `mine check`
+// leaves them out of its bundles and `kernels.meta` tells why (README, "Kernels left unchecked").
+#include <string>
+#include <vector>
+
+#include "plugins/sdk/python_file.h"
+
+namespace mine {
+
+// Names the kernel's body reads that nothing binds, while the file spells them as string
+// literals: placeholders the test substitutes into the source text before it compiles
+// (`patch_kernel(kernel, {'GENERATE_TEST_HERE': expr})`, `src.replace("OP", op)`).
+std::vector<std::string> source_placeholders(const sdk::PythonFile& file, const mine_python_function& kernel);
+
+// True when the kernel's name is used in the scope that defines it and every use lies inside a
+// block that expects an exception (`with pytest.raises(...)`, `self.assertRaises(...)`):
+// the repository compiles or launches it only to see it fail.
+bool used_only_where_errors_expected(const sdk::PythonFile& file, const mine_python_function& kernel);
+
+}  // namespace mine
