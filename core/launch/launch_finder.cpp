@@ -182,8 +182,10 @@ class Finder {
     }
     if (!is_type(callee, "identifier") && !is_type(callee, "attribute") && !is_type(callee, "call")) return;
     path_flags_ = path_flags(call, function);
+    caller_ = &caller_values(function);
+    for (const auto& [name, v] : caller_->modes) path_flags_.emplace(name, v);  // a flag the path tests wins
     LauncherValues values(m_, function, ts_node_start_byte(call), callees_, &path_flags_, 0, LauncherValues::kNominalDim,
-                          &tensor_facts_);
+                          &tensor_facts_, nullptr, 0, nullptr, &caller_->tensors);
     values_ = &values;
     alternate_.reset();
     skewed_ = {};
@@ -288,7 +290,8 @@ class Finder {
     if (!values_->read_sizes()) return nominal;
     if (!alternate_)
       alternate_ = std::make_unique<LauncherValues>(m_, skew_at_.first, skew_at_.second, callees_, &path_flags_, 0,
-                                                    LauncherValues::kAlternateDim, &tensor_facts_);
+                                                    LauncherValues::kAlternateDim, &tensor_facts_, nullptr, 0, nullptr,
+                                                    &caller_->tensors);
     return alternate_->eval(value);
   }
 
@@ -304,7 +307,8 @@ class Finder {
     auto& slot = skewed_[skew > 0 ? 0 : 1];
     if (!slot)
       slot = std::make_unique<LauncherValues>(m_, skew_at_.first, skew_at_.second, callees_, &path_flags_, 0,
-                                              LauncherValues::kNominalDim, &tensor_facts_, nullptr, skew);
+                                              LauncherValues::kNominalDim, &tensor_facts_, nullptr, skew, nullptr,
+                                              &caller_->tensors);
     return *slot;
   }
 
@@ -490,7 +494,66 @@ class Finder {
     return out;
   }
 
+  // What the launcher's first caller in this file hands it (`wrapper(a, b, c, True)` in a test):
+  // its modes (bools, strings, None) and its tensors, whose element types the launcher's take.
+  // Sizes stay nominal: a test's sizes are one case of many. Methods and nested launchers, which
+  // are called through objects and closures, have none.
+  struct CallerValues {
+    std::map<std::string, json> modes, tensors;
+  };
+  const CallerValues& caller_values(TSNode function) {
+    auto [slot, fresh] = callers_.try_emplace(ts_node_start_byte(function));
+    if (!fresh || ts_node_is_null(function)) return slot->second;
+    TSNode definition = function;
+    if (is_type(ts_node_parent(function), "decorated_definition")) definition = ts_node_parent(function);
+    if (!is_type(ts_node_parent(definition), "module")) return slot->second;
+    std::string name = m_.text_of(field(function, "name"));
+    const std::string& text = m_.tree().text();
+    for (size_t at = text.find(name); at != std::string::npos; at = text.find(name, at + name.size())) {
+      uint32_t begin = static_cast<uint32_t>(at), end = static_cast<uint32_t>(at + name.size());
+      if (begin >= ts_node_start_byte(definition) && end <= ts_node_end_byte(definition))
+        continue;  // the launcher's own definition or a recursive call
+      TSNode id = ts_node_descendant_for_byte_range(m_.tree().root(), begin, end);
+      TSNode call = ts_node_parent(id);
+      if (!is_type(id, "identifier") || !is_type(call, "call") || !ts_node_eq(field(call, "function"), id)) continue;
+      TSNode caller{};
+      for (TSNode n = ts_node_parent(call); !ts_node_is_null(n); n = ts_node_parent(n))
+        if (is_type(n, "function_definition")) {
+          caller = n;
+          break;
+        }
+      LauncherValues values(m_, caller, ts_node_start_byte(call), callees_, nullptr, 0, LauncherValues::kNominalDim,
+                            &tensor_facts_);
+      std::vector<ParameterNodes> params = parameter_nodes(m_, function);
+      std::erase_if(params, [](const ParameterNodes& p) { return p.name == "self" || p.name == "cls"; });
+      size_t position = 0;
+      bool splat = false;
+      for_each_named_child(field(call, "arguments"), [&](TSNode a) {
+        std::string param;
+        TSNode value = a;
+        if (is_type(a, "list_splat") || is_type(a, "dictionary_splat")) {
+          splat = true;
+          return;
+        } else if (is_type(a, "keyword_argument")) {
+          param = m_.text_of(field(a, "name"));
+          value = field(a, "value");
+        } else if (!splat && position < params.size()) {
+          param = params[position++].name;
+        }
+        if (param.empty()) return;
+        auto v = values.eval(value);
+        if (!v) return;
+        if (LauncherValues::is_tensor(*v) && (*v)["dtype"].is_string()) slot->second.tensors[param] = *v;
+        else if (v->is_boolean() || v->is_string() || v->is_null()) slot->second.modes[param] = *v;
+      });
+      break;  // the first call decides
+    }
+    return slot->second;
+  }
+
   std::map<std::string, json> path_flags_;        // this launch's (see path_flags)
+  std::map<uint32_t, CallerValues> callers_;      // by launcher (start byte)
+  const CallerValues* caller_ = nullptr;          // this launch's launcher's
   const LauncherValues* values_ = nullptr;        // this launch's nominal evaluation
   std::unique_ptr<LauncherValues> alternate_;     // and the alternate one, once needed
   std::array<std::unique_ptr<LauncherValues>, 2> skewed_;

@@ -148,7 +148,7 @@ LauncherValues::LauncherValues(const PythonModule& m, const json& env) : m_(m) {
 LauncherValues::LauncherValues(const PythonModule& m, TSNode function, uint32_t until, CalleeLookup callees,
                                const std::map<std::string, json>* bound, int call_depth, int64_t dim,
                                TensorFactsCache* facts, std::shared_ptr<int> fork_budget, int skew,
-                               std::shared_ptr<int> sizes_read)
+                               std::shared_ptr<int> sizes_read, const std::map<std::string, json>* caller_tensors)
     : m_(m), callees_(std::move(callees)), call_depth_(call_depth), dim_(dim), skew_(skew),
       fork_budget_(std::move(fork_budget)),
       sizes_read_(sizes_read ? std::move(sizes_read) : std::make_shared<int>(0)), facts_(facts) {
@@ -176,6 +176,8 @@ LauncherValues::LauncherValues(const PythonModule& m, TSNode function, uint32_t 
       auto q = ts_node_is_null(cast) ? std::nullopt : m_.qualified_name(cast);
       if (q) cast_inputs = torch_dtype_name(*q);
     }
+  std::map<std::string, json> parametrized = is_type(decorated, "decorated_definition") ? parametrized_values(decorated)
+                                                                                      : std::map<std::string, json>{};
   for (const ParameterNodes& p : parameter_nodes(m_, function)) {
     const std::string& name = p.name;
     if (name == "self" || name == "cls" || name == "ctx") continue;
@@ -186,12 +188,22 @@ LauncherValues::LauncherValues(const PythonModule& m, TSNode function, uint32_t 
         continue;
       }
     }
+    if (auto given = parametrized.find(name); given != parametrized.end()) {
+      env_[name] = given->second;
+      continue;
+    }
     std::string a = ts_node_is_null(p.annotation) ? "" : m_.text_of(p.annotation);
     // Defaults are module-level expressions: constants, and dtypes (`= torch.float8_e4m3fn`).
     std::optional<json> d = ts_node_is_null(p.default_value) ? std::nullopt : eval(p.default_value);
     auto rank = rank_.find(name);
     auto stated = dtype_.find(name);
-    json dtype = stated != dtype_.end() ? json(stated->second) : cast_inputs.empty() ? json(nullptr) : json(cast_inputs);
+    const json* handed = nullptr;  // the caller's tensor for this parameter
+    if (caller_tensors)
+      if (auto c = caller_tensors->find(name); c != caller_tensors->end() && is_tensor(c->second)) handed = &c->second;
+    json dtype = stated != dtype_.end() ? json(stated->second)
+                 : !cast_inputs.empty()  ? json(cast_inputs)
+                 : handed                ? (*handed)["dtype"]
+                                         : json(nullptr);
     // `List[torch.Tensor]`, `Tuple[Tensor, ...]`: containers of tensors, not tensors.
     bool container = false;
     for (const char* c : {"List", "list", "Tuple", "tuple", "Sequence", "Dict", "dict", "Iterable"})
@@ -219,6 +231,13 @@ LauncherValues::LauncherValues(const PythonModule& m, TSNode function, uint32_t 
       env_[name] = d && d->is_boolean() ? *d : json(false);
     } else if (d && (!d->is_object() || is_dtype(*d))) {
       env_[name] = *d;
+    } else if (handed && a.empty() && !d) {
+      // Unannotated, and a tensor where the launcher is called: laid out as the launcher reads it,
+      // else with the caller's rank.
+      int r = rank != rank_.end() ? rank->second
+              : (*handed)["shape"].is_array() ? static_cast<int>((*handed)["shape"].size())
+                                               : widest_rank_;
+      env_[name] = tensor(name, r > 0 ? nominal_shape(r, param_dim()) : json(nullptr), dtype);
     } else if (!d && a.empty() && rank == rank_.end() && stated == dtype_.end() && counted_only_.count(name)) {
       // `def fwd(x, QB): SN2 = N2 // QB`: a size the caller chooses; left unknown, every value
       // computed from it (and each kernel argument made of those) would be guessed apart from it.
@@ -228,6 +247,52 @@ LauncherValues::LauncherValues(const PythonModule& m, TSNode function, uint32_t 
     }
   }
   run(body, until, 0);
+}
+
+// A test's `@pytest.mark.parametrize("M, N", [(128, 64), ...])`: each name with its value in the
+// first case the test runs, where the code gives it (literals, module constants; `pytest.param(v,
+// marks=...)` stands for v). Stacked decorators each add their names.
+std::map<std::string, json> LauncherValues::parametrized_values(TSNode decorated) const {
+  std::map<std::string, json> out;
+  for (TSNode d : decorators_of(decorated)) {
+    if (!is_type(d, "call") || !ends_with(m_.text_of(field(d, "function")), "parametrize")) continue;
+    TSNode args = field(d, "arguments");
+    TSNode names_node = ts_node_named_child(args, 0), cases = ts_node_named_child(args, 1);
+    if (ts_node_is_null(cases) || is_type(names_node, "keyword_argument") || is_type(cases, "keyword_argument")) continue;
+    std::vector<std::string> names;
+    auto spelled = eval(names_node);
+    if (spelled && spelled->is_string()) {
+      std::string list = spelled->get<std::string>();
+      for (size_t at = 0; at <= list.size();) {
+        size_t comma = std::min(list.find(',', at), list.size());
+        std::string one = list.substr(at, comma - at);
+        one.erase(0, one.find_first_not_of(" \t"));
+        one.erase(one.find_last_not_of(" \t") + 1);
+        if (!one.empty()) names.push_back(one);
+        at = comma + 1;
+      }
+    } else if (spelled && spelled->is_array()) {
+      for (const auto& n : *spelled)
+        if (n.is_string()) names.push_back(n.get<std::string>());
+    }
+    if (names.empty()) continue;
+    std::optional<json> first;
+    if (is_type(cases, "list") || is_type(cases, "tuple")) {
+      TSNode c = ts_node_named_child(cases, 0);
+      if (is_type(c, "call") && ends_with(m_.text_of(field(c, "function")), "param")) c = ts_node_named_child(field(c, "arguments"), 0);
+      if (!ts_node_is_null(c) && names.size() > 1 && is_type(c, "call")) continue;
+      if (!ts_node_is_null(c)) first = eval(c);
+    } else if (auto all = eval(cases); all && all->is_array() && !all->empty()) {
+      first = (*all)[0];
+    }
+    if (!first) continue;
+    if (names.size() == 1) {
+      out[names[0]] = *first;
+    } else if (first->is_array() && first->size() == names.size()) {
+      for (size_t i = 0; i < names.size(); ++i) out[names[i]] = (*first)[i];
+    }
+  }
+  return out;
 }
 
 // Whether `condition` being true makes the launcher raise: it is (one of the `or`ed parts of) the

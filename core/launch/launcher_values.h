@@ -59,13 +59,16 @@ class LauncherValues {
   // `function`: the launcher's function_definition, or a null node at module level. Statements
   // of its body before byte `until` are evaluated in order. `bound` gives values to parameters
   // (a helper evaluated for its caller); the others get nominal values from their annotations.
+  // `caller_tensors`: tensors a caller of the launcher hands it (by parameter), whose element
+  // types (and ranks, where the launcher's body states none) the launcher's own tensors take.
   // `facts`, when given, holds the TensorFacts of bodies seen before, by node id: of `m` and of
   // the helpers it calls (bodies of other modules, alive as long as the cache is used), which
   // it fills in turn.
   LauncherValues(const PythonModule& m, TSNode function, uint32_t until, CalleeLookup callees = {},
                  const std::map<std::string, nlohmann::json>* bound = nullptr, int call_depth = 0,
                  int64_t dim = kNominalDim, TensorFactsCache* facts = nullptr,
-                 std::shared_ptr<int> fork_budget = nullptr, int skew = 0, std::shared_ptr<int> sizes_read = nullptr);
+                 std::shared_ptr<int> fork_budget = nullptr, int skew = 0, std::shared_ptr<int> sizes_read = nullptr,
+                 const std::map<std::string, nlohmann::json>* caller_tensors = nullptr);
   // An environment given directly (a stored launch's grid_env), for evaluating a grid later.
   LauncherValues(const PythonModule& m, const nlohmann::json& env);
 
@@ -121,6 +124,7 @@ class LauncherValues {
   int call_depth_ = 0;
   int64_t dim_ = kNominalDim;
   int skew_ = 0;
+  std::map<std::string, nlohmann::json> parametrized_values(TSNode decorated) const;
   int sized_params_ = 0;  // parameters given a size so far (the skew's order)
   int64_t param_dim();
   std::optional<nlohmann::json> returned_;  // a helper's: the value of the return it reached
