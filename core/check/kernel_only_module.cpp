@@ -63,8 +63,20 @@ std::optional<std::string> kernel_only_module(const PythonModule& standalone, co
   bool jitted = false;
   for (TSNode d : site->decorators) {
     if (is_triton_jit(callee(*m, d))) {
-      decorators += "@" + m->text_of(d) + "\n";
       FreeNames reads = free_names(m->tree(), d);
+      // `@triton.jit(debug=debug)` of a kernel a test defined inside itself: the option is the
+      // test's parameter, which the standalone cannot bind. The jit without its options compiles
+      // the same code.
+      bool unbound = false;
+      for (const auto& name : reads.names) unbound = unbound || (m->bindings_of(name).empty() && !m->import_of(name));
+      if (unbound && is_type(d, "call")) {
+        TSNode jit = field(d, "function");
+        reads = free_names(m->tree(), jit);
+        decorators += "@" + m->text_of(jit) + "\n";
+        ++dropped;
+      } else {
+        decorators += "@" + m->text_of(d) + "\n";
+      }
       root.reads.names.insert(reads.names.begin(), reads.names.end());
       for (auto& [base, attrs] : reads.attributes) root.reads.attributes[base].insert(attrs.begin(), attrs.end());
       jitted = true;

@@ -74,6 +74,19 @@ def add_kernel(x_ptr, n, BLOCK: tl.constexpr):
   CHECK(*module == expected);
 }
 
+TEST_CASE("the kernel-only module drops jit options the standalone cannot bind", "[check][kernel_only]") {
+  // A kernel a parametrized test defined inside itself, hoisted with `debug` unresolved.
+  auto module = check::kernel_only_module(
+      "import triton\nimport triton.language as tl\n\n\n@triton.jit(debug=debug)\ndef k(x_ptr):\n    tl.store(x_ptr, 1)\n",
+      "k");
+  REQUIRE(module);
+  CHECK(module->find("@triton.jit\ndef k(x_ptr):") != std::string::npos);
+  CHECK(module->find("debug") == std::string::npos);
+  // Options it can bind stay, and then there is nothing to cut.
+  CHECK_FALSE(check::kernel_only_module(
+      "import triton\n\nDEBUG = True\n\n@triton.jit(debug=DEBUG)\ndef k(x):\n    pass\n", "k"));
+}
+
 TEST_CASE("no kernel-only module when there is nothing to cut or no jitted entry", "[check][kernel_only]") {
   CHECK_FALSE(check::kernel_only_module("import triton\n\n@triton.jit\ndef k(x):\n    pass\n", "k"));
   CHECK_FALSE(check::kernel_only_module("import triton\n\n@triton.jit\ndef k(x):\n    pass\n", "missing"));
