@@ -828,8 +828,11 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
         // random numbers (`tl.rand(seed, offs)`).
         bool random = name == "rand" || name == "randn" || name == "randint" || name == "randint4x" ||
                       name == "philox";
+        // So do the high half of a product (`tl.umulhi(a, b)`) and libdevice's bit counts.
+        bool bits = name == "popc" || name == "clz" || name == "ffs" || name == "brev";
+        size_t integers = random || name == "umulhi" ? 2u : name == "histogram" || bits ? 1u : 0u;
         // A cast there (`tl.load(seeds + row).to(tl.uint32)`) says the type itself, below.
-        for (size_t i = 0; i < (random ? 2u : name == "histogram" ? 1u : 0u); ++i)
+        for (size_t i = 0; i < integers; ++i)
           if (!ts_node_is_null(argument(n, i)) && cast_type(argument(n, i)).empty()) {
             collect(argument(n, i));
             direct_int_reads.push_back(argument(n, i));
