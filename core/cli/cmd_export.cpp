@@ -146,6 +146,8 @@ int run_export(const std::vector<std::string>& args) {
       ("with-launcher", "write each kernel together with the function of its repository that launches it "
        "(kernel_launches) and that function's closure: a runnable unit; chat prompts then ask for that "
        "function. Kernels without a launcher are written as they are")
+      ("include-written-to-fail", "keep the kernels a test suite writes to fail (used only inside pytest.raises) and "
+                                  "the templates it completes by text substitution, left out by default")
       ("jobs,j", po::value(&jobs)->default_value(0), "threads for decontamination and dedup (0 = all cores)")
       ("no-dedup-update", "fail, as before, when selected kernels have not been through `mine dedup`, instead of "
                           "running its incremental update first")
@@ -220,6 +222,13 @@ int run_export(const std::vector<std::string>& args) {
       if (kernel_language(k.plugin, k.meta) == language) chosen.push_back(std::move(k));
     all = std::move(chosen);
   }
+  // Kernels a test suite writes to fail or completes by text substitution (plugins/triton/
+  // written_to_fail.h) are no examples of working code.
+  size_t written_to_fail = 0;
+  if (!vm.count("include-written-to-fail"))
+    written_to_fail = std::erase_if(all, [](const ExportKernel& k) {
+      return k.meta.contains("source_placeholders") || k.meta.value("expects_error", false);
+    });
   std::map<int64_t, std::string> ports = form == KernelForm::Ported ? current_ports(*corpus) : std::map<int64_t, std::string>{};
   bool with_launcher = vm.count("with-launcher") > 0;
   std::map<int64_t, KernelLauncher> launchers = with_launcher ? kernel_launchers(*corpus) : std::map<int64_t, KernelLauncher>{};
@@ -348,6 +357,9 @@ int run_export(const std::vector<std::string>& args) {
     std::cout << "  by license:";
     for (const auto& [l, n] : by_license) std::cout << " " << l << " " << n << ";";
     std::cout << "\n";
+    if (written_to_fail)
+      std::cout << "  left out, written to fail or completed by a test's text substitution: " << written_to_fail
+                << " (--include-written-to-fail keeps them)\n";
     if (license == "permissive") std::cout << "  removed, license not permissive or unknown: " << license_removed << "\n";
     if (dedup_mode != "none") {
       std::cout << "  removed as exact duplicates: " << (exact_removed + renamed_removed) << " (" << renamed_removed
