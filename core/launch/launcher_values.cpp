@@ -252,7 +252,7 @@ LauncherValues::LauncherValues(const PythonModule& m, TSNode function, uint32_t 
 // A test's `@pytest.mark.parametrize("M, N", [(128, 64), ...])`: each name with its value in the
 // first case the test runs, where the code gives it (literals, module constants; `pytest.param(v,
 // marks=...)` stands for v). Stacked decorators each add their names.
-std::map<std::string, json> LauncherValues::parametrized_values(TSNode decorated) const {
+std::map<std::string, json> LauncherValues::parametrized_values(TSNode decorated) {
   std::map<std::string, json> out;
   for (TSNode d : decorators_of(decorated)) {
     if (!is_type(d, "call") || !ends_with(m_.text_of(field(d, "function")), "parametrize")) continue;
@@ -277,7 +277,49 @@ std::map<std::string, json> LauncherValues::parametrized_values(TSNode decorated
     }
     if (names.empty()) continue;
     std::optional<json> first;
-    if (is_type(cases, "list") || is_type(cases, "tuple")) {
+    // The first item of an iterable the code writes: a literal's first element, else its value's.
+    auto first_of = [&](TSNode it) -> std::optional<json> {
+      if (is_type(it, "list") || is_type(it, "tuple")) {
+        TSNode c = ts_node_named_child(it, 0);
+        return ts_node_is_null(c) ? std::nullopt : eval(c);
+      }
+      auto all = eval(it);
+      if (all && all->is_array() && !all->empty()) return (*all)[0];
+      return std::nullopt;
+    };
+    std::string fn = is_type(cases, "call") ? m_.text_of(field(cases, "function")) : "";
+    if (fn == "list" || fn == "tuple") {  // `list(itertools.product(...))`
+      TSNode inner = ts_node_named_child(field(cases, "arguments"), 0);
+      if (is_type(inner, "call")) {
+        cases = inner;
+        fn = m_.text_of(field(cases, "function"));
+      }
+    }
+    if (is_type(cases, "list_comprehension") || is_type(cases, "generator_expression")) {
+      // `[(M, N) for M in SIZES for N in (16, 32)]`: the body with each loop's first item.
+      std::vector<std::string> bound_here;
+      bool known = true;
+      for_each_named_child(cases, [&](TSNode clause) {
+        if (!known || !is_type(clause, "for_in_clause")) return;
+        TSNode left = field(clause, "left");
+        auto item = first_of(field(clause, "right"));
+        if (!is_type(left, "identifier") || !item) {
+          known = false;
+          return;
+        }
+        env_[m_.text_of(left)] = *item;
+        bound_here.push_back(m_.text_of(left));
+      });
+      if (known) first = eval(field(cases, "body"));
+      for (const auto& n : bound_here) env_.erase(n);
+    } else if (fn == "product" || ends_with(fn, ".product")) {
+      json item = json::array();
+      for_each_named_child(field(cases, "arguments"), [&](TSNode a) {
+        auto f = first_of(a);
+        item.push_back(f ? *f : json());
+      });
+      first = item;
+    } else if (is_type(cases, "list") || is_type(cases, "tuple")) {
       TSNode c = ts_node_named_child(cases, 0);
       if (is_type(c, "call") && ends_with(m_.text_of(field(c, "function")), "param")) c = ts_node_named_child(field(c, "arguments"), 0);
       if (!ts_node_is_null(c) && names.size() > 1 && is_type(c, "call")) continue;

@@ -124,7 +124,7 @@ class LauncherValues {
   int call_depth_ = 0;
   int64_t dim_ = kNominalDim;
   int skew_ = 0;
-  std::map<std::string, nlohmann::json> parametrized_values(TSNode decorated) const;
+  std::map<std::string, nlohmann::json> parametrized_values(TSNode decorated);
   int sized_params_ = 0;  // parameters given a size so far (the skew's order)
   int64_t param_dim();
   std::optional<nlohmann::json> returned_;  // a helper's: the value of the return it reached

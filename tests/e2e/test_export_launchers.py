@@ -20,7 +20,7 @@ LAUNCHED = {"act_kernel": "activation", "dequant_kernel": "dequantize", "scale_k
             "fits_head": "run_fits_head", "strided_rows": "first_rows", "scale_add": "scaled", "strided_cols": "last_rows", "packed_gemv": "gemv", "scaled_cast": None, "_rounded": None, "grouped_dequant": None,
             "guarded": None, "impossible": None, "group_scale_kernel": "group_scale",
             "p_loss_kernel": "p_loss", "persistent_copy_kernel": "persistent_copy",
-            "residual_add": "add", "hc_aggregate": "aggregate", "windowed_sum": "window", "fill_one": "test_fill_one", "reduce_rows": "test_reduce_rows", "widen_kernel": "widen",
+            "residual_add": "add", "hc_aggregate": "aggregate", "windowed_sum": "window", "fill_one": "test_fill_one", "reduce_rows": "test_reduce_rows", "widen_kernel": "widen", "scale_tile": "test_scale_tile",
             "biased_rows": "biased", "quant_rows": "quant", "gather_rows": "gather", "_peer_row": None,
             "put_to_peer": "put", "paged_scores": "scores", "acc_sum_kernel": "acc_sum",
             "token_rows_kernel": "token_rows", "pad_rows_kernel": "pad_rows", "triton_tem_scaled": "call",
@@ -57,7 +57,7 @@ class ExportWithLauncher(unittest.TestCase):
     def test_records_hold_kernel_and_launcher(self):
         records, summary = self.export("--with-launcher")
         self.assertEqual({r["kernel_name"] for r in records}, set(LAUNCHED))
-        self.assertIn("written with their launcher: 38", summary)
+        self.assertIn("written with their launcher: 39", summary)
         for r in records:
             want = LAUNCHED[r["kernel_name"]]
             self.assertEqual(r["launcher"], want, r["kernel_name"])
