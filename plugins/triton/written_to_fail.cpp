@@ -60,10 +60,19 @@ void read_names(const PythonFile& m, TSNode n, std::vector<TSNode>& out, int dep
   for_each_named_child(n, [&](TSNode c) { read_names(m, c, out, depth + 1); });
 }
 
-bool spelled_as_string(std::string_view text, std::string_view name) {
+// Whether the file substitutes `name` into source text: the quoted name as a key of a dict
+// (`{'GENERATE_TEST_HERE': expr}`, what a patch helper is handed) or as what `.replace(` replaces.
+bool substituted(std::string_view text, std::string_view name) {
   for (char q : {'\'', '"'}) {
     std::string quoted = std::string(1, q) + std::string(name) + q;
-    if (text.find(quoted) != std::string_view::npos) return true;
+    for (size_t at = text.find(quoted); at != std::string_view::npos; at = text.find(quoted, at + 1)) {
+      size_t after = text.find_first_not_of(" \t", at + quoted.size());
+      if (after != std::string_view::npos && text[after] == ':') return true;
+      size_t before = text.find_last_not_of(" \t", at == 0 ? 0 : at - 1);
+      if (at >= 1 && before != std::string_view::npos && text[before] == '(' && before >= 7 &&
+          text.substr(before - 7, 7) == "replace")
+        return true;
+    }
   }
   return false;
 }
@@ -96,7 +105,7 @@ std::vector<std::string> source_placeholders(const PythonFile& m, const mine_pyt
   for (TSNode r : reads) {
     std::string_view name = m.view_of(r);
     if (bound.count(name) || builtin(name) || out.count(std::string(name))) continue;
-    if (!spelled_as_string(text, name)) continue;
+    if (!substituted(text, name)) continue;
     if (!m.bindings_of(std::string(name)).empty()) continue;  // a module-level name: defined, not substituted
     out.insert(std::string(name));
   }

@@ -9,9 +9,9 @@
 
 namespace mine {
 
-// Names the kernel's body reads that nothing binds, while the file spells them as string
-// literals: placeholders the test substitutes into the source text before it compiles
-// (`patch_kernel(kernel, {'GENERATE_TEST_HERE': expr})`, `src.replace("OP", op)`).
+// Names the kernel's body reads that nothing binds, while the file substitutes them into source
+// text, quoted as a dict key or as what `.replace(` replaces: placeholders a test fills in
+// before it compiles (`patch_kernel(kernel, {'GENERATE_TEST_HERE': expr})`, `src.replace("OP", op)`).
 std::vector<std::string> source_placeholders(const sdk::PythonFile& file, const mine_python_function& kernel);
 
 // True when the kernel's name is used in the scope that defines it and every use lies inside a
