@@ -433,6 +433,59 @@ def process_groups(torch, cls, kwargs, record):
     return kwargs
 
 
+# Module-level globals a standalone keeps for its distributed set-up, None until an `initialize`
+# function (which the closure left out: the module does not call it) sets them, and read by
+# helpers that raise while they are None ("model parallelism was not initialized"): the worker is
+# one process, so the sizes are 1 and the ranks 0, as that function would set them for one rank.
+_WORLD_SIZE_GLOBAL = re.compile(r"(?:^|_)(?:WORLD|(?:MODEL|TENSOR|PIPELINE|DATA|EXPERT|CONTEXT|SEQUENCE)_PARALLEL"
+                                r"(?:_WORLD)?|MP|TP|PP|DP|EP|CP)_SIZE$")
+_RANK_GLOBAL = re.compile(r"(?:^|_)RANK$")
+
+
+def single_process_globals(module, record):
+    """Sets the standalone's distributed size and rank globals that are still None (see
+    _WORLD_SIZE_GLOBAL) to those of one process; each one set goes to `record`."""
+    names = []
+    for name, value in list(vars(module).items()):
+        if value is not None or not name.isupper():
+            continue
+        if _WORLD_SIZE_GLOBAL.search(name):
+            setattr(module, name, 1)
+            names.append("%s = 1" % name)
+        elif _RANK_GLOBAL.search(name):
+            setattr(module, name, 0)
+            names.append("%s = 0" % name)
+    if names:
+        record.append({"error": "", "change": "globals %s (one process)" % ", ".join(names)})
+    return names
+
+
+_TORCH_CHAIN = re.compile(r"\btorch((?:\.[A-Za-z_]\w*)+)")
+
+
+def torch_submodules(torch, source):
+    """Imports the submodules of torch the code reaches as attributes (`torch.distributed.tensor.DTensor`)
+    without importing them: `import torch` does not import every submodule, so such a name works
+    only where something else imported it first (another module of the same worker; Dynamo once
+    it has compiled). Returns the submodules imported."""
+    imported = []
+    for m in sorted(set(_TORCH_CHAIN.findall(source or ""))):
+        parent, dotted = torch, "torch"
+        for part in m.strip(".").split("."):
+            dotted += "." + part
+            if hasattr(parent, part):
+                parent = getattr(parent, part)
+                if not isinstance(parent, type(torch)):
+                    break
+                continue
+            try:
+                parent = importlib.import_module(dotted)
+            except Exception:  # not a submodule (a name the code reads off one), or one that cannot import here
+                break
+            imported.append(dotted)
+    return imported
+
+
 def instantiate(cls, kwargs, record, torch=None):
     """cls(**kwargs), giving module_inputs.SIZE to arguments a TypeError says are missing and a
     process group of one rank to those that are process groups."""
@@ -603,6 +656,8 @@ def run(task, row, torch, mark):
     device = torch.device("cuda")
     with open(os.path.join(task["bundle_dir"], spec["module"]), encoding="utf-8") as f:
         source = f.read()
+    torch_submodules(torch, source)
+    single_process_globals(module, info["deduce"])
     built = {}
     model, kwargs, specs = build(torch, cls, inputs, info["deduce"], module, module_inputs.code_defaults(source), source,
                                  built)

@@ -380,6 +380,36 @@ class InductorStage(unittest.TestCase):
         self.assertEqual(inits, [("nccl", 0, 1)])
         self.assertIn("process group of one rank", row["inductor"]["deduce"][0]["change"])
 
+    def test_distributed_size_globals_left_none_are_those_of_one_process(self):
+        # A model-parallel example whose `initialize(world_size, rank)` the closure left out (the
+        # module never calls it): its helpers raise while the globals are None.
+        source = """
+            import functools
+            from typing import Optional
+            import torch
+            _GROUP = None
+            _WORLD_SIZE: Optional[int] = None
+            _LOCAL_RANK: Optional[int] = None
+            BATCH_SIZE = None
+            @functools.cache
+            def get_world_size() -> int:
+                if _WORLD_SIZE is None:
+                    raise RuntimeError("model parallelism was not initialized")
+                return _WORLD_SIZE
+            class FeedForward(torch.nn.Module):
+                def __init__(self, dim):
+                    super().__init__()
+                    self.local = dim // get_world_size()
+                def forward(self, x):
+                    assert (self.local, _LOCAL_RANK, _GROUP, BATCH_SIZE) == (16, 0, None, None)
+                    return x
+            """
+        row, error = self.run_module(source, "FeedForward", {"init": [{"name": "dim", "literal": "16", "source": "size_name"}],
+                                                             "forward": [{"name": "x", "rank": 2}]})
+        self.assertIsNone(error)
+        self.assertTrue(row["inductor"]["match"])
+        self.assertEqual(row["inductor"]["deduce"][0]["change"], "globals _WORLD_SIZE = 1, _LOCAL_RANK = 0 (one process)")
+
     def test_a_residual_that_wants_wider_inputs_widens_the_module(self):
         # A ResNet bottleneck Bottleneck(inplanes, planes) with `out + x`: planes * 4 channels come
         # out, so x has them too, and then inplanes (guessed as 16 like planes) is the wrong guess.
@@ -592,6 +622,35 @@ class InductorStage(unittest.TestCase):
             """, "Plain", {})
         self.assertIsInstance(error, inductor_stage.NotAModule)
         self.assertEqual(row["stage_reached"], "import")
+
+
+class TorchSubmodules(unittest.TestCase):
+    """inductor_stage.torch_submodules on a package called torch written for the test."""
+
+    def test_a_submodule_the_code_reaches_as_an_attribute_is_imported(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            files = {"torch/__init__.py": "from . import distributed\n",
+                     "torch/distributed/__init__.py": "",
+                     "torch/distributed/tensor/__init__.py": "class DTensor:\n    pass\n"}
+            for path, text in files.items():
+                os.makedirs(os.path.dirname(os.path.join(tmp, path)), exist_ok=True)
+                with open(os.path.join(tmp, path), "w") as f:
+                    f.write(text)
+            saved = {k: v for k, v in sys.modules.items() if k == "torch" or k.startswith("torch.")}
+            for k in saved:
+                del sys.modules[k]
+            sys.path.insert(0, tmp)
+            try:
+                import torch
+                self.assertFalse(hasattr(torch.distributed, "tensor"))
+                source = "if isinstance(a, torch.distributed.tensor.DTensor) or torch.distributed.missing.x: pass"
+                self.assertEqual(inductor_stage.torch_submodules(torch, source), ["torch.distributed.tensor"])
+                self.assertTrue(hasattr(torch.distributed.tensor, "DTensor"))
+            finally:
+                sys.path.remove(tmp)
+                for k in [k for k in sys.modules if k == "torch" or k.startswith("torch.")]:
+                    del sys.modules[k]
+                sys.modules.update(saved)
 
 
 if __name__ == "__main__":
