@@ -435,11 +435,42 @@ def _r_running_mean(specs, m):
     return None if i is None else _scale_sides(specs, i, want, got, "batch norm features %d -> %d" % (got, want))
 
 
+def _patch_channels(specs, want, message):
+    """A patch embedding's norm (`LayerNorm(patch_dim)`, patch_dim = channels * patch elements)
+    over the patches the module cut out of an input of ours ("normalized_shape=[48] ... got input
+    of size[2, 4, 4, 256]": a rearrangement of [2, 16, 16, 16] into patches of 4x4 by 16 channels):
+    the patch elements are the features it got over the channels it was given, so the channels
+    are the features it wants over those (3). Only for an input whose shape is not the one the
+    norm got (it went through the rearrangement) and whose channels no evidence fixed."""
+    m = re.search(r"but got input of size\s*\[([\d, ]+)\]", message or "")
+    if not m:
+        return None
+    got_shape = [int(x) for x in re.findall(r"\d+", m.group(1))]
+    got = got_shape[-1] if got_shape else 0
+    for i, s in enumerate(specs):
+        shape = shape_of(s)
+        if (not s["dtype"].startswith("float") or s.get("value") is not None or s["rank"] < 3 or 1 in s["dims"]
+                or shape == got_shape):
+            continue
+        channels = shape[1]
+        if got <= 0 or got % channels or want % (got // channels) or got == want:
+            continue
+        new = want // (got // channels)
+        if 0 < new != channels:
+            return _set_dim(specs, i, 1, new, "channels %d -> %d (a norm of %d over patches of %d elements)"
+                            % (channels, new, want, got // channels))
+    return None
+
+
 def _r_normalized(specs, m):
     sizes = [int(x) for x in re.findall(r"\d+", m.group(1))]
     i = _first_float(specs)
     if i is None or not sizes:
         return None
+    if len(sizes) == 1:
+        why = _patch_channels(specs, sizes[0], m.string)
+        if why:
+            return why
     if specs[i]["rank"] < len(sizes) + 1:
         specs[i]["rank"] = len(sizes) + 1
     why = None

@@ -53,6 +53,22 @@ class Deducer(unittest.TestCase):
                "but got input of size[2, 16, 16, 16]")
         self.assertEqual(mi.shape_of(self.fix([spec(4)], msg)[0])[-1], 64)
 
+    def test_layer_norm_over_patches_asks_for_the_channels(self):
+        # A patch embedding `b c (h p1) (w p2) -> b h w (p1 p2 c)` then LayerNorm(3 * 4 * 4): 16
+        # guessed channels give 256 features per 4x4 patch, 48 are wanted: 3 channels.
+        msg = ("RuntimeError: Given normalized_shape=[48], expected input with shape [*, 48], "
+               "but got input of size[2, 4, 4, 256]")
+        new = self.fix([spec(4, {-1: 16, -2: 16}, name="img")], msg)
+        self.assertEqual(mi.shape_of(new[0]), [mi.BATCH, 3, 16, 16])
+        # One dimension of patches (`b c (n p) -> b n (p c)`, patches of 16 by 16 channels).
+        msg = ("RuntimeError: Given normalized_shape=[48], expected input with shape [*, 48], "
+               "but got input of size[2, 1, 256]")
+        self.assertEqual(mi.shape_of(self.fix([spec(3, name="series")], msg)[0]), [mi.BATCH, 3, mi.SIZE])
+        # Channels the evidence fixed stay; so does a norm applied to the input as it is.
+        new = self.fix([spec(4, {1: 16})], msg)
+        self.assertEqual(mi.shape_of(new[0])[1], 16)
+        self.assertEqual(mi.shape_of(new[0])[-1], 48)
+
     def test_unpack_sets_rank(self):
         new = self.fix([spec(4)], "ValueError: not enough values to unpack (expected 5, got 4)")
         self.assertEqual(new[0]["rank"], 5)
