@@ -176,13 +176,54 @@ def optional_parameters(model, specs):
 def failing_line(error, path):
     """The source line of the innermost frame of the standalone at `path` in `error`'s traceback
     (the module's own code, not torch's), stripped; None when no frame is in it."""
-    found = None
+    return failing_frame(error, path)[0]
+
+
+def failing_frame(error, path):
+    """(failing_line, that frame); (None, None) when no frame of `path` is in the traceback."""
+    found = (None, None)
     if not path:
-        return None
+        return found
     for frame, lineno in traceback.walk_tb(error.__traceback__):
         if os.path.abspath(frame.f_code.co_filename) == os.path.abspath(path):
-            found = linecache.getline(path, lineno).strip()
+            found = (linecache.getline(path, lineno).strip(), frame)
     return found
+
+
+_READ_NODES = (ast.Expression, ast.Name, ast.Attribute, ast.Subscript, ast.Constant, ast.Tuple, ast.List,
+               ast.BinOp, ast.UnaryOp, ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Mod, ast.Pow,
+               ast.USub, ast.UAdd, ast.Load, ast.Slice, ast.Call)
+
+
+def frame_reader(frame):
+    """A function giving the value of an expression of the failing line in that frame, as the
+    line saw it (`self.bits`, `(teacher_input.shape[0],)`, `h * w`): names, attributes, items,
+    arithmetic and calls of `len` or `.size()` only (module_inputs.deduce's `evaluate`); None for
+    anything else or when it raises."""
+    if frame is None:
+        return None
+
+    def evaluate(text):
+        try:
+            tree = ast.parse(text, mode="eval")
+        except (SyntaxError, ValueError):
+            return None
+        for node in ast.walk(tree):
+            if not isinstance(node, _READ_NODES):
+                return None
+            if isinstance(node, ast.Attribute) and node.attr.startswith("_"):
+                return None
+            if isinstance(node, ast.Name) and node.id.startswith("__"):
+                return None
+            if isinstance(node, ast.Call) and not (
+                    isinstance(node.func, ast.Name) and node.func.id == "len"
+                    or isinstance(node.func, ast.Attribute) and node.func.attr == "size"):
+                return None
+        try:
+            return eval(compile(tree, "<failing line>", "eval"), dict(frame.f_globals), dict(frame.f_locals))
+        except Exception:
+            return None
+    return evaluate
 
 
 _IDENTITIES = {}
@@ -567,7 +608,7 @@ def run_eager(torch, model, specs, device, record, rebuild=None, path=None):
         except Exception as e:  # the deducer reads the message; anything else is the module's failure
             message = "%s: %s" % (type(e).__name__, e)
             tried.add(module_inputs.signature(specs))
-            line = failing_line(e, path)
+            line, frame = failing_frame(e, path)
             fix = rebuild.fix(message, specs, tried) if rebuild is not None else None
             if fix is not None and attempt < MAX_TRIES:
                 model = rebuild(*fix)
@@ -581,7 +622,8 @@ def run_eager(torch, model, specs, device, record, rebuild=None, path=None):
                                "change": "guessed sizes %d -> %d (a divisibility the forward checks)"
                                % (module_inputs.SIZE, module_inputs.SIZE * module_inputs.LARGER)})
                 continue
-            trial, why = module_inputs.deduce(specs, message, tried, line, optional_parameters(model, specs))
+            trial, why = module_inputs.deduce(specs, message, tried, line, optional_parameters(model, specs),
+                                              frame_reader(frame))
             if trial is None or attempt == MAX_TRIES:
                 raise
             record.append({"error": trim(message, 300), "change": why})

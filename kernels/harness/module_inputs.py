@@ -804,6 +804,111 @@ def _line_rank(specs, line):
     return None
 
 
+def _assert_condition(line):
+    """The condition of `assert COND[, message]` on one line (the message may go on past it)."""
+    m = re.match(r"assert\s+(.*)$", line or "")
+    if not m:
+        return None
+    text, depth, quote = m.group(1), 0, None
+    for k, c in enumerate(text):
+        if quote:
+            quote = None if c == quote else quote
+        elif c in "'\"":
+            quote = c
+        elif c in "([{":
+            depth += 1
+        elif c in ")]}":
+            depth -= 1
+        elif c == "," and depth == 0:
+            return text[:k].strip()
+    return text.strip()
+
+
+def _shape_item(node, names):
+    """(input name, index or None for the whole shape) of `x.shape[i]`, `x.size(i)`, `x.shape`."""
+    def index(n):
+        if isinstance(n, ast.Constant) and type(n.value) is int:
+            return n.value
+        if isinstance(n, ast.UnaryOp) and isinstance(n.op, ast.USub) and isinstance(n.operand, ast.Constant) \
+                and type(n.operand.value) is int:
+            return -n.operand.value
+        return None
+    if (isinstance(node, ast.Attribute) and node.attr == "shape" and isinstance(node.value, ast.Name)
+            and node.value.id in names):
+        return node.value.id, None
+    if isinstance(node, ast.Subscript):
+        inner = node.slice.value if type(node.slice).__name__ == "Index" else node.slice
+        found = _shape_item(node.value, names)
+        if found and found[1] is None and index(inner) is not None:
+            return found[0], index(inner)
+    if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "size"
+            and isinstance(node.func.value, ast.Name) and node.func.value.id in names and len(node.args) == 1
+            and index(node.args[0]) is not None):
+        return node.func.value.id, index(node.args[0])
+    return None
+
+
+def _size(value):
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _line_assert_shape(specs, message, line, evaluate):
+    """An assertion of the failing line that compares an input's size with a value the module
+    has (`assert logits.shape[-1] == self.bits`, `assert labels.shape == (x.shape[0],)`), or a
+    size the forward read off an input (`assert n == self.max_seq_len` after `b, n = x.shape`,
+    when exactly one dimension of the inputs is n): that size takes the value the other side has
+    in the failing frame (`evaluate`, inductor_stage.frame_reader)."""
+    if evaluate is None or not (message or "").startswith("AssertionError"):
+        return None
+    condition = _assert_condition(line)
+    try:
+        tree = ast.parse(condition or "", mode="eval").body
+    except (SyntaxError, ValueError):
+        return None
+    if not (isinstance(tree, ast.Compare) and len(tree.ops) == 1 and isinstance(tree.ops[0], ast.Eq)):
+        return None
+    names = {s["name"]: i for i, s in enumerate(specs) if s.get("value") is None}
+    sides = (tree.left, tree.comparators[0])
+    for this, other in (sides, sides[::-1]):
+        want = evaluate(ast.unparse(other))
+        item = _shape_item(this, names)
+        if item is not None:
+            i = names[item[0]]
+            if item[1] is None:
+                try:
+                    shape = [int(v) for v in want]
+                except (TypeError, ValueError):
+                    continue
+                if not shape or len(shape) > MAX_RANK or not all(0 < v <= 1 << 16 for v in shape):
+                    continue
+                s = specs[i]
+                if shape_of(s) == shape:
+                    continue
+                s["rank"], s["rank_known"] = len(shape), True
+                s["dims"] = {k: v for k, v in enumerate(shape) if k > 0 or v != BATCH}
+                return "%s shape -> %s (the failing line asserts it)" % (item[0], shape)
+            if not _size(want):
+                continue
+            why = _set_dim(specs, i, item[1], int(want), "%s dim %d -> %d (the failing line asserts it)"
+                           % (item[0], item[1], int(want)))
+            if why:
+                return why
+            continue
+        if isinstance(this, ast.Name) and this.id not in names:
+            have = evaluate(this.id)
+            if not _size(have) or not _size(want):
+                continue
+            where = [(i, j) for i, s in enumerate(specs) if s.get("value") is None
+                     for j, v in enumerate(shape_of(s)) if j > 0 and v == have]
+            if len(where) == 1 and have != want:
+                i, j = where[0]
+                why = _set_dim(specs, i, j, want, "%s dim %d -> %d (the failing line asserts %s == %d)"
+                               % (specs[i]["name"], j, want, this.id, want))
+                if why:
+                    return why
+    return None
+
+
 _NOT_A_TENSOR = re.compile(r"\b(?:int|str|bool|float|dict|Dict|Callable)\b")
 
 
@@ -838,7 +943,7 @@ def _line_optional(specs, message, line, optional):
     return None
 
 
-def deduce(specs, message, tried=(), line=None, optional=None):
+def deduce(specs, message, tried=(), line=None, optional=None, evaluate=None):
     """(new specs, what changed) for the error `message` raised by the module on `specs`, or
     (None, None) when no rule applies or none changes anything: the caller stops trying. Without
     a rule for the message, an input of unknown rank gets the next rank of RANK_ORDER. A change
@@ -846,10 +951,12 @@ def deduce(specs, message, tried=(), line=None, optional=None):
     as broadcasting between two inputs does, would go round until the tries run out).
     `line`: the source line that failed (the innermost of the module's file), read first for a
     rank check of an input by name; `optional`: {name: annotation} of forward parameters left to
-    a None default, one of which the line or the message may name (_line_optional)."""
+    a None default, one of which the line or the message may name (_line_optional); `evaluate`:
+    the value of an expression in the failing frame (_line_assert_shape), or None."""
     if _MISSING_LIBRARY.search(message or ""):
         return None, None  # no input makes a library appear: the tries are left alone
-    for rule in (lambda t: _line_rank(t, line), lambda t: _line_optional(t, message, line, optional)):
+    for rule in (lambda t: _line_rank(t, line), lambda t: _line_assert_shape(t, message, line, evaluate),
+                 lambda t: _line_optional(t, message, line, optional)):
         trial = copy.deepcopy(specs)
         why = rule(trial)
         if why and signature(trial) not in tried:

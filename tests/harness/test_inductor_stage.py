@@ -410,6 +410,25 @@ class InductorStage(unittest.TestCase):
         self.assertTrue(row["inductor"]["match"])
         self.assertEqual(row["inductor"]["deduce"][0]["change"], "globals _WORLD_SIZE = 1, _LOCAL_RANK = 0 (one process)")
 
+    def test_an_assertion_of_an_input_size_is_read_in_the_failing_frame(self):
+        row, error = self.run_module("""
+            import torch
+            class Mapper(torch.nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.bits = 3
+                    self.max_len = 8
+                def forward(self, logits, tokens):
+                    b, n = tokens.shape
+                    assert logits.shape[-1] == self.bits, f'logits must have a last dimension of {self.bits}'
+                    assert n == self.max_len
+                    return logits
+            """, "Mapper", {"forward": [{"name": "logits", "rank": 2},
+                                        {"name": "tokens", "rank": 2, "dims": {"1": 1024}, "dtype": "int64"}]})
+        self.assertIsNone(error)
+        self.assertTrue(row["inductor"]["match"])
+        self.assertEqual([t["shape"] for t in row["inductor"]["inputs_used"]["forward"]], [[2, 3], [2, 8]])
+
     def test_a_residual_that_wants_wider_inputs_widens_the_module(self):
         # A ResNet bottleneck Bottleneck(inplanes, planes) with `out + x`: planes * 4 channels come
         # out, so x has them too, and then inplanes (guessed as 16 like planes) is the wrong guess.

@@ -496,6 +496,34 @@ class ConvolutionInput(unittest.TestCase):
 class FailingLine(unittest.TestCase):
     """Rules that read the line of the module's own code that failed, besides the message."""
 
+    def test_an_assertion_of_a_size_takes_the_value_the_frame_has(self):
+        frame = {"self.bits": 3, "(teacher.shape[0],)": (2 * 16,), "self.max_seq_len": 8, "n": 1024, "n_heads": 4,
+                 "self.heads": 2}
+        evaluate = frame.get
+        line = "assert logits.shape[-1] == self.bits, f'logits must have a last dimension of {self.bits}'"
+        new, why = mi.deduce([spec(3, name="logits")], "AssertionError: logits must have a last dimension of 3",
+                             line=line, evaluate=evaluate)
+        self.assertEqual(mi.shape_of(new[0]), [mi.BATCH, mi.SIZE, 3])
+        self.assertIn("failing line", why)
+        # The whole shape, the assertion's message going on past the line.
+        new, _ = mi.deduce([spec(2, name="teacher"), spec(2, dtype="int64", name="labels")],
+                           "AssertionError: the shape of labels must be (BT,)",
+                           line="assert labels.shape == (teacher.shape[0],), (", evaluate=evaluate)
+        self.assertEqual(mi.shape_of(new[1]), [32])
+        self.assertTrue(new[1]["rank_known"])
+        # A size the forward read off an input, one dimension of the inputs only.
+        new, _ = mi.deduce([spec(2, {1: 1024}, dtype="int64")], "AssertionError",
+                           line="assert n == self.max_seq_len", evaluate=evaluate)
+        self.assertEqual(mi.shape_of(new[0]), [mi.BATCH, 8])
+        # Not an assertion error, no frame, or a name no single dimension holds: the rules go on.
+        new, why = mi.deduce([spec(3, name="logits")], "RuntimeError: x", line=line, evaluate=evaluate)
+        self.assertNotIn("failing line", why or "")
+        new, why = mi.deduce([spec(3, name="logits")], "AssertionError: x", line=line)
+        self.assertNotIn("failing line", why or "")
+        new, why = mi.deduce([spec(3, {1: 4}), spec(3, {1: 4}, name="y")], "AssertionError",
+                             line="assert n_heads == self.heads", evaluate=evaluate)
+        self.assertNotIn("failing line", why or "")
+
     def test_a_rank_check_on_the_failing_line_names_the_input(self):
         specs = [spec(4, name="x"), spec(4, name="preferred_seq")]
         new, why = mi.deduce(specs, "AssertionError: ", line="assert preferred_seq.ndim == 2")
