@@ -631,6 +631,15 @@ def run_eager(torch, model, specs, device, record, rebuild=None, path=None):
     raise AssertionError("unreachable")
 
 
+def placed(model, device):
+    """The module moved to `device` and in eval mode. Both act in place; their return values are
+    not the module's to give: a class overriding `train(mode)` without returning (timm's attention
+    layers that clear a cache there) makes `eval()` return None."""
+    model.to(device)
+    model.eval()
+    return model
+
+
 class Rebuild:
     """Makes the module again with one guessed __init__ size changed (run_eager's `rebuild`)."""
 
@@ -665,13 +674,13 @@ class Rebuild:
             if grown is not None:
                 self.kwargs[n] = grown
         self.torch.manual_seed(0)
-        return self.cls(**self.kwargs).to(self.device).eval()
+        return placed(self.cls(**self.kwargs), self.device)
 
     def __call__(self, name, value):
         self.changed.add(name)
         self.kwargs[name] = value
         self.torch.manual_seed(0)
-        return self.cls(**self.kwargs).to(self.device).eval()
+        return placed(self.cls(**self.kwargs), self.device)
 
 
 def run(task, row, torch, mark):
@@ -704,7 +713,7 @@ def run(task, row, torch, mark):
     model, kwargs, specs = build(torch, cls, inputs, info["deduce"], module, module_inputs.code_defaults(source), source,
                                  built)
     specs = scalar_inputs(cls, specs)
-    model = model.to(device).eval()
+    model = placed(model, device)
 
     row["stage_reached"] = "load"
     info["phase"] = "eager"

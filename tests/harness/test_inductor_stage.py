@@ -44,8 +44,12 @@ def make_torch(compiled_offset=0.0, codes=("# AOT ID\n@triton.jit\ndef triton_po
         def to(self, _device):
             return self
 
-        def eval(self):
+        def train(self, mode=True):
+            self.training = mode
             return self
+
+        def eval(self):  # as torch's: what train() returns
+            return self.train(False)
 
     class ReLU(Module):
         def forward(self, x):
@@ -428,6 +432,21 @@ class InductorStage(unittest.TestCase):
         self.assertIsNone(error)
         self.assertTrue(row["inductor"]["match"])
         self.assertEqual([t["shape"] for t in row["inductor"]["inputs_used"]["forward"]], [[2, 3], [2, 8]])
+
+    def test_a_train_override_that_returns_nothing_leaves_the_module(self):
+        # timm's attention layers clear a cache in `train(mode)` and return None, so `eval()` does.
+        row, error = self.run_module("""
+            import torch
+            class Cached(torch.nn.Module):
+                def train(self, mode=True):
+                    super().train(mode)
+                    self.cache = {}
+                def forward(self, x):
+                    assert not self.training
+                    return x
+            """, "Cached", {"forward": [{"name": "x", "rank": 2}]})
+        self.assertIsNone(error)
+        self.assertTrue(row["inductor"]["match"])
 
     def test_a_residual_that_wants_wider_inputs_widens_the_module(self):
         # A ResNet bottleneck Bottleneck(inplanes, planes) with `out + x`: planes * 4 channels come
