@@ -575,17 +575,28 @@ def build(torch, cls, inputs, record, namespace=None, defaults=None, source="", 
         return _build_larger(torch, cls, inputs, record, namespace, defaults, specs, e)
 
 
+SIZE_CHECKS = (AssertionError, ValueError, ZeroDivisionError)  # what __init__ raises on sizes it rejects
+GROWTHS = (module_inputs.LARGER, module_inputs.LARGER ** 2)  # 16 -> 64, then 256
+
+
 def _build_larger(torch, cls, inputs, record, namespace, defaults, specs, error):
     """What __init__ checks of its sizes (divisibility, positive group counts): once more with the
-    guessed sizes larger, the forward inputs with them; `error` again when that cannot help."""
-    larger = module_inputs.larger_init_kwargs(inputs)
-    if larger is None or not isinstance(error, (AssertionError, ValueError, ZeroDivisionError)):
-        raise error
-    record.append({"error": trim("%s: %s" % (type(error).__name__, error), 300),
-                   "change": "guessed sizes %d -> %d" % (module_inputs.SIZE, module_inputs.SIZE * module_inputs.LARGER)})
-    torch.manual_seed(0)
-    kwargs = resolve_stand_ins(torch, larger, namespace, cls, defaults, False)
-    return instantiate(cls, kwargs, record, torch), kwargs, module_inputs.larger_specs(specs)
+    guessed sizes larger, the forward inputs with them, and once more still larger when that is
+    rejected the same way (a bottleneck's width of a quarter or an eighth of the guessed one
+    under GroupNorm's 32 groups wants 256); `error` again when that cannot help."""
+    for factor in GROWTHS:
+        larger = module_inputs.larger_init_kwargs(inputs, factor)
+        if larger is None or not isinstance(error, SIZE_CHECKS):
+            raise error
+        record.append({"error": trim("%s: %s" % (type(error).__name__, error), 300),
+                       "change": "guessed sizes %d -> %d" % (module_inputs.SIZE, module_inputs.SIZE * factor)})
+        torch.manual_seed(0)
+        kwargs = resolve_stand_ins(torch, larger, namespace, cls, defaults, False)
+        try:
+            return instantiate(cls, kwargs, record, torch), kwargs, module_inputs.larger_specs(specs, factor)
+        except SIZE_CHECKS as e:
+            error = e
+    raise error
 
 
 def run_eager(torch, model, specs, device, record, rebuild=None, path=None):

@@ -202,8 +202,8 @@ GUESSED_SOURCES = ("size_name", "fallback", "use")  # the plugin's guesses, not 
 LARGER = 4  # the factor guessed sizes grow by when they are too small for the module's own numbers
 
 
-def larger_init_kwargs(inputs):
-    """init_kwargs with every guessed size (SIZE, alone or in a tuple) LARGER times larger, for a
+def larger_init_kwargs(inputs, factor=LARGER):
+    """init_kwargs with every guessed size (SIZE, alone or in a tuple) `factor` times larger, for a
     module whose __init__ rejected them (`dim % dim_head` with a default dim_head of 32, GroupNorm's
     32 groups); None when no guessed size is there to grow."""
     kwargs = init_kwargs(inputs)
@@ -214,18 +214,18 @@ def larger_init_kwargs(inputs):
             continue
         value = kwargs[name]
         if type(value) is int and value == SIZE:
-            kwargs[name], grown = SIZE * LARGER, True
+            kwargs[name], grown = SIZE * factor, True
         elif isinstance(value, tuple) and value and all(type(v) is int and v == SIZE for v in value):
-            kwargs[name], grown = tuple(SIZE * LARGER for _ in value), True
+            kwargs[name], grown = tuple(SIZE * factor for _ in value), True
     return kwargs if grown else None
 
 
-def larger_specs(specs):
+def larger_specs(specs, factor=LARGER):
     """The forward inputs to go with larger_init_kwargs: dimensions fixed at SIZE (read from the
     guessed sizes) grow with them."""
     out = copy.deepcopy(specs)
     for s in out:
-        s["dims"] = {k: (v * LARGER if v == SIZE else v) for k, v in s["dims"].items()}
+        s["dims"] = {k: (v * factor if v == SIZE else v) for k, v in s["dims"].items()}
     return out
 
 

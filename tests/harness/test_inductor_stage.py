@@ -512,6 +512,29 @@ class InductorStage(unittest.TestCase):
         self.assertEqual(info["inputs_used"]["forward"][0]["shape"], [module_inputs.BATCH, module_inputs.SIZE, 64])
         self.assertIn("guessed sizes 16 -> 64", info["deduce"][0]["change"])
 
+    def test_sizes_rejected_again_grow_once_more(self):
+        # A bottleneck of an eighth of its width under GroupNorm's 32 groups: 16 gives 2, 64 gives
+        # 8, 256 gives the 32 it needs.
+        row, error = self.run_module("""
+            import torch
+            class Bottleneck(torch.nn.Module):
+                def __init__(self, out_chs, ratio=0.125, groups=32):
+                    super().__init__()
+                    mid = int(out_chs * ratio)
+                    if mid % groups:
+                        raise ValueError("num_channels (%d) must be divisible by num_groups (%d)" % (mid, groups))
+                    self.out_chs = out_chs
+                def forward(self, x):
+                    assert x.shape[1] == self.out_chs
+                    return x
+            """, "Bottleneck", {"init": [{"name": "out_chs", "literal": "16", "source": "size_name"}],
+                                "forward": [{"name": "x", "rank": 4, "dims": {"1": 16}}]})
+        self.assertIsNone(error)
+        info = row["inductor"]
+        self.assertEqual(info["inputs_used"]["init"], {"out_chs": "256"})
+        self.assertEqual(info["inputs_used"]["forward"][0]["shape"][1], 256)
+        self.assertEqual([d["change"] for d in info["deduce"]], ["guessed sizes 16 -> 64", "guessed sizes 16 -> 256"])
+
     def test_sizes_of_call_sites_are_not_grown(self):
         row, error = self.run_module("""
             import torch
