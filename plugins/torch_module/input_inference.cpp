@@ -6,6 +6,7 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <set>
 
 #include "plugins/torch_module/argument_guess.h"
 #include "plugins/torch_module/einops_pattern.h"
@@ -369,10 +370,62 @@ class Inference {
     t.evidence.push_back("image arguments of __init__");
   }
 
+  // The shape a comment after a forward parameter writes for it, on the parameter's line:
+  // `rollout_embeds, # (r b n d)`, `x,  # [B, N, C]`, `img  # (b, 3, h, w)`. One token per
+  // dimension, each a name or a size; nothing for anything else (`# (..., d)`, prose).
+  std::map<std::string, std::vector<std::string>> parameter_shape_comments(TSNode definition) {
+    std::map<std::string, std::vector<std::string>> out;
+    TSNode params = field(definition, "parameters");
+    if (ts_node_is_null(params)) return out;
+    std::string last;
+    uint32_t last_row = 0;
+    for (uint32_t i = 0, n = ts_node_named_child_count(params); i < n; ++i) {
+      TSNode c = ts_node_named_child(params, i);
+      if (!is_type(c, "comment")) {
+        TSNode name = is_type(c, "identifier") ? c : field(c, "name");
+        if (ts_node_is_null(name) && ts_node_named_child_count(c) > 0) name = ts_node_named_child(c, 0);
+        last = !ts_node_is_null(name) && is_type(name, "identifier") ? m_.text_of(name) : "";
+        last_row = ts_node_end_point(c).row;
+        continue;
+      }
+      if (last.empty() || ts_node_start_point(c).row != last_row) continue;
+      std::string text = m_.text_of(c);
+      size_t open = text.find_first_of("([");
+      if (open == std::string::npos || text.find_first_not_of("# \t") != open) continue;
+      size_t close = text.find(text[open] == '(' ? ')' : ']', open);
+      if (close == std::string::npos) continue;
+      std::vector<std::string> tokens;
+      bool plain = true;
+      std::string token;
+      for (size_t k = open + 1; k <= close; ++k) {
+        char ch = text[k];
+        if (std::isalnum(static_cast<unsigned char>(ch)) || ch == '_') {
+          token += ch;
+        } else if (ch == ',' || ch == ' ' || ch == ')' || ch == ']') {
+          if (!token.empty()) tokens.push_back(token);
+          token.clear();
+        } else {
+          plain = false;  // `...`, `*`, `b*n`: not one token per dimension
+        }
+      }
+      if (plain && !tokens.empty() && tokens.size() <= 8) out[last] = tokens;
+      last.clear();
+    }
+    return out;
+  }
+
   nlohmann::json infer_forward() {
     nlohmann::json out = nlohmann::json::array();
     auto forward = method_of(m_, cls_, "forward");
     if (!forward) return out;
+    std::map<std::string, std::vector<std::string>> commented =
+        parameter_shape_comments(m_.function(*forward).definition);
+    // A dimension a comment names as another input's first (`curr_latent # (b n d)` beside
+    // `embeds # (r b n d)`) is that input's batch: the harness makes every first dimension the
+    // same batch, so the name gets that size wherever it stands.
+    std::set<std::string> batch_names;
+    for (const auto& [param, tokens] : commented)
+      if (!std::isdigit(static_cast<unsigned char>(tokens[0][0]))) batch_names.insert(tokens[0]);
     nlohmann::json params = nlohmann::json::parse(m_.parameters_json(*forward));
     TSNode body = field(m_.function(*forward).definition, "body");
     bool keyword_only = false;  // after `*` or `*args`: passed by name
@@ -402,6 +455,21 @@ class Inference {
       std::string name = p["name"];
       Tensor t;
       from_uses(body, name, t);
+      if (auto c = commented.find(name); c != commented.end() && !t.rank &&
+                                         (!t.min_rank || *t.min_rank <= static_cast<int>(c->second.size()))) {
+        const std::vector<std::string>& tokens = c->second;
+        t.rank = static_cast<int>(tokens.size());
+        t.min_rank.reset();
+        for (int k = 1; k < *t.rank; ++k) {
+          const std::string& token = tokens[k];
+          if (std::isdigit(static_cast<unsigned char>(token[0]))) {
+            if (auto v = integer_of(token); v && *v > 0 && !t.dims.count(k)) t.dims[k] = *v;
+          } else if (batch_names.count(token) && !t.dims.count(k)) {
+            t.dims[k] = kBatchSize;
+          }
+        }
+        t.evidence.push_back("shape comment " + name);
+      }
       std::string n = lower(name);
       if (n.find("mask") != std::string::npos) {
         t.dtype = "bool";
