@@ -23,6 +23,8 @@ namespace mine::torch_module {
 // forward: parameters without defaults (`keyword`: true after `*`); rank from
 // `B, C, H, W = x.shape`, `x.shape[k]`, `x.size(k)`, `x.permute(...)`, `x.transpose(a, b)`,
 // `x.flatten(k)`, einops patterns (`rearrange(x, 'b n d -> ...')`, a Sequential's Rearrange) and
+// a shape comment after the parameter (`embeds,  # (r b n d)`: one token per dimension; a name
+// another input's comment starts with is the batch there too),
 // the first layer the tensor goes through (Conv2d: rank 4 and dim 1; Linear/LayerNorm: the last
 // dim; Embedding: int64 below num_embeddings); dtype from the layer or the name (`mask`: bool,
 // `*_ids`: int64).
