@@ -629,15 +629,27 @@ def _r_windows(specs, m):
         return None
     sides = shape_of(specs[i])[2:]
     factors = [v // length for v in sides if v % length == 0 and (v // length) & (v // length - 1) == 0]
-    if not factors:
+    if factors:
+        factor = min(factors)
+        want = -(-length // window) * window * factor
+        new = [want if v == length * factor else v for v in sides]
+    elif specs[i].get("windows_grown"):
+        # Sides this rule grew, met again deeper in the network: strides that round up (28 -> 14 ->
+        # 7 -> 4) hide the power of two between the side and the axis, the next one above their
+        # ratio (8 for 28 over 4), and the window then wants that many times more (56, then 112,
+        # 224: MaxViT's 224 = 7 * 32 at the last stage).
+        factor = 1
+        while factor * length < min(sides):
+            factor *= 2
+        want = -(-length // window) * window * factor
+        new = [want if want > v else v for v in sides]
+    else:
         return None
-    factor = min(factors)
-    want = -(-length // window) * window * factor
-    new = [want if v == length * factor else v for v in sides]
-    if max(new) > SPATIAL_MAX:
+    if max(new) > SPATIAL_MAX or new == sides:
         return None
     for j, v in enumerate(new):
         _set_dim(specs, i, 2 + j, v, "")
+    specs[i]["windows_grown"] = True
     return "spatial sides %s -> %s (windows of %d)" % (sides, new, window)
 
 

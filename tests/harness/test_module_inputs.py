@@ -312,6 +312,18 @@ class Windows(unittest.TestCase):
         self.assertEqual(mi.shape_of(new[0]), [mi.BATCH, mi.SIZE, 28, 28])
         self.assertIn("windows of 7", why)
 
+    def test_sides_grown_for_windows_grow_again_deeper_in_the_network(self):
+        # MaxViT halves 28 four times with rounding up (14, 7, 4, 2): 4 in chunks of 7 again, and
+        # again, until the sides are 224.
+        message = "EinopsError: Shape mismatch, can't divide axis of length 4 in chunks of 7"
+        specs, sides = [spec(4)], []
+        for _ in range(4):
+            specs, _ = mi.deduce(specs, message)
+            sides.append(mi.shape_of(specs[0])[2])
+        self.assertEqual(sides, [28, 56, 112, 224])
+        # Sides no window grew are left to the other rules (6 over 16 is no stride's).
+        self.assertEqual(mi.deduce([spec(4, {2: 28, 3: 28})], message), (None, None))
+
     def test_an_assert_on_the_window_size(self):
         new, _ = mi.deduce([spec(4)], "AssertionError: height 16 and width 16 must be divisible by window size 7")
         self.assertEqual(mi.shape_of(new[0])[2:], [21, 21])
