@@ -39,7 +39,8 @@ def _import(path, name, deferred=None):
     spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
     with open(path, encoding="utf-8") as f:
-        placeholders = deferred_imports.install(deferred_imports.missing_imports(f.read()))
+        source = f.read()
+    placeholders = deferred_imports.install(deferred_imports.missing_imports(source))
     if deferred is not None:
         deferred.extend(n for n in placeholders if "." not in n)
     sys.modules[name] = module  # dataclasses and pickling look modules up by name
@@ -50,6 +51,9 @@ def _import(path, name, deferred=None):
         raise
     finally:
         deferred_imports.remove(placeholders)
+    unbound = deferred_imports.bind_unbound_guarded(module, source)
+    if deferred is not None:
+        deferred.extend(unbound)
     return module
 
 
@@ -155,7 +159,7 @@ def scalar_inputs(cls, specs):
         text = _annotation_text(p.annotation)
         if not text and counted is None:
             counted = _counted_names(cls.forward)
-        value = module_inputs.scalar_value(text, s["name"] in (counted or ()))
+        value = module_inputs.scalar_value(text, s["name"] in (counted or ()), s["name"])
         if value is not None:
             s.update(value=value, dtype="python", rank=0, dims={}, rank_known=True)
     return specs
