@@ -1016,13 +1016,20 @@ _INT_ANNOTATION = re.compile(r"^(?:typing\.)?(?:Optional\[)?int\]?$")
 _INT_SEQUENCE = re.compile(r"^(?:typing\.)?(?:Tuple|tuple|List|list|Sequence)\[int(?:\s*,\s*int)*(?:\s*,\s*\.\.\.)?\]$")
 
 
-def scalar_value(annotation, counted=False):
+# An integer forward parameter that is a position, not a size: where the sequence starts in a
+# cache (`start_pos`, `seqlen_offset`, `past_length`). A first call starts at 0; at SIZE it would
+# write past a cache of SIZE positions.
+_POSITION_NAME = re.compile(r"^(?:start|offset|begin)(?:_\w+)?$|_(?:start|offset)$|^past_(?:len|length)$")
+
+
+def scalar_value(annotation, counted=False, name=""):
     """The Python value a forward parameter gets instead of a tensor, from its annotation text
-    (`int` SIZE, `float` 1.0, `bool` False, `Tuple[int, int]`/`List[int]` SIZEs, two where the
-    length is open) or, unannotated, from its use as a count (`counted`); None: a tensor."""
+    (`int` SIZE, or 0 for a position by its `name`; `float` 1.0, `bool` False, `Tuple[int, int]`/
+    `List[int]` SIZEs, two where the length is open) or, unannotated, from its use as a count
+    (`counted`); None: a tensor."""
     a = (annotation or "").replace(" ", "")
     if _INT_ANNOTATION.match(a):
-        return SIZE
+        return 0 if _POSITION_NAME.search(name or "") else SIZE
     if a in ("float", "Optional[float]"):
         return 1.0
     if a == "bool":

@@ -606,6 +606,11 @@ class ScalarInputs(unittest.TestCase):
         self.assertEqual(mi.scalar_value("List[int]"), (mi.SIZE, mi.SIZE))
         self.assertEqual(mi.scalar_value("tuple[int, ...]"), (mi.SIZE, mi.SIZE))
         self.assertEqual(mi.scalar_value("float"), 1.0)
+        # A position in a cache starts at 0 (a cache of SIZE positions has none at SIZE).
+        for name in ("start_pos", "seqlen_offset", "offset", "past_length"):
+            self.assertEqual(mi.scalar_value("int", name=name), 0, name)
+        for name in ("seq_len", "n_tokens", "startle"):
+            self.assertEqual(mi.scalar_value("int", name=name), mi.SIZE, name)
         self.assertEqual(mi.scalar_value("", counted=True), mi.SIZE)
         self.assertIsNone(mi.scalar_value(""))
         self.assertIsNone(mi.scalar_value("Tensor"))
