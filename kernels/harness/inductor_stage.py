@@ -518,6 +518,8 @@ def torch_submodules(torch, source):
         parent, dotted = torch, "torch"
         for part in m.strip(".").split("."):
             dotted += "." + part
+            if part.startswith("_") or part == "testing":
+                break  # private modules and test utilities (which read sys.argv, set defaults) stay as they are
             if hasattr(parent, part):
                 parent = getattr(parent, part)
                 if not isinstance(parent, type(torch)):

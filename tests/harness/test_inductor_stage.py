@@ -692,6 +692,8 @@ class TorchSubmodules(unittest.TestCase):
         with tempfile.TemporaryDirectory() as tmp:
             files = {"torch/__init__.py": "from . import distributed\n",
                      "torch/distributed/__init__.py": "",
+                     "torch/distributed/_private/__init__.py": "",
+                     "torch/testing/__init__.py": "",
                      "torch/distributed/tensor/__init__.py": "class DTensor:\n    pass\n"}
             for path, text in files.items():
                 os.makedirs(os.path.dirname(os.path.join(tmp, path)), exist_ok=True)
@@ -704,7 +706,8 @@ class TorchSubmodules(unittest.TestCase):
             try:
                 import torch
                 self.assertFalse(hasattr(torch.distributed, "tensor"))
-                source = "if isinstance(a, torch.distributed.tensor.DTensor) or torch.distributed.missing.x: pass"
+                source = ("if isinstance(a, torch.distributed.tensor.DTensor) or torch.distributed.missing.x: pass\n"
+                          "torch.distributed._private.x, torch.testing.y")
                 self.assertEqual(inductor_stage.torch_submodules(torch, source), ["torch.distributed.tensor"])
                 self.assertTrue(hasattr(torch.distributed.tensor, "DTensor"))
             finally:
