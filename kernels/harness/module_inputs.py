@@ -130,8 +130,10 @@ class ConfigStandIn:
 
 def code_defaults(source):
     """{name: default} for the attributes the module's code reads with a literal default of its
-    own: `getattr(config, "fused_mlp", False)`, `cfg.get("depth", 2)`. A name read with two
-    different defaults is left out (the stand-in guesses it)."""
+    own: `getattr(config, "fused_mlp", False)`, `cfg.get("depth", 2)`, and, for an attribute the
+    code requires to be one of some strings (`config.hidden_act not in ["gelu", "gelu_new"]`,
+    which then raises), the first of them. A name read with two different defaults is left out
+    (the stand-in guesses it)."""
     try:
         tree = ast.parse(source)
     except (SyntaxError, ValueError):
@@ -156,6 +158,22 @@ def code_defaults(source):
         if name in found and found[name] != value:
             conflicting.add(name)
         found.setdefault(name, value)
+    required, clashing = {}, set()
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], ast.NotIn)
+                and isinstance(node.left, ast.Attribute) and isinstance(node.left.value, ast.Name)
+                and isinstance(node.comparators[0], (ast.List, ast.Tuple, ast.Set))):
+            continue
+        choices = node.comparators[0].elts
+        if not choices or not all(isinstance(c, ast.Constant) and isinstance(c.value, str) for c in choices):
+            continue
+        name = node.left.attr
+        if name in required and required[name] != choices[0].value:
+            clashing.add(name)
+        required.setdefault(name, choices[0].value)
+    for name, value in required.items():
+        if name not in clashing and name not in found:
+            found[name] = value
     return {k: v for k, v in found.items() if k not in conflicting}
 
 

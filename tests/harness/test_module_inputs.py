@@ -236,6 +236,20 @@ class CodeDefaults(unittest.TestCase):
         self.assertEqual(defaults, {"fused_bias_fc": False, "depth": 2, "window_size": (-1, -1)})
         self.assertEqual(mi.code_defaults("def (:"), {})
 
+    def test_a_string_the_code_requires_is_answered(self):
+        # Liger's tiled GEGLU: `if config.hidden_act not in ["gelu", ...]: raise ValueError(...)`;
+        # the name's guess ("silu") is refused there.
+        defaults = mi.code_defaults(
+            "def f(config, other):\n"
+            "    if config.hidden_act not in ['gelu', 'gelu_new']:\n"
+            "        raise ValueError(config.hidden_act)\n"
+            "    if other.norm not in ('rms', 'layer'): raise ValueError\n"
+            "    if other.norm not in ('layer',): raise ValueError\n"   # two requirements: left to the guess
+            "    if config.mode not in [1, 2]: raise ValueError\n"       # not strings
+            "    x = getattr(config, 'pos', 'rope')\n"
+            "    if config.pos not in ['alibi']: pass\n")                # the code's own default wins
+        self.assertEqual(defaults, {"hidden_act": "gelu", "pos": "rope"})
+
     def test_the_stand_in_answers_the_code_defaults_first(self):
         c = mi.ConfigStandIn({"fused_mlp": False, "hidden_size": 48})
         self.assertIs(c.fused_mlp, False)
