@@ -132,8 +132,9 @@ def code_defaults(source):
     """{name: default} for the attributes the module's code reads with a literal default of its
     own: `getattr(config, "fused_mlp", False)`, `cfg.get("depth", 2)`, and, for an attribute the
     code requires to be one of some strings (`config.hidden_act not in ["gelu", "gelu_new"]`,
-    which then raises), the first of them. A name read with two different defaults is left out
-    (the stand-in guesses it)."""
+    which then raises), the first of them; for one the code unpacks into names (`gate, down =
+    config.mlp_multipliers`), a tuple of their guesses. A name read with two different defaults
+    is left out (the stand-in guesses it)."""
     try:
         tree = ast.parse(source)
     except (SyntaxError, ValueError):
@@ -172,6 +173,23 @@ def code_defaults(source):
             clashing.add(name)
         required.setdefault(name, choices[0].value)
     for name, value in required.items():
+        if name not in clashing and name not in found:
+            found[name] = value
+    # `gate_multiplier, down_multiplier = config.mlp_multipliers`: a tuple, one guess per name.
+    unpacked = {}
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Tuple)
+                and isinstance(node.value, ast.Attribute) and isinstance(node.value.value, ast.Name)):
+            continue
+        names = node.targets[0].elts
+        if len(names) < 2 or not all(isinstance(n, ast.Name) for n in names):
+            continue
+        value = tuple(guess_attribute(n.id) for n in names)
+        attr = node.value.attr
+        if attr in unpacked and len(unpacked[attr]) != len(value):
+            clashing.add(attr)
+        unpacked.setdefault(attr, value)
+    for name, value in unpacked.items():
         if name not in clashing and name not in found:
             found[name] = value
     return {k: v for k, v in found.items() if k not in conflicting}

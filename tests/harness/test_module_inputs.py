@@ -249,6 +249,13 @@ class CodeDefaults(unittest.TestCase):
             "    x = getattr(config, 'pos', 'rope')\n"
             "    if config.pos not in ['alibi']: pass\n")                # the code's own default wins
         self.assertEqual(defaults, {"hidden_act": "gelu", "pos": "rope"})
+        # Unpacked into names: one guess each (Falcon-H1's `gate_multiplier, down_multiplier`).
+        defaults = mi.code_defaults("def f(config):\n"
+                                    "    gate_multiplier, down_multiplier = config.mlp_multipliers\n"
+                                    "    heads, dim = config.shape\n"
+                                    "    a, b, c = config.shape\n")   # two lengths: left to the guess
+        self.assertEqual(defaults, {"mlp_multipliers": (mi.guess_attribute("gate_multiplier"),
+                                                        mi.guess_attribute("down_multiplier"))})
 
     def test_the_stand_in_answers_the_code_defaults_first(self):
         c = mi.ConfigStandIn({"fused_mlp": False, "hidden_size": 48})
