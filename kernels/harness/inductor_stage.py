@@ -365,10 +365,36 @@ def resolve_stand_ins(torch, kwargs, namespace=None, cls=None, defaults=None, co
                 value = config if config is not None else module_inputs.ConfigStandIn(defaults)
             else:
                 name_in_nn = value.target.rsplit(".", 1)[1]
-                layer = _identity(torch) if name_in_nn == "Identity" else getattr(torch.nn, name_in_nn)
-                value = layer if value.kind == "class" else layer()
+                if value.kind == "instance" and name_in_nn == "Identity" and _reads_weights(cls, name):
+                    torch.manual_seed(0)
+                    value = torch.nn.Linear(LAYER_WIDTH, LAYER_WIDTH)
+                else:
+                    layer = _identity(torch) if name_in_nn == "Identity" else getattr(torch.nn, name_in_nn)
+                    value = layer if value.kind == "class" else layer()
         out[name] = value
     return out
+
+
+# The sides of the linear layer that stands in for an object argument whose weights __init__
+# reads: larger than the guessed sizes, which such a wrapper compares them with (a low-rank
+# factorisation asserts its rank of 16 is below them).
+LAYER_WIDTH = module_inputs.SIZE * module_inputs.LARGER
+
+
+def _reads_weights(cls, name):
+    """Whether an __init__ of `cls` reads a layer's weights off its parameter `name`
+    (`module.weight.shape`, `layer.in_features`): the object is a layer, not any network."""
+    for klass in getattr(cls, "__mro__", ())[:-1]:
+        init = klass.__dict__.get("__init__")
+        if init is None:
+            continue
+        try:
+            text = textwrap.dedent(inspect.getsource(init))
+        except (OSError, TypeError):
+            continue
+        if module_inputs.attributes_read(text, name) & {"weight", "in_features", "out_features"}:
+            return True
+    return False
 
 
 def build_expression(torch, stand_in, namespace):

@@ -62,7 +62,16 @@ def make_torch(compiled_offset=0.0, codes=("# AOT ID\n@triton.jit\ndef triton_po
         def forward(self, x):
             return x
 
-    nn.Module, nn.ReLU, nn.Identity, nn.GELU = Module, ReLU, Identity, ReLU
+    class Linear(Module):
+        def __init__(self, in_features, out_features, bias=True):
+            self.in_features, self.out_features = in_features, out_features
+            self.weight = FakeTensor((out_features, in_features))
+            self.bias = FakeTensor((out_features,)) if bias else None
+
+        def forward(self, x):
+            return x
+
+    nn.Module, nn.ReLU, nn.Identity, nn.GELU, nn.Linear = Module, ReLU, Identity, ReLU, Linear
     torch.nn = nn
     torch.float32, torch.int64 = "float32", "int64"
     torch.device = lambda name: name
@@ -447,6 +456,38 @@ class InductorStage(unittest.TestCase):
             """, "Cached", {"forward": [{"name": "x", "rank": 2}]})
         self.assertIsNone(error)
         self.assertTrue(row["inductor"]["match"])
+
+    def test_an_object_argument_whose_weights_init_reads_is_a_linear_layer(self):
+        # x-transformers' LowRankLinear(module, low_rank_dim) factorises the weight of the layer
+        # it is given: an Identity has none.
+        source = """
+            import torch
+            class LowRank(torch.nn.Module):
+                def __init__(self, module, low_rank_dim):
+                    super().__init__()
+                    assert module.weight.ndim == 2
+                    out_dim, in_dim = module.weight.shape
+                    assert low_rank_dim < min(out_dim, in_dim)
+                    self.dims = (out_dim, in_dim, low_rank_dim)
+                def forward(self, x):
+                    assert self.dims == (64, 64, 16), self.dims
+                    return x
+            class Wrapper(torch.nn.Module):
+                def __init__(self, net):
+                    super().__init__()
+                    self.net = net
+                def forward(self, x):
+                    assert type(self.net).__name__ == "StandInIdentity"
+                    return self.net(x)
+            """
+        for entry, name in (("LowRank", "module"), ("Wrapper", "net")):
+            inputs = {"init": [{"name": name, "stand_in": "instance:torch.nn.Identity", "source": "stand_in"}],
+                      "forward": [{"name": "x", "rank": 2}]}
+            if entry == "LowRank":
+                inputs["init"].append({"name": "low_rank_dim", "literal": "16", "source": "size_name"})
+            row, error = self.run_module(source, entry, inputs)
+            self.assertIsNone(error, entry)
+            self.assertTrue(row["inductor"]["match"])
 
     def test_a_residual_that_wants_wider_inputs_widens_the_module(self):
         # A ResNet bottleneck Bottleneck(inplanes, planes) with `out + x`: planes * 4 channels come
