@@ -544,14 +544,16 @@ def torch_submodules(torch, source):
         parent, dotted = torch, "torch"
         for part in m.strip(".").split("."):
             dotted += "." + part
-            if part.startswith("_") or part == "testing":
-                break  # private modules and test utilities (which read sys.argv, set defaults) stay as they are
-            if hasattr(parent, part):
-                parent = getattr(parent, part)
-                if not isinstance(parent, type(torch)):
-                    break
-                continue
+            # Private modules, test utilities (which read sys.argv, set defaults) and the operator
+            # namespaces (torch.ops.x: looked up, not imported) stay as they are.
+            if part.startswith("_") or part in ("testing", "ops", "classes"):
+                break
             try:
+                if hasattr(parent, part):
+                    parent = getattr(parent, part)
+                    if not isinstance(parent, type(torch)):
+                        break
+                    continue
                 parent = importlib.import_module(dotted)
             except Exception:  # not a submodule (a name the code reads off one), or one that cannot import here
                 break
