@@ -447,6 +447,7 @@ class Pool:
         (inductor_stage.run), so the row says the module ran eagerly and stopped compiling."""
         if ((task.get("spec") or {}).get("language") == "torch_module" and row.get("stage_reached") == "run"
                 and "inductor" not in row):
+            row["checker"] = "inductor"
             row["inductor"] = {"phase": "compile", "eager_ok": True, "compiled_ok": False, "match": False,
                                "deduce": [], "deferred_imports": []}
 

@@ -93,6 +93,7 @@ class RetryAfterFault(unittest.TestCase):
                 p._emit(module, row, {})
                 self.assertEqual(row["stage_reached"], stage)
                 self.assertEqual((row.get("inductor") or {}).get("eager_ok"), eager)
+                self.assertEqual(row.get("checker"), "inductor" if eager else None)
             # A Triton kernel's "run" is its launch: no inductor record.
             with open(os.path.join(scratch, ".stage"), "w") as f:
                 f.write("run")
