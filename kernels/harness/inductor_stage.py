@@ -8,6 +8,7 @@ import ast
 import importlib.util
 import inspect
 import linecache
+import math
 import os
 import re
 import sys
@@ -628,6 +629,44 @@ def _build_larger(torch, cls, inputs, record, namespace, defaults, specs, error)
         kwargs = resolve_stand_ins(torch, larger, namespace, cls, defaults, False)
         try:
             return instantiate(cls, kwargs, record, torch), kwargs, module_inputs.larger_specs(specs, factor)
+        except SIZE_CHECKS as e:
+            error = e
+    return _build_divisible(torch, cls, inputs, record, namespace, defaults, specs, error)
+
+
+DIVISIBLE_TRIES = 3
+_DIVISIBILITY = re.compile(r"assert\s+\(?\s*(\w+)\s*%\s*(.+?)\s*\)?\s*==\s*0\b")
+
+
+def _build_divisible(torch, cls, inputs, record, namespace, defaults, specs, error):
+    """Last: an __init__ that asserts a guessed size divisible by a number of its own (`assert
+    image_size % patch_size == 0`, patches of 12 and of 16 in one network) that no growth of 16
+    meets. The guessed argument of that name takes the least multiple of every divisor met so far
+    that is at least the guess (24, then 48), the forward dimensions that were the guess with it;
+    `error` again when the failing line asserts no such thing."""
+    path = getattr(namespace, "__file__", None)
+    guessed = {a.get("name") for a in (inputs or {}).get("init", []) if a.get("source") in module_inputs.GUESSED_SOURCES}
+    base = module_inputs.init_kwargs(inputs)
+    multiple, name = 1, None
+    for _ in range(DIVISIBLE_TRIES):
+        line, frame = failing_frame(error, path)
+        m = _DIVISIBILITY.match(line or "") if isinstance(error, AssertionError) else None
+        divisor = frame_reader(frame)(m.group(2)) if m and frame is not None else None
+        if (not m or type(divisor) is not int or divisor <= 1 or m.group(1) not in guessed
+                or type(base.get(m.group(1))) is not int or name not in (None, m.group(1))):
+            raise error
+        name = m.group(1)
+        multiple = multiple * divisor // math.gcd(multiple, divisor)
+        old = base[name]
+        value = -(-old // multiple) * multiple
+        record.append({"error": trim("%s: %s" % (type(error).__name__, error), 300),
+                       "change": "init %s = %d (a multiple of %d the __init__ asserts)" % (name, value, multiple)})
+        kwargs = dict(base, **{name: value})
+        torch.manual_seed(0)
+        kwargs = resolve_stand_ins(torch, kwargs, namespace, cls, defaults, False)
+        try:
+            grown = [dict(s, dims={k: (value if v == old else v) for k, v in s["dims"].items()}) for s in specs]
+            return instantiate(cls, kwargs, record, torch), kwargs, grown
         except SIZE_CHECKS as e:
             error = e
     raise error

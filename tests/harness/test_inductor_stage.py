@@ -576,6 +576,35 @@ class InductorStage(unittest.TestCase):
         self.assertEqual(info["inputs_used"]["forward"][0]["shape"][1], 256)
         self.assertEqual([d["change"] for d in info["deduce"]], ["guessed sizes 16 -> 64", "guessed sizes 16 -> 256"])
 
+    def test_a_size_no_growth_divides_takes_a_multiple_of_the_divisors_init_asserts(self):
+        # CrossViT: patches of 12 and of 16 over one image side, asserted where each embedder is
+        # built; 64 and 256 are no multiples of 12, 48 is the least of both.
+        row, error = self.run_module("""
+            import torch
+            class Embedder(torch.nn.Module):
+                def __init__(self, image_size, patch_size):
+                    super().__init__()
+                    assert image_size % patch_size == 0, 'Image dimensions must be divisible by the patch size.'
+            class Cross(torch.nn.Module):
+                def __init__(self, image_size, dim, sm_patch_size=12, lg_patch_size=16):
+                    super().__init__()
+                    self.sm = Embedder(image_size, sm_patch_size)
+                    self.lg = Embedder(image_size, lg_patch_size)
+                    self.size = image_size
+                def forward(self, img):
+                    assert img.shape[-1] == self.size == 48, (img.shape, self.size)
+                    return img
+            """, "Cross", {"init": [{"name": "image_size", "literal": "16", "source": "size_name"},
+                                    {"name": "dim", "literal": "16", "source": "size_name"}],
+                           "forward": [{"name": "img", "rank": 4, "dims": {"1": 3, "-1": 16, "-2": 16}}]})
+        self.assertIsNone(error)
+        info = row["inductor"]
+        self.assertEqual(info["inputs_used"]["init"], {"image_size": "48", "dim": "16"})
+        self.assertEqual(info["inputs_used"]["forward"][0]["shape"], [2, 3, 48, 48])
+        self.assertEqual([d["change"] for d in info["deduce"]][-2:],
+                         ["init image_size = 24 (a multiple of 12 the __init__ asserts)",
+                          "init image_size = 48 (a multiple of 48 the __init__ asserts)"])
+
     def test_sizes_of_call_sites_are_not_grown(self):
         row, error = self.run_module("""
             import torch
