@@ -1,6 +1,7 @@
 #include "core/repo/module_index.h"
 
 #include <algorithm>
+#include <cctype>
 
 namespace mine {
 namespace {
@@ -18,6 +19,16 @@ std::vector<std::string> split_dotted(const std::string& dotted) {
 }
 
 std::string join(const std::string& dir, const std::string& name) { return dir.empty() ? name : dir + "/" + name; }
+
+// Whether a folder name can be one component of a dotted module name (non-ASCII letters are
+// identifier characters in Python 3 too, so bytes of UTF-8 sequences count as letters).
+bool identifier(const std::string& name) {
+  if (name.empty() || (name[0] >= '0' && name[0] <= '9')) return false;
+  for (unsigned char c : name) {
+    if (!(std::isalnum(c) || c == '_' || c >= 0x80)) return false;
+  }
+  return true;
+}
 
 bool ends_with(const std::string& s, const std::string& suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
@@ -55,6 +66,10 @@ ModuleIndex::ModuleIndex(const std::vector<std::string>& python_paths) {
   source_roots_.erase(std::unique(source_roots_.begin(), source_roots_.end()), source_roots_.end());
 }
 
+bool ModuleIndex::importable_package(const std::string& dir) const {
+  return is_package(dir) && identifier(dir.substr(dir.rfind('/') + 1));
+}
+
 ModuleLocation ModuleIndex::submodule(const std::string& package_dir, const std::string& name) const {
   std::string base = join(package_dir, name);
   if (files_.count(base + ".py")) return {base + ".py", ""};
@@ -84,7 +99,7 @@ ModuleLocation ModuleIndex::absolute(const std::string& dotted, const std::strin
   // The importer's folder and its ancestors that are not packages (scripts, tests, notebooks).
   std::string d = parent_dir(importer);
   for (;;) {
-    if (!is_package(d) || d.empty()) {
+    if (!importable_package(d) || d.empty()) {
       ModuleLocation m = under(d, parts);
       if (usable(m)) {
         if (top) *top = under(d, {parts.front()});

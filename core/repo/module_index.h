@@ -41,6 +41,11 @@ class ModuleIndex {
  private:
   ModuleLocation under(const std::string& root, const std::vector<std::string>& parts) const;
   bool is_package(const std::string& dir) const { return packages_.count(dir) > 0; }
+  // A package an import statement can name: a folder with an `__init__.py` whose name is an
+  // identifier. `llama-v2/__init__.py` makes no package Python can import as such (no dotted
+  // name spells it), so for the files under it that folder is where they run from: a root, as a
+  // plain folder is (for them only, like any script folder: not a source root of the repository).
+  bool importable_package(const std::string& dir) const;
 
   std::set<std::string> files_;     // every .py path
   std::set<std::string> dirs_;      // every folder holding a .py file, at any depth ("" = root)

@@ -146,6 +146,50 @@ def missing_imports(source):
     return out
 
 
+def _guarded_imports(tree):
+    """(bound name, module, imported name or None) of the module-level imports inside a `try`."""
+    stack = list(tree.body)
+    while stack:
+        node = stack.pop(0)
+        if isinstance(node, ast.Try):
+            for inner in node.body:
+                if isinstance(inner, ast.Import):
+                    for a in inner.names:
+                        yield (a.asname or a.name.split(".")[0], a.name if a.asname else a.name.split(".")[0], None)
+                elif isinstance(inner, ast.ImportFrom) and inner.level == 0 and inner.module:
+                    for a in inner.names:
+                        if a.name != "*":
+                            yield a.asname or a.name, inner.module, a.name
+                elif isinstance(inner, (ast.If, ast.With, ast.Try)):
+                    stack.append(inner)
+        elif isinstance(node, (ast.If, ast.With)):
+            stack.extend(list(node.body) + list(getattr(node, "orelse", [])))
+
+
+def bind_unbound_guarded(module, source):
+    """Names a guarded import failed to bind and its fallback left unbound (`try: import nvtx /
+    except ImportError: config.set_nvtx(False)`, then `nvtx.annotate = NoOp` to switch it off), bound
+    in `module` to a placeholder as a deferred import is: a use raises the ModuleNotFoundError, as
+    the NameError it replaces failed the module, and what the code assigns onto a missing module
+    (`nvtx.annotate`) it reads back. Returns the names bound."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return []
+    namespace, bound = vars(module), []
+    for local, dotted, attr in _guarded_imports(tree):
+        if local in namespace or local in bound:
+            continue
+        if attr is None:
+            placeholder = _MissingModule(dotted)
+            placeholder.__path__ = []
+        else:
+            placeholder = _placeholder(dotted + "." + attr)
+        setattr(module, local, placeholder)
+        bound.append(local)
+    return bound
+
+
 def install(names):
     """Placeholder modules for `names` in sys.modules; returns the names actually added, for
     remove() once the standalone is imported (a later task must not find them)."""

@@ -8,6 +8,7 @@ import ast
 import importlib.util
 import inspect
 import linecache
+import math
 import os
 import re
 import sys
@@ -39,7 +40,8 @@ def _import(path, name, deferred=None):
     spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
     with open(path, encoding="utf-8") as f:
-        placeholders = deferred_imports.install(deferred_imports.missing_imports(f.read()))
+        source = f.read()
+    placeholders = deferred_imports.install(deferred_imports.missing_imports(source))
     if deferred is not None:
         deferred.extend(n for n in placeholders if "." not in n)
     sys.modules[name] = module  # dataclasses and pickling look modules up by name
@@ -50,6 +52,9 @@ def _import(path, name, deferred=None):
         raise
     finally:
         deferred_imports.remove(placeholders)
+    unbound = deferred_imports.bind_unbound_guarded(module, source)
+    if deferred is not None:
+        deferred.extend(unbound)
     return module
 
 
@@ -155,7 +160,7 @@ def scalar_inputs(cls, specs):
         text = _annotation_text(p.annotation)
         if not text and counted is None:
             counted = _counted_names(cls.forward)
-        value = module_inputs.scalar_value(text, s["name"] in (counted or ()))
+        value = module_inputs.scalar_value(text, s["name"] in (counted or ()), s["name"])
         if value is not None:
             s.update(value=value, dtype="python", rank=0, dims={}, rank_known=True)
     return specs
@@ -176,13 +181,54 @@ def optional_parameters(model, specs):
 def failing_line(error, path):
     """The source line of the innermost frame of the standalone at `path` in `error`'s traceback
     (the module's own code, not torch's), stripped; None when no frame is in it."""
-    found = None
+    return failing_frame(error, path)[0]
+
+
+def failing_frame(error, path):
+    """(failing_line, that frame); (None, None) when no frame of `path` is in the traceback."""
+    found = (None, None)
     if not path:
-        return None
+        return found
     for frame, lineno in traceback.walk_tb(error.__traceback__):
         if os.path.abspath(frame.f_code.co_filename) == os.path.abspath(path):
-            found = linecache.getline(path, lineno).strip()
+            found = (linecache.getline(path, lineno).strip(), frame)
     return found
+
+
+_READ_NODES = (ast.Expression, ast.Name, ast.Attribute, ast.Subscript, ast.Constant, ast.Tuple, ast.List,
+               ast.BinOp, ast.UnaryOp, ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Mod, ast.Pow,
+               ast.USub, ast.UAdd, ast.Load, ast.Slice, ast.Call)
+
+
+def frame_reader(frame):
+    """A function giving the value of an expression of the failing line in that frame, as the
+    line saw it (`self.bits`, `(teacher_input.shape[0],)`, `h * w`): names, attributes, items,
+    arithmetic and calls of `len` or `.size()` only (module_inputs.deduce's `evaluate`); None for
+    anything else or when it raises."""
+    if frame is None:
+        return None
+
+    def evaluate(text):
+        try:
+            tree = ast.parse(text, mode="eval")
+        except (SyntaxError, ValueError):
+            return None
+        for node in ast.walk(tree):
+            if not isinstance(node, _READ_NODES):
+                return None
+            if isinstance(node, ast.Attribute) and node.attr.startswith("_"):
+                return None
+            if isinstance(node, ast.Name) and node.id.startswith("__"):
+                return None
+            if isinstance(node, ast.Call) and not (
+                    isinstance(node.func, ast.Name) and node.func.id == "len"
+                    or isinstance(node.func, ast.Attribute) and node.func.attr == "size"):
+                return None
+        try:
+            return eval(compile(tree, "<failing line>", "eval"), dict(frame.f_globals), dict(frame.f_locals))
+        except Exception:
+            return None
+    return evaluate
 
 
 _IDENTITIES = {}
@@ -320,10 +366,36 @@ def resolve_stand_ins(torch, kwargs, namespace=None, cls=None, defaults=None, co
                 value = config if config is not None else module_inputs.ConfigStandIn(defaults)
             else:
                 name_in_nn = value.target.rsplit(".", 1)[1]
-                layer = _identity(torch) if name_in_nn == "Identity" else getattr(torch.nn, name_in_nn)
-                value = layer if value.kind == "class" else layer()
+                if value.kind == "instance" and name_in_nn == "Identity" and _reads_weights(cls, name):
+                    torch.manual_seed(0)
+                    value = torch.nn.Linear(LAYER_WIDTH, LAYER_WIDTH)
+                else:
+                    layer = _identity(torch) if name_in_nn == "Identity" else getattr(torch.nn, name_in_nn)
+                    value = layer if value.kind == "class" else layer()
         out[name] = value
     return out
+
+
+# The sides of the linear layer that stands in for an object argument whose weights __init__
+# reads: larger than the guessed sizes, which such a wrapper compares them with (a low-rank
+# factorisation asserts its rank of 16 is below them).
+LAYER_WIDTH = module_inputs.SIZE * module_inputs.LARGER
+
+
+def _reads_weights(cls, name):
+    """Whether an __init__ of `cls` reads a layer's weights off its parameter `name`
+    (`module.weight.shape`, `layer.in_features`): the object is a layer, not any network."""
+    for klass in getattr(cls, "__mro__", ())[:-1]:
+        init = klass.__dict__.get("__init__")
+        if init is None:
+            continue
+        try:
+            text = textwrap.dedent(inspect.getsource(init))
+        except (OSError, TypeError):
+            continue
+        if module_inputs.attributes_read(text, name) & {"weight", "in_features", "out_features"}:
+            return True
+    return False
 
 
 def build_expression(torch, stand_in, namespace):
@@ -433,6 +505,63 @@ def process_groups(torch, cls, kwargs, record):
     return kwargs
 
 
+# Module-level globals a standalone keeps for its distributed set-up, None until an `initialize`
+# function (which the closure left out: the module does not call it) sets them, and read by
+# helpers that raise while they are None ("model parallelism was not initialized"): the worker is
+# one process, so the sizes are 1 and the ranks 0, as that function would set them for one rank.
+_WORLD_SIZE_GLOBAL = re.compile(r"(?:^|_)(?:WORLD|(?:MODEL|TENSOR|PIPELINE|DATA|EXPERT|CONTEXT|SEQUENCE)_PARALLEL"
+                                r"(?:_WORLD)?|MP|TP|PP|DP|EP|CP)_SIZE$")
+_RANK_GLOBAL = re.compile(r"(?:^|_)RANK$")
+
+
+def single_process_globals(module, record):
+    """Sets the standalone's distributed size and rank globals that are still None (see
+    _WORLD_SIZE_GLOBAL) to those of one process; each one set goes to `record`."""
+    names = []
+    for name, value in list(vars(module).items()):
+        if value is not None or not name.isupper():
+            continue
+        if _WORLD_SIZE_GLOBAL.search(name):
+            setattr(module, name, 1)
+            names.append("%s = 1" % name)
+        elif _RANK_GLOBAL.search(name):
+            setattr(module, name, 0)
+            names.append("%s = 0" % name)
+    if names:
+        record.append({"error": "", "change": "globals %s (one process)" % ", ".join(names)})
+    return names
+
+
+_TORCH_CHAIN = re.compile(r"\btorch((?:\.[A-Za-z_]\w*)+)")
+
+
+def torch_submodules(torch, source):
+    """Imports the submodules of torch the code reaches as attributes (`torch.distributed.tensor.DTensor`)
+    without importing them: `import torch` does not import every submodule, so such a name works
+    only where something else imported it first (another module of the same worker; Dynamo once
+    it has compiled). Returns the submodules imported."""
+    imported = []
+    for m in sorted(set(_TORCH_CHAIN.findall(source or ""))):
+        parent, dotted = torch, "torch"
+        for part in m.strip(".").split("."):
+            dotted += "." + part
+            # Private modules, test utilities (which read sys.argv, set defaults) and the operator
+            # namespaces (torch.ops.x: looked up, not imported) stay as they are.
+            if part.startswith("_") or part in ("testing", "ops", "classes"):
+                break
+            try:
+                if hasattr(parent, part):
+                    parent = getattr(parent, part)
+                    if not isinstance(parent, type(torch)):
+                        break
+                    continue
+                parent = importlib.import_module(dotted)
+            except Exception:  # not a submodule (a name the code reads off one), or one that cannot import here
+                break
+            imported.append(dotted)
+    return imported
+
+
 def instantiate(cls, kwargs, record, torch=None):
     """cls(**kwargs), giving module_inputs.SIZE to arguments a TypeError says are missing and a
     process group of one rank to those that are process groups."""
@@ -481,17 +610,66 @@ def build(torch, cls, inputs, record, namespace=None, defaults=None, source="", 
         return _build_larger(torch, cls, inputs, record, namespace, defaults, specs, e)
 
 
+SIZE_CHECKS = (AssertionError, ValueError, ZeroDivisionError)  # what __init__ raises on sizes it rejects
+GROWTHS = (module_inputs.LARGER, module_inputs.LARGER ** 2)  # 16 -> 64, then 256
+
+
 def _build_larger(torch, cls, inputs, record, namespace, defaults, specs, error):
     """What __init__ checks of its sizes (divisibility, positive group counts): once more with the
-    guessed sizes larger, the forward inputs with them; `error` again when that cannot help."""
-    larger = module_inputs.larger_init_kwargs(inputs)
-    if larger is None or not isinstance(error, (AssertionError, ValueError, ZeroDivisionError)):
-        raise error
-    record.append({"error": trim("%s: %s" % (type(error).__name__, error), 300),
-                   "change": "guessed sizes %d -> %d" % (module_inputs.SIZE, module_inputs.SIZE * module_inputs.LARGER)})
-    torch.manual_seed(0)
-    kwargs = resolve_stand_ins(torch, larger, namespace, cls, defaults, False)
-    return instantiate(cls, kwargs, record, torch), kwargs, module_inputs.larger_specs(specs)
+    guessed sizes larger, the forward inputs with them, and once more still larger when that is
+    rejected the same way (a bottleneck's width of a quarter or an eighth of the guessed one
+    under GroupNorm's 32 groups wants 256); `error` again when that cannot help."""
+    for factor in GROWTHS:
+        larger = module_inputs.larger_init_kwargs(inputs, factor)
+        if larger is None or not isinstance(error, SIZE_CHECKS):
+            raise error
+        record.append({"error": trim("%s: %s" % (type(error).__name__, error), 300),
+                       "change": "guessed sizes %d -> %d" % (module_inputs.SIZE, module_inputs.SIZE * factor)})
+        torch.manual_seed(0)
+        kwargs = resolve_stand_ins(torch, larger, namespace, cls, defaults, False)
+        try:
+            return instantiate(cls, kwargs, record, torch), kwargs, module_inputs.larger_specs(specs, factor)
+        except SIZE_CHECKS as e:
+            error = e
+    return _build_divisible(torch, cls, inputs, record, namespace, defaults, specs, error)
+
+
+DIVISIBLE_TRIES = 3
+_DIVISIBILITY = re.compile(r"assert\s+\(?\s*(\w+)\s*%\s*(.+?)\s*\)?\s*==\s*0\b")
+
+
+def _build_divisible(torch, cls, inputs, record, namespace, defaults, specs, error):
+    """Last: an __init__ that asserts a guessed size divisible by a number of its own (`assert
+    image_size % patch_size == 0`, patches of 12 and of 16 in one network) that no growth of 16
+    meets. The guessed argument of that name takes the least multiple of every divisor met so far
+    that is at least the guess (24, then 48), the forward dimensions that were the guess with it;
+    `error` again when the failing line asserts no such thing."""
+    path = getattr(namespace, "__file__", None)
+    guessed = {a.get("name") for a in (inputs or {}).get("init", []) if a.get("source") in module_inputs.GUESSED_SOURCES}
+    base = module_inputs.init_kwargs(inputs)
+    multiple, name = 1, None
+    for _ in range(DIVISIBLE_TRIES):
+        line, frame = failing_frame(error, path)
+        m = _DIVISIBILITY.match(line or "") if isinstance(error, AssertionError) else None
+        divisor = frame_reader(frame)(m.group(2)) if m and frame is not None else None
+        if (not m or type(divisor) is not int or divisor <= 1 or m.group(1) not in guessed
+                or type(base.get(m.group(1))) is not int or name not in (None, m.group(1))):
+            raise error
+        name = m.group(1)
+        multiple = multiple * divisor // math.gcd(multiple, divisor)
+        old = base[name]
+        value = -(-old // multiple) * multiple
+        record.append({"error": trim("%s: %s" % (type(error).__name__, error), 300),
+                       "change": "init %s = %d (a multiple of %d the __init__ asserts)" % (name, value, multiple)})
+        kwargs = dict(base, **{name: value})
+        torch.manual_seed(0)
+        kwargs = resolve_stand_ins(torch, kwargs, namespace, cls, defaults, False)
+        try:
+            grown = [dict(s, dims={k: (value if v == old else v) for k, v in s["dims"].items()}) for s in specs]
+            return instantiate(cls, kwargs, record, torch), kwargs, grown
+        except SIZE_CHECKS as e:
+            error = e
+    raise error
 
 
 def run_eager(torch, model, specs, device, record, rebuild=None, path=None):
@@ -514,7 +692,7 @@ def run_eager(torch, model, specs, device, record, rebuild=None, path=None):
         except Exception as e:  # the deducer reads the message; anything else is the module's failure
             message = "%s: %s" % (type(e).__name__, e)
             tried.add(module_inputs.signature(specs))
-            line = failing_line(e, path)
+            line, frame = failing_frame(e, path)
             fix = rebuild.fix(message, specs, tried) if rebuild is not None else None
             if fix is not None and attempt < MAX_TRIES:
                 model = rebuild(*fix)
@@ -528,12 +706,22 @@ def run_eager(torch, model, specs, device, record, rebuild=None, path=None):
                                "change": "guessed sizes %d -> %d (a divisibility the forward checks)"
                                % (module_inputs.SIZE, module_inputs.SIZE * module_inputs.LARGER)})
                 continue
-            trial, why = module_inputs.deduce(specs, message, tried, line, optional_parameters(model, specs))
+            trial, why = module_inputs.deduce(specs, message, tried, line, optional_parameters(model, specs),
+                                              frame_reader(frame))
             if trial is None or attempt == MAX_TRIES:
                 raise
             record.append({"error": trim(message, 300), "change": why})
             specs = trial
     raise AssertionError("unreachable")
+
+
+def placed(model, device):
+    """The module moved to `device` and in eval mode. Both act in place; their return values are
+    not the module's to give: a class overriding `train(mode)` without returning (timm's attention
+    layers that clear a cache there) makes `eval()` return None."""
+    model.to(device)
+    model.eval()
+    return model
 
 
 class Rebuild:
@@ -570,13 +758,13 @@ class Rebuild:
             if grown is not None:
                 self.kwargs[n] = grown
         self.torch.manual_seed(0)
-        return self.cls(**self.kwargs).to(self.device).eval()
+        return placed(self.cls(**self.kwargs), self.device)
 
     def __call__(self, name, value):
         self.changed.add(name)
         self.kwargs[name] = value
         self.torch.manual_seed(0)
-        return self.cls(**self.kwargs).to(self.device).eval()
+        return placed(self.cls(**self.kwargs), self.device)
 
 
 def run(task, row, torch, mark):
@@ -603,11 +791,13 @@ def run(task, row, torch, mark):
     device = torch.device("cuda")
     with open(os.path.join(task["bundle_dir"], spec["module"]), encoding="utf-8") as f:
         source = f.read()
+    torch_submodules(torch, source)
+    single_process_globals(module, info["deduce"])
     built = {}
     model, kwargs, specs = build(torch, cls, inputs, info["deduce"], module, module_inputs.code_defaults(source), source,
                                  built)
     specs = scalar_inputs(cls, specs)
-    model = model.to(device).eval()
+    model = placed(model, device)
 
     row["stage_reached"] = "load"
     info["phase"] = "eager"

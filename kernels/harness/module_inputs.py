@@ -130,8 +130,11 @@ class ConfigStandIn:
 
 def code_defaults(source):
     """{name: default} for the attributes the module's code reads with a literal default of its
-    own: `getattr(config, "fused_mlp", False)`, `cfg.get("depth", 2)`. A name read with two
-    different defaults is left out (the stand-in guesses it)."""
+    own: `getattr(config, "fused_mlp", False)`, `cfg.get("depth", 2)`, and, for an attribute the
+    code requires to be one of some strings (`config.hidden_act not in ["gelu", "gelu_new"]`,
+    which then raises), the first of them; for one the code unpacks into names (`gate, down =
+    config.mlp_multipliers`), a tuple of their guesses. A name read with two different defaults
+    is left out (the stand-in guesses it)."""
     try:
         tree = ast.parse(source)
     except (SyntaxError, ValueError):
@@ -156,6 +159,39 @@ def code_defaults(source):
         if name in found and found[name] != value:
             conflicting.add(name)
         found.setdefault(name, value)
+    required, clashing = {}, set()
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], ast.NotIn)
+                and isinstance(node.left, ast.Attribute) and isinstance(node.left.value, ast.Name)
+                and isinstance(node.comparators[0], (ast.List, ast.Tuple, ast.Set))):
+            continue
+        choices = node.comparators[0].elts
+        if not choices or not all(isinstance(c, ast.Constant) and isinstance(c.value, str) for c in choices):
+            continue
+        name = node.left.attr
+        if name in required and required[name] != choices[0].value:
+            clashing.add(name)
+        required.setdefault(name, choices[0].value)
+    for name, value in required.items():
+        if name not in clashing and name not in found:
+            found[name] = value
+    # `gate_multiplier, down_multiplier = config.mlp_multipliers`: a tuple, one guess per name.
+    unpacked = {}
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Tuple)
+                and isinstance(node.value, ast.Attribute) and isinstance(node.value.value, ast.Name)):
+            continue
+        names = node.targets[0].elts
+        if len(names) < 2 or not all(isinstance(n, ast.Name) for n in names):
+            continue
+        value = tuple(guess_attribute(n.id) for n in names)
+        attr = node.value.attr
+        if attr in unpacked and len(unpacked[attr]) != len(value):
+            clashing.add(attr)
+        unpacked.setdefault(attr, value)
+    for name, value in unpacked.items():
+        if name not in clashing and name not in found:
+            found[name] = value
     return {k: v for k, v in found.items() if k not in conflicting}
 
 
@@ -202,8 +238,8 @@ GUESSED_SOURCES = ("size_name", "fallback", "use")  # the plugin's guesses, not 
 LARGER = 4  # the factor guessed sizes grow by when they are too small for the module's own numbers
 
 
-def larger_init_kwargs(inputs):
-    """init_kwargs with every guessed size (SIZE, alone or in a tuple) LARGER times larger, for a
+def larger_init_kwargs(inputs, factor=LARGER):
+    """init_kwargs with every guessed size (SIZE, alone or in a tuple) `factor` times larger, for a
     module whose __init__ rejected them (`dim % dim_head` with a default dim_head of 32, GroupNorm's
     32 groups); None when no guessed size is there to grow."""
     kwargs = init_kwargs(inputs)
@@ -214,18 +250,18 @@ def larger_init_kwargs(inputs):
             continue
         value = kwargs[name]
         if type(value) is int and value == SIZE:
-            kwargs[name], grown = SIZE * LARGER, True
+            kwargs[name], grown = SIZE * factor, True
         elif isinstance(value, tuple) and value and all(type(v) is int and v == SIZE for v in value):
-            kwargs[name], grown = tuple(SIZE * LARGER for _ in value), True
+            kwargs[name], grown = tuple(SIZE * factor for _ in value), True
     return kwargs if grown else None
 
 
-def larger_specs(specs):
+def larger_specs(specs, factor=LARGER):
     """The forward inputs to go with larger_init_kwargs: dimensions fixed at SIZE (read from the
     guessed sizes) grow with them."""
     out = copy.deepcopy(specs)
     for s in out:
-        s["dims"] = {k: (v * LARGER if v == SIZE else v) for k, v in s["dims"].items()}
+        s["dims"] = {k: (v * factor if v == SIZE else v) for k, v in s["dims"].items()}
     return out
 
 
@@ -435,11 +471,42 @@ def _r_running_mean(specs, m):
     return None if i is None else _scale_sides(specs, i, want, got, "batch norm features %d -> %d" % (got, want))
 
 
+def _patch_channels(specs, want, message):
+    """A patch embedding's norm (`LayerNorm(patch_dim)`, patch_dim = channels * patch elements)
+    over the patches the module cut out of an input of ours ("normalized_shape=[48] ... got input
+    of size[2, 4, 4, 256]": a rearrangement of [2, 16, 16, 16] into patches of 4x4 by 16 channels):
+    the patch elements are the features it got over the channels it was given, so the channels
+    are the features it wants over those (3). Only for an input whose shape is not the one the
+    norm got (it went through the rearrangement) and whose channels no evidence fixed."""
+    m = re.search(r"but got input of size\s*\[([\d, ]+)\]", message or "")
+    if not m:
+        return None
+    got_shape = [int(x) for x in re.findall(r"\d+", m.group(1))]
+    got = got_shape[-1] if got_shape else 0
+    for i, s in enumerate(specs):
+        shape = shape_of(s)
+        if (not s["dtype"].startswith("float") or s.get("value") is not None or s["rank"] < 3 or 1 in s["dims"]
+                or shape == got_shape):
+            continue
+        channels = shape[1]
+        if got <= 0 or got % channels or want % (got // channels) or got == want:
+            continue
+        new = want // (got // channels)
+        if 0 < new != channels:
+            return _set_dim(specs, i, 1, new, "channels %d -> %d (a norm of %d over patches of %d elements)"
+                            % (channels, new, want, got // channels))
+    return None
+
+
 def _r_normalized(specs, m):
     sizes = [int(x) for x in re.findall(r"\d+", m.group(1))]
     i = _first_float(specs)
     if i is None or not sizes:
         return None
+    if len(sizes) == 1:
+        why = _patch_channels(specs, sizes[0], m.string)
+        if why:
+            return why
     if specs[i]["rank"] < len(sizes) + 1:
         specs[i]["rank"] = len(sizes) + 1
     why = None
@@ -598,15 +665,27 @@ def _r_windows(specs, m):
         return None
     sides = shape_of(specs[i])[2:]
     factors = [v // length for v in sides if v % length == 0 and (v // length) & (v // length - 1) == 0]
-    if not factors:
+    if factors:
+        factor = min(factors)
+        want = -(-length // window) * window * factor
+        new = [want if v == length * factor else v for v in sides]
+    elif specs[i].get("windows_grown"):
+        # Sides this rule grew, met again deeper in the network: strides that round up (28 -> 14 ->
+        # 7 -> 4) hide the power of two between the side and the axis, the next one above their
+        # ratio (8 for 28 over 4), and the window then wants that many times more (56, then 112,
+        # 224: MaxViT's 224 = 7 * 32 at the last stage).
+        factor = 1
+        while factor * length < min(sides):
+            factor *= 2
+        want = -(-length // window) * window * factor
+        new = [want if want > v else v for v in sides]
+    else:
         return None
-    factor = min(factors)
-    want = -(-length // window) * window * factor
-    new = [want if v == length * factor else v for v in sides]
-    if max(new) > SPATIAL_MAX:
+    if max(new) > SPATIAL_MAX or new == sides:
         return None
     for j, v in enumerate(new):
         _set_dim(specs, i, 2 + j, v, "")
+    specs[i]["windows_grown"] = True
     return "spatial sides %s -> %s (windows of %d)" % (sides, new, window)
 
 
@@ -773,6 +852,111 @@ def _line_rank(specs, line):
     return None
 
 
+def _assert_condition(line):
+    """The condition of `assert COND[, message]` on one line (the message may go on past it)."""
+    m = re.match(r"assert\s+(.*)$", line or "")
+    if not m:
+        return None
+    text, depth, quote = m.group(1), 0, None
+    for k, c in enumerate(text):
+        if quote:
+            quote = None if c == quote else quote
+        elif c in "'\"":
+            quote = c
+        elif c in "([{":
+            depth += 1
+        elif c in ")]}":
+            depth -= 1
+        elif c == "," and depth == 0:
+            return text[:k].strip()
+    return text.strip()
+
+
+def _shape_item(node, names):
+    """(input name, index or None for the whole shape) of `x.shape[i]`, `x.size(i)`, `x.shape`."""
+    def index(n):
+        if isinstance(n, ast.Constant) and type(n.value) is int:
+            return n.value
+        if isinstance(n, ast.UnaryOp) and isinstance(n.op, ast.USub) and isinstance(n.operand, ast.Constant) \
+                and type(n.operand.value) is int:
+            return -n.operand.value
+        return None
+    if (isinstance(node, ast.Attribute) and node.attr == "shape" and isinstance(node.value, ast.Name)
+            and node.value.id in names):
+        return node.value.id, None
+    if isinstance(node, ast.Subscript):
+        inner = node.slice.value if type(node.slice).__name__ == "Index" else node.slice
+        found = _shape_item(node.value, names)
+        if found and found[1] is None and index(inner) is not None:
+            return found[0], index(inner)
+    if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "size"
+            and isinstance(node.func.value, ast.Name) and node.func.value.id in names and len(node.args) == 1
+            and index(node.args[0]) is not None):
+        return node.func.value.id, index(node.args[0])
+    return None
+
+
+def _size(value):
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _line_assert_shape(specs, message, line, evaluate):
+    """An assertion of the failing line that compares an input's size with a value the module
+    has (`assert logits.shape[-1] == self.bits`, `assert labels.shape == (x.shape[0],)`), or a
+    size the forward read off an input (`assert n == self.max_seq_len` after `b, n = x.shape`,
+    when exactly one dimension of the inputs is n): that size takes the value the other side has
+    in the failing frame (`evaluate`, inductor_stage.frame_reader)."""
+    if evaluate is None or not (message or "").startswith("AssertionError"):
+        return None
+    condition = _assert_condition(line)
+    try:
+        tree = ast.parse(condition or "", mode="eval").body
+    except (SyntaxError, ValueError):
+        return None
+    if not (isinstance(tree, ast.Compare) and len(tree.ops) == 1 and isinstance(tree.ops[0], ast.Eq)):
+        return None
+    names = {s["name"]: i for i, s in enumerate(specs) if s.get("value") is None}
+    sides = (tree.left, tree.comparators[0])
+    for this, other in (sides, sides[::-1]):
+        want = evaluate(ast.unparse(other))
+        item = _shape_item(this, names)
+        if item is not None:
+            i = names[item[0]]
+            if item[1] is None:
+                try:
+                    shape = [int(v) for v in want]
+                except (TypeError, ValueError):
+                    continue
+                if not shape or len(shape) > MAX_RANK or not all(0 < v <= 1 << 16 for v in shape):
+                    continue
+                s = specs[i]
+                if shape_of(s) == shape:
+                    continue
+                s["rank"], s["rank_known"] = len(shape), True
+                s["dims"] = {k: v for k, v in enumerate(shape) if k > 0 or v != BATCH}
+                return "%s shape -> %s (the failing line asserts it)" % (item[0], shape)
+            if not _size(want):
+                continue
+            why = _set_dim(specs, i, item[1], int(want), "%s dim %d -> %d (the failing line asserts it)"
+                           % (item[0], item[1], int(want)))
+            if why:
+                return why
+            continue
+        if isinstance(this, ast.Name) and this.id not in names:
+            have = evaluate(this.id)
+            if not _size(have) or not _size(want):
+                continue
+            where = [(i, j) for i, s in enumerate(specs) if s.get("value") is None
+                     for j, v in enumerate(shape_of(s)) if j > 0 and v == have]
+            if len(where) == 1 and have != want:
+                i, j = where[0]
+                why = _set_dim(specs, i, j, want, "%s dim %d -> %d (the failing line asserts %s == %d)"
+                               % (specs[i]["name"], j, want, this.id, want))
+                if why:
+                    return why
+    return None
+
+
 _NOT_A_TENSOR = re.compile(r"\b(?:int|str|bool|float|dict|Dict|Callable)\b")
 
 
@@ -807,7 +991,7 @@ def _line_optional(specs, message, line, optional):
     return None
 
 
-def deduce(specs, message, tried=(), line=None, optional=None):
+def deduce(specs, message, tried=(), line=None, optional=None, evaluate=None):
     """(new specs, what changed) for the error `message` raised by the module on `specs`, or
     (None, None) when no rule applies or none changes anything: the caller stops trying. Without
     a rule for the message, an input of unknown rank gets the next rank of RANK_ORDER. A change
@@ -815,10 +999,12 @@ def deduce(specs, message, tried=(), line=None, optional=None):
     as broadcasting between two inputs does, would go round until the tries run out).
     `line`: the source line that failed (the innermost of the module's file), read first for a
     rank check of an input by name; `optional`: {name: annotation} of forward parameters left to
-    a None default, one of which the line or the message may name (_line_optional)."""
+    a None default, one of which the line or the message may name (_line_optional); `evaluate`:
+    the value of an expression in the failing frame (_line_assert_shape), or None."""
     if _MISSING_LIBRARY.search(message or ""):
         return None, None  # no input makes a library appear: the tries are left alone
-    for rule in (lambda t: _line_rank(t, line), lambda t: _line_optional(t, message, line, optional)):
+    for rule in (lambda t: _line_rank(t, line), lambda t: _line_assert_shape(t, message, line, evaluate),
+                 lambda t: _line_optional(t, message, line, optional)):
         trial = copy.deepcopy(specs)
         why = rule(trial)
         if why and signature(trial) not in tried:
@@ -866,13 +1052,20 @@ _INT_ANNOTATION = re.compile(r"^(?:typing\.)?(?:Optional\[)?int\]?$")
 _INT_SEQUENCE = re.compile(r"^(?:typing\.)?(?:Tuple|tuple|List|list|Sequence)\[int(?:\s*,\s*int)*(?:\s*,\s*\.\.\.)?\]$")
 
 
-def scalar_value(annotation, counted=False):
+# An integer forward parameter that is a position, not a size: where the sequence starts in a
+# cache (`start_pos`, `seqlen_offset`, `past_length`). A first call starts at 0; at SIZE it would
+# write past a cache of SIZE positions.
+_POSITION_NAME = re.compile(r"^(?:start|offset|begin)(?:_\w+)?$|_(?:start|offset)$|^past_(?:len|length)$")
+
+
+def scalar_value(annotation, counted=False, name=""):
     """The Python value a forward parameter gets instead of a tensor, from its annotation text
-    (`int` SIZE, `float` 1.0, `bool` False, `Tuple[int, int]`/`List[int]` SIZEs, two where the
-    length is open) or, unannotated, from its use as a count (`counted`); None: a tensor."""
+    (`int` SIZE, or 0 for a position by its `name`; `float` 1.0, `bool` False, `Tuple[int, int]`/
+    `List[int]` SIZEs, two where the length is open) or, unannotated, from its use as a count
+    (`counted`); None: a tensor."""
     a = (annotation or "").replace(" ", "")
     if _INT_ANNOTATION.match(a):
-        return SIZE
+        return 0 if _POSITION_NAME.search(name or "") else SIZE
     if a in ("float", "Optional[float]"):
         return 1.0
     if a == "bool":

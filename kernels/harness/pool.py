@@ -433,11 +433,23 @@ class Pool:
             row["target"] = target.get("backend")
         if row.get("stage_reached") == "unknown":
             row["stage_reached"] = self._last_stage_hint(task)
+            self._eager_from_stage(task, row)
         if self.devices is not None and slot is not None:
             row["device"] = self.devices[slot % len(self.devices)]
         row["worker_pid"] = pid
         if self.on_row:
             self.on_row(row)
+
+    @staticmethod
+    def _eager_from_stage(task, row):
+        """A PyTorch module whose worker was killed (a compile past the timeout, a crash) after
+        its eager run: the inductor stage marks "run" only once the eager forward passed
+        (inductor_stage.run), so the row says the module ran eagerly and stopped compiling."""
+        if ((task.get("spec") or {}).get("language") == "torch_module" and row.get("stage_reached") == "run"
+                and "inductor" not in row):
+            row["checker"] = "inductor"
+            row["inductor"] = {"phase": "compile", "eager_ok": True, "compiled_ok": False, "match": False,
+                               "deduce": [], "deferred_imports": []}
 
     @staticmethod
     def _last_stage_hint(task):

@@ -17,5 +17,7 @@ ArgumentGuess guess_argument(const std::string& name, const std::string& annotat
 // The size every guessed dimension gets: one value everywhere, so that a guessed `dim` and a
 // guessed input width agree, and divisible by the guessed head count.
 constexpr int kGuessedSize = 16;
+// The first dimension the harness gives every forward tensor (kernels/harness/module_inputs.py BATCH).
+constexpr int kBatchSize = 2;
 
 }  // namespace mine::torch_module

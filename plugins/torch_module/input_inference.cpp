@@ -6,6 +6,7 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <set>
 
 #include "plugins/torch_module/argument_guess.h"
 #include "plugins/torch_module/einops_pattern.h"
@@ -369,10 +370,128 @@ class Inference {
     t.evidence.push_back("image arguments of __init__");
   }
 
+  // The shape a comment after a forward parameter writes for it, on the parameter's line:
+  // `rollout_embeds, # (r b n d)`, `x,  # [B, N, C]`, `img  # (b, 3, h, w)`. One token per
+  // dimension, each a name or a size; nothing for anything else (`# (..., d)`, prose).
+  std::map<std::string, std::vector<std::string>> parameter_shape_comments(TSNode definition) {
+    std::map<std::string, std::vector<std::string>> out;
+    TSNode params = field(definition, "parameters");
+    if (ts_node_is_null(params)) return out;
+    std::string last;
+    uint32_t last_row = 0;
+    for (uint32_t i = 0, n = ts_node_named_child_count(params); i < n; ++i) {
+      TSNode c = ts_node_named_child(params, i);
+      if (!is_type(c, "comment")) {
+        TSNode name = is_type(c, "identifier") ? c : field(c, "name");
+        if (ts_node_is_null(name) && ts_node_named_child_count(c) > 0) name = ts_node_named_child(c, 0);
+        last = !ts_node_is_null(name) && is_type(name, "identifier") ? m_.text_of(name) : "";
+        last_row = ts_node_end_point(c).row;
+        continue;
+      }
+      if (last.empty() || ts_node_start_point(c).row != last_row) continue;
+      std::string text = m_.text_of(c);
+      size_t open = text.find_first_of("([");
+      if (open == std::string::npos || text.find_first_not_of("# \t") != open) continue;
+      size_t close = text.find(text[open] == '(' ? ')' : ']', open);
+      if (close == std::string::npos) continue;
+      std::vector<std::string> tokens = shape_tokens(text.substr(open + 1, close - open - 1));
+      if (!tokens.empty()) out[last] = tokens;
+      last.clear();
+    }
+    return out;
+  }
+
+  // One token per dimension from the text inside a shape's brackets (`B, S, 3, H, D`, `r b n d`);
+  // empty for anything else.
+  // Names separated by commas (`B, S, 3, H, D`, `batch, seq_len, dim`), or by spaces when each is
+  // an einops-style letter or two (`r b n d`): prose in brackets (`should already be normalized`)
+  // is neither.
+  static std::vector<std::string> shape_tokens(const std::string& inner) {
+    bool commas = inner.find(',') != std::string::npos;
+    std::vector<std::string> tokens;
+    std::string token;
+    bool gap = false;  // a space inside a comma-separated item
+    for (char ch : inner + ",") {
+      if (std::isalnum(static_cast<unsigned char>(ch)) || ch == '_') {
+        if (gap && !token.empty()) return {};
+        token += ch;
+        gap = false;
+      } else if (ch == ',' || ch == ' ' || ch == '\t') {
+        if (ch != ',' && commas) {
+          gap = !token.empty();
+          continue;
+        }
+        if (!token.empty()) tokens.push_back(token);
+        token.clear();
+        gap = false;
+      } else {
+        return {};  // `...`, `*`, `b*n`, `default: 1/sqrt(d)`: not one token per dimension
+      }
+    }
+    if (!commas)
+      for (const auto& t : tokens)
+        if (t.size() > 2 && !std::isdigit(static_cast<unsigned char>(t[0]))) return {};
+    return tokens.size() <= 8 ? tokens : std::vector<std::string>{};
+  }
+
+  // Shapes forward's docstring gives its parameters, one parameter a line:
+  // `qkv: The tensor containing the query, key, and value. (B, S, 3, H, D)`,
+  // `kv (Tensor): (B, Sk, 2, H_k, D)`: the last bracketed list of the line, two tokens or more.
+  std::map<std::string, std::vector<std::string>> docstring_shapes(TSNode definition) {
+    std::map<std::string, std::vector<std::string>> out;
+    TSNode body = field(definition, "body");
+    if (ts_node_is_null(body) || ts_node_named_child_count(body) == 0) return out;
+    TSNode first = ts_node_named_child(body, 0);
+    if (!is_type(first, "expression_statement")) return out;
+    TSNode doc = ts_node_named_child(first, 0);
+    if (!is_type(doc, "string")) return out;
+    std::string text = m_.text_of(doc);
+    size_t at = 0;
+    while (at < text.size()) {
+      size_t end = text.find('\n', at);
+      if (end == std::string::npos) end = text.size();
+      std::string line = text.substr(at, end - at);
+      at = end + 1;
+      size_t start = line.find_first_not_of(" \t\"'");
+      if (start == std::string::npos) continue;
+      size_t name_end = start;
+      while (name_end < line.size() &&
+             (std::isalnum(static_cast<unsigned char>(line[name_end])) || line[name_end] == '_'))
+        ++name_end;
+      if (name_end == start) continue;
+      size_t colon = line.find(':', name_end);
+      if (colon == std::string::npos) continue;
+      std::string between = line.substr(name_end, colon - name_end);  // ` (Tensor)` or nothing
+      if (between.find_first_not_of(" \t") != std::string::npos && between.find('(') == std::string::npos) continue;
+      // The first bracketed list after the colon that is a shape (`(B, S, D) if batch_first else
+      // (S, B, D)`: the first).
+      for (size_t open = line.find('(', colon); open != std::string::npos; open = line.find('(', open + 1)) {
+        size_t close = line.find(')', open);
+        if (close == std::string::npos) break;
+        std::vector<std::string> tokens = shape_tokens(line.substr(open + 1, close - open - 1));
+        if (tokens.size() >= 2) {
+          out.emplace(line.substr(start, name_end - start), tokens);
+          break;
+        }
+      }
+    }
+    return out;
+  }
+
   nlohmann::json infer_forward() {
     nlohmann::json out = nlohmann::json::array();
     auto forward = method_of(m_, cls_, "forward");
     if (!forward) return out;
+    std::map<std::string, std::vector<std::string>> commented =
+        parameter_shape_comments(m_.function(*forward).definition);
+    for (auto& [param, tokens] : docstring_shapes(m_.function(*forward).definition))
+      commented.emplace(param, tokens);  // a comment on the parameter's own line first
+    // A dimension a comment names as another input's first (`curr_latent # (b n d)` beside
+    // `embeds # (r b n d)`) is that input's batch: the harness makes every first dimension the
+    // same batch, so the name gets that size wherever it stands.
+    std::set<std::string> batch_names;
+    for (const auto& [param, tokens] : commented)
+      if (!std::isdigit(static_cast<unsigned char>(tokens[0][0]))) batch_names.insert(tokens[0]);
     nlohmann::json params = nlohmann::json::parse(m_.parameters_json(*forward));
     TSNode body = field(m_.function(*forward).definition, "body");
     bool keyword_only = false;  // after `*` or `*args`: passed by name
@@ -424,6 +543,23 @@ class Inference {
           t.dtype = site->dtype;
           t.evidence.push_back("call site");
         }
+      }
+      // A shape written for it (a comment on its line, the docstring): after what code says.
+      if (auto c = commented.find(name); c != commented.end() && !t.rank &&
+                                         (!t.min_rank || *t.min_rank <= static_cast<int>(c->second.size()))) {
+        const std::vector<std::string>& tokens = c->second;
+        t.rank = static_cast<int>(tokens.size());
+        t.rank_guessed = true;  // written, not read from code: the deducer may still try others
+        t.min_rank.reset();
+        for (int k = 1; k < *t.rank; ++k) {
+          const std::string& token = tokens[k];
+          if (std::isdigit(static_cast<unsigned char>(token[0]))) {
+            if (auto v = integer_of(token); v && *v > 0 && !t.dims.count(k)) t.dims[k] = *v;
+          } else if (batch_names.count(token) && !t.dims.count(k)) {
+            t.dims[k] = kBatchSize;
+          }
+        }
+        t.evidence.push_back("shape written for " + name);
       }
       if (out.empty() && t.dtype == "float32") image_sizes(t);
       nlohmann::json e = {{"name", name}, {"dtype", t.dtype}};

@@ -24,7 +24,9 @@ namespace mine::torch_module {
 // `B, C, H, W = x.shape`, `x.shape[k]`, `x.size(k)`, `x.permute(...)`, `x.transpose(a, b)`,
 // `x.flatten(k)`, einops patterns (`rearrange(x, 'b n d -> ...')`, a Sequential's Rearrange) and
 // the first layer the tensor goes through (Conv2d: rank 4 and dim 1; Linear/LayerNorm: the last
-// dim; Embedding: int64 below num_embeddings); dtype from the layer or the name (`mask`: bool,
+// dim; Embedding: int64 below num_embeddings), call sites, and last a shape written for it (a
+// comment on its line, `embeds,  # (r b n d)`, or forward's docstring, `qkv: ... (B, S, 3, H, D)`:
+// a likely rank, rank_known false); dtype from the layer or the name (`mask`: bool,
 // `*_ids`: int64).
 nlohmann::json infer_inputs(const sdk::PythonFile& file, const ModuleClass& cls);
 

@@ -24,7 +24,7 @@ struct ModuleClass {
 
 // Every module-level class of the file that is an nn.Module subclass with a usable forward
 // (its own or one inherited from a module class of the file); classes whose forward
-// only raises NotImplementedError (or is abstract) are left out.
+// only raises (NotImplementedError or any other exception), or is abstract, are left out.
 std::vector<ModuleClass> module_classes(const sdk::PythonFile& file);
 
 // True when the dotted name is torch.nn.Module or a torch.nn layer class other modules extend.

@@ -78,6 +78,29 @@ class RetryAfterFault(unittest.TestCase):
                              {"shrink": pool.SHRINK_ON_TIMEOUT})
         self.assertIsNone(pool.Pool._second_try(dict(guessed, shrink=2), timeout))
 
+    def test_a_module_killed_after_its_eager_run_ran_eagerly(self):
+        # inductor_stage marks "run" once the eager forward passed; an Inductor compile past the
+        # timeout then kills the worker with the row's details.
+        timeout = {"status": "fail", "error_class": "timeout", "stage_reached": "unknown", "message": "no result"}
+        with tempfile.TemporaryDirectory() as scratch:
+            module = {"spec": {"language": "torch_module"}, "stage": "inductor", "scratch": scratch}
+            for stage, eager in (("run", True), ("load", None)):
+                with open(os.path.join(scratch, ".stage"), "w") as f:
+                    f.write(stage)
+                row = dict(timeout)
+                p = pool.Pool.__new__(pool.Pool)
+                p.devices, p.on_row = None, None
+                p._emit(module, row, {})
+                self.assertEqual(row["stage_reached"], stage)
+                self.assertEqual((row.get("inductor") or {}).get("eager_ok"), eager)
+                self.assertEqual(row.get("checker"), "inductor" if eager else None)
+            # A Triton kernel's "run" is its launch: no inductor record.
+            with open(os.path.join(scratch, ".stage"), "w") as f:
+                f.write("run")
+            row = dict(timeout)
+            p._emit(dict(module, spec={"language": "triton"}), row, {})
+            self.assertNotIn("inductor", row)
+
     def test_a_passing_retry_is_reported_with_the_first_outcome(self):
         row = pool.Pool._after_retry(dict(self.FAULT), {"status": "ok", "grown": {"x": 16}})
         self.assertEqual(row["status"], "ok")

@@ -110,6 +110,44 @@ class ImportedByTheStage(unittest.TestCase):
         self.assertEqual(deferred, [GONE])
         self.assertNotIn(GONE, sys.modules)
 
+    def test_a_guarded_import_its_fallback_leaves_unbound_is_bound_to_a_placeholder(self):
+        # kernl's llama: `try: import nvtx / except ImportError: config.set_nvtx(False)`, then
+        # `nvtx.annotate = NoOpContextManager` where nvtx is off: a NameError without nvtx.
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "k1.py")
+            with open(path, "w") as f:
+                f.write(textwrap.dedent("""
+                    try:
+                        import %s
+                    except ImportError:
+                        HAVE = False
+                    try:
+                        from %s.sub import thing
+                    except ImportError:
+                        pass
+                    try:
+                        import os.path
+                        from %s import other
+                    except ImportError:
+                        other = None
+                    class NoOp:
+                        pass
+                    def switch_off():
+                        %s.annotate = NoOp
+                        return %s.annotate
+                    """ % (GONE, GONE2, GONE2, GONE, GONE)))
+            deferred = []
+            module = inductor_stage._import(path, "mined_module_test_guarded", deferred)
+            sys.modules.pop("mined_module_test_guarded", None)
+        self.assertIs(module.switch_off(), module.NoOp)
+        self.assertEqual(sorted(deferred), sorted([GONE, "thing"]))
+        self.assertIsNone(module.other)  # what the fallback bound stays
+        with self.assertRaises(ModuleNotFoundError):
+            module.thing()
+        with self.assertRaises(ModuleNotFoundError):
+            getattr(module, GONE).make()
+        self.assertNotIn(GONE, sys.modules)
+
     def test_a_use_at_import_time_fails_the_import(self):
         with tempfile.TemporaryDirectory() as tmp:
             path = os.path.join(tmp, "k1.py")

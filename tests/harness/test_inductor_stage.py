@@ -44,8 +44,12 @@ def make_torch(compiled_offset=0.0, codes=("# AOT ID\n@triton.jit\ndef triton_po
         def to(self, _device):
             return self
 
-        def eval(self):
+        def train(self, mode=True):
+            self.training = mode
             return self
+
+        def eval(self):  # as torch's: what train() returns
+            return self.train(False)
 
     class ReLU(Module):
         def forward(self, x):
@@ -58,7 +62,16 @@ def make_torch(compiled_offset=0.0, codes=("# AOT ID\n@triton.jit\ndef triton_po
         def forward(self, x):
             return x
 
-    nn.Module, nn.ReLU, nn.Identity, nn.GELU = Module, ReLU, Identity, ReLU
+    class Linear(Module):
+        def __init__(self, in_features, out_features, bias=True):
+            self.in_features, self.out_features = in_features, out_features
+            self.weight = FakeTensor((out_features, in_features))
+            self.bias = FakeTensor((out_features,)) if bias else None
+
+        def forward(self, x):
+            return x
+
+    nn.Module, nn.ReLU, nn.Identity, nn.GELU, nn.Linear = Module, ReLU, Identity, ReLU, Linear
     torch.nn = nn
     torch.float32, torch.int64 = "float32", "int64"
     torch.device = lambda name: name
@@ -380,6 +393,102 @@ class InductorStage(unittest.TestCase):
         self.assertEqual(inits, [("nccl", 0, 1)])
         self.assertIn("process group of one rank", row["inductor"]["deduce"][0]["change"])
 
+    def test_distributed_size_globals_left_none_are_those_of_one_process(self):
+        # A model-parallel example whose `initialize(world_size, rank)` the closure left out (the
+        # module never calls it): its helpers raise while the globals are None.
+        source = """
+            import functools
+            from typing import Optional
+            import torch
+            _GROUP = None
+            _WORLD_SIZE: Optional[int] = None
+            _LOCAL_RANK: Optional[int] = None
+            BATCH_SIZE = None
+            @functools.cache
+            def get_world_size() -> int:
+                if _WORLD_SIZE is None:
+                    raise RuntimeError("model parallelism was not initialized")
+                return _WORLD_SIZE
+            class FeedForward(torch.nn.Module):
+                def __init__(self, dim):
+                    super().__init__()
+                    self.local = dim // get_world_size()
+                def forward(self, x):
+                    assert (self.local, _LOCAL_RANK, _GROUP, BATCH_SIZE) == (16, 0, None, None)
+                    return x
+            """
+        row, error = self.run_module(source, "FeedForward", {"init": [{"name": "dim", "literal": "16", "source": "size_name"}],
+                                                             "forward": [{"name": "x", "rank": 2}]})
+        self.assertIsNone(error)
+        self.assertTrue(row["inductor"]["match"])
+        self.assertEqual(row["inductor"]["deduce"][0]["change"], "globals _WORLD_SIZE = 1, _LOCAL_RANK = 0 (one process)")
+
+    def test_an_assertion_of_an_input_size_is_read_in_the_failing_frame(self):
+        row, error = self.run_module("""
+            import torch
+            class Mapper(torch.nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.bits = 3
+                    self.max_len = 8
+                def forward(self, logits, tokens):
+                    b, n = tokens.shape
+                    assert logits.shape[-1] == self.bits, f'logits must have a last dimension of {self.bits}'
+                    assert n == self.max_len
+                    return logits
+            """, "Mapper", {"forward": [{"name": "logits", "rank": 2},
+                                        {"name": "tokens", "rank": 2, "dims": {"1": 1024}, "dtype": "int64"}]})
+        self.assertIsNone(error)
+        self.assertTrue(row["inductor"]["match"])
+        self.assertEqual([t["shape"] for t in row["inductor"]["inputs_used"]["forward"]], [[2, 3], [2, 8]])
+
+    def test_a_train_override_that_returns_nothing_leaves_the_module(self):
+        # timm's attention layers clear a cache in `train(mode)` and return None, so `eval()` does.
+        row, error = self.run_module("""
+            import torch
+            class Cached(torch.nn.Module):
+                def train(self, mode=True):
+                    super().train(mode)
+                    self.cache = {}
+                def forward(self, x):
+                    assert not self.training
+                    return x
+            """, "Cached", {"forward": [{"name": "x", "rank": 2}]})
+        self.assertIsNone(error)
+        self.assertTrue(row["inductor"]["match"])
+
+    def test_an_object_argument_whose_weights_init_reads_is_a_linear_layer(self):
+        # x-transformers' LowRankLinear(module, low_rank_dim) factorises the weight of the layer
+        # it is given: an Identity has none.
+        source = """
+            import torch
+            class LowRank(torch.nn.Module):
+                def __init__(self, module, low_rank_dim):
+                    super().__init__()
+                    assert module.weight.ndim == 2
+                    out_dim, in_dim = module.weight.shape
+                    assert low_rank_dim < min(out_dim, in_dim)
+                    self.dims = (out_dim, in_dim, low_rank_dim)
+                def forward(self, x):
+                    assert self.dims == (64, 64, 16), self.dims
+                    return x
+            class Wrapper(torch.nn.Module):
+                def __init__(self, net):
+                    super().__init__()
+                    self.net = net
+                def forward(self, x):
+                    assert type(self.net).__name__ == "StandInIdentity"
+                    return self.net(x)
+            """
+        for entry, name in (("LowRank", "module"), ("Wrapper", "net")):
+            inputs = {"init": [{"name": name, "stand_in": "instance:torch.nn.Identity", "source": "stand_in"}],
+                      "forward": [{"name": "x", "rank": 2}]}
+            if entry == "LowRank":
+                inputs["init"].append({"name": "low_rank_dim", "literal": "16", "source": "size_name"})
+            row, error = self.run_module(source, entry, inputs)
+            self.assertIsNone(error, entry)
+            self.assertTrue(row["inductor"]["match"])
+
     def test_a_residual_that_wants_wider_inputs_widens_the_module(self):
         # A ResNet bottleneck Bottleneck(inplanes, planes) with `out + x`: planes * 4 channels come
         # out, so x has them too, and then inplanes (guessed as 16 like planes) is the wrong guess.
@@ -443,6 +552,58 @@ class InductorStage(unittest.TestCase):
         self.assertEqual(info["inputs_used"]["init"], {"dim": "64", "heads": "4"})  # a call site's number stays
         self.assertEqual(info["inputs_used"]["forward"][0]["shape"], [module_inputs.BATCH, module_inputs.SIZE, 64])
         self.assertIn("guessed sizes 16 -> 64", info["deduce"][0]["change"])
+
+    def test_sizes_rejected_again_grow_once_more(self):
+        # A bottleneck of an eighth of its width under GroupNorm's 32 groups: 16 gives 2, 64 gives
+        # 8, 256 gives the 32 it needs.
+        row, error = self.run_module("""
+            import torch
+            class Bottleneck(torch.nn.Module):
+                def __init__(self, out_chs, ratio=0.125, groups=32):
+                    super().__init__()
+                    mid = int(out_chs * ratio)
+                    if mid % groups:
+                        raise ValueError("num_channels (%d) must be divisible by num_groups (%d)" % (mid, groups))
+                    self.out_chs = out_chs
+                def forward(self, x):
+                    assert x.shape[1] == self.out_chs
+                    return x
+            """, "Bottleneck", {"init": [{"name": "out_chs", "literal": "16", "source": "size_name"}],
+                                "forward": [{"name": "x", "rank": 4, "dims": {"1": 16}}]})
+        self.assertIsNone(error)
+        info = row["inductor"]
+        self.assertEqual(info["inputs_used"]["init"], {"out_chs": "256"})
+        self.assertEqual(info["inputs_used"]["forward"][0]["shape"][1], 256)
+        self.assertEqual([d["change"] for d in info["deduce"]], ["guessed sizes 16 -> 64", "guessed sizes 16 -> 256"])
+
+    def test_a_size_no_growth_divides_takes_a_multiple_of_the_divisors_init_asserts(self):
+        # CrossViT: patches of 12 and of 16 over one image side, asserted where each embedder is
+        # built; 64 and 256 are no multiples of 12, 48 is the least of both.
+        row, error = self.run_module("""
+            import torch
+            class Embedder(torch.nn.Module):
+                def __init__(self, image_size, patch_size):
+                    super().__init__()
+                    assert image_size % patch_size == 0, 'Image dimensions must be divisible by the patch size.'
+            class Cross(torch.nn.Module):
+                def __init__(self, image_size, dim, sm_patch_size=12, lg_patch_size=16):
+                    super().__init__()
+                    self.sm = Embedder(image_size, sm_patch_size)
+                    self.lg = Embedder(image_size, lg_patch_size)
+                    self.size = image_size
+                def forward(self, img):
+                    assert img.shape[-1] == self.size == 48, (img.shape, self.size)
+                    return img
+            """, "Cross", {"init": [{"name": "image_size", "literal": "16", "source": "size_name"},
+                                    {"name": "dim", "literal": "16", "source": "size_name"}],
+                           "forward": [{"name": "img", "rank": 4, "dims": {"1": 3, "-1": 16, "-2": 16}}]})
+        self.assertIsNone(error)
+        info = row["inductor"]
+        self.assertEqual(info["inputs_used"]["init"], {"image_size": "48", "dim": "16"})
+        self.assertEqual(info["inputs_used"]["forward"][0]["shape"], [2, 3, 48, 48])
+        self.assertEqual([d["change"] for d in info["deduce"]][-2:],
+                         ["init image_size = 24 (a multiple of 12 the __init__ asserts)",
+                          "init image_size = 48 (a multiple of 48 the __init__ asserts)"])
 
     def test_sizes_of_call_sites_are_not_grown(self):
         row, error = self.run_module("""
@@ -592,6 +753,38 @@ class InductorStage(unittest.TestCase):
             """, "Plain", {})
         self.assertIsInstance(error, inductor_stage.NotAModule)
         self.assertEqual(row["stage_reached"], "import")
+
+
+class TorchSubmodules(unittest.TestCase):
+    """inductor_stage.torch_submodules on a package called torch written for the test."""
+
+    def test_a_submodule_the_code_reaches_as_an_attribute_is_imported(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            files = {"torch/__init__.py": "from . import distributed\n",
+                     "torch/distributed/__init__.py": "",
+                     "torch/distributed/_private/__init__.py": "",
+                     "torch/testing/__init__.py": "",
+                     "torch/distributed/tensor/__init__.py": "class DTensor:\n    pass\n"}
+            for path, text in files.items():
+                os.makedirs(os.path.dirname(os.path.join(tmp, path)), exist_ok=True)
+                with open(os.path.join(tmp, path), "w") as f:
+                    f.write(text)
+            saved = {k: v for k, v in sys.modules.items() if k == "torch" or k.startswith("torch.")}
+            for k in saved:
+                del sys.modules[k]
+            sys.path.insert(0, tmp)
+            try:
+                import torch
+                self.assertFalse(hasattr(torch.distributed, "tensor"))
+                source = ("if isinstance(a, torch.distributed.tensor.DTensor) or torch.distributed.missing.x: pass\n"
+                          "torch.distributed._private.x, torch.testing.y")
+                self.assertEqual(inductor_stage.torch_submodules(torch, source), ["torch.distributed.tensor"])
+                self.assertTrue(hasattr(torch.distributed.tensor, "DTensor"))
+            finally:
+                sys.path.remove(tmp)
+                for k in [k for k in sys.modules if k == "torch" or k.startswith("torch.")]:
+                    del sys.modules[k]
+                sys.modules.update(saved)
 
 
 if __name__ == "__main__":

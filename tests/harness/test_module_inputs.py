@@ -53,6 +53,22 @@ class Deducer(unittest.TestCase):
                "but got input of size[2, 16, 16, 16]")
         self.assertEqual(mi.shape_of(self.fix([spec(4)], msg)[0])[-1], 64)
 
+    def test_layer_norm_over_patches_asks_for_the_channels(self):
+        # A patch embedding `b c (h p1) (w p2) -> b h w (p1 p2 c)` then LayerNorm(3 * 4 * 4): 16
+        # guessed channels give 256 features per 4x4 patch, 48 are wanted: 3 channels.
+        msg = ("RuntimeError: Given normalized_shape=[48], expected input with shape [*, 48], "
+               "but got input of size[2, 4, 4, 256]")
+        new = self.fix([spec(4, {-1: 16, -2: 16}, name="img")], msg)
+        self.assertEqual(mi.shape_of(new[0]), [mi.BATCH, 3, 16, 16])
+        # One dimension of patches (`b c (n p) -> b n (p c)`, patches of 16 by 16 channels).
+        msg = ("RuntimeError: Given normalized_shape=[48], expected input with shape [*, 48], "
+               "but got input of size[2, 1, 256]")
+        self.assertEqual(mi.shape_of(self.fix([spec(3, name="series")], msg)[0]), [mi.BATCH, 3, mi.SIZE])
+        # Channels the evidence fixed stay; so does a norm applied to the input as it is.
+        new = self.fix([spec(4, {1: 16})], msg)
+        self.assertEqual(mi.shape_of(new[0])[1], 16)
+        self.assertEqual(mi.shape_of(new[0])[-1], 48)
+
     def test_unpack_sets_rank(self):
         new = self.fix([spec(4)], "ValueError: not enough values to unpack (expected 5, got 4)")
         self.assertEqual(new[0]["rank"], 5)
@@ -220,6 +236,27 @@ class CodeDefaults(unittest.TestCase):
         self.assertEqual(defaults, {"fused_bias_fc": False, "depth": 2, "window_size": (-1, -1)})
         self.assertEqual(mi.code_defaults("def (:"), {})
 
+    def test_a_string_the_code_requires_is_answered(self):
+        # Liger's tiled GEGLU: `if config.hidden_act not in ["gelu", ...]: raise ValueError(...)`;
+        # the name's guess ("silu") is refused there.
+        defaults = mi.code_defaults(
+            "def f(config, other):\n"
+            "    if config.hidden_act not in ['gelu', 'gelu_new']:\n"
+            "        raise ValueError(config.hidden_act)\n"
+            "    if other.norm not in ('rms', 'layer'): raise ValueError\n"
+            "    if other.norm not in ('layer',): raise ValueError\n"   # two requirements: left to the guess
+            "    if config.mode not in [1, 2]: raise ValueError\n"       # not strings
+            "    x = getattr(config, 'pos', 'rope')\n"
+            "    if config.pos not in ['alibi']: pass\n")                # the code's own default wins
+        self.assertEqual(defaults, {"hidden_act": "gelu", "pos": "rope"})
+        # Unpacked into names: one guess each (Falcon-H1's `gate_multiplier, down_multiplier`).
+        defaults = mi.code_defaults("def f(config):\n"
+                                    "    gate_multiplier, down_multiplier = config.mlp_multipliers\n"
+                                    "    heads, dim = config.shape\n"
+                                    "    a, b, c = config.shape\n")   # two lengths: left to the guess
+        self.assertEqual(defaults, {"mlp_multipliers": (mi.guess_attribute("gate_multiplier"),
+                                                        mi.guess_attribute("down_multiplier"))})
+
     def test_the_stand_in_answers_the_code_defaults_first(self):
         c = mi.ConfigStandIn({"fused_mlp": False, "hidden_size": 48})
         self.assertIs(c.fused_mlp, False)
@@ -295,6 +332,18 @@ class Windows(unittest.TestCase):
                              "length 4 in chunks of 7")
         self.assertEqual(mi.shape_of(new[0]), [mi.BATCH, mi.SIZE, 28, 28])
         self.assertIn("windows of 7", why)
+
+    def test_sides_grown_for_windows_grow_again_deeper_in_the_network(self):
+        # MaxViT halves 28 four times with rounding up (14, 7, 4, 2): 4 in chunks of 7 again, and
+        # again, until the sides are 224.
+        message = "EinopsError: Shape mismatch, can't divide axis of length 4 in chunks of 7"
+        specs, sides = [spec(4)], []
+        for _ in range(4):
+            specs, _ = mi.deduce(specs, message)
+            sides.append(mi.shape_of(specs[0])[2])
+        self.assertEqual(sides, [28, 56, 112, 224])
+        # Sides no window grew are left to the other rules (6 over 16 is no stride's).
+        self.assertEqual(mi.deduce([spec(4, {2: 28, 3: 28})], message), (None, None))
 
     def test_an_assert_on_the_window_size(self):
         new, _ = mi.deduce([spec(4)], "AssertionError: height 16 and width 16 must be divisible by window size 7")
@@ -480,6 +529,34 @@ class ConvolutionInput(unittest.TestCase):
 class FailingLine(unittest.TestCase):
     """Rules that read the line of the module's own code that failed, besides the message."""
 
+    def test_an_assertion_of_a_size_takes_the_value_the_frame_has(self):
+        frame = {"self.bits": 3, "(teacher.shape[0],)": (2 * 16,), "self.max_seq_len": 8, "n": 1024, "n_heads": 4,
+                 "self.heads": 2}
+        evaluate = frame.get
+        line = "assert logits.shape[-1] == self.bits, f'logits must have a last dimension of {self.bits}'"
+        new, why = mi.deduce([spec(3, name="logits")], "AssertionError: logits must have a last dimension of 3",
+                             line=line, evaluate=evaluate)
+        self.assertEqual(mi.shape_of(new[0]), [mi.BATCH, mi.SIZE, 3])
+        self.assertIn("failing line", why)
+        # The whole shape, the assertion's message going on past the line.
+        new, _ = mi.deduce([spec(2, name="teacher"), spec(2, dtype="int64", name="labels")],
+                           "AssertionError: the shape of labels must be (BT,)",
+                           line="assert labels.shape == (teacher.shape[0],), (", evaluate=evaluate)
+        self.assertEqual(mi.shape_of(new[1]), [32])
+        self.assertTrue(new[1]["rank_known"])
+        # A size the forward read off an input, one dimension of the inputs only.
+        new, _ = mi.deduce([spec(2, {1: 1024}, dtype="int64")], "AssertionError",
+                           line="assert n == self.max_seq_len", evaluate=evaluate)
+        self.assertEqual(mi.shape_of(new[0]), [mi.BATCH, 8])
+        # Not an assertion error, no frame, or a name no single dimension holds: the rules go on.
+        new, why = mi.deduce([spec(3, name="logits")], "RuntimeError: x", line=line, evaluate=evaluate)
+        self.assertNotIn("failing line", why or "")
+        new, why = mi.deduce([spec(3, name="logits")], "AssertionError: x", line=line)
+        self.assertNotIn("failing line", why or "")
+        new, why = mi.deduce([spec(3, {1: 4}), spec(3, {1: 4}, name="y")], "AssertionError",
+                             line="assert n_heads == self.heads", evaluate=evaluate)
+        self.assertNotIn("failing line", why or "")
+
     def test_a_rank_check_on_the_failing_line_names_the_input(self):
         specs = [spec(4, name="x"), spec(4, name="preferred_seq")]
         new, why = mi.deduce(specs, "AssertionError: ", line="assert preferred_seq.ndim == 2")
@@ -550,6 +627,11 @@ class ScalarInputs(unittest.TestCase):
         self.assertEqual(mi.scalar_value("List[int]"), (mi.SIZE, mi.SIZE))
         self.assertEqual(mi.scalar_value("tuple[int, ...]"), (mi.SIZE, mi.SIZE))
         self.assertEqual(mi.scalar_value("float"), 1.0)
+        # A position in a cache starts at 0 (a cache of SIZE positions has none at SIZE).
+        for name in ("start_pos", "seqlen_offset", "offset", "past_length"):
+            self.assertEqual(mi.scalar_value("int", name=name), 0, name)
+        for name in ("seq_len", "n_tokens", "startle"):
+            self.assertEqual(mi.scalar_value("int", name=name), mi.SIZE, name)
         self.assertEqual(mi.scalar_value("", counted=True), mi.SIZE)
         self.assertIsNone(mi.scalar_value(""))
         self.assertIsNone(mi.scalar_value("Tensor"))

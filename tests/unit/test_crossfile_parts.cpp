@@ -47,6 +47,22 @@ TEST_CASE("module index finds absolute imports from the roots Python would have"
   CHECK_FALSE(index.absolute("helpers", "benchmarks/bench.py").found());
 }
 
+TEST_CASE("a folder whose name no import can spell is a root, __init__.py or not", "[crossfile][index]") {
+  // `examples/model-v2/__init__.py` makes no importable package (`model-v2` is no identifier): the
+  // scripts of that folder run from it, so `from utils.config import Config` in
+  // `examples/model-v2/model/net.py` is its `utils/config.py`.
+  ModuleIndex index({"examples/model-v2/__init__.py", "examples/model-v2/model/__init__.py",
+                     "examples/model-v2/model/net.py", "examples/model-v2/utils/__init__.py",
+                     "examples/model-v2/utils/config.py", "examples/model-v2/run.py", "pkg/__init__.py",
+                     "pkg/sub/__init__.py", "pkg/sub/net.py", "pkg/utils.py"});
+  CHECK(index.absolute("utils.config", "examples/model-v2/model/net.py").file == "examples/model-v2/utils/config.py");
+  CHECK(index.absolute("model.net", "examples/model-v2/run.py").file == "examples/model-v2/model/net.py");
+  // For the files under it only: elsewhere `utils` is no module of the repository.
+  CHECK_FALSE(index.absolute("utils.config", "tools/convert.py").found());
+  // A package whose name is an identifier is no root: inside `pkg/sub`, `utils` is not pkg/utils.py.
+  CHECK_FALSE(index.absolute("utils", "pkg/sub/net.py").found());
+}
+
 TEST_CASE("a vendored package's imports of itself by its own name land in the vendored copy", "[crossfile]") {
   ModuleIndex index({"zoo/__init__.py", "zoo/_vendored/__init__.py", "zoo/_vendored/fla/__init__.py",
                      "zoo/_vendored/fla/ops/__init__.py", "zoo/_vendored/fla/ops/op.py",
