@@ -256,6 +256,10 @@ bool LauncherValues::refused_unless_false(TSNode condition) const {
 // (MISSING) identifier is still asked of tree-sitter, whose search by position may end elsewhere.
 std::set<std::string> LauncherValues::counted_only_names(TSNode body) const {
   std::set<std::string> counted, refused;
+  // By grammar symbol: every node of every launcher body is asked.
+  static const PythonTypeSet own_scope{"function_definition", "lambda"}, identifier{"identifier"},
+      attribute{"attribute"}, subscript{"subscript"}, call{"call"}, binary_operator{"binary_operator"},
+      argument_list{"argument_list"};
   struct Visit {
     TSNode node, parent, grandparent;  // parent and grandparent null for the body itself
   };
@@ -264,23 +268,23 @@ std::set<std::string> LauncherValues::counted_only_names(TSNode body) const {
     Visit v = stack.back();
     stack.pop_back();
     TSNode n = v.node;
-    if ((is_type(n, "function_definition") || is_type(n, "lambda")) && !ts_node_eq(n, body)) continue;
-    if (is_type(n, "identifier")) {
+    if (own_scope.has(n) && !ts_node_eq(n, body)) continue;
+    if (identifier.has(n)) {
       std::string name = m_.text_of(n);
       bool walked = !ts_node_eq(n, body) && ts_node_start_byte(n) < ts_node_end_byte(n);
       TSNode up = walked ? v.parent : ts_node_parent(n);
       auto above_up = [&]() { return walked && !ts_node_eq(up, body) ? v.grandparent : ts_node_parent(up); };
-      if ((is_type(up, "attribute") && ts_node_eq(field(up, "object"), n)) ||
-          (is_type(up, "subscript") && ts_node_eq(field(up, "value"), n)) ||
-          (is_type(up, "call") && ts_node_eq(field(up, "function"), n))) {
+      if ((attribute.has(up) && ts_node_eq(field(up, "object"), n)) ||
+          (subscript.has(up) && ts_node_eq(field(up, "value"), n)) ||
+          (call.has(up) && ts_node_eq(field(up, "function"), n))) {
         refused.insert(name);
-      } else if (is_type(up, "binary_operator")) {
+      } else if (binary_operator.has(up)) {
         std::string op = m_.text_of(field(up, "operator"));
         if (op == "//" || op == "%" || op == "<<" || op == ">>") counted.insert(name);
-      } else if (is_type(up, "argument_list")) {
-        TSNode call = above_up();
-        if (is_type(call, "call")) {
-          std::string fn = m_.text_of(field(call, "function"));
+      } else if (argument_list.has(up)) {
+        TSNode called = above_up();
+        if (call.has(called)) {
+          std::string fn = m_.text_of(field(called, "function"));
           if (ends_with(fn, "cdiv") || ends_with(fn, "next_power_of_2") || fn == "range") counted.insert(name);
         }
       }
@@ -299,15 +303,25 @@ bool LauncherValues::read_unguarded(TSNode body, const std::string& name) const 
     std::string c = m_.text_of(cond);
     return c == name || c.find(name + " is not None") != std::string::npos || c.find(name + " is None") != std::string::npos;
   };
-  std::vector<TSNode> stack{body};
+  // Every node visited, with the index of the one it was reached from: the way up from a read is
+  // then the walk's own path (ts_node_parent searches down from the root at each step).
+  struct Visited {
+    TSNode node;
+    size_t from;
+  };
+  std::vector<Visited> seen{{body, 0}};
+  std::vector<size_t> stack{0};
   while (!stack.empty()) {
-    TSNode n = stack.back();
+    size_t at = stack.back();
+    TSNode n = seen[at].node;
     stack.pop_back();
     if (is_type(n, "attribute") && is_type(field(n, "object"), "identifier") && m_.text_of(field(n, "object")) == name) {
       std::string attr = m_.text_of(field(n, "attribute"));
       if (attr == "shape" || attr == "stride" || attr == "size" || attr == "dim" || attr == "ndim" || attr == "numel") {
         bool guarded = false;
-        for (TSNode up = ts_node_parent(n); !guarded && !ts_node_is_null(up) && !ts_node_eq(up, body); up = ts_node_parent(up)) {
+        // (An attribute is never the body, and never zero-width: its parent is the one it was reached from.)
+        for (size_t u = seen[at].from; !guarded && !ts_node_eq(seen[u].node, body); u = seen[u].from) {
+          TSNode up = seen[u].node;
           if (is_type(up, "if_statement") || is_type(up, "elif_clause") || is_type(up, "while_statement"))
             guarded = guards(field(up, "condition"));
           else if (is_type(up, "conditional_expression"))
@@ -319,7 +333,10 @@ bool LauncherValues::read_unguarded(TSNode body, const std::string& name) const 
       }
     }
     if ((is_type(n, "function_definition") || is_type(n, "lambda")) && !ts_node_eq(n, body)) continue;
-    for_each_named_child(n, [&](TSNode c) { stack.push_back(c); });
+    for_each_named_child(n, [&](TSNode c) {
+      stack.push_back(seen.size());
+      seen.push_back({c, at});
+    });
   }
   return false;
 }
