@@ -161,8 +161,7 @@ LauncherValues::LauncherValues(const PythonModule& m, TSNode function, uint32_t 
     widest_rank_ = known->second.widest_rank;
     counted_only_ = known->second.counted_only;
   } else {
-    ranks(body);
-    counted_only_ = counted_only_names(body);
+    ranks(body);  // counted_only_ too
     if (facts) facts->emplace(body.id, TensorFacts{rank_, dtype_, widest_rank_, counted_only_});
   }
   // `@custom_fwd(cast_inputs=torch.float16)`: autocast hands the launcher its floating tensors
@@ -354,34 +353,39 @@ bool LauncherValues::refused_unless_false(TSNode condition) const {
 
 // The names the launcher uses only as counts: an operand of `//`, `%`, `<<` or `>>`, or an
 // argument of `triton.cdiv`, `next_power_of_2` or `range`, and never as anything else a count
-// cannot be (an object with attributes, something subscripted or called). One walk per launcher
-// body, kept with its tensor facts: each launch evaluates the launcher several times.
-std::set<std::string> LauncherValues::counted_only_names(TSNode body) const {
-  std::set<std::string> counted, refused;
-  std::vector<TSNode> stack{body};
-  while (!stack.empty()) {
-    TSNode n = stack.back();
-    stack.pop_back();
-    if ((is_type(n, "function_definition") || is_type(n, "lambda")) && !ts_node_eq(n, body)) continue;
-    if (is_type(n, "identifier")) {
-      std::string name = m_.text_of(n);
-      TSNode up = ts_node_parent(n);
-      if ((is_type(up, "attribute") && ts_node_eq(field(up, "object"), n)) ||
-          (is_type(up, "subscript") && ts_node_eq(field(up, "value"), n)) ||
-          (is_type(up, "call") && ts_node_eq(field(up, "function"), n))) {
-        refused.insert(name);
-      } else if (is_type(up, "binary_operator")) {
-        std::string op = m_.text_of(field(up, "operator"));
-        if (op == "//" || op == "%" || op == "<<" || op == ">>") counted.insert(name);
-      } else if (is_type(up, "argument_list") && is_type(ts_node_parent(up), "call")) {
-        std::string fn = m_.text_of(field(ts_node_parent(up), "function"));
-        if (ends_with(fn, "cdiv") || ends_with(fn, "next_power_of_2") || fn == "range") counted.insert(name);
-      }
+// cannot be (an object with attributes, something subscripted or called). What node `v` of the
+// launcher's body says of them; ranks() visits every node of the body but those below a nested
+// function or lambda, once per body (kept with its tensor facts: each launch evaluates the
+// launcher several times).
+//
+// The walk hands each node's parent and grandparent along: tree-sitter 0.20.7's ts_node_parent
+// searches down from the root every call (7,000 instructions on FlagGems' launchers, 570 M in
+// all). The node a walk came from is the one ts_node_parent names for any node with a width; a
+// zero-width (MISSING) identifier is still asked of tree-sitter, whose search by position may end
+// elsewhere.
+void LauncherValues::count_uses(const CountVisit& v, TSNode body, CountUses& uses) const {
+  static const PythonTypeSet identifier{"identifier"}, attribute{"attribute"}, subscript{"subscript"}, call{"call"},
+      binary_operator{"binary_operator"}, argument_list{"argument_list"};
+  TSNode n = v.node;
+  if (!identifier.has(n)) return;
+  std::string name = m_.text_of(n);
+  bool walked = !ts_node_eq(n, body) && ts_node_start_byte(n) < ts_node_end_byte(n);
+  TSNode up = walked ? v.parent : ts_node_parent(n);
+  auto above_up = [&]() { return walked && !ts_node_eq(up, body) ? v.grandparent : ts_node_parent(up); };
+  if ((attribute.has(up) && ts_node_eq(field(up, "object"), n)) ||
+      (subscript.has(up) && ts_node_eq(field(up, "value"), n)) ||
+      (call.has(up) && ts_node_eq(field(up, "function"), n))) {
+    uses.refused.insert(name);
+  } else if (binary_operator.has(up)) {
+    std::string op = m_.text_of(field(up, "operator"));
+    if (op == "//" || op == "%" || op == "<<" || op == ">>") uses.counted.insert(name);
+  } else if (argument_list.has(up)) {
+    TSNode called = above_up();
+    if (call.has(called)) {
+      std::string fn = m_.text_of(field(called, "function"));
+      if (ends_with(fn, "cdiv") || ends_with(fn, "next_power_of_2") || fn == "range") uses.counted.insert(name);
     }
-    for_each_named_child(n, [&](TSNode c) { stack.push_back(c); });
   }
-  for (const auto& name : refused) counted.erase(name);
-  return counted;
 }
 
 // Whether the launcher reads `name`'s layout (`name.shape`, `name.stride(1)`) outside a test of
@@ -392,15 +396,25 @@ bool LauncherValues::read_unguarded(TSNode body, const std::string& name) const 
     std::string c = m_.text_of(cond);
     return c == name || c.find(name + " is not None") != std::string::npos || c.find(name + " is None") != std::string::npos;
   };
-  std::vector<TSNode> stack{body};
+  // Every node visited, with the index of the one it was reached from: the way up from a read is
+  // then the walk's own path (ts_node_parent searches down from the root at each step).
+  struct Visited {
+    TSNode node;
+    size_t from;
+  };
+  std::vector<Visited> seen{{body, 0}};
+  std::vector<size_t> stack{0};
   while (!stack.empty()) {
-    TSNode n = stack.back();
+    size_t at = stack.back();
+    TSNode n = seen[at].node;
     stack.pop_back();
     if (is_type(n, "attribute") && is_type(field(n, "object"), "identifier") && m_.text_of(field(n, "object")) == name) {
       std::string attr = m_.text_of(field(n, "attribute"));
       if (attr == "shape" || attr == "stride" || attr == "size" || attr == "dim" || attr == "ndim" || attr == "numel") {
         bool guarded = false;
-        for (TSNode up = ts_node_parent(n); !guarded && !ts_node_is_null(up) && !ts_node_eq(up, body); up = ts_node_parent(up)) {
+        // (An attribute is never the body, and never zero-width: its parent is the one it was reached from.)
+        for (size_t u = seen[at].from; !guarded && !ts_node_eq(seen[u].node, body); u = seen[u].from) {
+          TSNode up = seen[u].node;
           if (is_type(up, "if_statement") || is_type(up, "elif_clause") || is_type(up, "while_statement"))
             guarded = guards(field(up, "condition"));
           else if (is_type(up, "conditional_expression"))
@@ -412,7 +426,10 @@ bool LauncherValues::read_unguarded(TSNode body, const std::string& name) const 
       }
     }
     if ((is_type(n, "function_definition") || is_type(n, "lambda")) && !ts_node_eq(n, body)) continue;
-    for_each_named_child(n, [&](TSNode c) { stack.push_back(c); });
+    for_each_named_child(n, [&](TSNode c) {
+      stack.push_back(seen.size());
+      seen.push_back({c, at});
+    });
   }
   return false;
 }
@@ -440,12 +457,25 @@ void LauncherValues::ranks(TSNode body) {
   // The types told apart, by grammar symbol: every node of every launcher body is asked.
   static const PythonTypeSet assignment{"assignment"}, subscript{"subscript"}, call{"call"},
       assert_statement{"assert_statement"}, comparison{"comparison_operator"},
-      own_scope{"function_definition", "class_definition", "lambda"};
-  std::vector<TSNode> stack{body};
+      own_scope{"function_definition", "class_definition", "lambda"}, class_definition{"class_definition"},
+      function_or_lambda{"function_definition", "lambda"};
+  // One walk for the ranks and for counted_only_ (count_uses): the ranks skip
+  // what lies below a nested function, class or lambda, the counts only what lies below a
+  // nested function or lambda (so the walk goes on below a class, for the counts alone).
+  CountUses counts;
+  std::vector<CountVisit> stack{{body, TSNode{}, TSNode{}, false}};
   while (!stack.empty()) {
-    TSNode n = stack.back();
+    CountVisit v = stack.back();
     stack.pop_back();
+    TSNode n = v.node;
     TSSymbol t = ts_node_symbol(n);
+    bool nested = !ts_node_eq(n, body);
+    if (!(function_or_lambda.has(t) && nested)) count_uses(v, body, counts);
+    if (v.in_class) {  // below a nested class: the counts' walk alone
+      if (!(function_or_lambda.has(t) && nested))
+        for_each_named_child(n, [&](TSNode c) { stack.push_back({c, n, v.parent, true}); });
+      continue;
+    }
     if (assignment.has(t)) {
       TSNode left = field(n, "left");
       TSNode right = field(n, "right");
@@ -596,11 +626,15 @@ void LauncherValues::ranks(TSNode body) {
         }
       }
     }
-    if (own_scope.has(t)) {
-      if (!ts_node_eq(n, body)) continue;
+    if (own_scope.has(t) && nested) {
+      if (class_definition.has(t))
+        for_each_named_child(n, [&](TSNode c) { stack.push_back({c, n, v.parent, true}); });
+      continue;
     }
-    for_each_named_child(n, [&](TSNode c) { stack.push_back(c); });
+    for_each_named_child(n, [&](TSNode c) { stack.push_back({c, n, v.parent, false}); });
   }
+  for (const auto& name : counts.refused) counts.counted.erase(name);
+  counted_only_ = std::move(counts.counted);
   // A tensor whose code reads only some dimensions (`v.shape[-1]`, `v.shape[2]`) is most often laid
   // out like the launcher's tensors of known rank (q, k, v of one attention): a buffer of too low a
   // rank is what the kernel's strides overrun, one of too high a rank only costs memory.

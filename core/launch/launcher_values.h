@@ -30,7 +30,7 @@ class LauncherValues {
     std::map<std::string, int> rank;
     std::map<std::string, std::string> dtype;
     int widest_rank = 0;
-    std::set<std::string> counted_only;  // counted_only_names
+    std::set<std::string> counted_only;  // names the launcher uses only as counts (count_uses)
   };
   using TensorFactsCache = std::map<const void*, TensorFacts>;
 
@@ -96,9 +96,18 @@ class LauncherValues {
   static nlohmann::json nominal_shape(int rank, int64_t dim = kNominalDim);
 
  private:
-  void ranks(TSNode body);
+  void ranks(TSNode body);  // and counted_only_
   bool read_unguarded(TSNode body, const std::string& name) const;
-  std::set<std::string> counted_only_names(TSNode body) const;
+  // counted_only_: a node of the walk in ranks(), its parent and grandparent (null for the body),
+  // and whether it lies below a nested class (where only the counts are looked at).
+  struct CountVisit {
+    TSNode node, parent, grandparent;
+    bool in_class;
+  };
+  struct CountUses {
+    std::set<std::string> counted, refused;
+  };
+  void count_uses(const CountVisit& v, TSNode body, CountUses& uses) const;
   bool refused_unless_false(TSNode condition) const;
   struct Frame {
     TSNode block;
@@ -138,7 +147,7 @@ class LauncherValues {
   std::map<std::string, int> rank_;   // tensors' ranks as the launcher's code implies them
   std::map<std::string, nlohmann::json> shape_;  // whole shapes it states (`assert_size_stride(x, (4, 64), ...)`)
   int widest_rank_ = 0;               // the largest rank the code states
-  std::set<std::string> counted_only_;  // names the launcher uses only as counts (counted_only_names)
+  std::set<std::string> counted_only_;  // names the launcher uses only as counts (count_uses)
   std::map<std::string, std::string> dtype_;  // element types its asserts state (`x.dtype == torch.int8`)
   std::set<std::string> lambda_params_;
   mutable const nlohmann::json* meta_ = nullptr;

@@ -56,25 +56,42 @@ std::vector<std::string> CallIndex::called_names(std::string_view text) {
 }
 
 std::vector<std::string_view> CallIndex::names_called(std::string_view text) {
-  // Each call with a hash of its name, sorted by hash (then name) so that repeats fall together:
-  // sorting the names themselves compared bytes at every step, most of the index's work on a
-  // repository of large files.
-  struct Call {
-    uint64_t hash;
+  // Each distinct name once, found in a table open-addressed by the name's FNV-1a hash: sorting
+  // the calls by hash to make repeats fall together cost O(n log n) steps a file, most of the
+  // index's own work on a repository of large files (200 M instructions on unsloth's 1,700).
+  struct Slot {
+    uint64_t hash = 0;
     std::string_view name;
+    bool used = false;
   };
-  std::vector<Call> calls;
+  std::vector<Slot> table(256);
+  size_t used = 0;
+  auto slot_of = [](std::vector<Slot>& t, uint64_t h) { return static_cast<size_t>(h ^ (h >> 29)) & (t.size() - 1); };
+  std::vector<std::string_view> names;
   for_each_call(text, [&](std::string_view name) {
     uint64_t h = 0xcbf29ce484222325ull;  // FNV-1a
     for (unsigned char c : name) h = (h ^ c) * 0x100000001b3ull;
-    calls.push_back({h, name});
+    for (size_t i = slot_of(table, h);; i = (i + 1) & (table.size() - 1)) {
+      Slot& s = table[i];
+      if (!s.used) break;
+      if (s.hash == h && s.name == name) return;  // called before
+    }
+    if (2 * (used + 1) > table.size()) {  // at most half full
+      std::vector<Slot> bigger(table.size() * 2);
+      for (const Slot& s : table) {
+        if (!s.used) continue;
+        size_t i = slot_of(bigger, s.hash);
+        while (bigger[i].used) i = (i + 1) & (bigger.size() - 1);
+        bigger[i] = s;
+      }
+      table.swap(bigger);
+    }
+    size_t i = slot_of(table, h);
+    while (table[i].used) i = (i + 1) & (table.size() - 1);
+    table[i] = {h, name, true};
+    ++used;
+    names.push_back(name);
   });
-  std::sort(calls.begin(), calls.end(), [](const Call& a, const Call& b) {
-    return a.hash != b.hash ? a.hash < b.hash : a.name < b.name;
-  });
-  std::vector<std::string_view> names;
-  for (size_t i = 0; i < calls.size(); ++i)
-    if (i == 0 || calls[i].name != calls[i - 1].name) names.push_back(calls[i].name);
   return names;
 }
 
