@@ -507,8 +507,10 @@ class Finder {
     std::map<std::string, json> modes, tensors;
   };
   const CallerValues& caller_values(TSNode function) {
+    static const CallerValues kNone;
+    if (ts_node_is_null(function)) return kNone;  // a launch at module level
     auto [slot, fresh] = callers_.try_emplace(ts_node_start_byte(function));
-    if (!fresh || ts_node_is_null(function)) return slot->second;
+    if (!fresh) return slot->second;
     TSNode definition = function;
     if (is_type(ts_node_parent(function), "decorated_definition")) definition = ts_node_parent(function);
     if (!is_type(ts_node_parent(definition), "module")) return slot->second;
@@ -519,8 +521,10 @@ class Finder {
       if (begin >= ts_node_start_byte(definition) && end <= ts_node_end_byte(definition))
         continue;  // the launcher's own definition or a recursive call
       TSNode id = ts_node_descendant_for_byte_range(m_.tree().root(), begin, end);
+      // The name itself, not a longer one holding it (`fused_add` for `add`) nor a string.
+      if (!is_type(id, "identifier") || ts_node_start_byte(id) != begin || ts_node_end_byte(id) != end) continue;
       TSNode call = ts_node_parent(id);
-      if (!is_type(id, "identifier") || !is_type(call, "call") || !ts_node_eq(field(call, "function"), id)) continue;
+      if (!is_type(call, "call") || !ts_node_eq(field(call, "function"), id)) continue;
       TSNode caller{};
       for (TSNode n = ts_node_parent(call); !ts_node_is_null(n); n = ts_node_parent(n))
         if (is_type(n, "function_definition")) {
