@@ -18,7 +18,7 @@ bool builtin(std::string_view n) {
 
 // Identifiers the kernel binds itself: parameters, assignment and loop targets, nested
 // definitions, imports. A rough set: it only has to keep a bound name from being taken for a
-// placeholder, which also needs the file to spell the name as a string literal.
+// placeholder, which also needs the file to substitute the name into source text.
 void bound_names(const PythonFile& m, TSNode n, std::set<std::string_view>& out, int depth) {
   if (depth > 200) return;
   auto targets = [&](TSNode t) {
@@ -47,17 +47,17 @@ void bound_names(const PythonFile& m, TSNode n, std::set<std::string_view>& out,
   for_each_named_child(n, [&](TSNode c) { bound_names(m, c, out, depth + 1); });
 }
 
-// Identifiers read as plain names (not `x.attr`'s attr, not a keyword argument's name).
-void read_names(const PythonFile& m, TSNode n, std::vector<TSNode>& out, int depth) {
+// Identifiers read as plain names (not `x.attr`'s attr, not a keyword argument's name). The
+// walk hands each node its parent: tree-sitter 0.20's ts_node_parent searches down from the root.
+void read_names(const PythonFile& m, TSNode n, TSNode up, std::vector<TSNode>& out, int depth) {
   if (depth > 200) return;
   if (is_type(n, "identifier")) {
-    TSNode up = ts_node_parent(n);
     bool attr = is_type(up, "attribute") && ts_node_eq(field(up, "attribute"), n);
     bool keyword = is_type(up, "keyword_argument") && ts_node_eq(field(up, "name"), n);
     if (!attr && !keyword) out.push_back(n);
     return;
   }
-  for_each_named_child(n, [&](TSNode c) { read_names(m, c, out, depth + 1); });
+  for_each_named_child(n, [&](TSNode c) { read_names(m, c, n, out, depth + 1); });
 }
 
 // Whether the file substitutes `name` into source text: the quoted name as a key of a dict
@@ -100,7 +100,7 @@ std::vector<std::string> source_placeholders(const PythonFile& m, const mine_pyt
   std::set<std::string_view> bound;
   bound_names(m, kernel.definition, bound, 0);
   std::vector<TSNode> reads;
-  read_names(m, field(kernel.definition, "body"), reads, 0);
+  read_names(m, field(kernel.definition, "body"), kernel.definition, reads, 0);
   std::set<std::string> out;
   for (TSNode r : reads) {
     std::string_view name = m.view_of(r);
