@@ -533,28 +533,10 @@ class Finder {
         }
       LauncherValues values(m_, caller, ts_node_start_byte(call), callees_, nullptr, 0, LauncherValues::kNominalDim,
                             &tensor_facts_);
-      std::vector<ParameterNodes> params = parameter_nodes(m_, function);
-      std::erase_if(params, [](const ParameterNodes& p) { return p.name == "self" || p.name == "cls"; });
-      size_t position = 0;
-      bool splat = false;
-      for_each_named_child(field(call, "arguments"), [&](TSNode a) {
-        std::string param;
-        TSNode value = a;
-        if (is_type(a, "list_splat") || is_type(a, "dictionary_splat")) {
-          splat = true;
-          return;
-        } else if (is_type(a, "keyword_argument")) {
-          param = m_.text_of(field(a, "name"));
-          value = field(a, "value");
-        } else if (!splat && position < params.size()) {
-          param = params[position++].name;
-        }
-        if (param.empty()) return;
-        auto v = values.eval(value);
-        if (!v) return;
-        if (LauncherValues::is_tensor(*v) && (*v)["dtype"].is_string()) slot->second.tensors[param] = *v;
-        else if (v->is_boolean() || v->is_string() || v->is_null()) slot->second.modes[param] = *v;
-      });
+      for (const auto& [param, v] : values.call_arguments(m_, function, call)) {
+        if (LauncherValues::is_tensor(v) && v["dtype"].is_string()) slot->second.tensors[param] = v;
+        else if (v.is_boolean() || v.is_string() || v.is_null()) slot->second.modes[param] = v;
+      }
       break;  // the first call decides
     }
     return slot->second;

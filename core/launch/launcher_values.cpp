@@ -1315,13 +1315,22 @@ std::optional<json> LauncherValues::helper(TSNode call, int depth) const {
   if (!callees_ || call_depth_ >= kMaxCallDepth) return std::nullopt;
   Callee callee = callees_(m_, field(call, "function"));
   if (!callee.module || ts_node_is_null(callee.definition)) return std::nullopt;
+  std::map<std::string, json> bound = call_arguments(*callee.module, callee.definition, call, depth + 1);
+  LauncherValues inner(*callee.module, callee.definition, UINT32_MAX, callees_, &bound, call_depth_ + 1, dim_, facts_,
+                       std::make_shared<int>(kMaxForkedPaths), 0, sizes_read_);
+  return inner.returned();
+}
+
+std::map<std::string, json> LauncherValues::call_arguments(const PythonModule& callee, TSNode definition, TSNode call,
+                                                           int depth) const {
   std::vector<std::string> params;
-  for_each_named_child(field(callee.definition, "parameters"), [&](TSNode p) {
+  for_each_named_child(field(definition, "parameters"), [&](TSNode p) {
     std::string_view t = node_type(p);
-    if (t == "identifier") params.push_back(callee.module->text_of(p));
-    else if (t == "default_parameter" || t == "typed_default_parameter") params.push_back(callee.module->text_of(field(p, "name")));
+    if (t == "comment") return;  // `q: torch.Tensor,  # [B, H, T, D]`
+    if (t == "identifier") params.push_back(callee.text_of(p));
+    else if (t == "default_parameter" || t == "typed_default_parameter") params.push_back(callee.text_of(field(p, "name")));
     else if (t == "typed_parameter" && is_type(ts_node_named_child(p, 0), "identifier"))
-      params.push_back(callee.module->text_of(ts_node_named_child(p, 0)));
+      params.push_back(callee.text_of(ts_node_named_child(p, 0)));
     else params.push_back("");  // *args, **kwargs, `/`, `*`: positions past it are not bound
   });
   std::map<std::string, json> bound;
@@ -1330,7 +1339,7 @@ std::optional<json> LauncherValues::helper(TSNode call, int depth) const {
   for_each_named_child(field(call, "arguments"), [&](TSNode a) {
     if (is_type(a, "comment")) return;
     if (is_type(a, "keyword_argument")) {
-      if (auto v = eval(field(a, "value"), depth + 1)) bound[m_.text_of(field(a, "name"))] = *v;
+      if (auto v = eval(field(a, "value"), depth)) bound[m_.text_of(field(a, "name"))] = *v;
       return;
     }
     if (is_type(a, "list_splat") || is_type(a, "dictionary_splat")) {
@@ -1341,12 +1350,10 @@ std::optional<json> LauncherValues::helper(TSNode call, int depth) const {
       positions = false;
       return;
     }
-    if (auto v = eval(a, depth + 1)) bound[params[position]] = *v;
+    if (auto v = eval(a, depth)) bound[params[position]] = *v;
     ++position;
   });
-  LauncherValues inner(*callee.module, callee.definition, UINT32_MAX, callees_, &bound, call_depth_ + 1, dim_, facts_,
-                       std::make_shared<int>(kMaxForkedPaths), 0, sizes_read_);
-  return inner.returned();
+  return bound;
 }
 
 std::optional<json> LauncherValues::method(const json& self, const std::string& name, TSNode arguments, int depth) const {

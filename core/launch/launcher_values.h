@@ -87,6 +87,12 @@ class LauncherValues {
   // The expression last assigned to a local name before `until` (to follow `grid = ...`,
   // `kernel = _fwd_kernel`, `args = (...)`), or a null node.
   TSNode assigned(const std::string& name) const;
+  // The values `call` hands the parameters of `definition` (a function_definition of `callee`):
+  // keywords by name, positionals in order until a splat or a `*args`, `/` or `*` in the
+  // parameter list (comments in either list are no entries); arguments this evaluation cannot
+  // tell are left out.
+  std::map<std::string, nlohmann::json> call_arguments(const PythonModule& callee, TSNode definition, TSNode call,
+                                                       int depth = 0) const;
   // Values of the identifiers `e` reads (lambda parameters excluded), for storing with a grid.
   nlohmann::json env_of(TSNode e) const;
 
