@@ -117,7 +117,7 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
     TSNode call, address;
   };
   std::vector<Op> ops;
-  std::vector<TSNode> calls, dtype_reads;
+  std::vector<TSNode> calls, dtype_reads, returned;
   auto op_name = [&](TSNode call) -> std::string {
     TSNode fn = field(call, "function");
     auto q = m_.qualified_name(fn);
@@ -138,14 +138,19 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
       // `lo, hi = tl.load(p + tl.arange(0, 2)).split()`: each name holds elements of the operand.
       if ((is_type(left, "pattern_list") || is_type(left, "tuple_pattern")) && is_type(right, "call")) {
         TSNode fn = field(right, "function");
+        // `p0, p1 = offsets_of(X, ...)`, a module function's tuple: each name may hold what it
+        // returns (the call, read through the function's returned_bases below).
         TSNode operand = is_type(fn, "attribute") && m_.text_of(field(fn, "attribute")) == "split" ? field(fn, "object")
                          : op_name(right) == "split" ? argument(right, 0)
+                         : is_type(fn, "identifier") ? right
                                                      : TSNode{};
         if (!ts_node_is_null(operand))
           for_each_named_child(left, [&](TSNode c) {
             if (is_type(c, "identifier")) assigned[m_.text_of(c)].push_back(operand);
           });
       }
+    } else if (t == "return_statement") {
+      if (ts_node_named_child_count(n) > 0) returned.push_back(ts_node_named_child(n, 0));
     } else if (t == "augmented_assignment") {
       TSNode left = field(n, "left"), right = field(n, "right");
       if (is_type(left, "identifier") && !ts_node_is_null(right)) updated[m_.text_of(left)].push_back(right);
@@ -194,10 +199,26 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
       }
       if (!replaced) out.push_back(a);
     }
-    return out.empty() ? rhss : out;
+    if (!out.empty()) return out;
+    // Read before any of them: a loop-carried value, any of them but the one being computed from
+    // it (`x = tl.load(x)` loads through the parameter, not through what it loaded).
+    for (TSNode a : rhss)
+      if (use < ts_node_start_byte(a) || use >= ts_node_end_byte(a)) out.push_back(a);
+    return out;
+  };
+  // The module function a call reaches by its bare name, if any.
+  auto helper_of = [&](TSNode call) -> const FunctionSite* {
+    TSNode fn = field(call, "function");
+    if (!is_type(fn, "identifier")) return nullptr;
+    std::string callee = m_.text_of(fn);
+    const FunctionSite* helper = nullptr;
+    for (const auto& f : m_.functions())
+      if (f.statement && f.name == callee && f.qualname != function.qualname) helper = &f;
+    return helper;
   };
   // The parameters an address expression is based on: the left of `+`/`-` chains, through
-  // subscripts, casts and local aliases (`x_ptrs = x_ptr + offs`).
+  // subscripts, casts, local aliases (`x_ptrs = x_ptr + offs`) and module functions returning
+  // offsets of what they are handed.
   std::function<void(TSNode, std::set<std::string>&, std::set<std::string>&, int)> bases =
       [&](TSNode e, std::set<std::string>& found, std::set<std::string>& seen, int depth) {
         if (ts_node_is_null(e) || depth > 64) return;
@@ -239,6 +260,13 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
           }
           else if (is_type(fn, "attribute") && m_.text_of(field(fn, "attribute")) == "to")
             bases(field(fn, "object"), found, seen, depth + 1);
+          else if (const FunctionSite* helper = name.empty() ? helper_of(e) : nullptr) {
+            const PointerFacts& hf = facts(*helper);
+            if (!hf.returned_bases.empty())
+              for_each_call_argument(m_, e, helper->definition, [&](const std::string& target, TSNode value) {
+                if (hf.returned_bases.count(target)) bases(value, found, seen, depth + 1);
+              });
+          }
         }
       };
   auto bases_of = [&](TSNode e) {
@@ -246,6 +274,17 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
     bases(e, found, seen, 0);
     return found;
   };
+  for (TSNode r : returned) {
+    std::vector<TSNode> values{r};
+    if (is_type(r, "expression_list") || is_type(r, "tuple") || is_type(r, "parenthesized_expression")) {
+      values.clear();
+      for_each_named_child(r, [&](TSNode c) { values.push_back(c); });
+    }
+    // A parameter rebound before it is returned (`x = tl.load(x)`) returns what it was bound to.
+    for (TSNode v : values)
+      for (const auto& p : bases_of(v))
+        if (!assigned.count(p)) out.returned_bases.insert(p);
+  }
   auto note = [&](const std::string& p, const std::string& why) {
     if (out.pointers.insert(p).second) out.evidence[p] = why;
   };
@@ -430,13 +469,8 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
   // Calls of the module's own functions, with the function each one reaches (resolved once: the
   // pointer and the integer evidence below both read them).
   std::vector<std::pair<TSNode, const FunctionSite*>> helper_calls;
-  for (TSNode call : calls) {
-    std::string callee = m_.text_of(field(call, "function"));
-    const FunctionSite* helper = nullptr;
-    for (const auto& f : m_.functions())
-      if (f.statement && f.name == callee && f.qualname != function.qualname) helper = &f;
-    if (helper) helper_calls.emplace_back(call, helper);
-  }
+  for (TSNode call : calls)
+    if (const FunctionSite* helper = helper_of(call)) helper_calls.emplace_back(call, helper);
   // Helpers: a pointer handed to a module function that uses it as one.
   for (const auto& [call, helper] : helper_calls) {
     std::string callee = helper->name;
@@ -598,7 +632,17 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
   std::vector<TSNode> nested_loads;
   {
     std::vector<TSNode> work;
-    for (const auto& op : ops) work.push_back(op.address);
+    for (const auto& op : ops) {
+      // A bare name as the address is the pointer, not an offset: what it was computed from is
+      // walked (`ptrs = base + offs`), the values it holds are not indexes.
+      auto it = is_type(op.address, "identifier") ? assigned.find(m_.text_of(op.address)) : assigned.end();
+      if (is_type(op.address, "identifier") && it == assigned.end()) continue;
+      if (it == assigned.end()) {
+        work.push_back(op.address);
+        continue;
+      }
+      for (TSNode rhs : reaching(it->second, ts_node_start_byte(op.address))) work.push_back(rhs);
+    }
     // Triton adds only integers to a pointer, wherever the sum goes (inline assembly, a multimem
     // instruction): `p.to(tl.pointer_type(tl.uint64)) + offs * 2`.
     for_each_node(body, [&](TSNode n) {
@@ -618,9 +662,12 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
       if (is_type(n, "identifier")) {
         std::string name = m_.text_of(n);
         offset_names.insert(name);
+        // The bindings that reach this use: `x = tl.load(x)` reads memory through the parameter,
+        // not through what it loaded.
         auto it = assigned.find(name);
-        if (it != assigned.end() && expanded.insert(name).second)
-          for (TSNode rhs : it->second) work.push_back(rhs);
+        if (it != assigned.end())
+          for (TSNode rhs : reaching(it->second, ts_node_start_byte(n)))
+            if (expanded.insert(std::to_string(ts_node_start_byte(rhs))).second) work.push_back(rhs);
       }
       if (is_type(n, "call") && op_name(n) == "load") nested_loads.push_back(n);
       // `tl.argmax(x, 1)` is an index whatever x holds.

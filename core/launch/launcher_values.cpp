@@ -211,9 +211,13 @@ LauncherValues::LauncherValues(const PythonModule& m, TSNode function, uint32_t 
     // (or the kernel) fills in None only as a shorthand for a value derived later.
     bool optional_float = a.find("float") != std::string::npos && a.find("Tensor") == std::string::npos &&
                           !container;
-    if (d && d->is_null() && optional_float) {
+    // `alibi_slopes: Optional[torch.Tensor]` with no default says None as plainly as `= None`.
+    bool none_allowed = (d && d->is_null()) ||
+                        (!d && (a.rfind("Optional[", 0) == 0 || a.rfind("typing.Optional[", 0) == 0 ||
+                                a.find("| None") != std::string::npos || a.rfind("None |", 0) == 0));
+    if (none_allowed && optional_float) {
       env_[name] = 1.0;
-    } else if (d && d->is_null() &&
+    } else if (none_allowed &&
                !(a.find("Tensor") != std::string::npos && rank != rank_.end() && !container && read_unguarded(body, name))) {
       // `mask: Optional[Tensor] = None`: the path without it, unless the launcher reads its layout
       // (`beta.shape[2]`), which it only does to a tensor it is given.
