@@ -1,5 +1,6 @@
 #pragma once
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -38,6 +39,17 @@ class FileView {
   virtual std::vector<const PythonModule*> modules_calling(const std::string& name, size_t limit) const {
     (void)name;
     (void)limit;
+    return {};
+  }
+  // The text of any other file of the tree (a header, say), by path; none when the tree has no
+  // such readable text file, and outside a repository scan.
+  virtual std::optional<std::string> repository_file(const std::string& path) const {
+    (void)path;
+    return std::nullopt;
+  }
+  // Paths of the tree's files equal to `tail` or ending in "/" + `tail`, in path order.
+  virtual std::vector<std::string> repository_paths_ending(const std::string& tail) const {
+    (void)tail;
     return {};
   }
 };

@@ -285,6 +285,28 @@ const mine_host kHost = {
         return 0;  // an exception must not unwind through the plugin's C frames
       }
     },
+    [](const mine_file* f, const char* path, size_t* length) -> const char* {
+      if (length) *length = 0;
+      if (!f || !f->view || !path) return nullptr;
+      try {
+        auto text = f->view->repository_file(path);
+        if (!text) return nullptr;
+        if (length) *length = text->size();
+        return f->keep(std::move(*text));
+      } catch (const std::exception&) {
+        return nullptr;
+      }
+    },
+    [](const mine_file* f, const char* tail, const char** out, size_t capacity) -> size_t {
+      if (!f || !f->view || !tail) return 0;
+      try {
+        auto paths = f->view->repository_paths_ending(tail);
+        for (size_t i = 0; i < paths.size() && i < capacity && out; ++i) out[i] = f->keep(paths[i]);
+        return paths.size();
+      } catch (const std::exception&) {
+        return 0;
+      }
+    },
 };
 
 std::vector<std::string> strings_of(const char* const* list) {

@@ -1,6 +1,7 @@
 #pragma once
 #include <functional>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -27,6 +28,10 @@ struct Repository {
   // Paths of the repository's Python files whose text calls `name` (core/repo/call_index.h), for
   // plugins that read what a definition is called with elsewhere; unset: none.
   std::function<std::vector<std::string>(const std::string& name)> files_calling;
+  // Any file of the tree as text, by path (headers a C++ unit includes); unset: none.
+  std::function<std::optional<std::string>(const std::string& path)> file_text;
+  // Paths of the tree's files equal to a tail or ending in "/" + it, in path order; unset: none.
+  std::function<std::vector<std::string>(const std::string& tail)> paths_ending;
 };
 
 // Transitive closure of a kernel across the files of a repository, and its standalone module:

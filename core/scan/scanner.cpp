@@ -7,6 +7,7 @@
 
 #include <re2/re2.h>
 
+#include <algorithm>
 #include <atomic>
 #include <condition_variable>
 #include <mutex>
@@ -14,6 +15,7 @@
 #include <cstdlib>
 #include <optional>
 #include <unordered_map>
+#include <unordered_set>
 #include <thread>
 
 #include "core/error.h"
@@ -76,6 +78,14 @@ class RepositoryFileView : public FileView {
   }
   ClosureResult close_over(const ClosureRoot& root, const DependencyLabeler& labeler) const override {
     return RepositoryClosure(repo_, *python(), labeler).compute(root);
+  }
+  std::optional<std::string> repository_file(const std::string& path) const override {
+    if (!repo_.file_text) return std::nullopt;
+    return repo_.file_text(path);
+  }
+  std::vector<std::string> repository_paths_ending(const std::string& tail) const override {
+    if (!repo_.paths_ending) return {};
+    return repo_.paths_ending(tail);
   }
   std::vector<const PythonModule*> modules_calling(const std::string& name, size_t limit) const override {
     std::vector<const PythonModule*> out;
@@ -230,8 +240,28 @@ void Scanner::extract(const SourceTree& tree, const std::string& repo_name,
       if (accepts(*p, path)) return true;
     return false;
   };
-  std::vector<SourceEntry> entries = tree.list(wanted);
+  // Every file of the tree is listed; those no plugin reads are only there to be read by path
+  // (a header a CUDA unit includes), never extracted.
+  // What the tree lists without asking (names it refuses to read, recorded as such) stays an entry.
+  std::vector<SourceEntry> entries, others;
+  std::unordered_set<std::string> unwanted;
+  for (auto& e : tree.list([&](std::string_view path) {
+         if (!wanted(path)) unwanted.emplace(path);
+         return true;
+       }))
+    (unwanted.count(e.path) ? others : entries).push_back(std::move(e));
+  unwanted.clear();
   std::vector<ScannedFile> outcomes(entries.size());
+  // Files by their last path component, for paths_ending.
+  std::unordered_map<std::string, std::vector<std::string>> paths_named;
+  std::unordered_map<std::string, const SourceEntry*> any_entry;
+  for (const auto* list : {&entries, &others})
+    for (const auto& e : *list) {
+      size_t slash = e.path.rfind('/');
+      paths_named[slash == std::string::npos ? e.path : e.path.substr(slash + 1)].push_back(e.path);
+      any_entry.emplace(e.path, &e);
+    }
+  for (auto& [name, list] : paths_named) std::sort(list.begin(), list.end());
 
   std::vector<std::string> paths;
   std::unordered_map<std::string, size_t> entry_of;
@@ -440,6 +470,29 @@ void Scanner::extract(const SourceTree& tree, const std::string& repo_name,
       repo.files_calling = [&calls, read_for_calls](const std::string& name) {
         return calls.files_calling(name, read_for_calls);
       };
+    if (options_.cross_file) {
+      repo.file_text = [&](const std::string& path) -> std::optional<std::string> {
+        auto found = any_entry.find(path);
+        if (found == any_entry.end()) return std::nullopt;
+        SourceEntry entry = *found->second;  // a copy: reading fills it in
+        std::string content;
+        if (!reader.read(entry, options_.max_file_bytes, content).empty() || looks_binary(content) ||
+            first_invalid_utf8(content) != std::string::npos)
+          return std::nullopt;
+        return content;
+      };
+      repo.paths_ending = [&](const std::string& tail) {
+        std::vector<std::string> out;
+        size_t slash = tail.rfind('/');
+        auto found = paths_named.find(slash == std::string::npos ? tail : tail.substr(slash + 1));
+        if (found == paths_named.end()) return out;
+        for (const auto& p : found->second)
+          if (p == tail || (p.size() > tail.size() && p.compare(p.size() - tail.size(), tail.size(), tail) == 0 &&
+                            p[p.size() - tail.size() - 1] == '/'))
+            out.push_back(p);
+        return out;
+      };
+    }
     return repo;
   };
 

@@ -18,7 +18,8 @@
  * closure roots with a plugin's dependency labels: enough for mine's own Triton, Inductor,
  * numba and CUDA plugins, which reach the host through this header only. Version 3 added
  * python_files_calling (the other files of the repository that call a name) and a statement
- * root's extra_reads.
+ * root's extra_reads. Version 4 added repository_file_text and repository_paths_ending (any other
+ * file of the repository by path, for languages whose units include each other's text).
  *
  * Nodes handed out live as long as the file's strings (until `extract` returns). A plugin that
  * calls ts_* functions on them uses the tree-sitter library `mine` itself runs with.
@@ -34,7 +35,7 @@
 extern "C" {
 #endif
 
-#define MINE_PLUGIN_ABI_VERSION 3u
+#define MINE_PLUGIN_ABI_VERSION 4u
 
 #if defined(_WIN32)
 #define MINE_PLUGIN_EXPORT __declspec(dllexport)
@@ -190,6 +191,16 @@ struct mine_host {
    * those, and returns how many it wrote. The handles answer every Python function above (not
    * report_*) and live as long as `file`'s strings. 0 outside a repository scan. */
   size_t (*python_files_calling)(const mine_file* file, const char* name, const mine_file** out, size_t capacity);
+
+  /* Version 4. The text of another file of the repository `file` belongs to (any file of its tree,
+   * not only those a plugin reads: headers, say), by repository-relative path; NULL when the tree
+   * has no such file, when it cannot be read or is not text, and outside a repository scan. The
+   * text lives as long as `file`'s strings. */
+  const char* (*repository_file_text)(const mine_file* file, const char* path, size_t* length);
+  /* Version 4. Paths of the repository's files equal to `tail` or ending in "/" `tail`
+   * ("llmc/common.h" finds "src/llmc/common.h"), in path order: writes up to `capacity` of them to
+   * `out` and returns how many there are in all. Strings live as long as `file`'s. */
+  size_t (*repository_paths_ending)(const mine_file* file, const char* tail, const char** out, size_t capacity);
 };
 
 typedef struct mine_plugin_info {

@@ -4,6 +4,7 @@
 
 #include "plugins/cuda/cuda_source.h"
 #include "plugins/cuda/embedded_sources.h"
+#include "plugins/cuda/include_resolver.h"
 #include "plugins/sdk/plugin_entry.h"
 #include "plugins/sdk/report_kernel.h"
 
@@ -13,10 +14,10 @@ namespace {
 using namespace sdk;
 
 void report(const CudaSource& unit, const CudaKernelSite& site, const PythonFile& file, mine_sink* sink,
-            int line_offset, const nlohmann::json& extra) {
+            int line_offset, const nlohmann::json& extra, IncludeResolver& includes) {
   const mine_host* host = file.host();
   std::string path = file.path();
-  ExtractedKernel k = unit.extract(site, path, line_offset);
+  ExtractedKernel k = unit.extract(site, path, line_offset, &includes);
   // The grammar misses some C++ that nvcc accepts (macro-built statements, newer syntax); the
   // kernel's text is still the kernel, so it is kept and flagged rather than dropped.
   if (ts_node_has_error(site.node)) {
@@ -30,7 +31,14 @@ void report(const CudaSource& unit, const CudaKernelSite& site, const PythonFile
     host->report_problem(sink, k.start_line, "plugin", ("mine refused the report of kernel " + k.qualname).c_str());
 }
 
+// The repository's headers, read through the host and parsed once per scanned file.
+IncludeResolver resolver_for(const PythonFile& file) {
+  return IncludeResolver([&file](const std::string& path) { return file.repository_file(path); },
+                         [&file](const std::string& tail) { return file.repository_paths_ending(tail); });
+}
+
 void extract_python(const PythonFile& m, mine_sink* sink) {
+  IncludeResolver includes = resolver_for(m);
   std::vector<std::pair<int, std::string>> skipped;
   std::set<std::pair<uint32_t, std::string>> reported;  // a constant shared by several calls counts once
   for (const auto& source : embedded_cuda_sources(m, skipped)) {
@@ -38,7 +46,7 @@ void extract_python(const PythonFile& m, mine_sink* sink) {
     for (const auto& site : unit.kernels()) {
       if (!source.kernel_name.empty() && site.name != source.kernel_name) continue;
       if (!reported.insert({source.string_start, site.qualname}).second) continue;
-      report(unit, site, m, sink, source.line_offset, {{"embedded_in", source.host}});
+      report(unit, site, m, sink, source.line_offset, {{"embedded_in", source.host}}, includes);
     }
   }
   for (const auto& [line, why] : skipped) m.host()->report_problem(sink, line, "dynamic_source", why.c_str());
@@ -52,7 +60,8 @@ void extract(const mine_host* host, const mine_file* file, mine_sink* sink, void
     if (path.size() > 3 && path.compare(path.size() - 3, 3, ".py") == 0) return;  // Python that did not parse
     std::string_view text = m.text();
     CudaSource unit{std::string(text)};
-    for (const auto& site : unit.kernels()) report(unit, site, m, sink, 0, nlohmann::json::object());
+    IncludeResolver includes = resolver_for(m);
+    for (const auto& site : unit.kernels()) report(unit, site, m, sink, 0, nlohmann::json::object(), includes);
   });
 }
 

@@ -1,14 +1,18 @@
 #include "plugins/cuda/cuda_source.h"
 
+#include <functional>
 #include <map>
 #include <regex>
 
 #include "core/error.h"
+#include "plugins/cuda/include_resolver.h"
 
 namespace mine {
 namespace {
 
 constexpr int kMaxNesting = 200;
+// Headers including headers: real trees rarely go past a handful of levels.
+constexpr int kMaxIncludeDepth = 16;
 
 std::string_view type_of(TSNode n) { return ts_node_type(n); }
 bool is(TSNode n, std::string_view t) { return !ts_node_is_null(n) && type_of(n) == t; }
@@ -53,6 +57,19 @@ bool is_container(TSNode n) {
          t == "preproc_ifdef" || t == "preproc_else" || t == "preproc_elif" || t == "declaration_list";
 }
 
+// The C library's and POSIX's headers, which every Linux host compiling CUDA has. A quoted
+// include of one (`#include "assert.h"`) that the repository does not hold finds it too: a
+// compiler falls back to the system folders for quoted names.
+bool system_header(const std::string& header) {
+  static const std::set<std::string> standard = {
+      "assert.h", "ctype.h", "errno.h", "float.h", "limits.h", "math.h", "stddef.h", "stdint.h", "stdio.h",
+      "stdlib.h", "string.h", "time.h", "stdbool.h", "inttypes.h", "memory.h", "stdarg.h", "signal.h",
+      "locale.h", "wchar.h", "fenv.h", "setjmp.h", "complex.h", "unistd.h", "pthread.h", "dirent.h", "fcntl.h",
+      "sched.h", "strings.h", "getopt.h", "libgen.h", "dlfcn.h", "omp.h"};
+  static const std::regex posix_sys(R"(^(sys|arpa|netinet)/\w+\.h$)");
+  return standard.count(header) > 0 || std::regex_match(header, posix_sys);
+}
+
 // Headers nvcc finds on its own: the CUDA toolkit's and the C/C++ standard library's. Anything
 // else lives in the repository or a third-party tree the standalone cannot see.
 bool toolkit_header(const std::string& header) {
@@ -60,10 +77,7 @@ bool toolkit_header(const std::string& header) {
       R"(^(cuda|cuComplex|cublas|cufft|curand|cusparse|cusolver|cudnn|nvrtc|nvtx3|nvToolsExt|nvml|nvfunctional|)"
       R"(cooperative_groups|cub/|thrust/|mma\.h|sm_\d+|device_|vector_|math_|crt/|texture_|surface_|driver_|host_|)"
       R"(channel_descriptor|common_functions|library_types|builtin_types)[\w/.]*$)");
-  static const std::set<std::string> standard = {
-      "assert.h", "ctype.h", "errno.h", "float.h", "limits.h", "math.h", "stddef.h", "stdint.h", "stdio.h",
-      "stdlib.h", "string.h", "time.h", "stdbool.h", "inttypes.h", "memory.h"};
-  if (standard.count(header)) return true;
+  if (system_header(header)) return true;
   if (header.find('.') == std::string::npos && header.find('/') == std::string::npos) return true;  // <vector>, <cstdio>
   return std::regex_match(header, toolkit);
 }
@@ -286,20 +300,59 @@ void CudaSource::collect_kernels(TSNode n, size_t item, std::vector<TSNode>& nam
   if (ns) namespaces.pop_back();
 }
 
-ExtractedKernel CudaSource::extract(const CudaKernelSite& site, const std::string& path, int line_offset) const {
+ExtractedKernel CudaSource::extract(const CudaKernelSite& site, const std::string& path, int line_offset,
+                                    IncludeResolver* includes) const {
+  // The unit as the preprocessor would see it, as far as the repository holds its headers: each
+  // `#include "x.h"` the resolver finds stands for that header's items, in place, once (the
+  // include guards and `#pragma once` every header of a real build carries).
+  struct Flat {
+    const CudaSource* source;
+    size_t item;
+    std::string path;
+    int line_offset;
+  };
+  std::vector<Flat> flat;
+  std::set<std::string> expanded{path};
+  std::vector<Dependency> pasted;  // the headers taken in, where they were included
+  std::function<void(const CudaSource&, const std::string&, int, int)> expand = [&](const CudaSource& src,
+                                                                                 const std::string& at, int offset,
+                                                                                 int depth) {
+    for (size_t i = 0; i < src.items_.size(); ++i) {
+      const CudaItem& item = src.items_[i];
+      if (includes && item.kind == "include" && item.local_include && depth < kMaxIncludeDepth) {
+        const std::string& quoted = *item.defines.begin();
+        std::string name = quoted.size() > 2 ? quoted.substr(1, quoted.size() - 2) : quoted;
+        if (auto header = includes->resolve(name, at)) {
+          if (expanded.insert(header->path).second) {
+            pasted.push_back({quoted, "include", header->path, line_of(item.node) + offset, ""});
+            expand(*header->source, header->path, 0, depth + 1);
+          }
+          continue;
+        }
+      }
+      flat.push_back({&src, i, at, offset});
+    }
+  };
+  expand(*this, path, line_offset, 0);
+  size_t home = 0;
+  for (size_t f = 0; f < flat.size(); ++f)
+    if (flat[f].source == this && flat[f].item == site.item) home = f;
+  auto item_of = [&](size_t f) -> const CudaItem& { return flat[f].source->items_[flat[f].item]; };
+  auto line_in = [&](size_t f) { return line_of(item_of(f).node) + flat[f].line_offset; };
+
   // Names -> items defining them. The kernel's own item takes part only when it is a container:
   // then siblings inside it can be needed, and the container is emitted whole.
-  const CudaItem& home = items_[site.item];
-  bool home_is_container = home.kind == "container";
+  bool home_is_container = item_of(home).kind == "container";
   std::map<std::string, std::vector<size_t>> definers;
-  for (size_t i = 0; i < items_.size(); ++i) {
-    if (items_[i].kind == "include") continue;
-    if (i == site.item && !home_is_container) continue;
-    for (const auto& n : items_[i].defines) definers[n].push_back(i);
+  for (size_t f = 0; f < flat.size(); ++f) {
+    if (item_of(f).kind == "include") continue;
+    if (f == home && !home_is_container) continue;
+    for (const auto& n : item_of(f).defines) definers[n].push_back(f);
   }
 
   ExtractedKernel k;
-  std::vector<bool> needed(items_.size(), false);
+  k.dependencies = pasted;
+  std::vector<bool> needed(flat.size(), false);
   std::set<std::string> seen{site.name};
   std::vector<std::string> pending;
   std::set<std::string> own;
@@ -314,21 +367,23 @@ ExtractedKernel CudaSource::extract(const CudaKernelSite& site, const std::strin
     if (!seen.insert(name).second) continue;
     auto found = definers.find(name);
     if (found == definers.end()) continue;
-    for (size_t i : found->second) {
-      k.dependencies.push_back({name, items_[i].kind, path, line_of(items_[i].node) + line_offset, ""});
-      if (needed[i]) continue;
-      needed[i] = true;
-      for (const auto& m : items_[i].mentions) pending.push_back(m);
+    for (size_t f : found->second) {
+      k.dependencies.push_back({name, item_of(f).kind, flat[f].path, line_in(f), ""});
+      if (needed[f]) continue;
+      needed[f] = true;
+      for (const auto& m : item_of(f).mentions) pending.push_back(m);
     }
   }
 
   std::string out;
   nlohmann::json left_out = nlohmann::json::array();
-  for (size_t i = 0; i < items_.size(); ++i) {
-    const CudaItem& item = items_[i];
+  std::set<std::string> emitted_includes;
+  for (size_t f = 0; f < flat.size(); ++f) {
+    const CudaSource& src = *flat[f].source;
+    const CudaItem& item = item_of(f);
     bool include = item.kind == "include" || item.kind == "using";
-    if (i == site.item) {
-      if (needed[i]) {
+    if (f == home) {
+      if (needed[f]) {
         out += text_of(item.node) + "\n";
       } else {
         std::string open, close;
@@ -344,18 +399,18 @@ ExtractedKernel CudaSource::extract(const CudaKernelSite& site, const std::strin
       // kernel not self-contained, since whether it needs them cannot be told without them.
       std::string header = *item.defines.begin();
       std::string bare = header.size() > 2 ? header.substr(1, header.size() - 2) : header;
-      k.dependencies.push_back({header, "include", path, line_of(item.node) + line_offset, ""});
-      if (!item.local_include && toolkit_header(bare)) {
-        out += text_of(item.node) + "\n";
+      k.dependencies.push_back({header, "include", flat[f].path, line_in(f), ""});
+      if (item.local_include ? system_header(bare) : toolkit_header(bare)) {
+        if (emitted_includes.insert(header).second) out += src.text_of(item.node) + "\n";
         k.external_modules.insert(bare);
       } else {
-        left_out.push_back(header);
+        if (emitted_includes.insert(header).second) left_out.push_back(header);
         k.self_contained = false;
       }
-    } else if (include || needed[i]) {
+    } else if (include || needed[f]) {
       // `struct S {...};` parses as the specifier followed by a lone `;` token.
       TSNode next = ts_node_next_sibling(item.node);
-      out += text_of(item.node) + (is(next, ";") ? ";" : "") + "\n";
+      out += src.text_of(item.node) + (is(next, ";") ? ";" : "") + "\n";
     }
   }
   // A unit with no #include at all is often a fragment another .cu includes after defining its
@@ -381,8 +436,8 @@ ExtractedKernel CudaSource::extract(const CudaKernelSite& site, const std::strin
       });
     };
     check(site.node);
-    for (size_t i = 0; i < items_.size(); ++i)
-      if (needed[i] && i != site.item) check(items_[i].node);
+    for (size_t f = 0; f < flat.size(); ++f)
+      if (needed[f] && f != home && flat[f].source == this) check(item_of(f).node);
   }
   k.name = site.name;
   k.qualname = site.qualname;

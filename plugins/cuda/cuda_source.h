@@ -12,6 +12,8 @@ extern "C" const TSLanguage* tree_sitter_cuda();
 
 namespace mine {
 
+class IncludeResolver;
+
 // One top-level item of a CUDA translation unit and the names it defines and mentions.
 // Containers (namespaces, extern "C" blocks, #if/#ifdef blocks) are one item: splitting them
 // would break the preprocessor or scoping structure they carry.
@@ -49,7 +51,9 @@ class CudaSource {
   // The kernel with the same-unit definitions it reaches (transitively), every include, and a
   // standalone translation unit made of them in source order. `line_offset` shifts reported lines
   // (for sources embedded in another file).
-  ExtractedKernel extract(const CudaKernelSite& site, const std::string& path, int line_offset) const;
+  // With `includes`, the repository's headers the unit includes take part as if pasted in place.
+  ExtractedKernel extract(const CudaKernelSite& site, const std::string& path, int line_offset,
+                          IncludeResolver* includes = nullptr) const;
 
  private:
   void collect_kernels(TSNode n, size_t item, std::vector<TSNode>& namespaces, int depth);

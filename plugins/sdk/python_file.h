@@ -4,6 +4,8 @@
 #include "include/mine/plugin.h"
 #include "include/mine/ts_nodes.h"
 
+#include <algorithm>
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -78,6 +80,20 @@ class PythonFile {
     std::vector<PythonFile> out;
     for (size_t i = 0; i < n && i < limit; ++i) out.emplace_back(host_, handles[i]);
     return out;
+  }
+  // Any file of the repository by path (mine_host's repository_file_text); none outside a scan.
+  std::optional<std::string_view> repository_file(const std::string& path) const {
+    size_t n = 0;
+    const char* t = host_->repository_file_text ? host_->repository_file_text(file_, path.c_str(), &n) : nullptr;
+    if (!t) return std::nullopt;
+    return std::string_view(t, n);
+  }
+  // The repository's paths equal to `tail` or ending in "/" + `tail`, in path order.
+  std::vector<std::string> repository_paths_ending(const std::string& tail) const {
+    size_t n = host_->repository_paths_ending ? host_->repository_paths_ending(file_, tail.c_str(), nullptr, 0) : 0;
+    std::vector<const char*> raw(n);
+    if (n) n = std::min(n, host_->repository_paths_ending(file_, tail.c_str(), raw.data(), n));
+    return std::vector<std::string>(raw.begin(), raw.begin() + static_cast<std::ptrdiff_t>(n));
   }
 
  private:
