@@ -261,7 +261,9 @@ class Worker:
                     raise
                 poisoned = self.record_failure(row, e)
                 if isinstance(e, inductor_stage.OutputMismatch):
-                    row["error_class"], poisoned = "other", False
+                    # Unless the float64 reference run after the comparison faulted on the GPU.
+                    row["error_class"] = "other"
+                    poisoned = bool((row.get("inductor") or {}).get("context_poisoned"))
                 elif row["stage_reached"] == "load" and not isinstance(e, SystemExit):
                     # The eager forward failing on guessed inputs leaves the context usable unless
                     # the GPU itself complained.

@@ -4,6 +4,7 @@ missing arguments, and the failures it must report. The stand-in tensors carry a
 fill value; compiling returns the module itself unless a test makes it differ."""
 import contextlib
 import os
+import random
 import sys
 import tempfile
 import textwrap
@@ -26,13 +27,27 @@ class FakeTensor:
     def clone(self):
         return FakeTensor(self.shape, self.dtype, self.fill)
 
+    def detach(self):
+        return self
+
+    def is_floating_point(self):
+        return self.dtype.startswith("float")
+
+    def is_complex(self):
+        return False
+
+    def double(self):
+        return FakeTensor(self.shape, "float64", self.fill)
+
     @property
     def ndim(self):
         return len(self.shape)
 
 
 def make_torch(compiled_offset=0.0, codes=("# AOT ID\n@triton.jit\ndef triton_poi_0(): pass\ndef call(args): pass\n",),
-               distributed=None):
+               distributed=None, compile_error=None):
+    """`compile_error(torch)`: what the compiled call raises, if anything, given the stand-in
+    torch (whose _dynamo.config and _inductor.config hold the settings of that compile)."""
     torch = types.ModuleType("torch")
     torch.distributed = distributed
     nn = types.ModuleType("torch.nn")
@@ -50,6 +65,12 @@ def make_torch(compiled_offset=0.0, codes=("# AOT ID\n@triton.jit\ndef triton_po
 
         def eval(self):  # as torch's: what train() returns
             return self.train(False)
+
+        def _apply(self, fn):
+            for name, value in list(vars(self).items()):
+                if isinstance(value, FakeTensor):
+                    setattr(self, name, fn(value))
+            return self
 
     class ReLU(Module):
         def forward(self, x):
@@ -75,7 +96,14 @@ def make_torch(compiled_offset=0.0, codes=("# AOT ID\n@triton.jit\ndef triton_po
     torch.nn = nn
     torch.float32, torch.int64 = "float32", "int64"
     torch.device = lambda name: name
-    torch.manual_seed = lambda seed: None
+    rng = {"state": random.Random(0)}
+
+    def manual_seed(seed):
+        rng["state"] = random.Random(seed)
+
+    torch.manual_seed = manual_seed
+    # A number drawn from the global generator, as a fill (what torch.rand_like would draw).
+    torch.rand_like = lambda x: FakeTensor(x.shape, x.dtype, rng["state"].random())
 
     class Generator:
         def __init__(self, device="cpu"):
@@ -90,10 +118,15 @@ def make_torch(compiled_offset=0.0, codes=("# AOT ID\n@triton.jit\ndef triton_po
     torch.is_tensor = lambda x: isinstance(x, FakeTensor)
     torch.no_grad = contextlib.nullcontext
     torch.cuda = types.SimpleNamespace(is_available=lambda: True, synchronize=lambda: None)
-    torch._dynamo = types.SimpleNamespace(reset=lambda: None)
+    torch._dynamo = types.SimpleNamespace(reset=lambda: None, config=types.SimpleNamespace(specialize_float=False))
     torch.compile = lambda model: model
 
     def run_and_get_code(fn, *args, **kwargs):
+        torch.compiled_with = {"fallback_random": inductor.config.fallback_random,
+                               "specialize_float": torch._dynamo.config.specialize_float}
+        error = compile_error(torch) if compile_error is not None else None
+        if error is not None:
+            raise error
         out = fn(*args, **kwargs)
         if compiled_offset and isinstance(out, FakeTensor):
             out = FakeTensor(out.shape, out.dtype, out.fill + compiled_offset)
@@ -103,6 +136,7 @@ def make_torch(compiled_offset=0.0, codes=("# AOT ID\n@triton.jit\ndef triton_po
     utils = types.ModuleType("torch._inductor.utils")
     utils.run_and_get_code = run_and_get_code
     inductor.utils = utils
+    inductor.config = types.SimpleNamespace(fallback_random=False)
     torch._inductor = inductor
     return torch, {"torch": torch, "torch.nn": nn, "torch._inductor": inductor, "torch._inductor.utils": utils}
 
@@ -110,6 +144,12 @@ def make_torch(compiled_offset=0.0, codes=("# AOT ID\n@triton.jit\ndef triton_po
 def measure(a, b, rtol, atol):
     err = abs(a.fill - b.fill)
     return err, abs(b.fill), a.shape == b.shape, a.dtype == b.dtype, err <= atol + rtol * abs(b.fill)
+
+
+def against_reference(a, b, r, rtol, atol):
+    k = 10.0
+    trusted = abs(a.fill - r.fill) <= k * atol + k * rtol * abs(r.fill)
+    return trusted, abs(a.fill - r.fill), abs(b.fill - r.fill)
 
 
 class InductorStage(unittest.TestCase):
@@ -126,7 +166,8 @@ class InductorStage(unittest.TestCase):
         task = {"spec": {"id": 1, "entry": entry, "module": "k1.py", "inputs": inputs},
                 "bundle_dir": self.tmp.name}
         row = {"stage_reached": "import"}
-        with mock.patch.dict(sys.modules, modules), mock.patch.object(inductor_stage, "_measure", lambda t: measure):
+        with mock.patch.dict(sys.modules, modules), mock.patch.object(inductor_stage, "_measure", lambda t: measure), \
+                mock.patch.object(inductor_stage, "_against_reference", lambda t: against_reference):
             try:
                 inductor_stage.run(task, row, torch, lambda stage: None)
                 return row, None
@@ -732,6 +773,93 @@ class InductorStage(unittest.TestCase):
         self.assertTrue(row["inductor"]["compiled_ok"])
         self.assertFalse(row["inductor"]["match"])
         self.assertAlmostEqual(row["inductor"]["max_abs_error"], 0.5)
+        # Eager is exact in float64 too: the reference refuses the compiled output's error.
+        self.assertTrue(row["inductor"]["float64_reference"])
+        self.assertEqual(row["inductor"]["comparison"], "float64_reference")
+        self.assertTrue(row["inductor"]["reference_refused"]["trusted"])
+
+    def test_an_output_as_close_to_its_float64_value_as_eager_s_matches(self):
+        # Eager float32 is 2e-3 off the true value (TF32 convolutions); the compiled output is
+        # 3e-3 from eager, outside the float32 tolerance, and 1e-3 from the true value.
+        row, error = self.run_module("""
+            import torch
+            class Conv(torch.nn.Module):
+                def __init__(self):
+                    self.weight = torch.rand((4, 4))
+                def forward(self, x):
+                    off = 0.0 if self.weight.dtype == "float64" else 0.002
+                    return type(x)(x.shape, x.dtype, 3 * x.fill + off)
+            """, "Conv", {"forward": [{"name": "x", "rank": 2}]}, compiled_offset=-0.003)
+        self.assertIsNone(error)
+        info = row["inductor"]
+        self.assertTrue(info["match"])
+        self.assertEqual(info["comparison"], "float64_reference")
+        self.assertAlmostEqual(info["max_abs_error"], 0.003)
+        self.assertAlmostEqual(info["reference"]["eager_rmse"], 0.002)
+        self.assertAlmostEqual(info["reference"]["compiled_rmse"], 0.001)
+
+    def test_outputs_within_the_tolerance_need_no_reference(self):
+        row, error = self.run_module("""
+            import torch
+            class Same(torch.nn.Module):
+                def forward(self, x):
+                    return x
+            """, "Same", {"forward": [{"name": "x", "rank": 2}]})
+        self.assertIsNone(error)
+        self.assertEqual(row["inductor"]["comparison"], "allclose")
+        self.assertNotIn("float64_reference", row["inductor"])
+
+    def test_a_module_that_samples_draws_the_same_numbers_eager_and_compiled(self):
+        # The deducer's first try fails, so the generator has moved on before the eager run that
+        # works; the compiled run comes later still. Both start from the same seed, and Inductor
+        # is told to draw with ATen's generator (fallback_random).
+        row, error = self.run_module("""
+            import torch
+            class Sampler(torch.nn.Module):
+                def forward(self, x):
+                    noise = torch.rand_like(x)
+                    b, n, d = x.shape
+                    return type(x)(x.shape, x.dtype, x.fill + noise.fill)
+            """, "Sampler", {"forward": [{"name": "x", "rank": 2}]})
+        self.assertIsNone(error)
+        info = row["inductor"]
+        self.assertTrue(info["match"])
+        self.assertEqual(info["max_abs_error"], 0.0)
+        self.assertEqual(info["compile_settings"], {"fallback_random": True})
+
+    def test_a_compile_that_fails_on_a_float64_scalar_is_tried_with_floats_specialised(self):
+        def fp64_scalars(torch):
+            if not torch._dynamo.config.specialize_float:
+                return RuntimeError("CompilationError: at 28:8: AssertionError('Loop-carried variable m_i has "
+                                    "initial type fp32 but is re-assigned to fp64 in loop!')")
+        row, error = self.run_module("""
+            import torch
+            class Loss(torch.nn.Module):
+                def forward(self, x):
+                    return x
+            """, "Loss", {"forward": [{"name": "x", "rank": 2}]}, compile_error=fp64_scalars)
+        self.assertIsNone(error)
+        info = row["inductor"]
+        self.assertTrue(info["match"])
+        self.assertIn("fp64", info["compile_retry"]["error"])
+        self.assertEqual(info["compile_settings"], {"fallback_random": True, "specialize_float": True})
+
+    def test_other_compile_errors_are_not_tried_again(self):
+        tries = []
+
+        def broken(torch):
+            tries.append(torch._dynamo.config.specialize_float)
+            return RuntimeError("InductorError: NameError: name '_REDUCTION_MODE_BATCHMEAN' is not defined")
+        row, error = self.run_module("""
+            import torch
+            class Loss(torch.nn.Module):
+                def forward(self, x):
+                    return x
+            """, "Loss", {"forward": [{"name": "x", "rank": 2}]}, compile_error=broken)
+        self.assertIsInstance(error, RuntimeError)
+        self.assertEqual(tries, [False])
+        self.assertEqual(row["inductor"]["phase"], "compile")
+        self.assertNotIn("compile_retry", row["inductor"])
 
     def test_a_forward_the_deducer_cannot_fix_fails_in_the_eager_stage(self):
         row, error = self.run_module("""
