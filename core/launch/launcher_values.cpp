@@ -211,10 +211,13 @@ LauncherValues::LauncherValues(const PythonModule& m, TSNode function, uint32_t 
     // (or the kernel) fills in None only as a shorthand for a value derived later.
     bool optional_float = a.find("float") != std::string::npos && a.find("Tensor") == std::string::npos &&
                           !container;
-    // `alibi_slopes: Optional[torch.Tensor]` with no default says None as plainly as `= None`.
+    // `alibi_slopes: Optional[torch.Tensor]` with no default says None as plainly as `= None`: an
+    // input left out. (`seed: Optional[int]` is no such input: a number derived later, which the
+    // kernel reads on the paths the other values choose.)
     bool none_allowed = (d && d->is_null()) ||
-                        (!d && (a.rfind("Optional[", 0) == 0 || a.rfind("typing.Optional[", 0) == 0 ||
-                                a.find("| None") != std::string::npos || a.rfind("None |", 0) == 0));
+                        (!d && a.find("Tensor") != std::string::npos &&
+                         (a.rfind("Optional[", 0) == 0 || a.rfind("typing.Optional[", 0) == 0 ||
+                          a.find("| None") != std::string::npos || a.rfind("None |", 0) == 0));
     if (none_allowed && optional_float) {
       env_[name] = 1.0;
     } else if (none_allowed &&

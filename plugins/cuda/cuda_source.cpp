@@ -70,6 +70,32 @@ bool system_header(const std::string& header) {
   return standard.count(header) > 0 || std::regex_match(header, posix_sys);
 }
 
+// Headers a unit's types need that a real build had from somewhere else (a precompiled header, an
+// include of an include the repository does not hold): `uint32_t` needs <cstdint> and `half`
+// <cuda_fp16.h> when nvcc compiles only device code, whatever the host compiler would have seen.
+std::string implied_includes(const std::string& unit) {
+  static const struct {
+    const char* types;
+    const char* header;
+    const char* already;
+  } kImplied[] = {
+      {R"(\b(u?int(8|16|32|64)_t|u?intptr_t)\b)", "<cstdint>", R"(<(cstdint|stdint\.h|inttypes\.h)>)"},
+      {R"(\b(half2?|__half2?)\b)", "<cuda_fp16.h>", R"(<cuda_fp16\.h>)"},
+      {R"(\b(__nv_bfloat162?|nv_bfloat162?)\b)", "<cuda_bf16.h>", R"(<cuda_bf16\.h>)"},
+      {R"(\b__nv_fp8\w*)", "<cuda_fp8.h>", R"(<cuda_fp8\.h>)"},
+  };
+  static const std::vector<std::pair<std::regex, std::regex>> compiled = [] {
+    std::vector<std::pair<std::regex, std::regex>> v;
+    for (const auto& rule : kImplied) v.emplace_back(std::regex(rule.types), std::regex(rule.already));
+    return v;
+  }();
+  std::string out;
+  for (size_t i = 0; i < compiled.size(); ++i)
+    if (std::regex_search(unit, compiled[i].first) && !std::regex_search(unit, compiled[i].second))
+      out += std::string("#include ") + kImplied[i].header + "\n";
+  return out;
+}
+
 // Headers nvcc finds on its own: the CUDA toolkit's and the C/C++ standard library's. Anything
 // else lives in the repository or a third-party tree the standalone cannot see.
 bool toolkit_header(const std::string& header) {
@@ -300,6 +326,134 @@ void CudaSource::collect_kernels(TSNode n, size_t item, std::vector<TSNode>& nam
   if (ns) namespaces.pop_back();
 }
 
+// The template arguments of `name<...>` references in the unit outside the kernel itself: an
+// explicit instantiation, else a launch (`name<128, float><<<g, b>>>(...)`) whose arguments are
+// literals, types, or names a declaration before it in the same function binds to a literal
+// (`const int BM = 128;`, substituted) or the unit defines (macros, constants: kept, closed over).
+CudaSource::Instantiation CudaSource::instantiation_of(const CudaKernelSite& site) const {
+  Instantiation out;
+  for (size_t i = 0; i < items_.size(); ++i) {
+    TSNode n = items_[i].node;
+    if (!is(n, "template_instantiation")) continue;
+    bool names_it = false;
+    walk(n, [&](TSNode c) {
+      if (is(c, "template_function") && text_of(field_of(c, "name")) == site.name) names_it = true;
+    });
+    if (names_it) {
+      out.explicit_item = true;
+      out.item = i;
+      out.from = "by the unit's explicit instantiation (line " + std::to_string(line_of(n)) + ")";
+      return out;
+    }
+  }
+  // Names the unit binds to compile-time values: macros and const/constexpr declarations.
+  std::set<std::string> defined, types;
+  for (const auto& item : items_) {
+    if (item.kind == "macro") defined.insert(item.defines.begin(), item.defines.end());
+    if (item.kind == "type") types.insert(item.defines.begin(), item.defines.end());
+    if ((item.kind == "variable" || item.kind == "constant") &&
+        (has_token(item.node, "constexpr", text_) || has_token(item.node, "const", text_)))
+      walk(item.node, [&](TSNode c) {
+        if (is(c, "init_declarator") && !ts_node_is_null(field_of(c, "value")))
+          defined.insert(text_of(field_of(c, "declarator")));
+      });
+  }
+  // A type argument names only types the unit defines or nvcc knows (`float`, `half`), not the
+  // launching template's own parameters (`integrateBodies<T>` inside `template <typename T>`).
+  auto known_type_name = [&](const std::string& t) {
+    return types.count(t) || defined.count(t) || implicit_type(t) || t == "half" || t == "half2" ||
+           t == "nv_bfloat16" || t == "nv_bfloat162";
+  };
+  auto known_type = [&](TSNode a) {
+    bool ok = true;
+    walk(a, [&](TSNode c) {
+      if (is(c, "type_identifier")) ok = ok && known_type_name(text_of(c));
+    });
+    return ok;
+  };
+  // Literal values of `const int X = 128;`-like declarations in a function body, before `at`.
+  auto local_literal = [&](TSNode at, const std::string& name) -> std::string {
+    TSNode body{};
+    for (TSNode up = ts_node_parent(at); !ts_node_is_null(up); up = ts_node_parent(up))
+      if (is(up, "function_definition")) {
+        body = field_of(up, "body");
+        break;
+      }
+    std::string value;
+    if (ts_node_is_null(body)) return value;
+    walk(body, [&](TSNode c) {
+      if (!is(c, "init_declarator") || ts_node_start_byte(c) > ts_node_start_byte(at)) return;
+      if (text_of(field_of(c, "declarator")) != name) return;
+      TSNode v = field_of(c, "value");
+      if (is(v, "number_literal") || is(v, "true") || is(v, "false")) value = text_of(v);
+    });
+    return value;
+  };
+  walk(root(), [&](TSNode c) {
+    if (!out.arguments_text.empty() || !is(c, "template_function") || text_of(field_of(c, "name")) != site.name)
+      return;
+    if (ts_node_start_byte(c) >= ts_node_start_byte(site.node) && ts_node_end_byte(c) <= ts_node_end_byte(site.node))
+      return;
+    TSNode args = field_of(c, "arguments");
+    std::string text;
+    bool ok = !ts_node_is_null(args) && ts_node_named_child_count(args) > 0;
+    for (uint32_t i = 0; ok && i < ts_node_named_child_count(args); ++i) {
+      TSNode a = ts_node_named_child(args, i);
+      std::string piece = text_of(a);
+      // A lone name parses as a type: a macro, a constant or a type of the unit, else a literal
+      // constant of the launching function.
+      TSNode lone = is(a, "identifier") ? a : TSNode{};
+      if (is(a, "type_descriptor"))
+        walk(a, [&](TSNode t) {
+          if (is(t, "type_identifier") && text_of(t) == piece) lone = t;
+        });
+      if (!ts_node_is_null(lone) && !known_type_name(piece)) {
+        piece = local_literal(c, piece);
+        ok = !piece.empty();
+      } else if (is(a, "type_descriptor")) {
+        ok = known_type(a);
+      } else if (!is(a, "number_literal") && !is(a, "true") && !is(a, "false") && !is(a, "identifier")) {
+        ok = false;  // expressions of the launcher's values: not known here
+      }
+      text += (i ? ", " : "") + piece;
+    }
+    if (!ok) return;
+    out.arguments_text = text;
+    out.arguments_node = args;
+    out.from = "as launched at line " + std::to_string(line_of(c));
+  });
+  if (!out.arguments_text.empty()) return out;
+  // Defaults: each parameter's own, a type parameter without one as float.
+  TSNode params = field_of(site.node, "parameters");
+  std::string text;
+  bool ok = !ts_node_is_null(params);
+  for (uint32_t i = 0; ok && i < ts_node_named_child_count(params); ++i) {
+    TSNode p = ts_node_named_child(params, i);
+    TSNode d = field_of(p, "default_value");
+    if (ts_node_is_null(d)) d = field_of(p, "default_type");
+    if (!ts_node_is_null(d)) break;  // this one and the rest take their defaults
+    if (is(p, "type_parameter_declaration")) text += std::string(text.empty() ? "" : ", ") + "float";
+    else ok = false;
+  }
+  if (ok) {
+    out.arguments_text = text.empty() ? " " : text;
+    out.from = "with its parameters' defaults";
+  }
+  return out;
+}
+
+void CudaSource::walk_identifiers(TSNode n, const std::string& text, std::set<std::string>& out) const {
+  if (!ts_node_is_null(n)) {
+    walk(n, [&](TSNode c) {
+      auto t = type_of(c);
+      if (t == "identifier" || t == "type_identifier" || t == "namespace_identifier") out.insert(text_of(c));
+    });
+    return;
+  }
+  static const std::regex word(R"([A-Za-z_]\w*)");
+  for (std::sregex_iterator it(text.begin(), text.end(), word), end; it != end; ++it) out.insert(it->str());
+}
+
 ExtractedKernel CudaSource::extract(const CudaKernelSite& site, const std::string& path, int line_offset,
                                     IncludeResolver* includes) const {
   // The unit as the preprocessor would see it, as far as the repository holds its headers: each
@@ -360,6 +514,14 @@ ExtractedKernel CudaSource::extract(const CudaKernelSite& site, const std::strin
     auto t = type_of(c);
     if (t == "identifier" || t == "type_identifier" || t == "namespace_identifier") own.insert(text_of(c));
   });
+  // A template kernel is no kernel until instantiated: the unit's own instantiation of it, else
+  // the arguments its launch in this unit gives, else its parameters' defaults (a type parameter
+  // without one as float). The names the arguments use join the closure.
+  Instantiation instantiation;
+  if (is(site.node, "template_declaration")) {
+    instantiation = instantiation_of(site);
+    walk_identifiers(instantiation.arguments_node, instantiation.arguments_text, own);
+  }
   for (const auto& n : own) pending.push_back(n);
   while (!pending.empty()) {
     std::string name = pending.back();
@@ -394,6 +556,11 @@ ExtractedKernel CudaSource::extract(const CudaKernelSite& site, const std::strin
         }
         out += open + text_of(site.node) + "\n" + close;
       }
+      if (!instantiation.explicit_item && !instantiation.arguments_text.empty()) {
+        std::string qualified = site.qualname.find("(anonymous)") == std::string::npos ? site.qualname : site.name;
+        out += "// instantiated " + instantiation.from + "\n" + "static void* const mine_instantiation_" + site.name +
+               " = (void*)&" + qualified + "<" + instantiation.arguments_text + ">;\n";
+      }
     } else if (item.kind == "include") {
       // Only headers nvcc can find go into the standalone; the others are named, and make the
       // kernel not self-contained, since whether it needs them cannot be told without them.
@@ -407,7 +574,8 @@ ExtractedKernel CudaSource::extract(const CudaKernelSite& site, const std::strin
         if (emitted_includes.insert(header).second) left_out.push_back(header);
         k.self_contained = false;
       }
-    } else if (include || needed[f]) {
+    } else if (include || needed[f] || (instantiation.explicit_item && flat[f].source == this &&
+                                          flat[f].item == instantiation.item)) {
       // `struct S {...};` parses as the specifier followed by a lone `;` token.
       TSNode next = ts_node_next_sibling(item.node);
       out += src.text_of(item.node) + (is(next, ";") ? ";" : "") + "\n";
@@ -444,8 +612,14 @@ ExtractedKernel CudaSource::extract(const CudaKernelSite& site, const std::strin
   k.start_line = line_of(site.node) + line_offset;
   k.end_line = end_line_of(site.node) + line_offset;
   k.source = text_of(site.node);
-  k.standalone = std::move(out);
+  k.standalone = implied_includes(out) + out;
   k.meta["template"] = is(site.node, "template_declaration");
+  if (k.meta["template"]) {
+    if (instantiation.explicit_item || !instantiation.arguments_text.empty())
+      k.meta["instantiated"] = {{"arguments", instantiation.arguments_text}, {"from", instantiation.from}};
+    else
+      k.meta["instantiated"] = nullptr;  // no launch, instantiation or defaults say how: no entry to run
+  }
   if (!left_out.empty()) k.meta["includes_left_out"] = left_out;
   TSNode fn = site.node;
   if (is(fn, "template_declaration"))

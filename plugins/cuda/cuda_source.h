@@ -56,6 +56,16 @@ class CudaSource {
                           IncludeResolver* includes = nullptr) const;
 
  private:
+  // How a template kernel becomes a kernel in the standalone.
+  struct Instantiation {
+    bool explicit_item = false;  // the unit instantiates it itself: that item goes in
+    size_t item = 0;
+    std::string arguments_text;  // else `128, float`, or " " for all defaults; empty: none found
+    TSNode arguments_node{};     // the launch's argument list the text came from, if any
+    std::string from;            // where the arguments came from, for meta
+  };
+  Instantiation instantiation_of(const CudaKernelSite& site) const;
+  void walk_identifiers(TSNode n, const std::string& text, std::set<std::string>& out) const;
   void collect_kernels(TSNode n, size_t item, std::vector<TSNode>& namespaces, int depth);
 
   std::string text_;
