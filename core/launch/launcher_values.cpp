@@ -211,13 +211,9 @@ LauncherValues::LauncherValues(const PythonModule& m, TSNode function, uint32_t 
     // (or the kernel) fills in None only as a shorthand for a value derived later.
     bool optional_float = a.find("float") != std::string::npos && a.find("Tensor") == std::string::npos &&
                           !container;
-    // `alibi_slopes: Optional[torch.Tensor]` with no default says None as plainly as `= None`: an
-    // input left out. (`seed: Optional[int]` is no such input: a number derived later, which the
-    // kernel reads on the paths the other values choose.)
-    bool none_allowed = (d && d->is_null()) ||
-                        (!d && a.find("Tensor") != std::string::npos &&
-                         (a.rfind("Optional[", 0) == 0 || a.rfind("typing.Optional[", 0) == 0 ||
-                          a.find("| None") != std::string::npos || a.rfind("None |", 0) == 0));
+    // Only `= None` says None: an Optional annotation without a default is no evidence of it
+    // (launchers type inputs they require `Tensor | None` as well as ones they may leave out).
+    bool none_allowed = d && d->is_null();
     if (none_allowed && optional_float) {
       env_[name] = 1.0;
     } else if (none_allowed &&
