@@ -134,9 +134,25 @@ SubstitutedNames::SubstitutedNames(std::string_view text) {
 }
 
 std::vector<std::string_view> SubstitutedNames::found_in(std::string_view code) const {
+  // A name the code reads stands between characters that cannot continue it: an ASCII letter,
+  // digit or `_` beside it would be part of the same token (only a keyword follows a number
+  // directly, and a kernel with a syntax error has no placeholders). Nor does a quote stand
+  // beside it (a string's text, or a string next to a name: no Python), nor a `.` before it (an
+  // attribute's name, or a dotted name of an import, whose names the kernel binds). Other bytes
+  // count as boundaries, so a name is never missed beside them.
+  auto word = [](char c) {
+    return c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '\'' ||
+           c == '"';
+  };
   std::vector<std::string_view> out;
   for (std::string_view name : names_)
-    if (code.find(name) != std::string_view::npos) out.push_back(name);
+    for (size_t at = code.find(name); at != std::string_view::npos; at = code.find(name, at + 1)) {
+      size_t end = at + name.size();
+      if ((at == 0 || (!word(code[at - 1]) && code[at - 1] != '.')) && (end == code.size() || !word(code[end]))) {
+        out.push_back(name);
+        break;
+      }
+    }
   return out;
 }
 

@@ -23,7 +23,7 @@ std::vector<std::string> source_placeholders(const sdk::PythonFile& file, const 
 class SubstitutedNames {
  public:
   explicit SubstitutedNames(std::string_view text);
-  // The names `code` holds (as any substring: a superset of the names it reads).
+  // The names `code` spells as a whole word (a superset of the names it reads).
   std::vector<std::string_view> found_in(std::string_view code) const;
 
  private:

@@ -2,7 +2,7 @@
 // what `.replace(` replaces, read once per file, stand in for the search source_placeholders made
 // per name read. A kernel spelling none of them skips its walks, so the set must hold every name
 // the per-name search accepted. Checked against that search on random texts of quotes, colons,
-// blanks, parentheses and `replace`.
+// blanks, parentheses and `replace`; a kernel's text holds one only as a whole word.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -32,8 +32,10 @@ bool substituted_by_search(std::string_view text, std::string_view name) {
   return false;
 }
 
-bool holds(const SubstitutedNames& names, std::string_view text, std::string_view name) {
-  auto found = names.found_in(text);
+// Whether `names` holds `name`: found in code that spells it alone.
+bool holds(const SubstitutedNames& names, std::string_view name) {
+  std::string code = " " + std::string(name) + " ";
+  auto found = names.found_in(code);
   return std::find(found.begin(), found.end(), name) != found.end();
 }
 
@@ -46,14 +48,19 @@ TEST_CASE("SubstitutedNames: dict keys and replaced names, not other strings") {
       "x = 'NOT_A_KEY'\n"
       "y = {'two words': 1, 'len': 2}\n";
   SubstitutedNames names(text);
-  CHECK(holds(names, text, "GENERATE_TEST_HERE"));
-  CHECK(holds(names, text, "SHAPE"));
-  CHECK(holds(names, text, "OP"));
-  CHECK_FALSE(holds(names, text, "NOT_A_KEY"));
-  CHECK_FALSE(holds(names, text, "two words"));  // no name
-  CHECK_FALSE(holds(names, text, "len"));        // a builtin Triton takes: never a placeholder
+  CHECK(holds(names, "GENERATE_TEST_HERE"));
+  CHECK(holds(names, "SHAPE"));
+  CHECK(holds(names, "OP"));
+  CHECK_FALSE(holds(names, "NOT_A_KEY"));
+  CHECK_FALSE(holds(names, "two words"));  // no name
+  CHECK_FALSE(holds(names, "len"));        // a builtin Triton takes: never a placeholder
   CHECK(names.found_in("def k(x):\n    return x\n").empty());
   CHECK(names.found_in("    y = SHAPE * 2\n") == std::vector<std::string_view>{"SHAPE"});
+  // Whole words only: a longer name holding one is no read of it.
+  CHECK(names.found_in("    y = SHAPE_2 + OPS + xOP\n").empty());
+  CHECK(names.found_in("    y = x[OP]\n") == std::vector<std::string_view>{"OP"});
+  CHECK(names.found_in("    y = x.SHAPE + 'OP'\n").empty());  // an attribute, a string
+  CHECK(names.found_in("    y = SHAPE.x\n") == std::vector<std::string_view>{"SHAPE"});
 }
 
 TEST_CASE("SubstitutedNames: every name the per-name search accepts, on random texts") {
@@ -72,7 +79,7 @@ TEST_CASE("SubstitutedNames: every name the per-name search accepts, on random t
     for (const std::string& name : names) {
       bool searched = substituted_by_search(text, name) && !(name[0] >= '0' && name[0] <= '9');
       INFO("text: " << text << " name: " << name);
-      CHECK(holds(set, text, name) == searched);
+      CHECK(holds(set, name) == searched);
       accepted += searched;
     }
   }
