@@ -27,6 +27,8 @@ phases = [
  ("  global references (global_references)", r"mine::global_references\(mine::SyntaxTree const&, TSNode, int, int\*\) \["),
  ("launch sites (find_launches)", r"mine::find_launches\("),
  ("  launcher evaluations (LauncherValues, top level)", r"mine::LauncherValues::LauncherValues\(mine::PythonModule const&, TSNode, unsigned int"),
+ ("  helper evaluations (LauncherValues::helper, outermost)", r"mine::LauncherValues::helper\[abi:cxx11\]\(TSNode, int\) const \["),
+ ("Triton: source placeholders (source_placeholders)", r"mine::source_placeholders\[abi:cxx11\]\("),
  ("torch_module inputs (infer_inputs)", r"mine::torch_module::infer_inputs\["),
  ("store while extracting (RepoWriter::add)", r"mine::RepoWriter::add\(mine::ScannedFile const&\) \["),
  ("store at commit (RepoWriter::commit)", r"mine::RepoWriter::commit\(\) \["),

@@ -1319,8 +1319,31 @@ std::optional<json> LauncherValues::helper(TSNode call, int depth) const {
   Callee callee = callees_(m_, field(call, "function"));
   if (!callee.module || ts_node_is_null(callee.definition)) return std::nullopt;
   std::map<std::string, json> bound = call_arguments(*callee.module, callee.definition, call, depth + 1);
+  // The evaluation below depends on the definition, the call depth, the stand-in size (helpers run
+  // unskewed, with a fork budget of their own) and the bound values alone: kept by those, with
+  // the sizes it read, which count for this evaluation again. The values' text finds the entry;
+  // equal values then decide (a text may stand for two strings JSON cannot hold).
+  std::tuple<const void*, const void*, int, int64_t, std::string> key;
+  auto* kept = facts_ ? &facts_->helper_returns : nullptr;
+  if (kept) {
+    std::string values;
+    for (const auto& [name, v] : bound) {
+      values += name;
+      values += '\0';
+      values += v.dump(-1, ' ', false, json::error_handler_t::replace);
+      values += '\0';
+    }
+    key = {callee.module, callee.definition.id, call_depth_ + 1, dim_, std::move(values)};
+    auto found = kept->find(key);
+    if (found != kept->end() && found->second.bound == bound) {
+      *sizes_read_ += found->second.sizes_read;
+      return found->second.returned;
+    }
+  }
+  int sizes_before = *sizes_read_;
   LauncherValues inner(*callee.module, callee.definition, UINT32_MAX, callees_, &bound, call_depth_ + 1, dim_, facts_,
                        std::make_shared<int>(kMaxForkedPaths), 0, sizes_read_);
+  if (kept) kept->try_emplace(std::move(key), HelperReturn{bound, inner.returned(), *sizes_read_ - sizes_before});
   return inner.returned();
 }
 

@@ -7,6 +7,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <tuple>
 
 #include "core/python/module_model.h"
 
@@ -32,7 +33,19 @@ class LauncherValues {
     int widest_rank = 0;
     std::set<std::string> counted_only;  // names the launcher uses only as counts (count_uses)
   };
-  using TensorFactsCache = std::map<const void*, TensorFacts>;
+  // What a helper evaluated for a launcher returned (helper()), and how many sizes it read.
+  struct HelperReturn {
+    std::map<std::string, nlohmann::json> bound;  // the values its parameters were given
+    std::optional<nlohmann::json> returned;
+    int sizes_read = 0;
+  };
+  // TensorFacts by body (node id), and what helpers returned, by definition (module, node id),
+  // call depth, stand-in size and the text of the values bound to their parameters: a helper
+  // evaluation depends on nothing else, so a launcher evaluated for several launches (and with
+  // several sizes) runs each helper once for the same values.
+  struct TensorFactsCache : std::map<const void*, TensorFacts> {
+    std::map<std::tuple<const void*, const void*, int, int64_t, std::string>, HelperReturn> helper_returns;
+  };
 
   // Open tensor dimensions and int inputs. Measured on the H100 against 64 and 128 (bench/results/
   // check_launch_sites.md): larger sizes made kernels of high-rank tensors (state-space scans)

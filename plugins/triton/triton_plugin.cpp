@@ -2,6 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <optional>
+
 #include "plugins/sdk/file_reports.h"
 #include "plugins/sdk/plugin_entry.h"
 #include "plugins/sdk/python_file.h"
@@ -46,7 +48,8 @@ class KernelBuilder {
       heuristics = heuristics || ends_with(q, "triton.heuristics");
     }
     nlohmann::json meta = {{"autotune", autotune}, {"heuristics", heuristics}};
-    auto placeholders = source_placeholders(m_, site);
+    if (!substituted_) substituted_.emplace(m_.text());
+    auto placeholders = source_placeholders(m_, site, *substituted_);
     if (!placeholders.empty()) meta["source_placeholders"] = placeholders;
     if (used_only_where_errors_expected(m_, site)) meta["expects_error"] = true;
     report(MINE_ROOT_FUNCTION, index, nullptr, meta, first_line(site.node));
@@ -81,6 +84,7 @@ class KernelBuilder {
 
   const PythonFile& m_;
   FileReports reports_;
+  std::optional<SubstitutedNames> substituted_;  // the file's, read at its first kernel
 };
 
 void extract(const mine_host* host, const mine_file* file, mine_sink* sink, void*) {

@@ -1,5 +1,6 @@
 #include "plugins/triton/written_to_fail.h"
 
+#include <algorithm>
 #include <set>
 
 namespace mine {
@@ -19,17 +20,20 @@ bool builtin(std::string_view n) {
 // Identifiers the kernel binds itself: parameters, assignment and loop targets, nested
 // definitions, imports. A rough set: it only has to keep a bound name from being taken for a
 // placeholder, which also needs the file to substitute the name into source text.
+// Identifiers below `t` but those of attributes and subscripts: what an assignment target binds.
+void target_names(const PythonFile& m, TSNode t, std::set<std::string_view>& out) {
+  std::vector<TSNode> stack{t};
+  while (!stack.empty()) {
+    TSNode x = stack.back();
+    stack.pop_back();
+    if (is_type(x, "identifier")) out.insert(m.view_of(x));
+    else if (!is_type(x, "attribute") && !is_type(x, "subscript")) for_each_named_child(x, [&](TSNode c) { stack.push_back(c); });
+  }
+}
+
 void bound_names(const PythonFile& m, TSNode n, std::set<std::string_view>& out, int depth) {
   if (depth > 200) return;
-  auto targets = [&](TSNode t) {
-    std::vector<TSNode> stack{t};
-    while (!stack.empty()) {
-      TSNode x = stack.back();
-      stack.pop_back();
-      if (is_type(x, "identifier")) out.insert(m.view_of(x));
-      else if (!is_type(x, "attribute") && !is_type(x, "subscript")) for_each_named_child(x, [&](TSNode c) { stack.push_back(c); });
-    }
-  };
+  auto targets = [&](TSNode t) { target_names(m, t, out); };
   if (is_type(n, "assignment") || is_type(n, "augmented_assignment")) {
     if (is_type(n, "assignment")) targets(field(n, "left"));
   } else if (is_type(n, "for_statement") || is_type(n, "for_in_clause")) {
@@ -95,7 +99,83 @@ void uses_of(const PythonFile& m, TSNode n, std::string_view name, TSNode skip, 
 
 }  // namespace
 
+SubstitutedNames::SubstitutedNames(std::string_view text) {
+  // substituted(text, name) for a name that holds no quote looks at each occurrence of the quoted
+  // name: a quote, the name, the same quote. Each such occurrence spans two consecutive quotes of
+  // its kind, so every pair of consecutive quotes, looked at with the same tests, finds them all.
+  auto word = [](std::string_view s) {
+    if (s.empty() || (s[0] >= '0' && s[0] <= '9')) return false;
+    for (unsigned char c : s)
+      if (!(c >= 0x80 || c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')))
+        return false;
+    return true;
+  };
+  for (char q : {'\'', '"'}) {
+    size_t at = text.find(q);
+    while (at != std::string_view::npos) {
+      size_t close = text.find(q, at + 1);
+      if (close == std::string_view::npos) break;
+      std::string_view name = text.substr(at + 1, close - at - 1);
+      if (word(name) && !builtin(name)) {
+        bool taken = false;
+        size_t after = text.find_first_not_of(" \t", close + 1);
+        if (after != std::string_view::npos && text[after] == ':') taken = true;
+        size_t before = text.find_last_not_of(" \t", at == 0 ? 0 : at - 1);
+        if (at >= 1 && before != std::string_view::npos && text[before] == '(' && before >= 7 &&
+            text.substr(before - 7, 7) == "replace")
+          taken = true;
+        if (taken) names_.push_back(name);
+      }
+      at = close;
+    }
+  }
+  std::sort(names_.begin(), names_.end());
+  names_.erase(std::unique(names_.begin(), names_.end()), names_.end());
+}
+
+std::vector<std::string_view> SubstitutedNames::found_in(std::string_view code) const {
+  // A name the code reads stands between characters that cannot continue it: an ASCII letter,
+  // digit or `_` beside it would be part of the same token (only a keyword follows a number
+  // directly, and a kernel with a syntax error has no placeholders). Nor does a quote stand
+  // beside it (a string's text, or a string next to a name: no Python), nor a `.` before it (an
+  // attribute's name, or a dotted name of an import, whose names the kernel binds). Other bytes
+  // count as boundaries, so a name is never missed beside them.
+  auto word = [](char c) {
+    return c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '\'' ||
+           c == '"';
+  };
+  std::vector<std::string_view> out;
+  for (std::string_view name : names_)
+    for (size_t at = code.find(name); at != std::string_view::npos; at = code.find(name, at + 1)) {
+      size_t end = at + name.size();
+      if ((at == 0 || (!word(code[at - 1]) && code[at - 1] != '.')) && (end == code.size() || !word(code[end]))) {
+        out.push_back(name);
+        break;
+      }
+    }
+  return out;
+}
+
 std::vector<std::string> source_placeholders(const PythonFile& m, const mine_python_function& kernel) {
+  return source_placeholders(m, kernel, SubstitutedNames(m.text()));
+}
+
+std::vector<std::string> source_placeholders(const PythonFile& m, const mine_python_function& kernel,
+                                             const SubstitutedNames& substituted_names) {
+  // Every answer is a name the kernel reads, so spelt in its text, and one the file substitutes;
+  // no name its parameters bind (a quoted key is most often one: `{'BLOCK_M': 64}` configs of
+  // `BLOCK_M: tl.constexpr`), none the module binds. Only where one is left are the kernel's
+  // bound names and reads walked.
+  std::vector<std::string_view> candidates = substituted_names.found_in(m.view_of(kernel.definition));
+  if (candidates.empty()) return {};
+  std::set<std::string_view> parameters;
+  target_names(m, field(kernel.definition, "parameters"), parameters);
+  candidates.erase(std::remove_if(candidates.begin(), candidates.end(),
+                                  [&](std::string_view c) {
+                                    return parameters.count(c) || !m.bindings_of(std::string(c)).empty();
+                                  }),
+                   candidates.end());
+  if (candidates.empty()) return {};
   std::string_view text = m.text();
   std::set<std::string_view> bound;
   bound_names(m, kernel.definition, bound, 0);

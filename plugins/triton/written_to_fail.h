@@ -3,6 +3,7 @@
 // defines them. Their check results would say nothing about the kernel mined: `mine check`
 // leaves them out of its bundles and `kernels.meta` tells why (README, "Kernels left unchecked").
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "plugins/sdk/python_file.h"
@@ -13,6 +14,24 @@ namespace mine {
 // text, quoted as a dict key or as what `.replace(` replaces: placeholders a test fills in
 // before it compiles (`patch_kernel(kernel, {'GENERATE_TEST_HERE': expr})`, `src.replace("OP", op)`).
 std::vector<std::string> source_placeholders(const sdk::PythonFile& file, const mine_python_function& kernel);
+
+// What a file quotes as a dict key or as what `.replace(` replaces and could be a name
+// (identifier characters only, no builtin Triton takes): the only names source_placeholders can
+// answer. Read once per file: a kernel whose text spells none of them (but as its parameters or
+// names the module binds) has no placeholder, and its body need not be walked (the walks were a
+// tenth of a scan's instructions on FlagGems).
+class SubstitutedNames {
+ public:
+  explicit SubstitutedNames(std::string_view text);
+  // The names `code` spells as a whole word (a superset of the names it reads).
+  std::vector<std::string_view> found_in(std::string_view code) const;
+
+ private:
+  std::vector<std::string_view> names_;  // distinct, views into the file's text
+};
+// The same answer as above, for a file whose SubstitutedNames are at hand.
+std::vector<std::string> source_placeholders(const sdk::PythonFile& file, const mine_python_function& kernel,
+                                             const SubstitutedNames& substituted);
 
 // True when the kernel's name is used in the scope that defines it and every use lies inside a
 // block that expects an exception (`with pytest.raises(...)`, `self.assertRaises(...)`):
