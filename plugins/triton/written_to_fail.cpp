@@ -64,23 +64,6 @@ void read_names(const PythonFile& m, TSNode n, TSNode up, std::vector<TSNode>& o
   for_each_named_child(n, [&](TSNode c) { read_names(m, c, n, out, depth + 1); });
 }
 
-// Whether the file substitutes `name` into source text: the quoted name as a key of a dict
-// (`{'GENERATE_TEST_HERE': expr}`, what a patch helper is handed) or as what `.replace(` replaces.
-bool substituted(std::string_view text, std::string_view name) {
-  for (char q : {'\'', '"'}) {
-    std::string quoted = std::string(1, q) + std::string(name) + q;
-    for (size_t at = text.find(quoted); at != std::string_view::npos; at = text.find(quoted, at + 1)) {
-      size_t after = text.find_first_not_of(" \t", at + quoted.size());
-      if (after != std::string_view::npos && text[after] == ':') return true;
-      size_t before = text.find_last_not_of(" \t", at == 0 ? 0 : at - 1);
-      if (at >= 1 && before != std::string_view::npos && text[before] == '(' && before >= 7 &&
-          text.substr(before - 7, 7) == "replace")
-        return true;
-    }
-  }
-  return false;
-}
-
 // The block holding the kernel's definition: an enclosing function's body, or the module.
 TSNode defining_scope(TSNode node) {
   for (TSNode up = ts_node_parent(node); !ts_node_is_null(up); up = ts_node_parent(up))
@@ -100,9 +83,10 @@ void uses_of(const PythonFile& m, TSNode n, std::string_view name, TSNode skip, 
 }  // namespace
 
 SubstitutedNames::SubstitutedNames(std::string_view text) {
-  // substituted(text, name) for a name that holds no quote looks at each occurrence of the quoted
-  // name: a quote, the name, the same quote. Each such occurrence spans two consecutive quotes of
-  // its kind, so every pair of consecutive quotes, looked at with the same tests, finds them all.
+  // A name is substituted when a quoted occurrence of it (a quote, the name, the same quote) is a
+  // dict key (`{'GENERATE_TEST_HERE': expr}`, what a patch helper is handed) or what `.replace(`
+  // replaces. Each such occurrence spans two consecutive quotes of its kind, so every pair of
+  // consecutive quotes, looked at with those tests, finds them all.
   auto word = [](std::string_view s) {
     if (s.empty() || (s[0] >= '0' && s[0] <= '9')) return false;
     for (unsigned char c : s)
@@ -176,7 +160,6 @@ std::vector<std::string> source_placeholders(const PythonFile& m, const mine_pyt
                                   }),
                    candidates.end());
   if (candidates.empty()) return {};
-  std::string_view text = m.text();
   std::set<std::string_view> bound;
   bound_names(m, kernel.definition, bound, 0);
   std::vector<TSNode> reads;
@@ -185,7 +168,7 @@ std::vector<std::string> source_placeholders(const PythonFile& m, const mine_pyt
   for (TSNode r : reads) {
     std::string_view name = m.view_of(r);
     if (bound.count(name) || builtin(name) || out.count(std::string(name))) continue;
-    if (!substituted(text, name)) continue;
+    if (!substituted_names.holds(name)) continue;
     if (!m.bindings_of(std::string(name)).empty()) continue;  // a module-level name: defined, not substituted
     out.insert(std::string(name));
   }

@@ -2,6 +2,7 @@
 // Kernels a repository writes to fail or to be completed at run time, read from the file that
 // defines them. Their check results would say nothing about the kernel mined: `mine check`
 // leaves them out of its bundles and `kernels.meta` tells why (README, "Kernels left unchecked").
+#include <algorithm>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -25,6 +26,8 @@ class SubstitutedNames {
   explicit SubstitutedNames(std::string_view text);
   // The names `code` spells as a whole word (a superset of the names it reads).
   std::vector<std::string_view> found_in(std::string_view code) const;
+  // Whether the file substitutes `name` (a name, quoted as a dict key or a `.replace(` target).
+  bool holds(std::string_view name) const { return std::binary_search(names_.begin(), names_.end(), name); }
 
  private:
   std::vector<std::string_view> names_;  // distinct, views into the file's text

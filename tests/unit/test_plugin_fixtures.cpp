@@ -7,54 +7,12 @@
 #include <sstream>
 
 #include "core/scan/scanner.h"
-#include "fixture_expectations.h"
+#include "fixture_checks.h"
 
 namespace fs = std::filesystem;
 using namespace mine;
 
 namespace {
-
-std::string joined(const std::set<std::string>& names) {
-  std::string out;
-  for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
-  return out;
-}
-
-// The kernels `plugin` found in a scanned tree against what its fixtures expect.
-void check_snapshot(const std::string& plugin, const RepoSnapshot& snap, const testing::FixtureExpectations& expected) {
-  std::map<std::string, const ExtractedKernel*> found;
-  for (const auto& rec : snap.kernels)
-    if (rec.plugin == plugin) found[rec.kernel.qualname] = &rec.kernel;
-  std::set<std::string> found_names;
-  for (const auto& [q, _] : found) found_names.insert(q);
-  INFO("kernels found: " << joined(found_names));
-  CHECK(static_cast<int>(found.size()) == expected.kernel_count);
-
-  for (const auto& name : expected.absent) CHECK(found.count(name) == 0);
-  for (const auto& [qualname, want] : expected.kernels) {
-    INFO("kernel " << qualname);
-    REQUIRE(found.count(qualname) == 1);
-    const ExtractedKernel& k = *found[qualname];
-    std::set<std::string> needs, unresolved;
-    for (const auto& d : k.dependencies) (d.kind == "unresolved" ? unresolved : needs).insert(d.name);
-    if (want.has_needs) CHECK(joined(needs) == joined(want.needs));
-    if (want.has_unresolved) CHECK(joined(unresolved) == joined(want.unresolved));
-    if (want.not_self_contained) {
-      CHECK_FALSE(k.self_contained);
-    } else {
-      CHECK(unresolved.empty());
-      CHECK(k.self_contained);
-    }
-    std::set<std::string> lines;
-    std::istringstream in(k.standalone);
-    for (std::string line; std::getline(in, line);) {
-      size_t a = line.find_first_not_of(" \t"), b = line.find_last_not_of(" \t\r");
-      if (a != std::string::npos) lines.insert(line.substr(a, b - a + 1));
-    }
-    for (const auto& text : want.standalone_has) CHECK(lines.count(text) == 1);
-    for (const auto& text : want.standalone_lacks) CHECK(lines.count(text) == 0);
-  }
-}
 
 // Every fixture with one of `extensions` in tests/fixtures/<plugin>/, scanned as its own tree.
 void check_fixtures(const std::string& plugin, const std::set<std::string>& extensions, size_t at_least) {
@@ -71,7 +29,7 @@ void check_fixtures(const std::string& plugin, const std::set<std::string>& exte
     INFO("fixture " << file.filename().string());
     REQUIRE(expected.kernel_count >= 0);
     auto tree = open_source_tree(file.string());
-    check_snapshot(plugin, scanner.extract(*tree, file.string()), expected);
+    testing::check_snapshot(plugin, scanner.extract(*tree, file.string()), expected);
   }
 }
 
@@ -91,13 +49,17 @@ void check_fixture_tree(const std::string& plugin, const std::string& folder, co
   REQUIRE(!all.kernels.empty());
   Scanner scanner(all_plugins(), ScanOptions{});
   auto tree = open_source_tree(dir.string());
-  check_snapshot(plugin, scanner.extract(*tree, folder), all);
+  testing::check_snapshot(plugin, scanner.extract(*tree, folder), all);
 }
 
 }  // namespace
 
 TEST_CASE("numba fixtures meet the expectations written in them", "[numba][fixtures]") {
   check_fixtures("numba", {".py"}, 6);
+}
+
+TEST_CASE("triton fixtures meet the expectations written in them", "[triton][fixtures]") {
+  check_fixtures("triton", {".py"}, 10);
 }
 
 TEST_CASE("cuda fixtures meet the expectations written in them", "[cuda][fixtures]") {

@@ -16,7 +16,8 @@ using namespace mine;
 
 namespace {
 
-// The per-name search source_placeholders made before the set (written_to_fail.cpp, `substituted`).
+// The per-name search source_placeholders made before SubstitutedNames (once written_to_fail.cpp's
+// `substituted`), kept here as the oracle the set is compared with.
 bool substituted_by_search(std::string_view text, std::string_view name) {
   for (char q : {'\'', '"'}) {
     std::string quoted = std::string(1, q) + std::string(name) + q;
