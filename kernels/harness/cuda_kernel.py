@@ -35,7 +35,10 @@ _ERROR_LINE = re.compile(r"(^|\s|:)(error|fatal)\b", re.I)
 DEFAULT_BLOCK = 256
 MIN_ELEMENTS = 1 << 20
 MAX_ELEMENTS = 1 << 26
-INT_DEFAULT = 1024
+# A size the launch does not give: small, so that the indexes a kernel forms from products of its
+# sizes (`dout[(b * T + t) * C + c]`, four of them in attention layouts) stay inside buffers a GPU
+# holds 16 workers' worth of.
+INT_DEFAULT = 64
 
 
 class CudaError(RuntimeError):
@@ -178,11 +181,21 @@ def parse_param(decl):
     return {"name": name, "type": ctype, "pointer": pointer, "reference": reference}
 
 
+def largest_product(values, count):
+    """The product of the `count` largest positive values: the furthest index a kernel reaches by
+    multiplying that many of its sizes."""
+    out = 1
+    for v in sorted((int(v) for v in values if v and v > 0), reverse=True)[:count]:
+        out *= v
+    return out
+
+
 def plan_launch(spec):
     """Arguments, grid and block for one launch, and what was guessed: pointers get a zeroed
     buffer each, integers INT_DEFAULT (1 for names with 'stride', 0 for 'offset'), floats 1.0
     (1e-5 for 'eps'); one thread per element of the largest integer, in blocks of the
-    kernel's __launch_bounds__ or DEFAULT_BLOCK."""
+    kernel's __launch_bounds__ or DEFAULT_BLOCK. Buffers hold an n x n matrix of the largest
+    integer and the product of the four largest, within MIN_ELEMENTS..MAX_ELEMENTS."""
     params = [parse_param(d) for d in spec.get("params") or []]
     given = spec.get("args") or {}
     args, guessed = [], []
@@ -209,7 +222,7 @@ def plan_launch(spec):
     ints = [v for kind, _, d in args if kind == "scalar" for t, v in [d]
             if t in _SCALARS and not _SCALARS[t][1] and t != "bool"]
     biggest = max(ints) if ints else 1
-    elements = min(MAX_ELEMENTS, max(MIN_ELEMENTS, 4 * biggest * biggest))
+    elements = min(MAX_ELEMENTS, max(MIN_ELEMENTS, 4 * biggest * biggest, largest_product(ints, 4)))
     m = re.search(r"__launch_bounds__\s*\(\s*(\d+)", spec.get("launch_bounds") or "")
     block = min(int(m.group(1)), 1024) if m else DEFAULT_BLOCK
     grid = spec.get("grid") or [max(1, math.ceil(biggest / block)), 1, 1]

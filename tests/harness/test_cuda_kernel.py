@@ -46,6 +46,15 @@ class Parameters(unittest.TestCase):
         self.assertTrue(ck.parse_param("int out[]")["pointer"])
         self.assertTrue(ck.parse_param("const Params& p")["reference"])
 
+    def test_buffers_hold_products_of_sizes(self):
+        # `dout[(b * T + t) * C + c]`: an index made of three sizes must stay inside the buffers.
+        spec = {"params": ["const float* dout", "float* dwte", "int B", "int T", "int C"]}
+        p = ck.plan_launch(spec)
+        self.assertGreaterEqual(p["elements"], ck.INT_DEFAULT ** 3)
+        given = ck.plan_launch(dict(spec, args={"B": 8, "T": 1024, "C": 768}))
+        self.assertEqual(given["elements"], min(ck.MAX_ELEMENTS, 8 * 1024 * 768))
+        self.assertEqual(ck.largest_product([3, 0, 5, 2, 7, 1], 3), 105)
+
     def test_plan(self):
         spec = {"params": ["const float* a", "double* b", "int n", "float eps", "int stride"],
                 "launch_bounds": "__launch_bounds__(128)"}
@@ -56,7 +65,7 @@ class Parameters(unittest.TestCase):
         self.assertEqual(p["args"][3][2], ("float", 1e-5))
         self.assertEqual(p["args"][4][2], ("int", 1))
         self.assertEqual(p["block"], [128, 1, 1])
-        self.assertEqual(p["grid"], [ck.INT_DEFAULT // 128, 1, 1])
+        self.assertEqual(p["grid"], [-(-ck.INT_DEFAULT // 128), 1, 1])
         self.assertEqual(p["guessed"], ["n", "eps", "stride"])
         self.assertEqual(ck.plan_launch(dict(spec, args={"n": 4096}))["grid"], [32, 1, 1])
 
@@ -101,9 +110,10 @@ class LaunchWithStandIn(unittest.TestCase):
         self.assertEqual(driver.loaded, [b"\x7fELF cubin bytes"])
         self.assertEqual(driver.functions, ["_Z1kPKfPiif"])
         (fn, grid, block, shared, values), = driver.launches
-        self.assertEqual((grid, block, shared), ([4, 1, 1], [256, 1, 1], 0))
+        self.assertEqual((grid, block, shared), ([-(-ck.INT_DEFAULT // 256), 1, 1], [256, 1, 1], 0))
         x, y, n, scale = values
-        elements = 4 * ck.INT_DEFAULT ** 2  # 4 n^2 elements: room for an n x n matrix
+        # room for an n x n matrix, and at least MIN_ELEMENTS
+        elements = max(ck.MIN_ELEMENTS, 4 * ck.INT_DEFAULT ** 2)
         self.assertEqual((driver.allocations[x], driver.allocations[y]), (elements * 4, elements * 4))
         self.assertEqual((n, scale), (ck.INT_DEFAULT, 2.5))
         self.assertEqual(sorted(driver.freed), sorted(driver.allocations))
@@ -201,7 +211,7 @@ class ThroughThePool(unittest.TestCase):
             os.environ.pop("MINE_CUDA_DRIVER")
         self.assertEqual(rows[1]["status"], "ok", rows[1]["message"])
         self.assertEqual((rows[1]["stage_reached"], rows[1]["grid"], rows[1]["block"]),
-                         ("run", [4, 1, 1], [256, 1, 1]))
+                         ("run", [-(-ck.INT_DEFAULT // 256), 1, 1], [256, 1, 1]))
         self.assertEqual(rows[1]["gpu_name"], "stand-in")
         self.assertEqual(rows[2]["status"], "ok", rows[2]["message"])
         self.assertEqual((rows[3]["stage_reached"], rows[3]["error_class"]), ("compile", "missing_name"))
