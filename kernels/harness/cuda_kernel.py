@@ -5,6 +5,8 @@ Standard library only. The driver is an object with CudaDriver's methods, so the
 runs unchanged against a stand-in on a machine without a GPU (tests/harness/test_cuda_kernel.py).
 """
 import ctypes
+import functools
+import importlib.util
 import math
 import os
 import re
@@ -12,6 +14,7 @@ import resource
 import shutil
 import signal
 import subprocess
+import sysconfig
 import time
 
 # Same table as core/check/nvcc_check.cpp's classify_nvcc_error; first match wins.
@@ -112,11 +115,41 @@ def ptxas_usage(output, name):
     return found
 
 
+_TORCH_INCLUDE = re.compile(r'^\s*#\s*include\s*[<"](torch|ATen|c10|caffe2)/', re.M)
+
+
+@functools.lru_cache(maxsize=1)
+def torch_include_flags():
+    """nvcc flags that find PyTorch's C++ headers (what torch.utils.cpp_extension passes a CUDA
+    extension), from where torch is installed, without importing it; [] without torch."""
+    try:
+        spec = importlib.util.find_spec("torch")
+    except (ImportError, ValueError):
+        return []
+    if not spec or not spec.origin:
+        return []
+    include = os.path.join(os.path.dirname(spec.origin), "include")
+    if not os.path.isdir(include):
+        return []
+    dirs = [include, os.path.join(include, "torch", "csrc", "api", "include"), sysconfig.get_paths()["include"]]
+    return ["-std=c++17"] + ["-I" + d for d in dirs if os.path.isdir(d)]
+
+
+def include_flags(source):
+    """Extra nvcc flags a unit's includes ask for: PyTorch's headers for an extension's kernel."""
+    try:
+        with open(source, encoding="utf-8", errors="replace") as f:
+            text = f.read()
+    except OSError:
+        return []
+    return torch_include_flags() if _TORCH_INCLUDE.search(text) else []
+
+
 def compile_cubin(nvcc, source, arch, out_dir, timeout_s, mem_limit_mb=0):
     """(returncode or None on timeout, output, compile_ms, cubin path). nvcc runs in its own
     session so that a timeout kills cicc and ptxas with it; mem_limit_mb caps its address space."""
     cubin = os.path.join(out_dir, os.path.splitext(os.path.basename(source))[0] + ".cubin")
-    cmd = [nvcc, "-cubin", "-arch=" + arch, "--resource-usage", "-o", cubin, source]
+    cmd = [nvcc, "-cubin", "-arch=" + arch, "--resource-usage", *include_flags(source), "-o", cubin, source]
 
     def limits():
         if mem_limit_mb > 0:

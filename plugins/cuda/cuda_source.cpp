@@ -108,6 +108,14 @@ bool toolkit_header(const std::string& header) {
   return std::regex_match(header, toolkit);
 }
 
+// PyTorch's C++ headers (a CUDA extension's `torch/extension.h`, `ATen/cuda/CUDAContext.h`): not
+// the repository's, and found wherever torch is installed (the check's GPU machine has it), so
+// they stay in the standalone as external headers, as the toolkit's do.
+bool torch_header(const std::string& header) {
+  static const std::regex torch(R"(^(torch|ATen|c10|caffe2)/[\w/.]+$)");
+  return std::regex_match(header, torch);
+}
+
 // Types nvcc knows without any #include (it includes cuda_runtime.h on its own).
 bool implicit_type(const std::string& name) {
   static const std::regex builtin(
@@ -567,7 +575,7 @@ ExtractedKernel CudaSource::extract(const CudaKernelSite& site, const std::strin
       std::string header = *item.defines.begin();
       std::string bare = header.size() > 2 ? header.substr(1, header.size() - 2) : header;
       k.dependencies.push_back({header, "include", flat[f].path, line_in(f), ""});
-      if (item.local_include ? system_header(bare) : toolkit_header(bare)) {
+      if (item.local_include ? system_header(bare) || torch_header(bare) : toolkit_header(bare) || torch_header(bare)) {
         if (emitted_includes.insert(header).second) out += src.text_of(item.node) + "\n";
         k.external_modules.insert(bare);
       } else {

@@ -46,6 +46,33 @@ class Parameters(unittest.TestCase):
         self.assertTrue(ck.parse_param("int out[]")["pointer"])
         self.assertTrue(ck.parse_param("const Params& p")["reference"])
 
+    def test_torch_headers_found_where_torch_is_installed(self):
+        # A PyTorch extension's kernel includes torch's headers: nvcc gets torch's include folders
+        # (found without importing torch); any other unit gets no extra flag.
+        with tempfile.TemporaryDirectory() as d:
+            pkg = os.path.join(d, "site", "torch")
+            os.makedirs(os.path.join(pkg, "include", "torch", "csrc", "api", "include"))
+            open(os.path.join(pkg, "__init__.py"), "w").close()
+            ext, plain = os.path.join(d, "ext.cu"), os.path.join(d, "plain.cu")
+            with open(ext, "w") as f:
+                f.write("#include <torch/extension.h>\n__global__ void k(float* x) {}\n")
+            with open(plain, "w") as f:
+                f.write("#include <cuda_runtime.h>\n__global__ void k(float* x) {}\n")
+            sys.path.insert(0, os.path.join(d, "site"))
+            saved = sys.modules.pop("torch", None)
+            ck.torch_include_flags.cache_clear()
+            try:
+                flags = ck.include_flags(ext)
+                self.assertIn("-I" + os.path.join(pkg, "include"), flags)
+                self.assertIn("-I" + os.path.join(pkg, "include", "torch", "csrc", "api", "include"), flags)
+                self.assertIn("-std=c++17", flags)
+                self.assertEqual(ck.include_flags(plain), [])
+            finally:
+                sys.path.remove(os.path.join(d, "site"))
+                if saved is not None:
+                    sys.modules["torch"] = saved
+                ck.torch_include_flags.cache_clear()
+
     def test_buffers_hold_products_of_sizes(self):
         # `dout[(b * T + t) * C + c]`: an index made of three sizes must stay inside the buffers.
         spec = {"params": ["const float* dout", "float* dwte", "int B", "int T", "int C"]}
