@@ -19,6 +19,7 @@
 #include <climits>
 #include <map>
 #include <optional>
+#include <regex>
 
 #include "core/check/body_usage.h"
 #include "core/check/branch_reach.h"
@@ -53,6 +54,16 @@ std::string annotated_type(const PythonModule& m, TSNode annotation) {
     auto e = ts_node_is_null(element) ? std::nullopt : m.qualified_name(element);
     if (q && ends_with(*q, "language.pointer_type") && e && !triton_dtype(*e).empty()) return "*" + triton_dtype(*e);
     return "";
+  }
+  // `philox_seed_ptr: '*u64'`, `n: 'i32'`: Triton reads a string annotation as the parameter's
+  // type in its own signature spelling (aotriton writes every kernel so).
+  if (is_type(annotation, "string")) {
+    static const std::regex spelled(R"(^(\*?)(i1|i8|i16|i32|i64|u1|u8|u16|u32|u64|fp8e4nv|fp8e5|fp8e4b15|fp8e4b8|)"
+                                    R"(fp8e5b16|fp16|bf16|fp32|fp64)(:16)?$)");
+    std::string text = m.text_of(annotation);
+    std::smatch found;
+    if (text.size() >= 2) text = text.substr(1, text.size() - 2);
+    return std::regex_match(text, found, spelled) ? found[1].str() + found[2].str() : "";
   }
   auto q = m.qualified_name(annotation);
   return q ? triton_dtype(*q) : "";
