@@ -135,6 +135,11 @@ def torch_include_flags():
     return ["-std=c++17"] + ["-I" + d for d in dirs if os.path.isdir(d)]
 
 
+def includes_torch(text):
+    """Whether a unit's text includes PyTorch's C++ headers."""
+    return bool(_TORCH_INCLUDE.search(text))
+
+
 def include_flags(source):
     """Extra nvcc flags a unit's includes ask for: PyTorch's headers for an extension's kernel."""
     try:
@@ -142,7 +147,7 @@ def include_flags(source):
             text = f.read()
     except OSError:
         return []
-    return torch_include_flags() if _TORCH_INCLUDE.search(text) else []
+    return torch_include_flags() if includes_torch(text) else []
 
 
 def compile_cubin(nvcc, source, arch, out_dir, timeout_s, mem_limit_mb=0):
