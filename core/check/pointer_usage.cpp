@@ -632,16 +632,20 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
   std::vector<TSNode> nested_loads;
   {
     std::vector<TSNode> work;
+    // What a name was bound to where it is read, each binding walked once: `x = tl.load(x)` reads
+    // memory through the parameter, not through what it loaded.
+    std::set<uint32_t> expanded;
+    auto walk_bindings = [&](TSNode name) {
+      auto it = assigned.find(m_.text_of(name));
+      if (it == assigned.end()) return;
+      for (TSNode rhs : reaching(it->second, ts_node_start_byte(name)))
+        if (expanded.insert(ts_node_start_byte(rhs)).second) work.push_back(rhs);
+    };
+    // A bare name as the address is the pointer, not an offset: what it was computed from is
+    // walked (`ptrs = base + offs`), the values it holds are not indexes.
     for (const auto& op : ops) {
-      // A bare name as the address is the pointer, not an offset: what it was computed from is
-      // walked (`ptrs = base + offs`), the values it holds are not indexes.
-      auto it = is_type(op.address, "identifier") ? assigned.find(m_.text_of(op.address)) : assigned.end();
-      if (is_type(op.address, "identifier") && it == assigned.end()) continue;
-      if (it == assigned.end()) {
-        work.push_back(op.address);
-        continue;
-      }
-      for (TSNode rhs : reaching(it->second, ts_node_start_byte(op.address))) work.push_back(rhs);
+      if (is_type(op.address, "identifier")) walk_bindings(op.address);
+      else work.push_back(op.address);
     }
     // Triton adds only integers to a pointer, wherever the sum goes (inline assembly, a multimem
     // instruction): `p.to(tl.pointer_type(tl.uint64)) + offs * 2`.
@@ -654,20 +658,13 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
       for (const auto& b : bases_of(left)) pointer = pointer || addressed.count(b) > 0;
       if (pointer) work.push_back(field(n, "right"));
     });
-    std::set<std::string> expanded;
     size_t steps = 0;
     while (!work.empty() && ++steps < 100000) {
       TSNode n = work.back();
       work.pop_back();
       if (is_type(n, "identifier")) {
-        std::string name = m_.text_of(n);
-        offset_names.insert(name);
-        // The bindings that reach this use: `x = tl.load(x)` reads memory through the parameter,
-        // not through what it loaded.
-        auto it = assigned.find(name);
-        if (it != assigned.end())
-          for (TSNode rhs : reaching(it->second, ts_node_start_byte(n)))
-            if (expanded.insert(std::to_string(ts_node_start_byte(rhs))).second) work.push_back(rhs);
+        offset_names.insert(m_.text_of(n));
+        walk_bindings(n);
       }
       if (is_type(n, "call") && op_name(n) == "load") nested_loads.push_back(n);
       // `tl.argmax(x, 1)` is an index whatever x holds.
