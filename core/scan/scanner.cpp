@@ -437,10 +437,11 @@ void Scanner::extract(const SourceTree& tree, const std::string& repo_name,
     repo.index = options_.cross_file ? &index : &no_other_files;
     repo.never_inline = options_.never_inline;
     repo.cache = make_resolution_cache();
+    // Any file of the tree as usable text: a module the closure imports, a header a unit includes.
     auto read = [&](const std::string& path) -> std::optional<std::string> {
-      auto found = entry_of.find(path);
-      if (found == entry_of.end()) return std::nullopt;
-      SourceEntry entry = entries[found->second];
+      auto found = any_entry.find(path);
+      if (found == any_entry.end()) return std::nullopt;
+      SourceEntry entry = *found->second;  // a copy: reading fills it in
       std::string content;
       if (!reader.read(entry, options_.max_file_bytes, content).empty() || !unusable(path, content).empty())
         return std::nullopt;
@@ -471,16 +472,7 @@ void Scanner::extract(const SourceTree& tree, const std::string& repo_name,
         return calls.files_calling(name, read_for_calls);
       };
     if (options_.cross_file) {
-      repo.file_text = [&](const std::string& path) -> std::optional<std::string> {
-        auto found = any_entry.find(path);
-        if (found == any_entry.end()) return std::nullopt;
-        SourceEntry entry = *found->second;  // a copy: reading fills it in
-        std::string content;
-        if (!reader.read(entry, options_.max_file_bytes, content).empty() || looks_binary(content) ||
-            first_invalid_utf8(content) != std::string::npos)
-          return std::nullopt;
-        return content;
-      };
+      repo.file_text = read;
       repo.paths_ending = [&](const std::string& tail) {
         std::vector<std::string> out;
         size_t slash = tail.rfind('/');

@@ -450,16 +450,12 @@ CudaSource::Instantiation CudaSource::instantiation_of(const CudaKernelSite& sit
   return out;
 }
 
-void CudaSource::walk_identifiers(TSNode n, const std::string& text, std::set<std::string>& out) const {
-  if (!ts_node_is_null(n)) {
-    walk(n, [&](TSNode c) {
-      auto t = type_of(c);
-      if (t == "identifier" || t == "type_identifier" || t == "namespace_identifier") out.insert(text_of(c));
-    });
-    return;
-  }
-  static const std::regex word(R"([A-Za-z_]\w*)");
-  for (std::sregex_iterator it(text.begin(), text.end(), word), end; it != end; ++it) out.insert(it->str());
+void CudaSource::identifiers_in(TSNode n, std::set<std::string>& out) const {
+  if (ts_node_is_null(n)) return;
+  walk(n, [&](TSNode c) {
+    auto t = type_of(c);
+    if (t == "identifier" || t == "type_identifier" || t == "namespace_identifier") out.insert(text_of(c));
+  });
 }
 
 ExtractedKernel CudaSource::extract(const CudaKernelSite& site, const std::string& path, int line_offset,
@@ -518,17 +514,14 @@ ExtractedKernel CudaSource::extract(const CudaKernelSite& site, const std::strin
   std::set<std::string> seen{site.name};
   std::vector<std::string> pending;
   std::set<std::string> own;
-  walk(site.node, [&](TSNode c) {
-    auto t = type_of(c);
-    if (t == "identifier" || t == "type_identifier" || t == "namespace_identifier") own.insert(text_of(c));
-  });
+  identifiers_in(site.node, own);
   // A template kernel is no kernel until instantiated: the unit's own instantiation of it, else
   // the arguments its launch in this unit gives, else its parameters' defaults (a type parameter
   // without one as float). The names the arguments use join the closure.
   Instantiation instantiation;
   if (is(site.node, "template_declaration")) {
     instantiation = instantiation_of(site);
-    walk_identifiers(instantiation.arguments_node, instantiation.arguments_text, own);
+    identifiers_in(instantiation.arguments_node, own);
   }
   for (const auto& n : own) pending.push_back(n);
   while (!pending.empty()) {
@@ -575,7 +568,7 @@ ExtractedKernel CudaSource::extract(const CudaKernelSite& site, const std::strin
       std::string header = *item.defines.begin();
       std::string bare = header.size() > 2 ? header.substr(1, header.size() - 2) : header;
       k.dependencies.push_back({header, "include", flat[f].path, line_in(f), ""});
-      if (item.local_include ? system_header(bare) || torch_header(bare) : toolkit_header(bare) || torch_header(bare)) {
+      if (torch_header(bare) || (item.local_include ? system_header(bare) : toolkit_header(bare))) {
         if (emitted_includes.insert(header).second) out += src.text_of(item.node) + "\n";
         k.external_modules.insert(bare);
       } else {
