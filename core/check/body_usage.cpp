@@ -102,7 +102,7 @@ std::pair<nlohmann::json, std::string> constexpr_fallback(const std::string& nam
   // M, N, K, D ...: problem sizes that kernels check against their blocks
   // (`tl.static_assert(K % BLOCK_SIZE_K == 0)`); 1024 is a multiple of every block guessed above.
   if (name.size() == 1 && std::isupper(static_cast<unsigned char>(name[0]))) return {1024, "dimension letter"};
-  return {1, "no value found"};
+  return {1, kNoValueFound};
 }
 
 // Names used as the end of a tl.arange: those must be powers of two. `tl.arange(0, pad_hd // 2)`:
@@ -363,6 +363,24 @@ namespace {
 
 // The value of a literal, or of a module constant bound to one (`if policy == Q_POLICY_INT8:`),
 // when it is an integer or a string: what a mode is compared with.
+std::optional<nlohmann::json> mode_literal(const PythonModule& m, const ConstantEvaluator& literals, TSNode n);
+
+// What `name OP other` compares a name with: the literal of `==`/`!=`, or the first literal of a
+// list or tuple it is tested to be `in` (`assert ROPE_METHOD in ["none", "self_extend"]`).
+std::optional<nlohmann::json> compared_mode(const PythonModule& m, const ConstantEvaluator& literals,
+                                            const std::string& op, TSNode other) {
+  if (op == "==" || op == "!=") return mode_literal(m, literals, other);
+  if ((op != "in" && op != "not in") || !(is_type(other, "list") || is_type(other, "tuple"))) return std::nullopt;
+  std::optional<nlohmann::json> first;
+  bool all = ts_node_named_child_count(other) > 0;
+  for_each_named_child(other, [&](TSNode e) {
+    auto v = mode_literal(m, literals, e);
+    all = all && v.has_value();
+    if (v && !first) first = v;
+  });
+  return all ? first : std::nullopt;
+}
+
 std::optional<nlohmann::json> mode_literal(const PythonModule& m, const ConstantEvaluator& literals, TSNode n) {
   bool constant = is_type(n, "identifier") && !ts_node_is_null(literals.module_constant(m.text_of(n)));
   if (!constant && !is_type(n, "integer") && !is_type(n, "string") && !is_type(n, "unary_operator")) return std::nullopt;
@@ -403,8 +421,9 @@ std::map<std::string, nlohmann::json> selector_values(const PythonModule& m, TSN
     std::optional<nlohmann::json> compared;
     if (is_type(parent, "comparison_operator") && ts_node_named_child_count(parent) == 2 && ts_node_child_count(parent) == 3) {
       std::string op = m.text_of(ts_node_child(parent, 1));
-      TSNode other = ts_node_eq(ts_node_named_child(parent, 0), n) ? ts_node_named_child(parent, 1) : ts_node_named_child(parent, 0);
-      if (op == "==" || op == "!=") compared = mode_literal(m, literals, other);
+      bool left = ts_node_eq(ts_node_named_child(parent, 0), n);
+      TSNode other = left ? ts_node_named_child(parent, 1) : ts_node_named_child(parent, 0);
+      if (left || op == "==" || op == "!=") compared = compared_mode(m, literals, op, other);
     }
     uint32_t at = ts_node_start_byte(n);
     if (!compared) other_use.insert(name);

@@ -52,6 +52,8 @@ struct ConstexprUse {
   int called_results = 1;                     // ... whose result the body unpacks into this many
 };
 
+// The reason constexpr_fallback gives when nothing about the name or its use suggested a value.
+inline constexpr const char* kNoValueFound = "no value found";
 // A value for a constexpr nothing decided, from its use and name, with the reason.
 std::pair<nlohmann::json, std::string> constexpr_fallback(const std::string& name, const ConstexprUse& use = {});
 

@@ -1,6 +1,7 @@
 #include "core/check/pointer_usage.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdint>
 #include <functional>
 
@@ -486,6 +487,18 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
     });
   }
 
+  // Sizes of a tl.arange, here or in a helper the parameter is handed to as it is
+  // (`load_tokens(Q, ..., HID)` ranging over `tl.arange(0, HID)`): powers of two, tile-sized.
+  for (const auto& name : arange_bounds(m_, body))
+    if (param_set.count(name)) out.arange_bounds.insert(name);
+  for (const auto& [call, helper] : helper_calls) {
+    const PointerFacts& hf = facts(*helper);
+    for_each_call_argument(m_, call, helper->definition, [&](const std::string& target, TSNode value) {
+      if (hf.arange_bounds.count(target) && is_type(value, "identifier") && param_set.count(m_.text_of(value)))
+        out.arange_bounds.insert(m_.text_of(value));
+    });
+  }
+
   // Numbers: `o_w < W`, `i_n * D * W`, `while i < seq_num`. Not equality: `act == "relu"` holds
   // for strings, and a None there is a mode the kernel tests.
   for_each_node(body, [&](TSNode n) {
@@ -604,7 +617,19 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
   };
   auto integer_type = [](const std::string& d) { return !d.empty() && (d[0] == 'i' || d[0] == 'u') && d != "i1"; };
   // The type a branch states: `x.to(tl.int64)` or one made as above.
+  // An integer literal outside int32 is an int64 constant to Triton, as in
+  // `tl.where(mask, pos, 99999999999)`: the code compiles only if the other branch is as wide.
+  auto wide_literal = [&](TSNode e) {
+    TSNode literal = is_type(e, "unary_operator") ? field(e, "argument") : e;
+    if (!is_type(literal, "integer")) return false;
+    std::string digits;
+    for (char c : m_.text_of(literal))
+      if (c != '_') digits += c;
+    if (digits.size() > 2 && digits[0] == '0' && std::isalpha(static_cast<unsigned char>(digits[1]))) return false;
+    return digits.size() > 10 || (digits.size() == 10 && digits > "2147483647");
+  };
   auto stated_type = [&](TSNode e) -> std::string {
+    if (wide_literal(e)) return "i64";
     std::string dtype = cast_type(e);
     return dtype.empty() ? made_type(e) : dtype;
   };
@@ -1125,6 +1150,13 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
     std::sort(named.begin(), named.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
     for (const auto& [at, use] : named)
       for (const auto& p : bases_of(use.first)) set_dtype(p, use.second, "its element type selects a branch");
+  }
+  // A parameter that is a load's fill or a store's value is a value, not an address.
+  for (const auto& op : ops) {
+    TSNode value = op.name == "load" ? keyword(op.call, "other", m_)
+                   : op.name == "store" ? keyword(op.call, "value", m_) : TSNode{};
+    if (op.name == "store" && ts_node_is_null(value)) value = argument(op.call, 1);
+    if (is_type(value, "identifier") && param_set.count(m_.text_of(value))) out.values.insert(m_.text_of(value));
   }
   // `other=` of a load: a float fill value means float elements.
   for (const auto& op : ops) {

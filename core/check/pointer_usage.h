@@ -45,6 +45,11 @@ struct PointerFacts {
   // Parameters the function returns offsets of (`return T + offs`, or one element of a returned
   // tuple): a caller that addresses memory through the result addresses it through its argument.
   std::set<std::string> returned_bases;
+  // Parameters handed as a load's fill (`other=MAX_PTR`) or a store's value: values whatever
+  // their names say.
+  std::set<std::string> values;
+  // Parameters that size a tl.arange here or in a helper they are handed to.
+  std::set<std::string> arange_bounds;
 };
 
 // Reads pointer use out of @triton.jit functions of one module. Helper calls are followed into

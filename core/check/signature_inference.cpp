@@ -271,6 +271,9 @@ bool apply_launch_fact(const LaunchFact& f, bool is_constexpr, const PointerFact
   return true;
 }
 
+// How deep triton_signature is reading helpers on behalf of a kernel (see `fallback` there).
+thread_local int helper_depth = 0;
+
 InferredSignature triton_signature(const KernelSource& k) {
   InferredSignature out;
   std::unique_ptr<PythonModule> owned;
@@ -372,9 +375,10 @@ InferredSignature triton_signature(const KernelSource& k) {
     std::set<std::string> unused;
     for (TSNode d : heuristic_dicts) reader.heuristics(d, {}, {}, heuristic_keys, unused);
   }
-  std::set<std::string> bounds = arange_bounds(*m, field(site->definition, "body"));
   PointerUsage usage(*m);
   const PointerFacts& facts = usage.facts(*site);
+  std::set<std::string> bounds = arange_bounds(*m, field(site->definition, "body"));
+  bounds.insert(facts.arange_bounds.begin(), facts.arange_bounds.end());
   std::set<std::string> float_operands = float_math_operands(*m, field(site->definition, "body"));
   std::set<std::string> loop_bounds = loop_bound_operands(*m, field(site->definition, "body"));
   std::set<std::string> dtype_uses = dtype_operands(*m, field(site->definition, "body"));
@@ -533,7 +537,7 @@ InferredSignature triton_signature(const KernelSource& k) {
       // `bias=None` with `if bias is not None: tl.load(bias + offs)`: the path without it.
       p.type = "constexpr", p.value = nullptr, p.origin = Origin::Default, p.why = "None default the body tests for";
       known[p.name] = p.value;
-    } else if (facts.pointers.count(pn.name) || pointer_name(pn.name)) {
+    } else if (facts.pointers.count(pn.name) || (pointer_name(pn.name) && !facts.values.count(pn.name))) {
       bool used = facts.pointers.count(pn.name) > 0;
       auto dt = facts.dtypes.find(pn.name);
       std::string dtype = dt != facts.dtypes.end() ? dt->second : (index_name(pn.name) ? "i32" : "fp32");
@@ -601,10 +605,41 @@ InferredSignature triton_signature(const KernelSource& k) {
       }
     }
   }
+  // A constexpr the kernel only hands on (`load_tokens(Q, ..., HID)`, `helper(..., ROPE_METHOD)`)
+  // is what the helper's own reading decides for the parameter it lands in, where the kernel's
+  // body says nothing of it.
+  std::map<std::string, InferredSignature> helper_signatures;
+  auto fallback = [&](const std::string& name) -> std::pair<nlohmann::json, std::string> {
+    auto guess = constexpr_fallback(name, use_of(name));
+    if (guess.second != kNoValueFound || helper_depth >= 3) return guess;
+    std::optional<std::pair<nlohmann::json, std::string>> found;
+    for_each_call(field(site->definition, "body"), [&](TSNode call) {
+      TSNode fn = field(call, "function");
+      if (found || !is_type(fn, "identifier") || m->text_of(fn) == k.name) return;
+      std::string callee = m->text_of(fn);
+      const FunctionSite* helper = module_function(*m, callee);
+      if (!helper) return;
+      std::string target;
+      for_each_call_argument(*m, call, helper->definition, [&](const std::string& t, TSNode v) {
+        if (is_type(v, "identifier") && m->text_of(v) == name) target = t;
+      });
+      if (target.empty()) return;
+      auto it = helper_signatures.find(callee);
+      if (it == helper_signatures.end()) {
+        ++helper_depth;
+        it = helper_signatures.emplace(callee, triton_signature(KernelSource{k.plugin, callee, k.standalone, {}, m, {}})).first;
+        --helper_depth;
+      }
+      for (const auto& p : it->second.params)
+        if (p.name == target && p.type == "constexpr" && p.why.find(kNoValueFound) == std::string::npos)
+          found = std::make_pair(p.value, "handed to " + callee + "(" + target + "): " + p.why);
+    });
+    return found ? *found : guess;
+  };
   // Fallbacks for constexprs nothing set, except those a heuristic will compute.
   for (auto& [name, p] : by_name) {
     if (p.type != "constexpr" || known.count(name) || heuristic_keys.count(name)) continue;
-    auto [v, why] = constexpr_fallback(name, use_of(name));
+    auto [v, why] = fallback(name);
     p.value = v, p.origin = Origin::Fallback, p.why = why;
     known[name] = v;
   }
@@ -642,7 +677,7 @@ InferredSignature triton_signature(const KernelSource& k) {
   }
   for (auto& [name, p] : by_name) {
     if (p.type != "constexpr" || known.count(name)) continue;
-    auto [v, why] = constexpr_fallback(name, use_of(name));
+    auto [v, why] = fallback(name);
     p.value = v, p.origin = Origin::Fallback, p.why = "heuristic not evaluable; " + why;
     known[name] = v;
   }

@@ -111,6 +111,21 @@ MOVES = (
          "only module-level functions without decorators, called by name from a function decorated "
          "with constexpr_function (or a name bound to it); tried when the failure names a function, "
          "whatever the installed Triton resolves"),
+    Move("flip.dim", "tl.flip(x) (no dim: the last dimension)", "tl.flip(x, -1)", None, None,
+         "Triton 3.x's standard.flip read a missing dim as the last one (`_get_flip_dim`: `if dim is "
+         "None: dim = len(shape) - 1`); Triton 3.6's asserts `-len(x.shape) <= dim` first and answers "
+         "\"TypeError: '<=' not supported between instances of 'int' and 'NoneType'\"",
+         "only calls of tl.flip with one argument (or dim=None), and only where the installed Triton's "
+         "flip compares dim with the rank (its source, as resolved, says `<= dim`)"),
+    Move("get_int_dtype", "NAME = core.get_int_dtype(bitwidth=B, signed=S) inside @triton.jit (Triton's own "
+         "bitonic sort, copied with ids into many repositories)",
+         "the dtype chosen by B in constexpr branches (`if B == 8: NAME = core.int8` ...)", "3.5", None,
+         "Triton 3.5 and later hash a kernel's dependencies and answer 'RuntimeError: Unsupported "
+         "function referenced: <function get_int_dtype>' for the plain function; NVIDIA "
+         "TransformerEngine's permutation.py was patched the same way ('core.get_int_dtype() not "
+         "hashable by Triton 3.5.0 JIT': the call inlined as constexpr branches)",
+         "only single-name assignments whose signed= is a literal; B stays an expression Triton "
+         "evaluates when it compiles"),
     Move("typing.annotation", "@triton.jit def f(...) -> Tuple[tl.tensor, tl.tensor] (typing in a jitted "
          "function's annotations)", "the same function without the typing annotations", None, None,
          "Triton 3.x resolves every global a jitted function's source names to hash its dependencies "
@@ -162,6 +177,7 @@ _EXPERIMENTAL_MAKE_DESC = re.compile(_prefixes(_TL) + r"\._experimental_make_ten
 _EXPERIMENTAL_DESC_CALL = re.compile(r"(?:\b(?:tl|triton\.language)\.)?\b_experimental_descriptor_(load|store)\(")
 _EXPERIMENTAL_TOOLS_IMPORT = re.compile(
     r"^([ \t]*)((?:import|from)[ \t]+triton\.tools\.experimental_descriptor\b[^\n]*)$", re.M)
+_FLIP_CALL = re.compile(_prefixes(_TL) + r"\.flip\(")
 _DTYPE_CALL = re.compile(_prefixes(_TL) + r"\.((?:b?float|u?int)(?:1|8|16|32|64))\(")
 _ATTRS_DESCRIPTOR = re.compile(r"\bAttrsDescriptor\b")
 _INDUCTOR_OLD = re.compile(r"\btorch\._inductor\.(triton_helpers|triton_heuristics)\b")
@@ -176,11 +192,25 @@ class Installed:
     """What the installed Triton (and torch) offer, asked lazily. Tests pass their own."""
 
     def __init__(self, triton_version, math_names=None, libdevice_names=None, resolves=None,
-                 dtype_callable=None):
+                 dtype_callable=None, flip_default_dim=None):
         self.triton_version = triton_version
         self._math, self._libdevice = math_names, libdevice_names
         self._resolves = resolves
         self._dtype_callable = dtype_callable
+        self._flip_default_dim = flip_default_dim
+
+    def flip_default_dim(self):
+        """Whether the installed tl.flip still reads a missing dim as the last one."""
+        if self._flip_default_dim is not None:
+            return self._flip_default_dim
+        try:
+            import inspect
+            import triton.language.standard as standard
+            body = inspect.getsource(getattr(standard.flip, "fn", standard.flip))
+            # Triton 3.6 compares dim with the rank before it resolves a missing one.
+            return not re.search(r"<=\s*dim\b", body)
+        except Exception:
+            return True  # no Triton to ask: never rewrite on a guess
 
     def dtype_callable(self):
         if self._dtype_callable is not None:
@@ -602,12 +632,76 @@ def refused_global(message):
 
 def moved_signature(message):
     """True when a failure message says a call used keywords an API has since dropped (the
-    dot.trans move), or a jitted function's annotations name typing (typing.annotation), which a
-    port can fix although the class is not missing_name."""
+    dot.trans move), a jitted function's annotations name typing (typing.annotation), a flip
+    without dim met Triton 3.6's check (flip.dim), or an attribute was read from a one-element
+    tuple (tuple.single: "'to' is not in list"), which a port can fix although the class is not
+    missing_name."""
     return bool(message) and ("unexpected keyword argument 'trans_" in message or
                               "'dtype' object is not callable" in message or
                               "Unsupported function referenced: typing." in message or
-                              "Unsupported function referenced: <function " in message)
+                              "Unsupported function referenced: <function " in message or
+                              "between instances of 'int' and 'NoneType'" in message or
+                              bool(re.search(r"ValueError: '\w+' is not in list", message)))
+
+
+def _int_dtype_assignments(source):
+    """(statement, target, module prefix, bitwidth text, signed) of `NAME = core.get_int_dtype(...)`
+    inside jitted functions; empty when the source does not parse."""
+    import ast
+    tree = _parsed(source)
+    if tree is None:
+        return []
+    found = []
+    for node in _jitted_functions(tree):
+        for n in ast.walk(node):
+            if not (isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name)
+                    and isinstance(n.value, ast.Call) and isinstance(n.value.func, ast.Attribute)
+                    and n.value.func.attr == "get_int_dtype"):
+                continue
+            prefix = ast.unparse(n.value.func.value)
+            if prefix not in ("core", "tl.core", "triton.language.core", "tl", "triton.language"):
+                continue
+            args = {k.arg: k.value for k in n.value.keywords}
+            names = ["bitwidth", "signed"]
+            for i, a in enumerate(n.value.args[:2]):
+                args[names[i]] = a
+            signed = args.get("signed")
+            if "bitwidth" not in args or not (isinstance(signed, ast.Constant) and isinstance(signed.value, bool)):
+                continue
+            found.append((n, n.targets[0].id, prefix, ast.unparse(args["bitwidth"]), signed.value))
+    return found
+
+
+def _port_get_int_dtype(source):
+    """`idtype = core.get_int_dtype(bitwidth=x.dtype.primitive_bitwidth, signed=True)` in a kernel ->
+    `_mine_bitwidth: core.constexpr = ...` and `if _mine_bitwidth == 8: idtype = core.int8` ...:
+    (text, count)."""
+    found = _int_dtype_assignments(source)
+    if not found:
+        return source, 0
+    edits = _ByteEdits(source)
+    for stmt, target, prefix, bitwidth, signed in found:
+        pad = " " * stmt.col_offset
+        kind = "int" if signed else "uint"
+        lines = ["_mine_bitwidth: %s.constexpr = %s" % (prefix, bitwidth)]
+        for i, bits in enumerate((8, 16, 32)):
+            lines += ["%s _mine_bitwidth == %d:" % ("if" if i == 0 else "elif", bits),
+                      "    %s = %s.%s%d" % (target, prefix, kind, bits)]
+        lines += ["else:", "    %s = %s.%s64" % (target, prefix, kind)]
+        text = ("\n" + pad).join(lines)
+        edits.replace(edits.at(stmt.lineno, stmt.col_offset), edits.at(stmt.end_lineno, stmt.end_col_offset),
+                      text.encode("utf-8"))
+    return edits.text(), len(found)
+
+
+def _port_flip_calls(source):
+    """`tl.flip(x)` / `tl.flip(x, dim=None)` -> `tl.flip(x, -1)`: (text, count)."""
+    def rewrite(m, args):
+        rest = [a.replace(" ", "") for a in args[1:]]
+        if len(args) not in (1, 2) or "=" in args[0].split("(")[0] or rest not in ([], ["None"], ["dim=None"]):
+            return None
+        return "%s(%s, -1)" % (m.group(0)[:-1], args[0].strip())
+    return _rewrite_calls(source, _FLIP_CALL, rewrite)
 
 
 def _port_dtype_calls(source):
@@ -720,6 +814,14 @@ def port(source, installed):
     if "typing" in out:
         out, n = _port_typing_annotations(out)
         note("typing.annotation", "a typing annotation of a jitted function", "no annotation", n)
+
+    if applies(moves["get_int_dtype"], v) and "get_int_dtype" in out:
+        out, n = _port_get_int_dtype(out)
+        note("get_int_dtype", "NAME = core.get_int_dtype(...)", "NAME chosen in constexpr branches", n)
+
+    if _FLIP_CALL.search(out) and not installed.flip_default_dim():
+        out, n = _port_flip_calls(out)
+        note("flip.dim", "tl.flip(x)", "tl.flip(x, -1)", n)
 
     if _DTYPE_CALL.search(out) and not installed.dtype_callable():
         out, n = _port_dtype_calls(out)

@@ -36,6 +36,48 @@ class PortText(unittest.TestCase):
         self.assertEqual((same, none), (src, []))
         self.assertTrue(triton_ports.moved_signature("TypeError: 'dtype' object is not callable"))
 
+    def test_flip_without_dim_flips_the_last_dimension(self):
+        # Triton before 3.6 read a missing dim as the last one; 3.6 compares None with an int.
+        # A flip that names its dimension stays as written.
+        src = HDR + ("@triton.jit\ndef k(x, y):\n    a = tl.flip(tl.load(x + tl.arange(0, 4)))\n"
+                     "    b = tl.flip(a, dim=None)\n    c = tl.flip(b, 0)\n    tl.store(y, c)\n")
+        flips_none = triton_ports.Installed("3.6.0", set(), set(), lambda d: False, True, False)
+        out, rewrites = triton_ports.port(src, flips_none)
+        self.assertIn("    a = tl.flip(tl.load(x + tl.arange(0, 4)), -1)\n", out)
+        self.assertIn("    b = tl.flip(a, -1)\n", out)
+        self.assertIn("    c = tl.flip(b, 0)\n", out)
+        self.assertEqual(rewrites, [{"move": "flip.dim", "old": "tl.flip(x)", "new": "tl.flip(x, -1)", "count": 2}])
+        compile(out, "ported.py", "exec")
+        # A Triton whose flip still takes None keeps the source as written.
+        keeps = triton_ports.Installed("3.6.0", set(), set(), lambda d: False, True, True)
+        self.assertEqual(triton_ports.port(src, keeps), (src, []))
+        self.assertTrue(triton_ports.moved_signature(
+            "TypeError: '<=' not supported between instances of 'int' and 'NoneType'"))
+
+    def test_get_int_dtype_is_chosen_in_constexpr_branches(self):
+        # Triton 3.5+ refuses the plain core.get_int_dtype inside a jitted function (the copied
+        # bitonic sort); the port picks the dtype in constexpr branches, as TransformerEngine did.
+        src = ("import triton\nimport triton.language.core as core\n"
+               "@triton.jit\ndef swap(x):\n"
+               "    idtype = core.get_int_dtype(bitwidth=x.dtype.primitive_bitwidth, signed=True)\n"
+               "    return x.to(idtype, bitcast=True)\n"
+               "def host(b):\n    return core.get_int_dtype(b, False)\n")
+        out, rewrites = triton_ports.port(src, installed("3.6.0"))
+        self.assertIn("    _mine_bitwidth: core.constexpr = x.dtype.primitive_bitwidth\n"
+                      "    if _mine_bitwidth == 8:\n        idtype = core.int8\n"
+                      "    elif _mine_bitwidth == 16:\n        idtype = core.int16\n"
+                      "    elif _mine_bitwidth == 32:\n        idtype = core.int32\n"
+                      "    else:\n        idtype = core.int64\n"
+                      "    return x.to(idtype, bitcast=True)\n", out)
+        self.assertIn("    return core.get_int_dtype(b, False)\n", out)  # host code stays
+        self.assertEqual(rewrites, [{"move": "get_int_dtype", "old": "NAME = core.get_int_dtype(...)",
+                                     "new": "NAME chosen in constexpr branches", "count": 1}])
+        compile(out, "ported.py", "exec")
+        # Before Triton 3.5 the call was accepted: the source stays as written.
+        self.assertEqual(triton_ports.port(src, installed("3.4.0")), (src, []))
+        self.assertTrue(triton_ports.moved_signature(
+            "RuntimeError: Unsupported function referenced: <function get_int_dtype at 0x7f>"))
+
     def test_tl_math_libdevice_function_moves_to_libdevice(self):
         src = HDR + "@triton.jit\ndef k(x):\n    y = tl.math.tanh(x) + tl.math.exp(x)\n"
         out, rewrites = triton_ports.port(src, installed())
@@ -204,6 +246,10 @@ class PortText(unittest.TestCase):
                                      "count": 1}])
         compile(out, "ported.py", "exec")
         self.assertEqual(triton_ports.port(src, installed("3.1.0"))[1], [])
+        # Reading an attribute of such a tuple (`off.to(tl.int64)`) fails with a ValueError that
+        # asks for the port; other ValueErrors do not.
+        self.assertTrue(triton_ports.moved_signature("ValueError: 'to' is not in list"))
+        self.assertFalse(triton_ports.moved_signature("ValueError: Scalar 99999999999 is out of range"))
 
     def test_typing_annotations_of_a_jitted_function_are_dropped(self):
         # Triton 3.x refuses `typing.Tuple` as a referenced function; its annotations never
