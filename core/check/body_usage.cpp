@@ -429,11 +429,15 @@ std::map<std::string, nlohmann::json> selector_values(const PythonModule& m, TSN
     if (!compared) other_use.insert(name);
     else if (!first.count(name) || first[name].first > at) first[name] = {at, *compared};
   });
-  // `apply_act_func(x, act_func)`: a selector of the helper is one here.
+  // `apply_act_func(x, act_func)`: a selector of the helper is one here. Each helper is read once.
+  std::map<const FunctionSite*, std::map<std::string, nlohmann::json>> read;
   for (const auto& [name, call] : handed_on) {
     if (other_use.count(name)) continue;
     const FunctionSite* helper = module_function(m, m.text_of(field(call, "function")));
-    std::map<std::string, nlohmann::json> inner = selector_values(m, field(helper->definition, "body"), depth + 1);
+    auto known = read.find(helper);
+    if (known == read.end())
+      known = read.emplace(helper, selector_values(m, field(helper->definition, "body"), depth + 1)).first;
+    const std::map<std::string, nlohmann::json>& inner = known->second;
     bool selects = false;
     for_each_call_argument(m, call, helper->definition, [&](const std::string& target, TSNode value) {
       if (!is_type(value, "identifier") || m.text_of(value) != name) return;

@@ -77,7 +77,29 @@ std::vector<std::string> parameter_names(const PythonModule& m, TSNode definitio
 
 void for_each_call_argument(const PythonModule& m, TSNode call, TSNode callee,
                             const std::function<void(const std::string&, TSNode)>& visit) {
-  std::vector<std::string> params = parameter_names(m, callee);
+  std::vector<ParameterNodes> nodes = parameter_nodes(m, callee);
+  std::vector<std::string> params;
+  for (const auto& p : nodes) params.push_back(p.name);
+  // A call that cannot bind its arguments (a stale call left in a branch the kernel never
+  // compiles, one argument short) says nothing of what its arguments are.
+  {
+    size_t positional = 0;
+    bool splat = false;
+    std::set<std::string> named;
+    for_each_named_child(field(call, "arguments"), [&](TSNode a) {
+      if (is_type(a, "comment")) return;
+      if (is_type(a, "list_splat") || is_type(a, "dictionary_splat")) splat = true;
+      else if (is_type(a, "keyword_argument")) named.insert(m.text_of(field(a, "name")));
+      else ++positional;
+    });
+    for_each_named_child(field(callee, "parameters"), [&](TSNode p) {
+      splat = splat || is_type(p, "list_splat_pattern") || is_type(p, "dictionary_splat_pattern");
+    });
+    bool binds = splat || positional <= params.size();
+    for (size_t i = positional; binds && !splat && i < nodes.size(); ++i)
+      binds = !ts_node_is_null(nodes[i].default_value) || named.count(nodes[i].name);
+    if (!binds) return;
+  }
   size_t index = 0;
   for_each_named_child(field(call, "arguments"), [&](TSNode a) {
     if (is_type(a, "comment")) return;

@@ -271,10 +271,23 @@ bool apply_launch_fact(const LaunchFact& f, bool is_constexpr, const PointerFact
   return true;
 }
 
-// How deep triton_signature is reading helpers on behalf of a kernel (see `fallback` there).
+// How deep triton_signature is reading helpers on behalf of a kernel, and what it read of each
+// helper of the kernel's module meanwhile, so that each helper is read once per kernel (see
+// `fallback` there).
 thread_local int helper_depth = 0;
+thread_local std::map<std::string, InferredSignature>* helper_signatures = nullptr;
 
 InferredSignature triton_signature(const KernelSource& k) {
+  std::map<std::string, InferredSignature> read_helpers;
+  struct Scope {
+    bool top = helper_depth == 0;
+    explicit Scope(std::map<std::string, InferredSignature>* mine) {
+      if (top) helper_signatures = mine;
+    }
+    ~Scope() {
+      if (top) helper_signatures = nullptr;
+    }
+  } scope(&read_helpers);
   InferredSignature out;
   std::unique_ptr<PythonModule> owned;
   const PythonModule* m = k.module;
@@ -608,7 +621,6 @@ InferredSignature triton_signature(const KernelSource& k) {
   // A constexpr the kernel only hands on (`load_tokens(Q, ..., HID)`, `helper(..., ROPE_METHOD)`)
   // is what the helper's own reading decides for the parameter it lands in, where the kernel's
   // body says nothing of it.
-  std::map<std::string, InferredSignature> helper_signatures;
   auto fallback = [&](const std::string& name) -> std::pair<nlohmann::json, std::string> {
     auto guess = constexpr_fallback(name, use_of(name));
     if (guess.second != kNoValueFound || helper_depth >= 3) return guess;
@@ -624,11 +636,12 @@ InferredSignature triton_signature(const KernelSource& k) {
         if (is_type(v, "identifier") && m->text_of(v) == name) target = t;
       });
       if (target.empty()) return;
-      auto it = helper_signatures.find(callee);
-      if (it == helper_signatures.end()) {
+      auto it = helper_signatures->find(callee);
+      if (it == helper_signatures->end()) {
         ++helper_depth;
-        it = helper_signatures.emplace(callee, triton_signature(KernelSource{k.plugin, callee, k.standalone, {}, m, {}})).first;
+        InferredSignature read = triton_signature(KernelSource{k.plugin, callee, k.standalone, {}, m, {}});
         --helper_depth;
+        it = helper_signatures->emplace(callee, std::move(read)).first;
       }
       for (const auto& p : it->second.params)
         if (p.name == target && p.type == "constexpr" && p.why.find(kNoValueFound) == std::string::npos)
