@@ -10,6 +10,7 @@
 
 #include "core/prefix_sha256.h"
 #include "corpus/corpus.h"
+#include "corpus/pragma_override.h"
 
 namespace mine {
 
@@ -42,7 +43,6 @@ class RepoWriter {
  private:
   struct Statements;
   void begin();
-  void restore_temp_store();
   // Stores what the license file says beside the API's license, and picks the repository's
   // license for its kernels (the API's when it names one, else the file's).
   void record_license(sqlite3* db);
@@ -56,7 +56,8 @@ class RepoWriter {
   RepoSnapshot header_;
   int64_t repo_id_ = 0;
   std::unique_ptr<Statements> st_;  // set once the transaction has begun
-  int64_t saved_temp_store_ = -1;   // the connection's temp_store while this writer changed it
+  // The connection's settings while this writer runs (restored after the statements are gone).
+  std::unique_ptr<PragmaOverride> temp_store_, cache_size_;
   std::set<int64_t> previous_, kept_;
   // Kernels arrive file by file, and consecutive standalones share their inlined runtime.
   PrefixSha256 standalone_sha_;

@@ -111,8 +111,9 @@ TEST_CASE("a streamed scan stores what extracting first and storing the snapshot
   CHECK(rows(*streamed, kDeps) == rows(*whole, kDeps));
   CHECK(rows(*streamed, kFiles) == rows(*whole, kFiles));
   CHECK(rows(*streamed, kProblems) == rows(*whole, kProblems));
-  // The writer keeps its statement journals in memory only while it runs.
+  // The writer keeps its statement journals in memory, and its larger page cache, only while it runs.
   CHECK(streamed->query("PRAGMA temp_store").rows.at(0).at(0) == 0);
+  CHECK(streamed->query("PRAGMA cache_size").rows.at(0).at(0) == -2000);
 }
 
 TEST_CASE("a delivery that fails stops the scan and leaves the corpus as it was", "[scan][corpus]") {
@@ -144,6 +145,7 @@ TEST_CASE("a delivery that fails stops the scan and leaves the corpus as it was"
   CHECK(delivered == 20);
   CHECK_FALSE(finished);
   CHECK(corpus->query("PRAGMA temp_store").rows.at(0).at(0) == 0);
+  CHECK(corpus->query("PRAGMA cache_size").rows.at(0).at(0) == -2000);
   CHECK(rows(*corpus, kKernels) == before_kernels);
   CHECK(rows(*corpus, kFiles) == before_files);
 
