@@ -25,6 +25,10 @@ constexpr size_t kDepBatch = 32;
 // The page cache while a repository is written (KiB; see begin()).
 constexpr int64_t kWriteCacheKiB = 16 << 10;
 
+// How much kernel text is stored between two requests to start the WAL's writeback: a dozen
+// requests for FlagGems' 50 MB of kernel text (94 MB of WAL).
+constexpr size_t kWritebackBytes = 4 << 20;
+
 std::string dep_insert_sql(size_t rows) {
   std::string sql = "INSERT INTO kernel_deps(kernel_id, name, kind, path, start_line) VALUES (?,?,?,?,?)";
   for (size_t r = 1; r < rows; ++r) sql += ",(?,?,?,?,?)";
@@ -90,6 +94,7 @@ void RepoWriter::begin() {
   // 6,198 and 17,302 with 16 MB, where each page goes to the WAL once). 16 MB at most, while
   // this writer runs.
   cache_size_ = std::make_unique<PragmaOverride>(db, "cache_size", -kWriteCacheKiB);
+  wal_writeback_ = std::make_unique<WalWriteback>(db);
   st_ = std::make_unique<Statements>(db);
   SqliteStatement upsert_repo(db,
                               "INSERT INTO repos(name, source_kind, location, commit_id, scanned_at) "
@@ -208,6 +213,11 @@ void RepoWriter::add(const ScannedFile& file) {
   for (const auto& k : file.kernels) add(k);
   for (const auto& p : file.problems) add(p);
   add(file.launches);
+  for (const auto& k : file.kernels) unflushed_bytes_ += k.kernel.standalone.size() + k.kernel.source.size();
+  if (unflushed_bytes_ >= kWritebackBytes) {
+    wal_writeback_->start();
+    unflushed_bytes_ = 0;
+  }
 }
 
 void RepoWriter::add(const std::vector<LaunchSite>& launches) {

@@ -11,6 +11,7 @@
 #include "core/prefix_sha256.h"
 #include "corpus/corpus.h"
 #include "corpus/pragma_override.h"
+#include "corpus/wal_writeback.h"
 
 namespace mine {
 
@@ -58,6 +59,9 @@ class RepoWriter {
   std::unique_ptr<Statements> st_;  // set once the transaction has begun
   // The connection's settings while this writer runs (restored after the statements are gone).
   std::unique_ptr<PragmaOverride> temp_store_, cache_size_;
+  // The WAL's writeback, started each kWritebackBytes of kernel text stored (see add(ScannedFile)).
+  std::unique_ptr<WalWriteback> wal_writeback_;
+  size_t unflushed_bytes_ = 0;
   std::set<int64_t> previous_, kept_;
   // Kernels arrive file by file, and consecutive standalones share their inlined runtime.
   PrefixSha256 standalone_sha_;
