@@ -10,6 +10,8 @@
 
 #include "core/prefix_sha256.h"
 #include "corpus/corpus.h"
+#include "corpus/pragma_override.h"
+#include "corpus/wal_writeback.h"
 
 namespace mine {
 
@@ -42,7 +44,6 @@ class RepoWriter {
  private:
   struct Statements;
   void begin();
-  void restore_temp_store();
   // Stores what the license file says beside the API's license, and picks the repository's
   // license for its kernels (the API's when it names one, else the file's).
   void record_license(sqlite3* db);
@@ -56,7 +57,11 @@ class RepoWriter {
   RepoSnapshot header_;
   int64_t repo_id_ = 0;
   std::unique_ptr<Statements> st_;  // set once the transaction has begun
-  int64_t saved_temp_store_ = -1;   // the connection's temp_store while this writer changed it
+  // The connection's settings while this writer runs (restored after the statements are gone).
+  std::unique_ptr<PragmaOverride> temp_store_, cache_size_;
+  // The WAL's writeback, started each kWritebackBytes of kernel text stored (see add(ScannedFile)).
+  std::unique_ptr<WalWriteback> wal_writeback_;
+  size_t unflushed_bytes_ = 0;
   std::set<int64_t> previous_, kept_;
   // Kernels arrive file by file, and consecutive standalones share their inlined runtime.
   PrefixSha256 standalone_sha_;

@@ -113,26 +113,46 @@ void CallIndex::record(const std::string& path, std::string_view text) {
   add(found->second, names);
 }
 
-std::vector<std::string> CallIndex::files_calling(const std::string& name, const ReadText& read) const {
-  std::call_once(build_once_, [&] {
-    for (uint32_t i = 0; i < paths_.size(); ++i) {
-      {
-        std::lock_guard<std::mutex> lock(mutex_);
-        if (taken_[i]) continue;
-        taken_[i] = 1;  // a record of this file from now on is dropped: it is read here
+void CallIndex::build(const ReadText& read) const {
+  std::unique_lock<std::mutex> lock(mutex_);
+  while (!built_) {
+    while (next_unread_ < paths_.size() && taken_[next_unread_]) ++next_unread_;
+    if (next_unread_ < paths_.size()) {
+      uint32_t i = static_cast<uint32_t>(next_unread_++);
+      taken_[i] = 1;  // a record of this file from now on is dropped: it is read here
+      ++reading_;
+      lock.unlock();
+      std::optional<std::string> text;
+      std::vector<std::string_view> names;  // views into *text
+      try {
+        text = read(paths_[i]);
+        if (text) names = names_called(*text);
+      } catch (...) {
+        lock.lock();
+        if (--reading_ == 0) read_done_.notify_all();
+        throw;
       }
-      std::optional<std::string> text = read(paths_[i]);
-      if (!text) continue;
-      std::vector<std::string_view> names = names_called(*text);
-      std::lock_guard<std::mutex> lock(mutex_);
+      lock.lock();
       add(i, names);
+      if (--reading_ == 0) read_done_.notify_all();
+      continue;
+    }
+    if (reading_ > 0) {
+      // Every file is taken, some still being read by other threads: wait for them (or for one
+      // of them to finish the index).
+      read_done_.wait(lock, [&] { return built_ || reading_ == 0; });
+      continue;
     }
     // Files were added as they came; each name lists its files in path order, as one reading
     // them in order would.
-    std::lock_guard<std::mutex> lock(mutex_);
     for (auto& [called, files] : callers_) std::sort(files.begin(), files.end());
     built_ = true;
-  });
+    read_done_.notify_all();
+  }
+}
+
+std::vector<std::string> CallIndex::files_calling(const std::string& name, const ReadText& read) const {
+  build(read);
   std::vector<std::string> out;
   auto it = callers_.find(name);
   if (it != callers_.end())

@@ -1,4 +1,5 @@
 #pragma once
+#include <condition_variable>
 #include <cstdint>
 #include <functional>
 #include <mutex>
@@ -30,7 +31,8 @@ class CallIndex {
 
   // Paths, in the order given at construction, of the files whose text calls `name`. Safe from
   // several threads; the first question reads, through `read`, every file not recorded (files it
-  // cannot read call nothing).
+  // cannot read call nothing), and every thread that asks while those are read reads its share
+  // of them, each through its own `read`, instead of waiting for the first.
   std::vector<std::string> files_calling(const std::string& name, const ReadText& read) const;
 
   // The names `text` calls, each once, in the order first called.
@@ -40,13 +42,17 @@ class CallIndex {
   // The names `text` calls, each once, in no particular order (views into `text`).
   static std::vector<std::string_view> names_called(std::string_view text);
   void add(uint32_t file, const std::vector<std::string_view>& names) const;  // with mutex_ held
+  // Reads the files not recorded, beside any other thread doing the same, until the index is built.
+  void build(const ReadText& read) const;
 
   std::vector<std::string> paths_;
   std::unordered_map<std::string_view, uint32_t> index_of_;  // views into paths_
   mutable std::mutex mutex_;
   mutable std::vector<char> taken_;  // by file: its calls are in callers_ (or being read for it)
   mutable bool built_ = false;
-  mutable std::once_flag build_once_;
+  mutable size_t next_unread_ = 0;  // files before it are taken
+  mutable size_t reading_ = 0;      // files taken by the build and being read
+  mutable std::condition_variable read_done_;  // reading_ fell to 0, or the index is built
   mutable std::unordered_map<std::string, std::vector<uint32_t>> callers_;  // name -> indices into paths_
 };
 

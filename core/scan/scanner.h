@@ -32,8 +32,8 @@ class Scanner {
   RepoSnapshot extract(const SourceTree& tree, const std::string& repo_name) const;
 
   // The same, handing what each file yielded to `deliver` on the calling thread, in the tree's
-  // order, while the `jobs` threads go on with later files (never more than a bounded number of
-  // files ahead, so memory stays bounded too). Then `finish`, if given, on the calling thread
+  // order, while the `jobs` threads go on with later files (while what the files extracted and
+  // not yet delivered hold stays under a bound of a few MB, so memory stays bounded too). Then `finish`, if given, on the calling thread
   // while the threads release the parsed tree. Should either throw, extraction stops and the
   // exception propagates once the threads have ended.
   void extract(const SourceTree& tree, const std::string& repo_name,

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
+#include <mutex>
 #include <map>
 #include <thread>
 
@@ -117,4 +119,56 @@ TEST_CASE("a resolved name is the class of the file it leads to", "[call_sites]"
   CHECK_FALSE(imported_from("torch.nn.Linear", "Linear", "eval.py", "mylib/nn/linear.py"));
   CHECK_FALSE(imported_from("models.net.NetV2", "Net", "train.py", "models/net.py"));
   CHECK_FALSE(imported_from("Net", "Net", "train.py", "Net.py"));
+}
+
+// Workers that ask while the first question's reading is under way read the rest with it, each
+// through its own `read` (its own blob reader), instead of waiting: the answers are those of one
+// thread reading every file, and each file is read once.
+TEST_CASE("threads asking while the call index is built read their share of the files", "[call_sites]") {
+  std::vector<std::string> paths;
+  std::map<std::string, std::string> texts;
+  for (int i = 0; i < 200; ++i) {
+    std::string p = "m" + std::to_string(1000 + i) + ".py";
+    paths.push_back(p);
+    texts[p] = "f" + std::to_string(i % 7) + "(x)\n" + (i % 3 ? "Net(1)" : "y = Net");
+  }
+  auto lookup = [&](const std::string& p) -> std::optional<std::string> { return texts.at(p); };
+  CallIndex alone(paths);
+  std::map<std::string, std::vector<std::string>> expected;
+  for (const std::string name : {"Net", "f0", "f3", "f6", "x"}) expected[name] = alone.files_calling(name, lookup);
+
+  CallIndex shared(paths);
+  std::atomic<int> reads_by[2] = {{0}, {0}};
+  std::map<std::string, int> times_read;
+  std::mutex times_mutex;
+  // Neither thread reads everything before the other comes: the first thread's first read waits
+  // (up to 5 s) until the second has read a file, the second's later reads until the first has.
+  auto wait_for = [](const std::atomic<int>& other) {
+    for (int waited = 0; other == 0 && waited < 5000; ++waited) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  };
+  auto reader_for = [&](int thread) {
+    return [&, thread](const std::string& p) -> std::optional<std::string> {
+      if (thread == 0 && reads_by[0] == 0) wait_for(reads_by[1]);
+      if (thread == 1 && reads_by[1] > 0) wait_for(reads_by[0]);
+      {
+        std::lock_guard<std::mutex> lock(times_mutex);
+        ++times_read[p];
+      }
+      ++reads_by[thread];
+      std::this_thread::sleep_for(std::chrono::microseconds(200));
+      return lookup(p);
+    };
+  };
+  std::vector<std::vector<std::string>> answers(2);
+  std::thread first([&] { answers[0] = shared.files_calling("Net", reader_for(0)); });
+  std::thread second([&] { answers[1] = shared.files_calling("f3", reader_for(1)); });
+  first.join();
+  second.join();
+  CHECK(answers[0] == expected["Net"]);
+  CHECK(answers[1] == expected["f3"]);
+  for (const auto& [name, files] : expected) CHECK(shared.files_calling(name, lookup) == files);
+  CHECK(reads_by[0] > 0);
+  CHECK(reads_by[1] > 0);
+  CHECK(times_read.size() == paths.size());
+  for (const auto& [path, times] : times_read) CHECK(times == 1);
 }

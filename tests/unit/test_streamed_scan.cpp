@@ -8,6 +8,9 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
+#include <fstream>
+#include <thread>
 #include <filesystem>
 #include <stdexcept>
 #include <string>
@@ -111,8 +114,9 @@ TEST_CASE("a streamed scan stores what extracting first and storing the snapshot
   CHECK(rows(*streamed, kDeps) == rows(*whole, kDeps));
   CHECK(rows(*streamed, kFiles) == rows(*whole, kFiles));
   CHECK(rows(*streamed, kProblems) == rows(*whole, kProblems));
-  // The writer keeps its statement journals in memory only while it runs.
+  // The writer keeps its statement journals in memory, and its larger page cache, only while it runs.
   CHECK(streamed->query("PRAGMA temp_store").rows.at(0).at(0) == 0);
+  CHECK(streamed->query("PRAGMA cache_size").rows.at(0).at(0) == -2000);
 }
 
 TEST_CASE("a delivery that fails stops the scan and leaves the corpus as it was", "[scan][corpus]") {
@@ -144,6 +148,7 @@ TEST_CASE("a delivery that fails stops the scan and leaves the corpus as it was"
   CHECK(delivered == 20);
   CHECK_FALSE(finished);
   CHECK(corpus->query("PRAGMA temp_store").rows.at(0).at(0) == 0);
+  CHECK(corpus->query("PRAGMA cache_size").rows.at(0).at(0) == -2000);
   CHECK(rows(*corpus, kKernels) == before_kernels);
   CHECK(rows(*corpus, kFiles) == before_files);
 
@@ -209,4 +214,53 @@ TEST_CASE("files are delivered in order whatever the number of threads and files
     }
     CHECK(expected.size() >= (root == small ? 2u : 100u));
   }
+}
+
+// Extraction runs ahead of a slow delivery until the undelivered files hold a few MB (here each
+// kernel's standalone inlines a 200 KB helper: 48 kernels, about 10 MB, run ahead of one),
+// and past any number of files that hold nothing (the 400 empty modules). What is delivered,
+// and in which order, is what a single thread extracts.
+TEST_CASE("extraction runs ahead of a slow delivery by what files hold, in order", "[scan]") {
+  TempDir dir;
+  fs::path tree = dir.path / "tree";
+  fs::create_directories(tree / "pkg");
+  std::string big = "def helper(x):\n    return x\n\n\nTABLE = '" + std::string(200 << 10, 'a') + "'\n\n\n"
+                    "def uses_table(x):\n    return len(TABLE) + x\n";
+  { std::ofstream(tree / "pkg" / "helpers.py") << big; }
+  for (int i = 0; i < 400; ++i) std::ofstream(tree / "pkg" / ("empty_" + std::to_string(1000 + i) + ".py")) << "x = " << i << "\n";
+  for (int i = 0; i < 48; ++i)
+    std::ofstream(tree / "pkg" / ("kernel_" + std::to_string(1000 + i) + ".py"))
+        << "import triton\nimport triton.language as tl\nfrom pkg.helpers import uses_table\n\n\n"
+        << "@triton.jit\ndef kernel_" << i << "(x_ptr):\n    tl.store(x_ptr, uses_table(" << i << "))\n";
+  auto source = open_source_tree(tree.string());
+  ScanOptions one;
+  one.jobs = 1;
+  RepoSnapshot alone = Scanner(all_plugins(), one).extract(*source, "repo");
+  REQUIRE(alone.kernels.size() == 48);
+  REQUIRE(alone.kernels.front().kernel.standalone.size() > (200 << 10));
+
+  ScanOptions two;
+  two.jobs = 2;
+  Scanner scanner(all_plugins(), two);
+  std::vector<std::string> paths, standalones;
+  // Stored as `mine scan` stores, file by file: the 10 MB of kernel text cross the writer's step
+  // for starting the WAL's writeback (4 MB) twice, and the rows are those of storing the snapshot.
+  auto streamed = Corpus::open((dir.path / "streamed.db").string(), Corpus::Access::ReadWrite);
+  RepoWriter writer(*streamed, streamed->begin_scan("scan", nlohmann::json::array()), snapshot_header(*source, "repo"));
+  scanner.extract(*source, "repo", [&](ScannedFile&& f) {
+    paths.push_back(f.file.path);
+    for (const auto& k : f.kernels) standalones.push_back(k.kernel.standalone);
+    writer.add(f);
+    std::this_thread::sleep_for(std::chrono::milliseconds(f.kernels.empty() ? 0 : 5));
+  }, [&] { writer.commit(); });
+  REQUIRE(paths.size() == alone.files.size());
+  for (size_t i = 0; i < paths.size(); ++i) CHECK(paths[i] == alone.files[i].path);
+  REQUIRE(standalones.size() == alone.kernels.size());
+  for (size_t i = 0; i < standalones.size(); ++i) CHECK(standalones[i] == alone.kernels[i].kernel.standalone);
+  auto whole = Corpus::open((dir.path / "whole.db").string(), Corpus::Access::ReadWrite);
+  whole->store(whole->begin_scan("scan", nlohmann::json::array()), alone);
+  CHECK(rows(*streamed, kKernels) == rows(*whole, kKernels));
+  CHECK(rows(*streamed, kDeps) == rows(*whole, kDeps));
+  CHECK(rows(*streamed, kFiles) == rows(*whole, kFiles));
+  CHECK(count(*streamed, "SELECT sum(length(standalone)) FROM kernels") > (8 << 20));  // twice the step
 }
