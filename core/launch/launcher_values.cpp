@@ -740,12 +740,20 @@ void LauncherValues::run(TSNode block, uint32_t until, int depth, uint32_t start
         }
         continue;
       }
+      // A branch that always leaves the launcher (`if not x.is_cuda: return cpu_path(x)`, `raise`)
+      // is on no path to the launch: taken or open, it is not read.
+      auto leaves = [&](TSNode body) {
+        uint32_t n = ts_node_named_child_count(body);
+        TSNode last = n ? ts_node_named_child(body, n - 1) : TSNode{};
+        return is_type(last, "return_statement") || is_type(last, "raise_statement");
+      };
       // A condition the nominal values decide takes its branch. From the first undecided one on,
       // every remaining branch is read, the first last: a name several of them bind keeps the
       // first branch's value, as an undecided `a if c else b` is `a` (`if x.dtype in (fp32, bf16):
       // ACC = tl.float32 ... else: ACC = tl.int32` with a caller's tensor gives tl.float32).
       std::vector<TSNode> open;
       for (auto& [cond, body] : branches) {
+        if (until != UINT32_MAX && !ts_node_is_null(body) && leaves(body)) continue;
         if (!open.empty()) {
           open.push_back(body);
           continue;
@@ -954,6 +962,10 @@ std::optional<json> LauncherValues::eval(TSNode e, int depth) const {
       if (attr == "shape") return known_shape(*obj) ? std::optional<json>((*obj)["shape"]) : std::nullopt;
       if (attr == "dtype") return json{{"$dtype", (*obj)["dtype"]}};
       if (attr == "ndim") return known_shape(*obj) ? std::optional<json>(json((*obj)["shape"].size())) : std::nullopt;
+      // The check launches on a GPU: the launcher's tensors are there (`if not x.is_cuda: return
+      // cpu_fallback(x)` takes the GPU path).
+      if (attr == "is_cuda") return json(true);
+      if (attr == "is_cpu") return json(false);
       if (attr == "T" || attr == "mT" || attr == "data") {
         json out = *obj;
         if (attr != "data" && known_shape(out) && out["shape"].size() >= 2) {
