@@ -25,6 +25,7 @@ import cuda_kernel  # noqa: E402
 import deferred_imports  # noqa: E402
 import inductor_stage  # noqa: E402
 import launch  # noqa: E402
+import mode_literals  # noqa: E402
 import privileges  # noqa: E402
 import sandbox  # noqa: E402
 import shared_state  # noqa: E402
@@ -393,6 +394,7 @@ class Worker:
             row["stage_reached"] = "compile"
             self.mark("compile")
             p = launch.plan(spec, kernel_params(fn), source)
+            p["modes"] = mode_literals.modes(source, {n: v for n, v in p["constexprs"].items() if n in p["guessed"]})
             unspecialized = {q.name for q in getattr(fn, "params", ()) if getattr(q, "do_not_specialize", False)}
             specialize.ones_as_constants(p, spec, unspecialized | specialize.converted_names(getattr(fn, "src", "")))
             specialize.attach(p, spec)
@@ -577,9 +579,34 @@ class Worker:
                         total[n] = total.get(n, 1) * f
                     row["grown"] = total
                     continue
+                # A mode the check guessed (`CACHE_METHOD = "cont"`, the first literal the kernel
+                # compares it with) whose branch does not compile is the guess's fault: the
+                # kernel's other modes are tried, one at a time (mode_literals.py).
+                if row.get("stage_reached") == "compile" and self.next_mode(p, row, exc_message(e)):
+                    continue
                 if (row.get("shrunk", 0) == MAX_SHRINKS or not _too_big(exc_message(e)) or
                         not halve_guessed_blocks(p, row)):
                     raise
+
+    @staticmethod
+    def next_mode(p, row, message):
+        """Sets the next untried mode of p["modes"] (one guessed constexpr moved to another literal
+        its kernel compares it with, the others back to their guesses) and records the failure
+        that asked for it in row["modes_tried"]; row["mode"] names the mode now checked. False when
+        none is left."""
+        queue = p.setdefault("_mode_queue", [(n, v) for n, vs in (p.get("modes") or {}).items()
+                                             for v in vs][:mode_literals.MAX_TRIES])
+        if not queue:
+            return False
+        guesses = p.setdefault("_mode_guesses", {n: p["constexprs"][n] for n in (p.get("modes") or {})})
+        current = row.get("mode") or {}
+        row.setdefault("modes_tried", []).append(
+            {"mode": current or {n: v for n, v in guesses.items()}, "message": trim(message, 300)})
+        name, value = queue.pop(0)
+        p["constexprs"].update(guesses)
+        p["constexprs"][name] = value
+        row["mode"] = {name: value}
+        return True
 
     @staticmethod
     def retype_guessed_pointers(p, message, row, spec):
