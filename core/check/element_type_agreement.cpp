@@ -45,6 +45,24 @@ void agree_element_types(const ElementTypeInputs& in, InferredSignature& out) {
         if (type.empty() || type == "*fp32" || !open(to)) continue;
         take(to, type, "; dotted with " + from + ", of that type");
       }
+    // One name bound to loads of either in two branches: a guessed width (an index's `*i32`)
+    // gives way to the type the launch or an annotation states for the other.
+    auto fixed = [&](const std::string& name) {
+      auto it = by_name.find(name);
+      if (it == by_name.end()) return false;
+      auto f = launched.find(name);
+      return it->second.origin == Origin::Annotation ||
+             (it->second.origin == Origin::Launch && f != launched.end() && !f->second.dtype.empty());
+    };
+    for (const auto& [a, b] : facts.branch_operands)
+      for (const auto& [to, from] : {std::pair{a, b}, std::pair{b, a}}) {
+        auto it = by_name.find(to);
+        if (!fixed(from) || fixed(to) || it == by_name.end() || it->second.type.size() < 2 || it->second.type[0] != '*')
+          continue;
+        std::string type = by_name[from].type;
+        if (type.size() < 2 || type[0] != '*' || it->second.type == type) continue;
+        take(to, type, "; bound in another branch to what " + from + " holds, of that type");
+      }
   }
   // Tensors whose element type the launcher leaves open (`q` handed in by the caller) take the one
   // half-precision type it fixes for the others (`torch.empty(..., dtype=torch.float16)`), if there

@@ -1173,6 +1173,36 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
     for (const auto& [at, use] : named)
       for (const auto& p : bases_of(use.first)) set_dtype(p, use.second, "its element type selects a branch");
   }
+  // `if c: token = tl.load(a + i) else: token = tl.load(b + i)` with a condition Triton decides at
+  // run time: the name must have one type after the `if`, so `a` and `b` hold one element type.
+  for_each_node(body, [&](TSNode n) {
+    if (!is_type(n, "if_statement")) return;
+    std::vector<TSNode> blocks{field(n, "consequence")};
+    for_each_named_child(n, [&](TSNode c) {
+      if (is_type(c, "elif_clause")) blocks.push_back(field(c, "consequence"));
+      if (is_type(c, "else_clause")) blocks.push_back(field(c, "body"));
+    });
+    if (blocks.size() < 2) return;
+    // name -> the pointers its last binding in each block loads through
+    std::map<std::string, std::vector<std::set<std::string>>> bound;
+    for (size_t b = 0; b < blocks.size(); ++b)
+      for_each_named_child(blocks[b], [&](TSNode st) {
+        TSNode a = is_type(st, "expression_statement") ? ts_node_named_child(st, 0) : TSNode{};
+        if (!is_type(a, "assignment") || !is_type(field(a, "left"), "identifier")) return;
+        std::set<std::string> pointers;
+        for (TSNode load : loads_of(field(a, "right")))
+          for (const auto& p : bases_of(address_of(load))) pointers.insert(p);
+        auto& per_block = bound[m_.text_of(field(a, "left"))];
+        per_block.resize(blocks.size());
+        per_block[b] = pointers;
+      });
+    for (const auto& [name, per_block] : bound)
+      for (size_t i = 0; i < per_block.size(); ++i)
+        for (size_t j = i + 1; j < per_block.size(); ++j)
+          for (const auto& pa : per_block[i])
+            for (const auto& pb : per_block[j])
+              if (pa != pb) out.branch_operands.emplace_back(pa, pb);
+  });
   // A parameter that is a load's fill or a store's value is a value, not an address.
   for (const auto& op : ops) {
     TSNode value = op.name == "load" ? keyword(op.call, "other", m_)

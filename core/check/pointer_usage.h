@@ -42,6 +42,9 @@ struct PointerFacts {
   // Pointers whose loads are the two operands of one tl.dot, as loaded: Triton dots operands of
   // one type (fp8 with fp8, fp16 with fp16), so their element types are one too.
   std::vector<std::pair<std::string, std::string>> dot_operands;
+  // Pointers whose loads one name takes in two branches of an `if`: Triton wants the name of one
+  // type after it, so their element types are one too.
+  std::vector<std::pair<std::string, std::string>> branch_operands;
   // Parameters the function returns offsets of (`return T + offs`, or one element of a returned
   // tuple): a caller that addresses memory through the result addresses it through its argument.
   std::set<std::string> returned_bases;
