@@ -150,11 +150,17 @@ def include_flags(source):
     return torch_include_flags() if includes_torch(text) else []
 
 
+# PyTorch's cpp_extension builds every CUDA extension with it, and kernels written for extensions
+# call constexpr host functions from device code (`std::min`, a numeric type's operators).
+RELAXED_CONSTEXPR = "--expt-relaxed-constexpr"
+
+
 def compile_cubin(nvcc, source, arch, out_dir, timeout_s, mem_limit_mb=0):
     """(returncode or None on timeout, output, compile_ms, cubin path). nvcc runs in its own
     session so that a timeout kills cicc and ptxas with it; mem_limit_mb caps its address space."""
     cubin = os.path.join(out_dir, os.path.splitext(os.path.basename(source))[0] + ".cubin")
-    cmd = [nvcc, "-cubin", "-arch=" + arch, "--resource-usage", *include_flags(source), "-o", cubin, source]
+    cmd = [nvcc, "-cubin", "-arch=" + arch, "--resource-usage", RELAXED_CONSTEXPR, *include_flags(source), "-o", cubin,
+           source]
 
     def limits():
         if mem_limit_mb > 0:

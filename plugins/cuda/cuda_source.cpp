@@ -558,7 +558,10 @@ ExtractedKernel CudaSource::extract(const CudaKernelSite& site, const std::strin
         out += open + text_of(site.node) + "\n" + close;
       }
       if (!instantiation.explicit_item && !instantiation.arguments_text.empty()) {
-        std::string qualified = site.qualname.find("(anonymous)") == std::string::npos ? site.qualname : site.name;
+        // An anonymous namespace's names are reachable from the one around it: `a::(anonymous)::k`
+        // is spelled `a::k`.
+        std::string qualified = site.qualname;
+        for (size_t at; (at = qualified.find("(anonymous)::")) != std::string::npos;) qualified.erase(at, 13);
         out += "// instantiated " + instantiation.from + "\n" + "static void* const mine_instantiation_" + site.name +
                " = (void*)&" + qualified + "<" + instantiation.arguments_text + ">;\n";
       }
