@@ -82,5 +82,17 @@ class ModeRetry(unittest.TestCase):
         self.assertEqual(len(row["modes_tried"]), 3)
 
 
+class ModeOrder(unittest.TestCase):
+    def test_string_modes_are_tried_before_integer_ones(self):
+        p = {"constexprs": {"G": 128, "METHOD": "random"}, "modes": {"G": [1], "METHOD": ["last"]}}
+        row = {}
+        self.assertTrue(worker.Worker.next_mode(p, row, "first failure"))
+        self.assertEqual(row["mode"], {"METHOD": "last"})
+        self.assertTrue(worker.Worker.next_mode(p, row, "second failure"))
+        self.assertEqual(row["mode"], {"G": 1})
+        self.assertEqual(p["constexprs"], {"G": 1, "METHOD": "random"})
+        self.assertFalse(worker.Worker.next_mode(p, row, "third failure"))
+
+
 if __name__ == "__main__":
     unittest.main()
