@@ -363,7 +363,13 @@ namespace {
 
 // The value of a literal, or of a module constant bound to one (`if policy == Q_POLICY_INT8:`),
 // when it is an integer or a string: what a mode is compared with.
-std::optional<nlohmann::json> mode_literal(const PythonModule& m, const ConstantEvaluator& literals, TSNode n);
+std::optional<nlohmann::json> mode_literal(const PythonModule& m, const ConstantEvaluator& literals, TSNode n) {
+  bool constant = is_type(n, "identifier") && !ts_node_is_null(literals.module_constant(m.text_of(n)));
+  if (!constant && !is_type(n, "integer") && !is_type(n, "string") && !is_type(n, "unary_operator")) return std::nullopt;
+  auto v = literals.eval(n);
+  if (v && (v->is_number_integer() || v->is_string())) return v;
+  return std::nullopt;
+}
 
 // What `name OP other` compares a name with: the literal of `==`/`!=`, or the first literal of a
 // list or tuple it is tested to be `in` (`assert ROPE_METHOD in ["none", "self_extend"]`).
@@ -379,14 +385,6 @@ std::optional<nlohmann::json> compared_mode(const PythonModule& m, const Constan
     if (v && !first) first = v;
   });
   return all ? first : std::nullopt;
-}
-
-std::optional<nlohmann::json> mode_literal(const PythonModule& m, const ConstantEvaluator& literals, TSNode n) {
-  bool constant = is_type(n, "identifier") && !ts_node_is_null(literals.module_constant(m.text_of(n)));
-  if (!constant && !is_type(n, "integer") && !is_type(n, "string") && !is_type(n, "unary_operator")) return std::nullopt;
-  auto v = literals.eval(n);
-  if (v && (v->is_number_integer() || v->is_string())) return v;
-  return std::nullopt;
 }
 
 }  // namespace

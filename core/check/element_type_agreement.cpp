@@ -12,13 +12,19 @@ void agree_element_types(const ElementTypeInputs& in, InferredSignature& out) {
   // A copy's source or destination whose element type nothing stated takes the other's stated one
   // (`pad = torch.full(..., dtype=torch.int32)` filled from the caller's `topk_idx`).
   {
+    // A type the launch (a tensor of stated dtype) or an annotation fixes.
+    auto fixed = [&](const std::string& name) {
+      auto it = by_name.find(name);
+      if (it == by_name.end()) return false;
+      auto f = launched.find(name);
+      return it->second.origin == Origin::Annotation ||
+             (it->second.origin == Origin::Launch && f != launched.end() && !f->second.dtype.empty());
+    };
     auto stated = [&](const std::string& name) -> std::string {
       auto it = by_name.find(name);
       if (it == by_name.end() || it->second.type.size() < 2 || it->second.type[0] != '*') return "";
-      auto f = launched.find(name);
-      bool launch_stated = it->second.origin == Origin::Launch && f != launched.end() && !f->second.dtype.empty();
       bool body_stated = facts.dtypes.count(name) && !facts.dtype_from_float_fill.count(name);
-      return launch_stated || body_stated || it->second.origin == Origin::Annotation ? it->second.type : "";
+      return fixed(name) || body_stated ? it->second.type : "";
     };
     // Only the fp32 assumed for want of evidence gives way: an index's width guessed from its name
     // (`*_ids`: i32) is kept, as the other indices of the kernel, guessed alike, agree with it.
@@ -47,13 +53,6 @@ void agree_element_types(const ElementTypeInputs& in, InferredSignature& out) {
       }
     // One name bound to loads of either in two branches: a guessed width (an index's `*i32`)
     // gives way to the type the launch or an annotation states for the other.
-    auto fixed = [&](const std::string& name) {
-      auto it = by_name.find(name);
-      if (it == by_name.end()) return false;
-      auto f = launched.find(name);
-      return it->second.origin == Origin::Annotation ||
-             (it->second.origin == Origin::Launch && f != launched.end() && !f->second.dtype.empty());
-    };
     for (const auto& [a, b] : facts.branch_operands)
       for (const auto& [to, from] : {std::pair{a, b}, std::pair{b, a}}) {
         auto it = by_name.find(to);

@@ -509,17 +509,21 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
     });
   }
 
-  // Sizes of a tl.arange, here or in a helper the parameter is handed to as it is
-  // (`load_tokens(Q, ..., HID)` ranging over `tl.arange(0, HID)`): powers of two, tile-sized.
+  // A fact of a helper's parameter is one of the parameter handed to it as it is (`helper(x, N)`).
+  auto through_helpers = [&](std::set<std::string> PointerFacts::*fact) {
+    for (const auto& [call, helper] : helper_calls) {
+      const std::set<std::string>& of_helper = facts(*helper).*fact;
+      for_each_call_argument(m_, call, helper->definition, [&](const std::string& target, TSNode value) {
+        if (of_helper.count(target) && is_type(value, "identifier") && param_set.count(m_.text_of(value)))
+          (out.*fact).insert(m_.text_of(value));
+      });
+    }
+  };
+  // Sizes of a tl.arange, here or in a helper (`load_tokens(Q, ..., HID)` ranging over
+  // `tl.arange(0, HID)`): powers of two, tile-sized.
   for (const auto& name : arange_bounds(m_, body))
     if (param_set.count(name)) out.arange_bounds.insert(name);
-  for (const auto& [call, helper] : helper_calls) {
-    const PointerFacts& hf = facts(*helper);
-    for_each_call_argument(m_, call, helper->definition, [&](const std::string& target, TSNode value) {
-      if (hf.arange_bounds.count(target) && is_type(value, "identifier") && param_set.count(m_.text_of(value)))
-        out.arange_bounds.insert(m_.text_of(value));
-    });
-  }
+  through_helpers(&PointerFacts::arange_bounds);
 
   // Numbers: `o_w < W`, `i_n * D * W`, `while i < seq_num`. Not equality: `act == "relu"` holds
   // for strings, and a None there is a mode the kernel tests.
@@ -541,13 +545,7 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
       if (is_type(c, "identifier") && param_set.count(m_.text_of(c))) out.numeric_params.insert(m_.text_of(c));
     });
   });
-  for (const auto& [call, helper] : helper_calls) {
-    const PointerFacts& hf = facts(*helper);
-    for_each_call_argument(m_, call, helper->definition, [&](const std::string& target, TSNode value) {
-      if (hf.numeric_params.count(target) && is_type(value, "identifier") && param_set.count(m_.text_of(value)))
-        out.numeric_params.insert(m_.text_of(value));
-    });
-  }
+  through_helpers(&PointerFacts::numeric_params);
   // `if cu_seqlens is None:`: the kernel has a path for the parameter left out.
   for_each_node(body, [&](TSNode n) {
     if (!is_type(n, "comparison_operator")) return;
@@ -638,7 +636,6 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
     return triton_dtype(q ? *q : m_.text_of(target));
   };
   auto integer_type = [](const std::string& d) { return !d.empty() && (d[0] == 'i' || d[0] == 'u') && d != "i1"; };
-  // The type a branch states: `x.to(tl.int64)` or one made as above.
   // An integer literal outside int32 is an int64 constant to Triton, as in
   // `tl.where(mask, pos, 99999999999)`: the code compiles only if the other branch is as wide.
   auto wide_literal = [&](TSNode e) {
@@ -650,6 +647,7 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
     if (digits.size() > 2 && digits[0] == '0' && std::isalpha(static_cast<unsigned char>(digits[1]))) return false;
     return digits.size() > 10 || (digits.size() == 10 && digits > "2147483647");
   };
+  // The type a branch states: `x.to(tl.int64)`, one made as above, or a wide literal's.
   auto stated_type = [&](TSNode e) -> std::string {
     if (wide_literal(e)) return "i64";
     std::string dtype = cast_type(e);

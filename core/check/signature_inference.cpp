@@ -271,23 +271,14 @@ bool apply_launch_fact(const LaunchFact& f, bool is_constexpr, const PointerFact
   return true;
 }
 
-// How deep triton_signature is reading helpers on behalf of a kernel, and what it read of each
-// helper of the kernel's module meanwhile, so that each helper is read once per kernel (see
-// `fallback` there).
-thread_local int helper_depth = 0;
-thread_local std::map<std::string, InferredSignature>* helper_signatures = nullptr;
+// The helpers of one kernel's module read for it (see `fallback` in triton_signature): each once,
+// at most three calls deep.
+struct HelperReads {
+  int depth = 0;
+  std::map<std::string, InferredSignature> signatures;
+};
 
-InferredSignature triton_signature(const KernelSource& k) {
-  std::map<std::string, InferredSignature> read_helpers;
-  struct Scope {
-    bool top = helper_depth == 0;
-    explicit Scope(std::map<std::string, InferredSignature>* mine) {
-      if (top) helper_signatures = mine;
-    }
-    ~Scope() {
-      if (top) helper_signatures = nullptr;
-    }
-  } scope(&read_helpers);
+InferredSignature triton_signature(const KernelSource& k, HelperReads& helpers) {
   InferredSignature out;
   std::unique_ptr<PythonModule> owned;
   const PythonModule* m = k.module;
@@ -623,7 +614,7 @@ InferredSignature triton_signature(const KernelSource& k) {
   // body says nothing of it.
   auto fallback = [&](const std::string& name) -> std::pair<nlohmann::json, std::string> {
     auto guess = constexpr_fallback(name, use_of(name));
-    if (guess.second != kNoValueFound || helper_depth >= 3) return guess;
+    if (guess.second != kNoValueFound || helpers.depth >= 3) return guess;
     std::optional<std::pair<nlohmann::json, std::string>> found;
     for_each_call(field(site->definition, "body"), [&](TSNode call) {
       TSNode fn = field(call, "function");
@@ -636,12 +627,12 @@ InferredSignature triton_signature(const KernelSource& k) {
         if (is_type(v, "identifier") && m->text_of(v) == name) target = t;
       });
       if (target.empty()) return;
-      auto it = helper_signatures->find(callee);
-      if (it == helper_signatures->end()) {
-        ++helper_depth;
-        InferredSignature read = triton_signature(KernelSource{k.plugin, callee, k.standalone, {}, m, {}});
-        --helper_depth;
-        it = helper_signatures->emplace(callee, std::move(read)).first;
+      auto it = helpers.signatures.find(callee);
+      if (it == helpers.signatures.end()) {
+        ++helpers.depth;
+        InferredSignature read = triton_signature(KernelSource{k.plugin, callee, k.standalone, {}, m, {}}, helpers);
+        --helpers.depth;
+        it = helpers.signatures.emplace(callee, std::move(read)).first;
       }
       for (const auto& p : it->second.params)
         if (p.name == target && p.type == "constexpr" && p.why.find(kNoValueFound) == std::string::npos)
@@ -841,7 +832,8 @@ nlohmann::ordered_json InferredSignature::origins() const {
 
 InferredSignature infer_signature(const KernelSource& kernel) {
   if (kernel.plugin == "inductor") return inductor_signature(kernel);
-  return triton_signature(kernel);
+  HelperReads helpers;
+  return triton_signature(kernel, helpers);
 }
 
 }  // namespace mine::check
