@@ -137,6 +137,20 @@ std::set<std::string> dtype_operands(const PythonModule& m, TSNode body) {
         out.insert(m.text_of(value));
     });
   });
+  // `x_type.itemsize`, `DT.primitive_bitwidth`, `OUT.is_fp8()`: attributes only a Triton dtype has.
+  static const std::set<std::string> kDtypeAttributes = {
+      "itemsize",  "primitive_bitwidth", "int_bitwidth", "fp_mantissa_width", "exponent_bias", "is_floating",
+      "is_int",    "is_int_signed",      "is_int_unsigned", "is_fp8",       "is_fp16",       "is_bf16",
+      "is_fp32",   "is_fp64",            "is_fp8e4nv",   "is_fp8e5",        "is_standard_floating"};
+  std::vector<TSNode> stack{body};
+  while (!stack.empty()) {
+    TSNode x = stack.back();
+    stack.pop_back();
+    if (is_type(x, "attribute") && is_type(field(x, "object"), "identifier") &&
+        kDtypeAttributes.count(m.text_of(field(x, "attribute"))))
+      out.insert(m.text_of(field(x, "object")));
+    for_each_named_child(x, [&](TSNode c) { stack.push_back(c); });
+  }
   return out;
 }
 

@@ -163,8 +163,9 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
         TSNode fn = field(right, "function");
         // `p0, p1 = offsets_of(X, ...)`, a module function's tuple: each name may hold what it
         // returns (the call, read through the function's returned_bases below).
-        TSNode operand = is_type(fn, "attribute") && m_.text_of(field(fn, "attribute")) == "split" ? field(fn, "object")
-                         : op_name(right) == "split" ? argument(right, 0)
+        // `tl.split(x)` is an attribute call too: the module function is told apart first.
+        TSNode operand = op_name(right) == "split" && !ts_node_is_null(argument(right, 0)) ? argument(right, 0)
+                         : is_type(fn, "attribute") && m_.text_of(field(fn, "attribute")) == "split" ? field(fn, "object")
                          : is_type(fn, "identifier") ? right
                                                      : TSNode{};
         if (!ts_node_is_null(operand))

@@ -78,9 +78,11 @@ std::vector<LinkedLaunch> link_launches(const std::vector<LaunchTarget>& kernels
       bool distinct = false;
       for (const LaunchTarget* k : chosen) distinct = distinct || k->qualname != chosen.front()->qualname;
       if (distinct) continue;
+      // A kernel defined inside a function (`test_add.<locals>.kernel`) is launched only there.
       if (chosen.empty())
         for (auto it = lo; it != hi; ++it)
-          if (fits(*it->second, s)) chosen.push_back(it->second);
+          if (fits(*it->second, s) && it->second->qualname.find(".<locals>.") == std::string::npos)
+            chosen.push_back(it->second);
     }
     narrow_redefinitions(chosen, s);
     for (const LaunchTarget* k : chosen) out.push_back({k->id, bound(*k, s), i});

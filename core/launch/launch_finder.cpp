@@ -18,6 +18,9 @@ namespace {
 using json = nlohmann::json;
 
 // Keywords Triton's launcher takes for itself, not for the kernel.
+// Stand-in sizes tried after LauncherValues::kNominalDim for a launcher that rejects it; 256
+// covers the largest blocks launchers divide sizes by (`L // 256`) without tensors of gigabytes.
+constexpr int64_t kLargerDims[] = {64, 128, 256};
 const std::set<std::string> kLaunchOptions = {"num_warps", "num_stages", "num_ctas", "maxnreg", "enable_fp_fusion",
                                               "waves_per_eu", "matrix_instr_nonkdim", "kpack", "launch_cooperative_grid"};
 const std::set<std::string> kRunKeywords = {"grid", "warmup", "stream", "device"};
@@ -186,33 +189,81 @@ class Finder {
     path_flags_ = path_flags(call, function);
     caller_ = &caller_values(function);
     for (const auto& [name, v] : caller_->modes) path_flags_.emplace(name, v);  // a flag the path tests wins
-    LauncherValues values(m_, function, ts_node_start_byte(call), callees_, &path_flags_, 0, LauncherValues::kNominalDim,
-                          &tensor_facts_, nullptr, 0, nullptr, &caller_->tensors);
-    values_ = &values;
-    alternate_.reset();
-    skewed_ = {};
+    auto evaluate = [&](int64_t dim) {
+      return std::make_unique<LauncherValues>(m_, function, ts_node_start_byte(call), callees_, &path_flags_, 0, dim,
+                                              &tensor_facts_, nullptr, 0, nullptr, &caller_->tensors);
+    };
+    std::unique_ptr<LauncherValues> values = evaluate(LauncherValues::kNominalDim);
     skew_at_ = {function, ts_node_start_byte(call)};
     // `kernel = _fwd_kernel` (or `... if cond else ...`, or `table[name]["update"]`) in the
     // launcher: follow the local name.
     for (int hops = 0; hops < 3 && is_type(callee, "identifier"); ++hops) {
-      TSNode to = values.assigned(m_.text_of(callee));
+      TSNode to = values->assigned(m_.text_of(callee));
       if (is_type(to, "conditional_expression")) to = ts_node_named_child(to, 0);
       if (!is_type(to, "identifier") && !is_type(to, "attribute") && !is_type(to, "subscript") && !is_type(to, "call")) break;
       callee = to;
     }
+    // `def run(kernel, x): kernel[grid](x)`: the caller chooses the kernel; the parameter's name
+    // is no kernel's, and matching it by name would bind every kernel called `kernel`.
+    if (is_type(callee, "identifier") && !ts_node_is_null(function) && ts_node_is_null(values->assigned(m_.text_of(callee))))
+      for (const ParameterNodes& p : parameter_nodes(m_, function))
+        if (p.name == m_.text_of(callee)) return;
+    std::vector<std::pair<TSNode, Target>> targets;
     std::vector<TSNode> candidates;
     expand(callee, candidates, 0);
     for (TSNode candidate : candidates) {
       Target target = resolve(m_, index_, candidate);
-      if (target.external || target.name.empty()) continue;
-      LaunchSite one = site;
-      one.callee = m_.text_of(candidate);
-      one.target_path = target.path;
-      one.target_name = target.name;
-      one.target_owner = target.owner;
-      describe(call, function, grid, values, one);
-      out.push_back(std::move(one));
+      if (!target.external && !target.name.empty()) targets.emplace_back(candidate, std::move(target));
     }
+    if (targets.empty()) return;
+    // The launches as one stand-in size gives them, and how many signs say the launcher rejects
+    // that size.
+    auto describe_all = [&](const LauncherValues& v, int64_t dim, std::vector<LaunchSite>& sites) {
+      values_ = &v;
+      dim_ = dim;
+      alternate_.reset();
+      skewed_ = {};
+      int rejections = v.failed_asserts();
+      for (const auto& [candidate, target] : targets) {
+        LaunchSite one = site;
+        one.callee = m_.text_of(candidate);
+        one.target_path = target.path;
+        one.target_name = target.name;
+        one.target_owner = target.owner;
+        describe(call, function, grid, v, one);
+        rejections += too_small_signs(one);
+        sites.push_back(std::move(one));
+      }
+      return rejections;
+    };
+    std::vector<LaunchSite> best;
+    int best_rejections = describe_all(*values, LauncherValues::kNominalDim, best);
+    // A launcher that asserts `L % 256 == 0`, or computes `num_blocks = n // BLOCK` (0 with the
+    // stand-in size) for the kernel or its grid, launches with sizes above the stand-in: the
+    // smallest larger size that the launcher rejects less often gives the launch.
+    for (int64_t dim : kLargerDims) {
+      if (best_rejections == 0) break;
+      std::unique_ptr<LauncherValues> larger = evaluate(dim);
+      std::vector<LaunchSite> sites;
+      int rejections = describe_all(*larger, dim, sites);
+      if (rejections < best_rejections) {
+        best = std::move(sites);
+        best_rejections = rejections;
+      }
+    }
+    values_ = nullptr;
+    for (auto& one : best) out.push_back(std::move(one));
+  }
+
+  // Arguments and grid dimensions that came out 0 from the stand-in sizes.
+  static int too_small_signs(const LaunchSite& site) {
+    int n = 0;
+    for (const auto& a : site.args)
+      if (a.nominal && a.role == "int" && a.value.is_number_integer() && a.value.get<int64_t>() == 0) ++n;
+    if (site.grid.is_array())
+      for (const auto& g : site.grid)
+        if (g.is_number_integer() && g.get<int64_t>() == 0) ++n;
+    return n;
   }
 
   // What a launched expression can be: the name itself; the kernel inside
@@ -309,7 +360,7 @@ class Finder {
     auto& slot = skewed_[skew > 0 ? 0 : 1];
     if (!slot)
       slot = std::make_unique<LauncherValues>(m_, skew_at_.first, skew_at_.second, callees_, &path_flags_, 0,
-                                              LauncherValues::kNominalDim, &tensor_facts_, nullptr, skew, nullptr,
+                                              dim_, &tensor_facts_, nullptr, skew, nullptr,
                                               &caller_->tensors);
     return *slot;
   }
@@ -546,7 +597,8 @@ class Finder {
   std::map<std::string, json> path_flags_;        // this launch's (see path_flags)
   std::map<uint32_t, CallerValues> callers_;      // by launcher (start byte)
   const CallerValues* caller_ = nullptr;          // this launch's launcher's
-  const LauncherValues* values_ = nullptr;        // this launch's nominal evaluation
+  const LauncherValues* values_ = nullptr;        // this launch's evaluation
+  int64_t dim_ = LauncherValues::kNominalDim;     // with this stand-in size
   std::unique_ptr<LauncherValues> alternate_;     // and the alternate one, once needed
   std::array<std::unique_ptr<LauncherValues>, 2> skewed_;
   std::pair<TSNode, uint32_t> skew_at_{};  // the launcher and the launch's byte, for skewed()

@@ -102,6 +102,64 @@ std::optional<std::pair<std::optional<int64_t>, std::optional<int64_t>>> literal
 
 int64_t normalized_axis(int64_t axis, size_t rank) { return axis < 0 ? axis + static_cast<int64_t>(rank) : axis; }
 
+// Results of torch's sorting, searching and counting functions, whose index and count tensors
+// torch makes int64 whatever the input (`vals, idx = torch.sort(x)`, `counts.cumsum(0)`): `self`
+// the tensor they work on, `args` the arguments after it. nullopt for any other function.
+std::optional<json> indexing_result(const json& self, const std::string& name, const std::vector<std::optional<json>>& args,
+                                    const std::map<std::string, std::optional<json>>& keywords) {
+  const json shape = known_shape(self) ? self["shape"] : json(nullptr);
+  const json& dtype = self["dtype"];
+  auto given = [&](size_t i, const char* key) -> std::optional<json> {
+    auto k = keywords.find(key);
+    if (k != keywords.end()) return k->second;
+    return i < args.size() ? args[i] : std::nullopt;
+  };
+  auto flag = [&](const char* key) {
+    auto k = keywords.find(key);
+    return k != keywords.end() && k->second && check::truthy(*k->second);
+  };
+  auto indices = [&](const json& s) { return tensor("", s, "i64"); };
+  auto integral = [](const json& dt) {
+    return dt.is_string() && (dt.get<std::string>()[0] == 'i' || dt.get<std::string>()[0] == 'u');
+  };
+  if (name == "sort") return json::array({tensor("", shape, dtype), indices(shape)});
+  if (name == "argsort") return indices(shape);
+  if (name == "topk") {
+    auto k = given(0, "k");
+    auto dim = given(1, "dim");
+    json s = shape;
+    int64_t axis = dim && is_int(*dim) ? as_int(*dim) : -1;
+    if (s.is_array() && k && is_int(*k)) {
+      axis = normalized_axis(axis, s.size());
+      if (axis >= 0 && axis < static_cast<int64_t>(s.size())) s[axis] = *k;
+      else s = nullptr;
+    } else {
+      s = nullptr;
+    }
+    return json::array({tensor("", s, dtype), indices(s)});
+  }
+  if (name == "cumsum" || name == "cumprod") {
+    auto dt = keywords.find("dtype");
+    if (dt != keywords.end() && dt->second && LauncherValues::is_dtype(*dt->second)) return tensor("", shape, (*dt->second)["$dtype"]);
+    return tensor("", shape, integral(dtype) || dtype == "i1" ? json("i64") : dtype);
+  }
+  if (name == "nonzero" || name == "argmax" || name == "argmin" || name == "bincount") return indices(nullptr);
+  if (name == "unique" || name == "unique_consecutive") {
+    json unique = tensor("", nullptr, dtype);
+    if (!flag("return_inverse") && !flag("return_counts")) return unique;
+    json out = json::array({unique});
+    if (flag("return_inverse")) out.push_back(indices(shape));
+    if (flag("return_counts")) out.push_back(indices(nullptr));
+    return out;
+  }
+  if (name == "searchsorted") {
+    auto values = given(0, "input");
+    json s = values && LauncherValues::is_tensor(*values) && known_shape(*values) ? (*values)["shape"] : json(nullptr);
+    return tensor("", s, flag("out_int32") ? "i32" : "i64");
+  }
+  return std::nullopt;
+}
+
 int64_t dtype_bytes(const std::string& dt) {
   if (dt == "fp64" || dt == "i64" || dt == "u64") return 8;
   if (dt == "fp32" || dt == "i32" || dt == "u32") return 4;
@@ -126,7 +184,7 @@ std::string torch_dtype_name(const std::string& qualified) {
 }
 
 int64_t LauncherValues::param_dim() {
-  ++*sizes_read_;
+  ++tally_->sizes_read;
   int k = sized_params_++;
   if (skew_ > 0) return dim_ * (1 + k);
   if (skew_ < 0) return dim_ * std::max(1, 6 - k);
@@ -148,10 +206,10 @@ LauncherValues::LauncherValues(const PythonModule& m, const json& env) : m_(m) {
 LauncherValues::LauncherValues(const PythonModule& m, TSNode function, uint32_t until, CalleeLookup callees,
                                const std::map<std::string, json>* bound, int call_depth, int64_t dim,
                                TensorFactsCache* facts, std::shared_ptr<int> fork_budget, int skew,
-                               std::shared_ptr<int> sizes_read, const std::map<std::string, json>* caller_tensors)
+                               std::shared_ptr<Tally> tally, const std::map<std::string, json>* caller_tensors)
     : m_(m), callees_(std::move(callees)), call_depth_(call_depth), dim_(dim), skew_(skew),
       fork_budget_(std::move(fork_budget)),
-      sizes_read_(sizes_read ? std::move(sizes_read) : std::make_shared<int>(0)), facts_(facts) {
+      tally_(tally ? std::move(tally) : std::make_shared<Tally>()), facts_(facts) {
   if (ts_node_is_null(function)) return;
   TSNode body = field(function, "body");
   auto known = facts ? facts->find(body.id) : TensorFactsCache::iterator{};
@@ -767,6 +825,10 @@ void LauncherValues::run(TSNode block, uint32_t until, int depth, uint32_t start
         }
       }
       for (auto it = open.rbegin(); it != open.rend(); ++it) run(*it, until, depth + 1);
+    } else if (t == "assert_statement") {
+      // Counted, not obeyed: the caller tells stand-in sizes the launcher rejects by these.
+      auto v = eval(ts_node_named_child(s, 0));
+      if (v && !check::truthy(*v)) ++tally_->failed_asserts;
     } else if (t == "for_statement") {
       forget(field(s, "left"));
       run(field(s, "body"), until, depth + 1);
@@ -1266,6 +1328,16 @@ std::optional<json> LauncherValues::call(TSNode n, int depth) const {
     else if (a && !b && is_int(*a)) count = as_int(*a);
     return tensor("", count >= 0 ? json::array({count}) : json(nullptr), dt.is_null() ? json("i64") : dt);
   }
+  // `torch.sort(x)`, `torch.cumsum(counts, 0)`: as the methods of the tensor.
+  if (torch_fn && !positional.empty()) {
+    if (auto self = arg(0); self && is_tensor(*self)) {
+      std::vector<std::optional<json>> rest;
+      for (size_t i = 1; i < positional.size(); ++i) rest.push_back(arg(i));
+      std::map<std::string, std::optional<json>> named;
+      for (const auto& [k, v] : keywords) named[k] = eval(v, depth + 1);
+      if (auto r = indexing_result(*self, last, rest, named)) return r;
+    }
+  }
   if ((ends_with(callee, "next_power_of_2")) && positional.size() == 1) {
     auto v = arg(0);
     if (!v || !is_int(*v)) return std::nullopt;
@@ -1348,14 +1420,18 @@ std::optional<json> LauncherValues::helper(TSNode call, int depth) const {
     key = {callee.module, callee.definition.id, call_depth_ + 1, dim_, std::move(values)};
     auto found = kept->find(key);
     if (found != kept->end() && found->second.bound == bound) {
-      *sizes_read_ += found->second.sizes_read;
+      tally_->sizes_read += found->second.added.sizes_read;
+      tally_->failed_asserts += found->second.added.failed_asserts;
       return found->second.returned;
     }
   }
-  int sizes_before = *sizes_read_;
+  Tally before = *tally_;
   LauncherValues inner(*callee.module, callee.definition, UINT32_MAX, callees_, &bound, call_depth_ + 1, dim_, facts_,
-                       std::make_shared<int>(kMaxForkedPaths), 0, sizes_read_);
-  if (kept) kept->try_emplace(std::move(key), HelperReturn{bound, inner.returned(), *sizes_read_ - sizes_before});
+                       std::make_shared<int>(kMaxForkedPaths), 0, tally_);
+  if (kept)
+    kept->try_emplace(std::move(key), HelperReturn{bound, inner.returned(),
+                                                   {tally_->sizes_read - before.sizes_read,
+                                                    tally_->failed_asserts - before.failed_asserts}});
   return inner.returned();
 }
 
@@ -1409,6 +1485,7 @@ std::optional<json> LauncherValues::method(const json& self, const std::string& 
       args.push_back(eval(a, depth + 1));
     }
   });
+  if (auto r = indexing_result(self, name, args, keywords)) return r;
   bool shaped = known_shape(self);
   const json shape = shaped ? self["shape"] : json(nullptr);
   size_t rank = shaped ? shape.size() : 0;

@@ -33,11 +33,16 @@ class LauncherValues {
     int widest_rank = 0;
     std::set<std::string> counted_only;  // names the launcher uses only as counts (count_uses)
   };
-  // What a helper evaluated for a launcher returned (helper()), and how many sizes it read.
+  // Counts an evaluation and the helpers it calls keep together.
+  struct Tally {
+    int sizes_read = 0;      // param_dim() calls: values that came from the stand-in size
+    int failed_asserts = 0;  // `assert` statements on the path that the values make false
+  };
+  // What a helper evaluated for a launcher returned (helper()), and what it added to the tally.
   struct HelperReturn {
     std::map<std::string, nlohmann::json> bound;  // the values its parameters were given
     std::optional<nlohmann::json> returned;
-    int sizes_read = 0;
+    Tally added;
   };
   // TensorFacts by body (node id), and what helpers returned, by definition (module, node id),
   // call depth, stand-in size and the text of the values bound to their parameters: a helper
@@ -80,7 +85,7 @@ class LauncherValues {
   LauncherValues(const PythonModule& m, TSNode function, uint32_t until, CalleeLookup callees = {},
                  const std::map<std::string, nlohmann::json>* bound = nullptr, int call_depth = 0,
                  int64_t dim = kNominalDim, TensorFactsCache* facts = nullptr,
-                 std::shared_ptr<int> fork_budget = nullptr, int skew = 0, std::shared_ptr<int> sizes_read = nullptr,
+                 std::shared_ptr<int> fork_budget = nullptr, int skew = 0, std::shared_ptr<Tally> tally = nullptr,
                  const std::map<std::string, nlohmann::json>* caller_tensors = nullptr);
   // An environment given directly (a stored launch's grid_env), for evaluating a grid later.
   LauncherValues(const PythonModule& m, const nlohmann::json& env);
@@ -89,7 +94,10 @@ class LauncherValues {
   // Whether any value so far (of the construction, of every eval since, of the helpers they
   // called) came from the stand-in size `dim` (skewed or not). Until one does, the evaluation
   // with another size or skew runs alike and gives the very same values: launch sites skip it.
-  bool read_sizes() const { return *sizes_read_ > 0; }
+  bool read_sizes() const { return tally_->sizes_read > 0; }
+  // How many `assert`s on the path to `until` (the launcher's and its helpers') the values make
+  // false: `assert L % 256 == 0` with stand-in sizes below what the repository launches with.
+  int failed_asserts() const { return tally_->failed_asserts; }
   // `lambda META: (...)`: the body evaluated with META[key] from `meta`; names it reads that are
   // not in the environment are reported in `missing_meta`.
   // What a helper evaluated as a function returned, if it reached a return the values decide.
@@ -159,7 +167,7 @@ class LauncherValues {
   bool stopped_ = false;
   std::vector<Frame> frames_;
   std::shared_ptr<int> fork_budget_;  // shared by a helper's forked paths
-  std::shared_ptr<int> sizes_read_ = std::make_shared<int>(0);  // param_dim() calls, shared with helpers
+  std::shared_ptr<Tally> tally_ = std::make_shared<Tally>();  // shared with helpers
   TensorFactsCache* facts_ = nullptr;  // handed on to helpers: a helper called by many launches walks its body once
   std::map<std::string, nlohmann::json> env_;
   std::map<std::string, TSNode> assigned_;

@@ -158,13 +158,30 @@ TEST_CASE("launch sites are recorded as the launcher files expect", "[launch]") 
   });
   CHECK(checked >= 9);
   // No launch row for calls that launch nothing of the repository (torch.empty, x.reshape ...).
-  CHECK(corpus->query("SELECT count(*) FROM kernel_launches").rows[0][0] == 45);
+  CHECK(corpus->query("SELECT count(*) FROM kernel_launches").rows[0][0] == 51);
   // The launch inside `pytest.raises` is marked, the one after it is not.
   auto refused = corpus->query("SELECT l.line, l.expects_error FROM kernel_launches l JOIN kernels k ON k.id = l.kernel_id "
                                "WHERE k.name = 'fill_one' ORDER BY l.line");
   REQUIRE(refused.rows.size() == 2);
   CHECK(refused.rows[0][1] == 1);
   CHECK(refused.rows[1][1] == 0);
+}
+
+TEST_CASE("launches bind only the kernels they can reach, as the launcher files expect", "[launch]") {
+  ScannedRepo repo;
+  scan(repo);
+  auto corpus = Corpus::open(repo.db.string(), Corpus::Access::ReadOnly);
+  static const std::regex kExpect(R"(^# expect: launchers (\S+) (.*)$)");
+  int checked = for_each_expectation(repo, kExpect, [&](const fs::path& file, const std::string& line, const std::smatch& m) {
+    INFO(file.filename().string() << ": " << line);
+    auto rows = corpus->query("SELECT group_concat(l.launcher, ',') FROM (SELECT l.launcher FROM kernel_launches l "
+                              "JOIN kernels k ON k.id = l.kernel_id WHERE k.qualname = '" + m[1].str() +
+                              "' AND k.path = '" + fs::relative(file, fs::path(MINE_FIXTURES_DIR) / "launch" / "repo").generic_string() +
+                              "' ORDER BY l.launcher) l");
+    REQUIRE(rows.rows.size() == 1);
+    CHECK(rows.rows[0][0] == m[2].str());
+  });
+  CHECK(checked >= 2);
 }
 
 TEST_CASE("a ratio of sizes is recorded as one, a size as nominal, a literal as neither", "[launch]") {
@@ -194,7 +211,7 @@ TEST_CASE("signatures follow the repository's launches first, as the kernel file
   auto corpus = Corpus::open(repo.db.string(), Corpus::Access::ReadOnly);
   std::vector<CheckKernel> kernels = select_check_kernels(*corpus, "plugin = 'triton'", 0);
   attach_launches(*corpus, kernels);
-  REQUIRE(kernels.size() == 56);
+  REQUIRE(kernels.size() == 61);
   std::map<std::string, check::InferredSignature> by_name;
   for (const auto& k : kernels) by_name[k.name] = check::infer_signature({k.plugin, k.name, k.standalone, k.meta, nullptr, k.launches});
   static const std::regex kExpect(R"(^# expect: kernel (\S+) (signature|constexprs|guessed|assumed|args|tensors|grid|options) ?(.*)$)");
