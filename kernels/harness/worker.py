@@ -544,7 +544,7 @@ class Worker:
         dimensions exceed its 2**20 elements); the guess is at fault, not the kernel, so the
         guessed power-of-two constexprs are halved and the compile retried a few times."""
         grows = 0
-        retyped = False
+        retyped = narrowed = False
         if task.get("grow"):
             # The pool's second try after a fault: every stand-in buffer larger at once.
             row["grown"] = grow_buffers(p, None, task["grow"], MAX_SECOND_TRY_BYTES)
@@ -567,6 +567,13 @@ class Worker:
                 if _shared_memory(exc_message(e)) and options.get("num_stages", 3) > 1:
                     spec = dict(spec, options=dict(options, num_stages=1))
                     row["num_stages"] = 1
+                    continue
+                # Still too large unpipelined: the tiles were sized for the half-precision tensors
+                # models run with, which the launcher leaves to its caller and the check assumed
+                # fp32. Those become bf16, once.
+                if _shared_memory(exc_message(e)) and not narrowed and not retyped and \
+                        self.retype_assumed(p, "bf16", row, spec):
+                    narrowed = True
                     continue
                 # Buffer sizes are stand-ins (the launcher's caller decides them): a write past one
                 # says the guess was small, not that the kernel is wrong. Those buffers grow.
@@ -617,8 +624,12 @@ class Worker:
         half type a tl.dot's type error names; False when the message is no such error or no
         pointer was assumed fp32."""
         half = launch.dot_partner_type(message)
-        if half is None:
-            return False
+        return half is not None and Worker.retype_assumed(p, half, row, spec)
+
+    @staticmethod
+    def retype_assumed(p, half, row, spec):
+        """Pointers typed `*fp32` only by assumption (guessed, or in `assumed_fp32`) become
+        `*half`, their stand-in tensors too; recorded in row["retyped"]. False when none was."""
         assumed = set(p["guessed"]) | set(spec.get("assumed_fp32") or [])
         moved = {}
         for i, (name, kind, detail) in enumerate(p["args"]):

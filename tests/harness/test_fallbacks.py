@@ -106,6 +106,18 @@ def k(a_ptr, b_ptr, BLOCK: tl.constexpr):
         raise ValueError("Both operands must be same dtype. Got %s and %s" % (sig["a_ptr"][1:], sig["b_ptr"][1:]))
 '''
 
+# Tiles sized for half precision: even one stage overflows with the 4-byte elements the check
+# assumed for a tensor the launcher takes from its caller.
+WIDE_KERNEL = HDR + '''
+import triton.compiler
+@triton.jit
+def k(x_ptr, BLOCK: tl.constexpr):
+    width = 4 if triton.compiler.current_signature["x_ptr"] == "*fp32" else 2
+    need = triton.compiler.current_options.get("num_stages", 3) * BLOCK * 512 * width
+    if need > 232448:
+        raise RuntimeError("out of resource: shared memory, Required: %d, Hardware limit: 232448" % need)
+'''
+
 SIG = {"signature": {"x_ptr": "*fp32"}}
 DOT_SIG = {"signature": {"a_ptr": "*fp32", "b_ptr": "*fp16"}, "constexprs": {"BLOCK": 64}}
 
@@ -151,6 +163,9 @@ class Fallbacks(unittest.TestCase):
             (14, "k", RUNTIME_PROBE, dict(SIG, constexprs={"BLOCK": 64}, kernel_only_module="k14_kernel.py")),
             (15, "k", NEWER_GPU, dict(SIG, constexprs={"BLOCK": 64})),
             (16, "k", NEWER_GPU_BROKEN, dict(SIG, constexprs={"BLOCK": 64})),
+            (17, "k", WIDE_KERNEL, dict(SIG, constexprs={"BLOCK": 128}, options={"num_stages": 2},
+                                        guessed=[], assumed_fp32=["x_ptr"])),
+            (18, "k", WIDE_KERNEL, dict(SIG, constexprs={"BLOCK": 128}, options={"num_stages": 2}, guessed=[])),
         ]
         write_bundle(bundle, kernels)
         for kid, text in ((4, KERNEL_ONLY), (6, BROKEN_BODY_ONLY), (14, KERNEL_ONLY_IMPORT_FAILS)):
@@ -166,7 +181,7 @@ class Fallbacks(unittest.TestCase):
         cls.tmp.cleanup()
 
     def test_all_kernels_reported(self):
-        self.assertEqual(sorted(self.rows), list(range(1, 17)), self.proc.stderr[-2000:])
+        self.assertEqual(sorted(self.rows), list(range(1, 19)), self.proc.stderr[-2000:])
 
     def test_results_of_other_targets_name_the_target(self):
         self.assertEqual(self.rows[8]["target"], "ascend")
@@ -209,6 +224,15 @@ class Fallbacks(unittest.TestCase):
         self.assertEqual(r["num_stages"], 1)
         self.assertEqual(r["constexprs"], {"BLOCK": 128})
         self.assertNotIn("shrunk", r)
+
+    def test_shared_memory_overflow_unpipelined_narrows_assumed_fp32_tensors(self):
+        r = self.rows[17]
+        self.assertEqual(r["status"], "ok", r["message"])
+        self.assertEqual((r["num_stages"], r["retyped"]), (1, {"x_ptr": "*bf16"}))
+        # A stated fp32 stays: the overflow is the kernel's at that type.
+        r = self.rows[18]
+        self.assertEqual((r["status"], r["error_class"]), ("fail", "resource_limit"), r["message"])
+        self.assertNotIn("retyped", r)
 
     def test_stated_blocks_are_not_changed(self):
         r = self.rows[3]
