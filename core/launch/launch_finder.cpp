@@ -216,14 +216,26 @@ class Finder {
       if (!target.external && !target.name.empty()) targets.emplace_back(candidate, std::move(target));
     }
     if (targets.empty()) return;
-    // The launches as one stand-in size gives them, and how many signs say the launcher rejects
-    // that size.
+    // The launches as one stand-in size gives them, and the signs that the launcher rejects that
+    // size: the asserts it fails, and which arguments and grid dimensions came out 0.
+    struct Rejections {
+      int failed_asserts = 0;
+      std::set<std::string> zeros;
+      // Fewer of both, none new: a larger size that clears `n // BLOCK` but makes `N = K // 64`
+      // 0 where it was not is no better.
+      bool better_than(const Rejections& o) const {
+        bool subset = std::includes(o.zeros.begin(), o.zeros.end(), zeros.begin(), zeros.end());
+        return subset && failed_asserts <= o.failed_asserts && (zeros.size() < o.zeros.size() || failed_asserts < o.failed_asserts);
+      }
+      bool none() const { return failed_asserts == 0 && zeros.empty(); }
+    };
     auto describe_all = [&](const LauncherValues& v, int64_t dim, std::vector<LaunchSite>& sites) {
       values_ = &v;
       dim_ = dim;
       alternate_.reset();
       skewed_ = {};
-      int rejections = v.failed_asserts();
+      Rejections r;
+      r.failed_asserts = v.failed_asserts();
       for (const auto& [candidate, target] : targets) {
         LaunchSite one = site;
         one.callee = m_.text_of(candidate);
@@ -231,39 +243,39 @@ class Finder {
         one.target_name = target.name;
         one.target_owner = target.owner;
         describe(call, function, grid, v, one);
-        rejections += too_small_signs(one);
+        zero_values(one, r.zeros);
         sites.push_back(std::move(one));
       }
-      return rejections;
+      return r;
     };
     std::vector<LaunchSite> best;
-    int best_rejections = describe_all(*values, LauncherValues::kNominalDim, best);
+    Rejections best_rejections = describe_all(*values, LauncherValues::kNominalDim, best);
     // A launcher that asserts `L % 256 == 0`, or computes `num_blocks = n // BLOCK` (0 with the
     // stand-in size) for the kernel or its grid, launches with sizes above the stand-in: the
     // smallest larger size that the launcher rejects less often gives the launch.
     for (int64_t dim : kLargerDims) {
-      if (best_rejections == 0) break;
+      if (best_rejections.none()) break;
       std::unique_ptr<LauncherValues> larger = evaluate(dim);
       std::vector<LaunchSite> sites;
-      int rejections = describe_all(*larger, dim, sites);
-      if (rejections < best_rejections) {
+      Rejections r = describe_all(*larger, dim, sites);
+      if (r.better_than(best_rejections)) {
         best = std::move(sites);
-        best_rejections = rejections;
+        best_rejections = std::move(r);
       }
     }
     values_ = nullptr;
     for (auto& one : best) out.push_back(std::move(one));
   }
 
-  // Arguments and grid dimensions that came out 0 from the stand-in sizes.
-  static int too_small_signs(const LaunchSite& site) {
-    int n = 0;
+  // The arguments (by position or keyword) and grid dimensions that came out 0 from the stand-in
+  // sizes.
+  static void zero_values(const LaunchSite& site, std::set<std::string>& out) {
     for (const auto& a : site.args)
-      if (a.nominal && a.role == "int" && a.value.is_number_integer() && a.value.get<int64_t>() == 0) ++n;
+      if (a.nominal && a.role == "int" && a.value.is_number_integer() && a.value.get<int64_t>() == 0)
+        out.insert(a.keyword.empty() ? std::to_string(a.position) : a.keyword);
     if (site.grid.is_array())
-      for (const auto& g : site.grid)
-        if (g.is_number_integer() && g.get<int64_t>() == 0) ++n;
-    return n;
+      for (size_t i = 0; i < site.grid.size(); ++i)
+        if (site.grid[i].is_number_integer() && site.grid[i].get<int64_t>() == 0) out.insert("grid" + std::to_string(i));
   }
 
   // What a launched expression can be: the name itself; the kernel inside
