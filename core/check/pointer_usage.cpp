@@ -358,8 +358,30 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
     TSNode address = argument(op, 0);
     return ts_node_is_null(address) ? keyword(op, "pointer", m_) : address;
   };
+  // `tl.trans(k)`, `k.T`, `tl.reshape(k, ...)`: the same elements, another layout.
+  auto unwrap_layout = [&](TSNode operand) {
+    for (int hops = 0; hops < 4; ++hops) {
+      if (is_type(operand, "attribute") && m_.text_of(field(operand, "attribute")) == "T") {
+        operand = field(operand, "object");
+      } else if (is_type(operand, "call")) {
+        std::string name = op_name(operand);
+        TSNode fn = field(operand, "function");
+        std::string method = is_type(fn, "attribute") ? m_.text_of(field(fn, "attribute")) : "";
+        bool layout = name == "trans" || name == "permute" || name == "reshape" || name == "view" ||
+                      name == "expand_dims" || name == "broadcast_to";
+        if (layout && !ts_node_is_null(argument(operand, 0))) operand = argument(operand, 0);
+        else if (name.empty() && (method == "trans" || method == "permute" || method == "reshape"))
+          operand = field(fn, "object");
+        else break;
+      } else {
+        break;
+      }
+    }
+    return operand;
+  };
   auto loads_of = [&](TSNode operand) {
     std::vector<TSNode> found;
+    operand = unwrap_layout(operand);
     if (is_type(operand, "call") && op_name(operand) == "load") found.push_back(operand);
     if (is_type(operand, "identifier")) {
       auto it = assigned.find(m_.text_of(operand));
@@ -428,6 +450,13 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
         for (const auto& p : bases_of(address_of(load))) set_dtype(p, dtype->second, "tl.dot_scaled operand in format " + text);
       for (TSNode load : loads_of(arg(1)))
         for (const auto& p : bases_of(address_of(load))) set_dtype(p, "u8", "tl.dot_scaled scale (e8m0 bytes)");
+      // An operand the helper is handed (`q` loaded by the kernel that calls it).
+      for (auto [operand, type] : {std::make_pair(arg(0), dtype->second), std::make_pair(arg(1), std::string("u8"))}) {
+        operand = unwrap_layout(operand);
+        if (!is_type(operand, "identifier")) continue;
+        std::string name = m_.text_of(operand);
+        if (param_set.count(name) && !assigned.count(name)) out.value_dtypes.emplace(name, type);
+      }
     }
   });
 
@@ -507,6 +536,16 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
         if (d != hf.dtypes.end()) set_dtype(p, d->second, "as in " + callee);
         if (hf.pointer_tables.count(target)) out.pointer_tables.insert(p);
       }
+    });
+    // A loaded value handed where the helper fixes its type, or this function's own parameter
+    // handed on (the caller's loads have that type then).
+    for_each_call_argument(m_, call, helper->definition, [&](const std::string& target, TSNode value) {
+      auto d = hf.value_dtypes.find(target);
+      if (d == hf.value_dtypes.end()) return;
+      for (TSNode load : loads_of(value))
+        for (const auto& p : bases_of(address_of(load))) set_dtype(p, d->second, "as in " + callee + " (" + target + ")");
+      if (is_type(value, "identifier") && param_set.count(m_.text_of(value)) && !assigned.count(m_.text_of(value)))
+        out.value_dtypes.emplace(m_.text_of(value), d->second);
     });
   }
 

@@ -48,6 +48,9 @@ struct PointerFacts {
   // Parameters the function returns offsets of (`return T + offs`, or one element of a returned
   // tuple): a caller that addresses memory through the result addresses it through its argument.
   std::set<std::string> returned_bases;
+  // Value parameters whose element type the function fixes (an operand of `tl.dot_scaled` in
+  // format "e2m1" is packed uint8): a caller's loaded argument has that type.
+  std::map<std::string, std::string> value_dtypes;
   // Parameters handed as a load's fill (`other=MAX_PTR`) or a store's value: values whatever
   // their names say.
   std::set<std::string> values;
