@@ -267,11 +267,11 @@ class Finder {
     for (auto& one : best) out.push_back(std::move(one));
   }
 
-  // The arguments (by position or keyword) and grid dimensions that came out 0 from the stand-in
-  // sizes.
+  // The arguments (by position or keyword) and grid dimensions that are 0 with these stand-in
+  // sizes (a literal 0 is so with every size).
   static void zero_values(const LaunchSite& site, std::set<std::string>& out) {
     for (const auto& a : site.args)
-      if (a.nominal && a.role == "int" && a.value.is_number_integer() && a.value.get<int64_t>() == 0)
+      if (a.role == "int" && a.value.is_number_integer() && a.value.get<int64_t>() == 0)
         out.insert(a.keyword.empty() ? std::to_string(a.position) : a.keyword);
     if (site.grid.is_array())
       for (size_t i = 0; i < site.grid.size(); ++i)
