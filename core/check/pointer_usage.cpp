@@ -1017,7 +1017,11 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
     // it accumulates is integer: `curr_sum = 0; curr_sum += tl.load(counts + i)`.
     for (const auto& [local, rhss] : assigned) {
       bool int_literal = false;
-      for (TSNode rhs : rhss) int_literal = int_literal || is_type(rhs, "integer") || integer_fill(rhs);
+      for (TSNode rhs : rhss) {
+        // `last = -1`: a negative literal is a unary minus around an integer.
+        TSNode literal = is_type(rhs, "unary_operator") ? field(rhs, "argument") : rhs;
+        int_literal = int_literal || is_type(literal, "integer") || integer_fill(rhs);
+      }
       if (int_literal && (rhss.size() > 1 || updated.count(local))) use_as_int(local, UINT32_MAX);
     }
     // Whether the value `rhs` gives its local can reach one of the local's integer uses.
@@ -1221,18 +1225,42 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
       if (is_type(c, "else_clause")) blocks.push_back(field(c, "body"));
     });
     if (blocks.size() < 2) return;
-    // name -> the pointers its last binding in each block loads through
+    // name -> the pointers its last binding in each block loads through, and the type a block
+    // casts it to (`c0 = c0.to(tl.int64)`)
     std::map<std::string, std::vector<std::set<std::string>>> bound;
+    std::map<std::string, std::vector<std::string>> cast_to;
     for (size_t b = 0; b < blocks.size(); ++b)
       for_each_named_child(blocks[b], [&](TSNode st) {
         TSNode a = is_type(st, "expression_statement") ? ts_node_named_child(st, 0) : TSNode{};
-        if (!is_type(a, "assignment") || !is_type(field(a, "left"), "identifier")) return;
+        if (!is_type(a, "assignment")) return;
+        TSNode left = field(a, "left"), right = field(a, "right");
+        // `c0, c1 = tl.split(c01)`: each name holds elements of what is split.
+        std::vector<TSNode> names;
+        if (is_type(left, "identifier")) {
+          names.push_back(left);
+        } else if (is_type(left, "pattern_list") || is_type(left, "tuple_pattern")) {
+          TSNode fn = is_type(right, "call") ? field(right, "function") : TSNode{};
+          if (op_name(right) == "split" && !ts_node_is_null(argument(right, 0))) right = argument(right, 0);
+          else if (is_type(fn, "attribute") && m_.text_of(field(fn, "attribute")) == "split") right = field(fn, "object");
+          else return;
+          for_each_named_child(left, [&](TSNode c) {
+            if (is_type(c, "identifier")) names.push_back(c);
+          });
+        } else {
+          return;
+        }
         std::set<std::string> pointers;
-        for (TSNode load : loads_of(field(a, "right")))
+        for (TSNode load : loads_of(right))
           for (const auto& p : bases_of(address_of(load))) pointers.insert(p);
-        auto& per_block = bound[m_.text_of(field(a, "left"))];
-        per_block.resize(blocks.size());
-        per_block[b] = pointers;
+        std::string cast = cast_type(right);
+        for (TSNode name : names) {
+          auto& per_block = bound[m_.text_of(name)];
+          per_block.resize(blocks.size());
+          per_block[b] = pointers;
+          auto& casts = cast_to[m_.text_of(name)];
+          casts.resize(blocks.size());
+          casts[b] = cast;
+        }
       });
     for (const auto& [name, per_block] : bound)
       for (size_t i = 0; i < per_block.size(); ++i)
@@ -1240,6 +1268,18 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
           for (const auto& pa : per_block[i])
             for (const auto& pb : per_block[j])
               if (pa != pb) out.branch_operands.emplace_back(pa, pb);
+    // A block that casts the name states its type for the loads the other blocks bind it to.
+    for (const auto& [name, casts] : cast_to)
+      for (size_t i = 0; i < casts.size(); ++i)
+        if (!casts[i].empty())
+          for (size_t j = 0; j < casts.size(); ++j)
+            if (j != i)
+              for (const auto& p : bound[name][j]) {
+                // Integer evidence types offsets i32 by default; the cast says how wide they are.
+                bool wider = casts[i][0] == 'i' && out.dtypes.count(p) && out.dtypes[p] == "i32";
+                if (wider) out.dtypes.erase(p);
+                set_dtype(p, casts[i], "its loads share a name another branch casts to " + casts[i]);
+              }
   });
   // A parameter that is a load's fill or a store's value is a value, not an address.
   for (const auto& op : ops) {
