@@ -1239,7 +1239,8 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
         if (is_type(left, "identifier")) {
           names.push_back(left);
         } else if (is_type(left, "pattern_list") || is_type(left, "tuple_pattern")) {
-          TSNode fn = is_type(right, "call") ? field(right, "function") : TSNode{};
+          if (!is_type(right, "call")) return;  // `a, b = b, a`
+          TSNode fn = field(right, "function");
           if (op_name(right) == "split" && !ts_node_is_null(argument(right, 0))) right = argument(right, 0);
           else if (is_type(fn, "attribute") && m_.text_of(field(fn, "attribute")) == "split") right = field(fn, "object");
           else return;
