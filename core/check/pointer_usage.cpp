@@ -381,7 +381,6 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
   };
   auto loads_of = [&](TSNode operand) {
     std::vector<TSNode> found;
-    operand = unwrap_layout(operand);
     if (is_type(operand, "call") && op_name(operand) == "load") found.push_back(operand);
     if (is_type(operand, "identifier")) {
       auto it = assigned.find(m_.text_of(operand));
@@ -446,9 +445,9 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
       if (text.size() < 2) continue;
       auto dtype = kFormat.find(text.substr(1, text.size() - 2));
       if (dtype == kFormat.end()) continue;
-      for (TSNode load : loads_of(arg(0)))
+      for (TSNode load : loads_of(unwrap_layout(arg(0))))
         for (const auto& p : bases_of(address_of(load))) set_dtype(p, dtype->second, "tl.dot_scaled operand in format " + text);
-      for (TSNode load : loads_of(arg(1)))
+      for (TSNode load : loads_of(unwrap_layout(arg(1))))
         for (const auto& p : bases_of(address_of(load))) set_dtype(p, "u8", "tl.dot_scaled scale (e8m0 bytes)");
       // An operand the helper is handed (`q` loaded by the kernel that calls it).
       for (auto [operand, type] : {std::make_pair(arg(0), dtype->second), std::make_pair(arg(1), std::string("u8"))}) {
@@ -1128,6 +1127,7 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
     // AB_DTYPE: a = a.to(c_type)`): `k = tl.load(p)` then `k = ((k - z) * s).to(q.dtype)` dots
     // dequantized values, and the packed pointer's type says nothing of the other operand's.
     auto as_loaded = [&](TSNode operand) {
+      operand = unwrap_layout(operand);  // `tl.dot(q, tl.trans(k))` dots k's elements
       std::vector<TSNode> found = loads_of(operand);
       if (!is_type(operand, "identifier")) return found;
       std::string name = m_.text_of(operand);
@@ -1150,7 +1150,7 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
     for (int side = 0; side < 2; ++side) {
       std::string cast = cast_type(side ? a : b);
       if (cast.empty() || cast == "i1") continue;
-      for (TSNode load : loads_of(side ? b : a))
+      for (TSNode load : loads_of(unwrap_layout(side ? b : a)))
         for (const auto& p : bases_of(address_of(load))) set_dtype(p, cast, "tl.dot operand beside one cast to " + cast);
     }
   });
@@ -1176,7 +1176,7 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
           dots.push_back(rhs);
       for (TSNode dot : dots)
         for (int i = 0; i < 2; ++i)
-          for (TSNode load : loads_of(argument(dot, i)))
+          for (TSNode load : loads_of(unwrap_layout(argument(dot, i))))
             for (const auto& p : bases_of(address_of(load))) set_dtype(p, "i8", "operand of a tl.dot into an int32 accumulator");
     }
   }
