@@ -234,6 +234,34 @@ def largest_product(values, count):
     return out
 
 
+# What a block may use without opting in (cuFuncSetAttribute): static and dynamic shared memory
+# together.
+DEFAULT_SHARED_LIMIT = 48 * 1024
+_EXTERN_SHARED = re.compile(r"\bextern\s+(?:[\w:<>]+\s+)*__shared__\b|\b__shared__\s+extern\b")
+
+
+def uses_dynamic_shared(source_text):
+    """Whether the unit declares `extern __shared__` memory, whose size only the launch gives."""
+    return bool(_EXTERN_SHARED.search(source_text))
+
+
+def fit_block(plan, max_threads):
+    """Shrinks the plan's block to the kernel's limit on threads per block (its
+    __launch_bounds__, or what its registers allow: cuLaunchKernel refuses more), in whole warps,
+    and grows a grid the plan derived to cover the same elements."""
+    block = plan["block"]
+    if not max_threads or block[0] * block[1] * block[2] <= max_threads:
+        return plan
+    x = max(1, max_threads // (block[1] * block[2]))
+    if x >= 32:
+        x -= x % 32
+    covered = plan["grid"][0] * block[0]
+    plan = dict(plan, block=[x, block[1], block[2]])
+    if plan.get("grid_derived"):
+        plan["grid"] = [max(1, math.ceil(covered / x)), plan["grid"][1], plan["grid"][2]]
+    return plan
+
+
 def plan_launch(spec):
     """Arguments, grid and block for one launch, and what was guessed: pointers get a zeroed
     buffer each, integers INT_DEFAULT (1 for names with 'stride', 0 for 'offset'), floats 1.0
@@ -271,7 +299,8 @@ def plan_launch(spec):
     block = min(int(m.group(1)), 1024) if m else DEFAULT_BLOCK
     grid = spec.get("grid") or [max(1, math.ceil(biggest / block)), 1, 1]
     block3 = spec.get("block") or [block, 1, 1]
-    return {"args": args, "elements": elements, "grid": list(grid), "block": list(block3), "guessed": guessed}
+    return {"args": args, "elements": elements, "grid": list(grid), "block": list(block3), "guessed": guessed,
+            "grid_derived": not spec.get("grid")}
 
 
 def _scalar_value(ctype, value):
@@ -282,6 +311,7 @@ def _scalar_value(ctype, value):
 
 # --- the driver -----------------------------------------------------------------------------
 
+CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK = 0
 CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES = 1
 CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES = 3
 CU_FUNC_ATTRIBUTE_NUM_REGS = 4
@@ -370,8 +400,13 @@ def load_and_run(driver, cubin, symbol, spec, stage, row, mark=lambda stage: Non
             return
         row["stage_reached"] = "run"
         mark("run")
-        plan = plan_launch(spec)
+        plan = fit_block(plan_launch(spec), driver.function_attribute(fn, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK))
         row.update(grid=plan["grid"], block=plan["block"], guessed=plan["guessed"])
+        # `extern __shared__` memory is sized by the launch, which the check does not know: the
+        # kernel gets what is left of the default limit after its static shared memory.
+        dynamic = max(0, DEFAULT_SHARED_LIMIT - row["shared_bytes"]) if spec.get("dynamic_shared") else 0
+        if dynamic:
+            row["dynamic_shared_bytes"] = dynamic
         params = []
         for kind, _, detail in plan["args"]:
             if kind == "pointer":
@@ -382,7 +417,7 @@ def load_and_run(driver, cubin, symbol, spec, stage, row, mark=lambda stage: Non
                 params.append(_scalar_value(*detail))
         driver.synchronize()
         t0 = time.perf_counter()
-        driver.launch(fn, plan["grid"], plan["block"], 0, params)
+        driver.launch(fn, plan["grid"], plan["block"], dynamic, params)
         driver.synchronize()
         row["run_ms"] = round((time.perf_counter() - t0) * 1000.0, 3)
     finally:
@@ -423,4 +458,6 @@ def run_task(task, row, driver_factory, mark=lambda stage: None):
         raise MissingEntry("no entry function for %s in the cubin (uninstantiated template?)" % spec["entry"])
     row["stage_reached"] = "load"
     mark("load")
+    with open(source, errors="replace") as f:
+        spec = dict(spec, dynamic_shared=uses_dynamic_shared(f.read()))
     load_and_run(driver_factory(), cubin, usage["symbol"], spec, stage, row, mark)

@@ -148,6 +148,34 @@ class LaunchWithStandIn(unittest.TestCase):
         self.assertEqual((row["n_regs"], row["stage_reached"]), (FakeDriver.REGS, "run"))
         self.assertIsNotNone(row["run_ms"])
 
+    def test_block_shrinks_to_the_kernels_thread_limit(self):
+        # __launch_bounds__(THREADBLOCK_SIZE) of a macro the plan cannot read: the driver's limit
+        # (128 here) bounds the block, and the derived grid grows to cover the same threads.
+        driver = FakeDriver(max_threads=128)
+        row = {}
+        spec = {"params": ["float* x", "int n"], "args": {"n": 4096}}
+        ck.load_and_run(driver, self.cubin, "k", spec, "run", row)
+        (_, grid, block, _, _), = driver.launches
+        self.assertEqual((grid, block), ([32, 1, 1], [128, 1, 1]))
+        self.assertEqual(row["block"], [128, 1, 1])
+        # A grid the bundle states stays.
+        driver = FakeDriver(max_threads=128)
+        ck.load_and_run(driver, self.cubin, "k", dict(spec, grid=[7, 1, 1]), "run", {})
+        self.assertEqual(driver.launches[0][1:3], ([7, 1, 1], [128, 1, 1]))
+
+    def test_extern_shared_memory_gets_what_the_default_limit_leaves(self):
+        self.assertTrue(ck.uses_dynamic_shared("__global__ void k() { extern __shared__ float s[]; }"))
+        self.assertTrue(ck.uses_dynamic_shared("extern __shared__ __align__(16) char smem[];"))
+        self.assertFalse(ck.uses_dynamic_shared("__global__ void k() { __shared__ float s[256]; }"))
+        driver = FakeDriver(static_shared=1024)
+        row = {}
+        ck.load_and_run(driver, self.cubin, "k", {"params": ["float* x"], "dynamic_shared": True}, "run", row)
+        self.assertEqual(driver.launches[0][3], ck.DEFAULT_SHARED_LIMIT - 1024)
+        self.assertEqual(row["dynamic_shared_bytes"], ck.DEFAULT_SHARED_LIMIT - 1024)
+        driver = FakeDriver(static_shared=1024)
+        ck.load_and_run(driver, self.cubin, "k", {"params": ["float* x"]}, "run", {})
+        self.assertEqual(driver.launches[0][3], 0)
+
     def test_load_stage_launches_nothing(self):
         driver = FakeDriver()
         row = {}

@@ -10,8 +10,9 @@ class FakeDriver:
     name = "stand-in"
     version = "0.0"
 
-    def __init__(self, fault=None):
+    def __init__(self, fault=None, max_threads=1024, static_shared=0):
         self.fault = fault
+        self.max_threads, self.static_shared = max_threads, static_shared
         self.loaded, self.functions, self.launches, self.freed = [], [], [], []
         self.allocations = {}
         self.unloaded = 0
@@ -28,7 +29,9 @@ class FakeDriver:
         return symbol
 
     def function_attribute(self, fn, attribute):
-        return {cuda_kernel.CU_FUNC_ATTRIBUTE_NUM_REGS: self.REGS}.get(attribute, 0)
+        return {cuda_kernel.CU_FUNC_ATTRIBUTE_NUM_REGS: self.REGS,
+                cuda_kernel.CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK: self.max_threads,
+                cuda_kernel.CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES: self.static_shared}.get(attribute, 0)
 
     def mem_alloc(self, nbytes):
         ptr = self._next
