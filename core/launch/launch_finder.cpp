@@ -244,6 +244,7 @@ class Finder {
         one.target_owner = target.owner;
         describe(call, function, grid, v, one);
         zero_values(one, r.zeros);
+        kernel_zero_divisions(candidate, one, r.zeros);
         sites.push_back(std::move(one));
       }
       return r;
@@ -265,6 +266,68 @@ class Finder {
     }
     values_ = nullptr;
     for (auto& one : best) out.push_back(std::move(one));
+  }
+
+  // The kernel's own `N // 128` (or `num_cols // GROUP_SIZE`) of a parameter the launch gives a
+  // value below the divisor: with these sizes the kernel reshapes to nothing or loops zero times,
+  // where the repository launches it with sizes of at least the divisor.
+  void kernel_zero_divisions(TSNode candidate, const LaunchSite& site, std::set<std::string>& out) {
+    const std::vector<FloorDivision>& divisions = floor_divisions(candidate);
+    if (divisions.empty()) return;
+    auto value_of = [&](const std::string& param, int position) -> std::optional<int64_t> {
+      for (const auto& a : site.args)
+        if ((a.keyword == param || (a.keyword.empty() && a.position == position)) && a.value.is_number_integer())
+          return a.value.get<int64_t>();
+      return std::nullopt;
+    };
+    for (const auto& d : divisions) {
+      auto n = value_of(d.param, d.param_position);
+      auto by = d.literal ? std::optional<int64_t>(d.literal) : value_of(d.divisor_param, d.divisor_position);
+      if (n && by && *n > 0 && *by > *n) out.insert("kernel:" + d.param + "//" + std::to_string(*by));
+    }
+  }
+
+  // `P // C` in the kernel launched as `candidate`, P a parameter and C an integer literal or
+  // another parameter; read once per kernel definition.
+  struct FloorDivision {
+    std::string param;
+    int param_position = -1;
+    int64_t literal = 0;
+    std::string divisor_param;
+    int divisor_position = -1;
+  };
+  const std::vector<FloorDivision>& floor_divisions(TSNode candidate) {
+    static const std::vector<FloorDivision> kNone;
+    LauncherValues::Callee k = callees_(m_, candidate);
+    if (!k.module || ts_node_is_null(k.definition)) return kNone;
+    auto key = std::make_pair(static_cast<const void*>(k.module), k.definition.id);
+    auto found = floor_divisions_.find(key);
+    if (found != floor_divisions_.end()) return found->second;
+    std::vector<FloorDivision>& out = floor_divisions_[key];
+    std::map<std::string, int> position;
+    for (const ParameterNodes& p : parameter_nodes(*k.module, k.definition))
+      position.emplace(p.name, static_cast<int>(position.size()));
+    std::vector<TSNode> stack{field(k.definition, "body")};
+    while (!stack.empty() && out.size() < 64) {
+      TSNode x = stack.back();
+      stack.pop_back();
+      if (is_type(x, "binary_operator") && k.module->text_of(field(x, "operator")) == "//") {
+        TSNode l = field(x, "left"), r = field(x, "right");
+        auto p = is_type(l, "identifier") ? position.find(k.module->text_of(l)) : position.end();
+        if (p != position.end()) {
+          FloorDivision d{p->first, p->second};
+          if (is_type(r, "integer")) {
+            auto v = check::ConstantEvaluator(*k.module, nullptr).eval(r);
+            d.literal = v && v->is_number_integer() ? v->get<int64_t>() : 0;
+          } else if (auto q = is_type(r, "identifier") ? position.find(k.module->text_of(r)) : position.end(); q != position.end()) {
+            d.divisor_param = q->first, d.divisor_position = q->second;
+          }
+          if (d.literal > 1 || !d.divisor_param.empty()) out.push_back(std::move(d));
+        }
+      }
+      for_each_named_child(x, [&](TSNode c) { stack.push_back(c); });
+    }
+    return out;
   }
 
   // The arguments (by position or keyword) and grid dimensions that are 0 with these stand-in
@@ -619,6 +682,7 @@ class Finder {
   LauncherValues::CalleeLookup callees_;
   LaunchMarks marks_;
   LauncherValues::TensorFactsCache tensor_facts_;  // per body evaluated: this module's launchers, the helpers they call
+  std::map<std::pair<const void*, const void*>, std::vector<FloorDivision>> floor_divisions_;  // by kernel definition
   std::map<uint32_t, std::string> qualname_;
 };
 
