@@ -26,7 +26,10 @@ void check_with_nvcc(const std::string& nvcc, const std::vector<CheckKernel>& ke
       const CheckKernel& k = kernels[i];
       nlohmann::json row;
       try {
-        row = nvcc_check(nvcc, {k.id, k.name, k.standalone}, limits, work_dir.string());
+        CudaUnit unit{k.id, k.name, k.standalone};
+        if (k.meta.is_object() && k.meta.contains("build_defines_left_out"))
+          unit.build_defines_left_out = k.meta["build_defines_left_out"];
+        row = nvcc_check(nvcc, unit, limits, work_dir.string());
       } catch (...) {
         std::lock_guard<std::mutex> g(lock);
         if (!failure) failure = std::current_exception();

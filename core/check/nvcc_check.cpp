@@ -246,7 +246,13 @@ nlohmann::json nvcc_check(const std::string& nvcc, const CudaUnit& unit, const N
     row["message"] = trimmed("nvcc was killed by signal " + std::to_string(o.signal) + "\n" + output);
   } else if (o.exit_code != 0) {
     row["error_class"] = classify_nvcc_error(output);
-    row["message"] = trimmed(output.empty() ? "nvcc exited with status " + std::to_string(o.exit_code) : output);
+    std::string note;
+    for (const auto& d : unit.build_defines_left_out)
+      if (d.is_object())
+        note += "\n" + d.value("name", std::string()) + " (" + d.value("from", std::string()) + ": " +
+                d.value("why", std::string()) + ")";
+    if (!note.empty()) note = "\nthe build defines these macros with values its code does not fix; left out:" + note;
+    row["message"] = (output.empty() ? "nvcc exited with status " + std::to_string(o.exit_code) : trimmed(output)) + note;
   } else {
     row["status"] = "ok";
     row["compile_ms"] = std::round(o.wall_ms * 100) / 100;

@@ -2,6 +2,7 @@
 
 #include <set>
 
+#include "plugins/cuda/build_defines.h"
 #include "plugins/cuda/cuda_source.h"
 #include "plugins/cuda/embedded_sources.h"
 #include "plugins/cuda/include_resolver.h"
@@ -14,10 +15,12 @@ namespace {
 using namespace sdk;
 
 void report(const CudaSource& unit, const CudaKernelSite& site, const PythonFile& file, mine_sink* sink,
-            int line_offset, const nlohmann::json& extra, IncludeResolver& includes) {
+            int line_offset, const nlohmann::json& extra, IncludeResolver& includes,
+            const std::vector<BuildDefine>& defines) {
   const mine_host* host = file.host();
   std::string path = file.path();
   ExtractedKernel k = unit.extract(site, path, line_offset, &includes);
+  add_build_defines(k, defines);
   // The grammar misses some C++ that nvcc accepts (macro-built statements, newer syntax); the
   // kernel's text is still the kernel, so it is kept and flagged rather than dropped.
   if (ts_node_has_error(site.node)) {
@@ -43,10 +46,11 @@ void extract_python(const PythonFile& m, mine_sink* sink) {
   std::set<std::pair<uint32_t, std::string>> reported;  // a constant shared by several calls counts once
   for (const auto& source : embedded_cuda_sources(m, skipped)) {
     CudaSource unit(source.code);
+    std::vector<BuildDefine> defines = build_defines_of_call(m, source.call);
     for (const auto& site : unit.kernels()) {
       if (!source.kernel_name.empty() && site.name != source.kernel_name) continue;
       if (!reported.insert({source.string_start, site.qualname}).second) continue;
-      report(unit, site, m, sink, source.line_offset, {{"embedded_in", source.host}}, includes);
+      report(unit, site, m, sink, source.line_offset, {{"embedded_in", source.host}}, includes, defines);
     }
   }
   for (const auto& [line, why] : skipped) m.host()->report_problem(sink, line, "dynamic_source", why.c_str());
@@ -61,7 +65,11 @@ void extract(const mine_host* host, const mine_file* file, mine_sink* sink, void
     std::string_view text = m.text();
     CudaSource unit{std::string(text)};
     IncludeResolver includes = resolver_for(m);
-    for (const auto& site : unit.kernels()) report(unit, site, m, sink, 0, nlohmann::json::object(), includes);
+    // The macros a build call of the repository's Python code defines for this file, if any.
+    std::vector<BuildDefine> defines;
+    if (!unit.kernels().empty()) defines = build_defines_of(m);
+    for (const auto& site : unit.kernels())
+      report(unit, site, m, sink, 0, nlohmann::json::object(), includes, defines);
   });
 }
 

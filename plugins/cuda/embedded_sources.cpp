@@ -137,6 +137,7 @@ std::vector<EmbeddedSource> embedded_cuda_sources(const PythonFile& m,
         if (!q || *q != compiler.name) continue;
         size_t before = out.size();
         read_sources(m, argument(m, n, compiler.code_position, compiler.code_keyword), compiler.name, out, skipped);
+        for (size_t i = before; i < out.size(); ++i) out[i].call = n;
         if (compiler.name_position >= 0) {
           TSNode name = argument(m, n, compiler.name_position, "name");
           std::string v;

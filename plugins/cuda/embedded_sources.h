@@ -13,6 +13,7 @@ struct EmbeddedSource {
   int line_offset = 0;      // lines before the string's first line in the Python file
   std::string kernel_name;  // RawKernel's kernel name when written as a literal, else empty
   uint32_t string_start = 0;  // start byte of the literal, to report a shared constant once
+  TSNode call{};              // the compiler call, whose flags define macros for the source
 };
 
 // Every source string passed to a known runtime compiler: literals, implicit concatenations,

@@ -107,5 +107,34 @@ class CudaCheck(unittest.TestCase):
             self.assertIn('__global__ void add_one(int* x, unsigned long long n)', f.read())
 
 
+class CudaCheckBuildDefines(unittest.TestCase):
+    """tests/fixtures/cuda_build_defines: kernels whose macros a Python build call defines. With the
+    fixed ones in their standalone they compile; one whose macro's value nothing fixes fails, and
+    the failure names that macro and why it was left out."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.mkdtemp()
+        cls.db = os.path.join(cls.tmp, "corpus.db")
+        run("scan", os.path.join(os.environ["MINE_FIXTURES_DIR"], "cuda_build_defines"), "--db", cls.db, "--quiet")
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.tmp, ignore_errors=True)
+
+    @unittest.skipUnless(NVCC, "nvcc not found; CUDA checks skipped")
+    def test_defined_macros_compile_and_left_out_ones_are_named(self):
+        run("check", "--run", "--stage", "compile", "--jobs", "2", "--db", self.db,
+            "--where", "name IN ('wkv_clear', 'fill_kernel', 'wkv6_forward')")
+        rows = json.loads(run("query", "SELECT k.name, c.status, c.error_class, c.message FROM check_results c "
+                              "JOIN kernels k ON k.id = c.kernel_id", "--db", self.db, "--format", "json").stdout)
+        got = {r["name"]: r for r in rows}
+        self.assertEqual(got["wkv_clear"]["status"], "ok", got["wkv_clear"]["message"])  # Tmax from the build
+        self.assertEqual(got["fill_kernel"]["status"], "ok", got["fill_kernel"]["message"])  # GLOBBED from a glob's call
+        failed = got["wkv6_forward"]
+        self.assertEqual((failed["status"], failed["error_class"]), ("fail", "missing_name"))
+        self.assertIn("_N_ (rwkv/src/model.py:22: parameter head_size of load_v6() has no default)", failed["message"])
+
+
 if __name__ == "__main__":
     unittest.main(verbosity=2)

@@ -69,3 +69,7 @@ TEST_CASE("cuda fixtures meet the expectations written in them", "[cuda][fixture
 TEST_CASE("cuda units take in the repository's headers they include", "[cuda][fixtures]") {
   check_fixture_tree("cuda", "cuda_headers", {".cu", ".cuh", ".h"});
 }
+
+TEST_CASE("cuda units get the macros the repository's build calls define for their file", "[cuda][fixtures]") {
+  check_fixture_tree("cuda", "cuda_build_defines", {".cu", ".cuh", ".py"});
+}

@@ -1,0 +1,41 @@
+#pragma once
+#include <string>
+#include <vector>
+
+#include "core/plugin.h"
+#include "plugins/cuda/static_python_value.h"
+#include "plugins/sdk/python_file.h"
+
+namespace mine {
+
+// A macro the repository's build defines for a CUDA source: `-DTmax=1024` in a
+// `torch.utils.cpp_extension.load(..., extra_cuda_cflags=[f"-DTmax={T_MAX}"])`, an
+// `extra_compile_args={"nvcc": [...]}` or `define_macros=[("N", "1")]` of a setup.py extension.
+struct BuildDefine {
+  std::string name;
+  std::string value;       // the text after `=`; empty for a bare `-DNAME` (which defines it as 1)
+  bool has_value = false;
+  StaticValue::Known known = StaticValue::Known::fixed;  // how far the Python code fixes the value
+  std::string why;   // for stand-ins and unknowns: what the value was read from
+  std::string from;  // `setup.py:12`: the build call
+};
+
+// The macros the first build call in the repository's Python files that names `cuda_file` among
+// its `sources` defines (`-U` undefines what came before it). A source names the file by its path
+// relative to the calling file's folder or a folder above it (where a build run from there
+// finds it), by a path from `__file__`, by a glob pattern, else by its trailing folders and file
+// name alone (`os.path.join(code_dir, "cuda/k.cu")`) when the rest is not fixed. Empty when no
+// build call names it.
+std::vector<BuildDefine> build_defines_of(const sdk::PythonFile& cuda_file);
+
+// The macros a runtime-compiler call itself defines for the source it is handed
+// (`load_inline(..., extra_cuda_cflags=[...])`, cupy's `RawKernel(..., options=(...))`).
+std::vector<BuildDefine> build_defines_of_call(const sdk::PythonFile& file, TSNode call);
+
+// Puts the defines at the top of the kernel's standalone, as the build's `-D` flags would have
+// them: fixed values always; a stand-in value only when the standalone names the macro; a value
+// nothing fixes never, though named in `meta.build_defines_left_out` when the standalone needs
+// it. `meta.build_defines` lists what went in and where each came from.
+void add_build_defines(ExtractedKernel& kernel, const std::vector<BuildDefine>& defines);
+
+}  // namespace mine
