@@ -3,27 +3,10 @@
 #include <fnmatch.h>
 
 #include "plugins/cuda/include_resolver.h"
+#include "plugins/cuda/path_parts.h"
 
 namespace mine {
 namespace {
-
-std::string folder_of(const std::string& path) {
-  size_t slash = path.rfind('/');
-  return slash == std::string::npos ? "" : path.substr(0, slash);
-}
-
-std::string joined(const std::string& folder, const std::string& name) {
-  return folder.empty() ? name : folder + "/" + name;
-}
-
-size_t shared_folders(const std::string& a, const std::string& b) {
-  size_t n = 0, i = 0;
-  while (i < a.size() && i < b.size() && a[i] == b[i]) {
-    if (a[i] == '/') ++n;
-    ++i;
-  }
-  return n;
-}
 
 // `./a/../b/k.cu` -> `b/k.cu`; what climbs above the start is dropped (a tail is all it can be).
 std::string tail_of(const std::string& path) {

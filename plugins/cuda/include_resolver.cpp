@@ -1,6 +1,7 @@
 #include "plugins/cuda/include_resolver.h"
 
 #include "plugins/cuda/cuda_source.h"
+#include "plugins/cuda/path_parts.h"
 
 namespace mine {
 namespace {
@@ -8,24 +9,6 @@ namespace {
 // Headers of vendored libraries (cutlass, a copy of CUB) can run to megabytes; past this much text
 // per scanned file, includes stay unresolved (and named, as before).
 constexpr size_t kMaxParsedBytes = 8u << 20;
-
-std::string folder_of(const std::string& path) {
-  size_t slash = path.rfind('/');
-  return slash == std::string::npos ? "" : path.substr(0, slash);
-}
-
-std::string joined(const std::string& folder, const std::string& name) {
-  return folder.empty() ? name : folder + "/" + name;
-}
-
-size_t shared_folders(const std::string& a, const std::string& b) {
-  size_t n = 0, i = 0;
-  while (i < a.size() && i < b.size() && a[i] == b[i]) {
-    if (a[i] == '/') ++n;
-    ++i;
-  }
-  return n;
-}
 
 }  // namespace
 
