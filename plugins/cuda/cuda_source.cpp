@@ -397,6 +397,50 @@ CudaSource::Instantiation CudaSource::instantiation_of(const CudaKernelSite& sit
     });
     return value;
   };
+  // `template <int M, int BM> void launch(...) { k<M, BM><<<g, b>>>(...); }` launched as
+  // `launch<1024, 128>(...)` (or with constants of its caller): a parameter of the launching
+  // template takes what the one instantiation of that template outside it gives, where literal.
+  auto template_argument = [&](TSNode at, const std::string& name) -> std::string {
+    TSNode function{}, declaration{};
+    for (TSNode up = ts_node_parent(at); !ts_node_is_null(up); up = ts_node_parent(up))
+      if (is(up, "function_definition")) {
+        function = up;
+        declaration = ts_node_parent(up);
+        break;
+      }
+    if (ts_node_is_null(function) || !is(declaration, "template_declaration")) return "";
+    TSNode params = field_of(declaration, "parameters");
+    int index = -1;
+    for (uint32_t i = 0; !ts_node_is_null(params) && i < ts_node_named_child_count(params); ++i) {
+      TSNode p = ts_node_named_child(params, i);
+      std::string declared;
+      walk(p, [&](TSNode c) {
+        if (declared.empty() && (is(c, "identifier") || is(c, "type_identifier"))) declared = text_of(c);
+      });
+      if (declared == name) index = static_cast<int>(i);
+    }
+    if (index < 0) return "";
+    std::string launcher;
+    walk(field_of(function, "declarator"), [&](TSNode c) {
+      if (launcher.empty() && is(c, "identifier")) launcher = text_of(c);
+    });
+    std::string value;
+    bool several = false;
+    walk(root(), [&](TSNode c) {
+      if (!is(c, "template_function") || text_of(field_of(c, "name")) != launcher) return;
+      if (ts_node_start_byte(c) >= ts_node_start_byte(function) && ts_node_end_byte(c) <= ts_node_end_byte(function)) return;
+      TSNode args = field_of(c, "arguments");
+      if (ts_node_is_null(args) || static_cast<int>(ts_node_named_child_count(args)) <= index) return;
+      TSNode a = ts_node_named_child(args, static_cast<uint32_t>(index));
+      std::string piece = text_of(a);
+      // Literals only: a macro of the caller's would need its definition carried too.
+      if (!is(a, "number_literal") && !is(a, "true") && !is(a, "false")) piece = local_literal(c, piece);
+      if (piece.empty()) return;
+      several = several || (!value.empty() && value != piece);
+      if (value.empty()) value = piece;
+    });
+    return several ? "" : value;
+  };
   walk(root(), [&](TSNode c) {
     if (!out.arguments_text.empty() || !is(c, "template_function") || text_of(field_of(c, "name")) != site.name)
       return;
@@ -416,7 +460,8 @@ CudaSource::Instantiation CudaSource::instantiation_of(const CudaKernelSite& sit
           if (is(t, "type_identifier") && text_of(t) == piece) lone = t;
         });
       if (!ts_node_is_null(lone) && !known_type_name(piece)) {
-        piece = local_literal(c, piece);
+        std::string literal = local_literal(c, piece);
+        piece = literal.empty() ? template_argument(c, piece) : literal;
         ok = !piece.empty();
       } else if (is(a, "type_descriptor")) {
         ok = known_type(a);
