@@ -149,6 +149,15 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
                   name.rfind("triton.experimental.", 0) == 0;
     return triton ? last_component(name) : "";
   };
+  // What `tl.split(x)` or `x.split()` splits (the module function is an attribute call too, so it
+  // is told apart first); a null node for any other call.
+  auto split_operand = [&](TSNode call) -> TSNode {
+    if (!is_type(call, "call")) return TSNode{};
+    TSNode fn = field(call, "function");
+    if (op_name(call) == "split" && !ts_node_is_null(argument(call, 0))) return argument(call, 0);
+    if (is_type(fn, "attribute") && m_.text_of(field(fn, "attribute")) == "split") return field(fn, "object");
+    return TSNode{};
+  };
   std::vector<TSNode> stack{body};
   size_t visited = 0;
   while (!stack.empty() && ++visited < 200000) {
@@ -163,11 +172,8 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
         TSNode fn = field(right, "function");
         // `p0, p1 = offsets_of(X, ...)`, a module function's tuple: each name may hold what it
         // returns (the call, read through the function's returned_bases below).
-        // `tl.split(x)` is an attribute call too: the module function is told apart first.
-        TSNode operand = op_name(right) == "split" && !ts_node_is_null(argument(right, 0)) ? argument(right, 0)
-                         : is_type(fn, "attribute") && m_.text_of(field(fn, "attribute")) == "split" ? field(fn, "object")
-                         : is_type(fn, "identifier") ? right
-                                                     : TSNode{};
+        TSNode operand = split_operand(right);
+        if (ts_node_is_null(operand) && is_type(fn, "identifier")) operand = right;
         if (!ts_node_is_null(operand))
           for_each_named_child(left, [&](TSNode c) {
             if (is_type(c, "identifier")) assigned[m_.text_of(c)].push_back(operand);
@@ -445,16 +451,16 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
       if (text.size() < 2) continue;
       auto dtype = kFormat.find(text.substr(1, text.size() - 2));
       if (dtype == kFormat.end()) continue;
-      for (TSNode load : loads_of(unwrap_layout(arg(0))))
-        for (const auto& p : bases_of(address_of(load))) set_dtype(p, dtype->second, "tl.dot_scaled operand in format " + text);
-      for (TSNode load : loads_of(unwrap_layout(arg(1))))
-        for (const auto& p : bases_of(address_of(load))) set_dtype(p, "u8", "tl.dot_scaled scale (e8m0 bytes)");
-      // An operand the helper is handed (`q` loaded by the kernel that calls it).
-      for (auto [operand, type] : {std::make_pair(arg(0), dtype->second), std::make_pair(arg(1), std::string("u8"))}) {
-        operand = unwrap_layout(operand);
+      const std::pair<TSNode, std::string> operands[2] = {{arg(0), dtype->second}, {arg(1), "u8"}};
+      const std::string why[2] = {"tl.dot_scaled operand in format " + text, "tl.dot_scaled scale (e8m0 bytes)"};
+      for (int i = 0; i < 2; ++i) {
+        TSNode operand = unwrap_layout(operands[i].first);
+        for (TSNode load : loads_of(operand))
+          for (const auto& p : bases_of(address_of(load))) set_dtype(p, operands[i].second, why[i]);
+        // An operand the helper is handed (`q` loaded by the kernel that calls it).
         if (!is_type(operand, "identifier")) continue;
         std::string name = m_.text_of(operand);
-        if (param_set.count(name) && !assigned.count(name)) out.value_dtypes.emplace(name, type);
+        if (param_set.count(name) && !assigned.count(name)) out.value_dtypes.emplace(name, operands[i].second);
       }
     }
   });
@@ -1239,11 +1245,8 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
         if (is_type(left, "identifier")) {
           names.push_back(left);
         } else if (is_type(left, "pattern_list") || is_type(left, "tuple_pattern")) {
-          if (!is_type(right, "call")) return;  // `a, b = b, a`
-          TSNode fn = field(right, "function");
-          if (op_name(right) == "split" && !ts_node_is_null(argument(right, 0))) right = argument(right, 0);
-          else if (is_type(fn, "attribute") && m_.text_of(field(fn, "attribute")) == "split") right = field(fn, "object");
-          else return;
+          right = split_operand(right);  // a tuple bound to a tuple (`a, b = b, a`) has none
+          if (ts_node_is_null(right)) return;
           for_each_named_child(left, [&](TSNode c) {
             if (is_type(c, "identifier")) names.push_back(c);
           });

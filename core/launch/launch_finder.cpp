@@ -18,12 +18,12 @@ namespace {
 using json = nlohmann::json;
 
 // Keywords Triton's launcher takes for itself, not for the kernel.
-// Stand-in sizes tried after LauncherValues::kNominalDim for a launcher that rejects it; 256
-// covers the largest blocks launchers divide sizes by (`L // 256`) without tensors of gigabytes.
-constexpr int64_t kLargerDims[] = {64, 128, 256};
 const std::set<std::string> kLaunchOptions = {"num_warps", "num_stages", "num_ctas", "maxnreg", "enable_fp_fusion",
                                               "waves_per_eu", "matrix_instr_nonkdim", "kpack", "launch_cooperative_grid"};
 const std::set<std::string> kRunKeywords = {"grid", "warmup", "stream", "device"};
+// Stand-in sizes tried after LauncherValues::kNominalDim for a launcher that rejects it; 256
+// covers the largest blocks launchers divide sizes by (`L // 256`) without tensors of gigabytes.
+constexpr int64_t kLargerDims[] = {64, 128, 256};
 
 struct Target {
   std::string path, name, owner;
@@ -315,7 +315,8 @@ class Finder {
         TSNode l = field(x, "left"), r = field(x, "right");
         auto p = is_type(l, "identifier") ? position.find(k.module->text_of(l)) : position.end();
         if (p != position.end()) {
-          FloorDivision d{p->first, p->second};
+          FloorDivision d;
+          d.param = p->first, d.param_position = p->second;
           if (is_type(r, "integer")) {
             auto v = check::ConstantEvaluator(*k.module, nullptr).eval(r);
             d.literal = v && v->is_number_integer() ? v->get<int64_t>() : 0;

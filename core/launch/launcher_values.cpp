@@ -105,8 +105,15 @@ int64_t normalized_axis(int64_t axis, size_t rank) { return axis < 0 ? axis + st
 // Results of torch's sorting, searching and counting functions, whose index and count tensors
 // torch makes int64 whatever the input (`vals, idx = torch.sort(x)`, `counts.cumsum(0)`): `self`
 // the tensor they work on, `args` the arguments after it. nullopt for any other function.
+bool indexing_function(const std::string& name) {
+  static const std::set<std::string> kNames = {"sort",    "argsort", "topk",   "cumsum",  "cumprod",           "nonzero",
+                                               "argmax",  "argmin",  "bincount", "unique", "unique_consecutive", "searchsorted"};
+  return kNames.count(name) > 0;
+}
+
 std::optional<json> indexing_result(const json& self, const std::string& name, const std::vector<std::optional<json>>& args,
                                     const std::map<std::string, std::optional<json>>& keywords) {
+  if (!indexing_function(name)) return std::nullopt;
   const json shape = known_shape(self) ? self["shape"] : json(nullptr);
   const json& dtype = self["dtype"];
   auto given = [&](size_t i, const char* key) -> std::optional<json> {
@@ -1329,7 +1336,7 @@ std::optional<json> LauncherValues::call(TSNode n, int depth) const {
     return tensor("", count >= 0 ? json::array({count}) : json(nullptr), dt.is_null() ? json("i64") : dt);
   }
   // `torch.sort(x)`, `torch.cumsum(counts, 0)`: as the methods of the tensor.
-  if (torch_fn && !positional.empty()) {
+  if (torch_fn && !positional.empty() && indexing_function(last)) {
     if (auto self = arg(0); self && is_tensor(*self)) {
       std::vector<std::optional<json>> rest;
       for (size_t i = 1; i < positional.size(); ++i) rest.push_back(arg(i));
