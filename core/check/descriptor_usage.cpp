@@ -87,7 +87,46 @@ std::string dtype_of(const PythonModule& m, TSNode body, TSNode n, const Env& kn
     if ((is_type(s, "assignment") || is_type(s, "augmented_assignment")) && m.text_of(field(s, "left")) == name)
       bound.push_back(field(s, "right"));
   });
-  return bound.size() == 1 && is_type(bound[0], "attribute") ? triton_dtype(m.text_of(bound[0])) : "";
+  if (bound.size() != 1) return "";
+  TSNode value = bound[0];
+  // `dtypeC = tl.bfloat16 if dtype_c == 0 else tl.float16`: the branch the known values choose.
+  if (is_type(value, "conditional_expression") && ts_node_named_child_count(value) == 3) {
+    auto chosen = eval_with(m, known, ts_node_named_child(value, 1));
+    if (!chosen || !chosen->is_boolean()) return "";
+    value = ts_node_named_child(value, chosen->get<bool>() ? 0 : 2);
+  }
+  return is_type(value, "attribute") ? triton_dtype(m.text_of(value)) : "";
+}
+
+// The shape a stored value was made with: `c = acc.to(T)` of `acc = tl.zeros((BM, BN), ...)`,
+// through `acc = tl.dot(a, b, acc)` and `acc += ...` (a loop-carried value keeps its shape). A
+// store's block is the value's shape, which offsets stepping by other constexprs can misstate.
+std::vector<TSNode> stored_shape(const PythonModule& m, TSNode body, TSNode value, int depth = 0) {
+  if (ts_node_is_null(value) || depth > 6) return {};
+  if (is_type(value, "parenthesized_expression")) return stored_shape(m, body, ts_node_named_child(value, 0), depth + 1);
+  if (is_type(value, "call")) {
+    TSNode fn = field(value, "function");
+    std::string name = is_type(fn, "attribute") ? m.text_of(field(fn, "attribute")) : m.text_of(fn);
+    if (name == "to" && is_type(fn, "attribute")) return stored_shape(m, body, field(fn, "object"), depth + 1);
+    if (name == "zeros" || name == "full" || name == "empty") return elements(argument(value, 0));
+    if (name == "dot") {
+      TSNode acc = argument(value, 2);
+      for_each_named_child(field(value, "arguments"), [&](TSNode a) {
+        if (is_type(a, "keyword_argument") && m.text_of(field(a, "name")) == "acc") acc = field(a, "value");
+      });
+      return stored_shape(m, body, acc, depth + 1);
+    }
+    return {};
+  }
+  if (!is_type(value, "identifier")) return {};
+  std::string name = m.text_of(value);
+  std::vector<TSNode> shape;
+  for_each_node(body, [&](TSNode n) {
+    if (!shape.empty() || !is_type(n, "assignment") || m.text_of(field(n, "left")) != name) return;
+    if (ts_node_start_byte(n) >= ts_node_start_byte(value)) return;
+    shape = stored_shape(m, body, field(n, "right"), depth + 1);
+  });
+  return shape;
 }
 
 // `c = acc.to(tl.float16)` before `c_desc.store([...], c)`: the type the kernel converts to.
@@ -174,6 +213,10 @@ std::map<std::string, std::vector<DescriptorUse>> descriptor_uses(const PythonMo
       }
     } else {
       return;
+    }
+    if (!ts_node_is_null(use.stored)) {
+      std::vector<TSNode> shape = stored_shape(m, body, use.stored);
+      if (!shape.empty() && shape.size() == use.block.size()) use.block = shape;
     }
     if (use.block.empty()) return;
     for (const auto& param : params_used) found.push_back({ts_node_start_byte(call), {param, use}});

@@ -16,7 +16,7 @@ namespace {
 const std::map<std::string, std::string>& vendor_names() {
   static const std::map<std::string, std::string> kNames = {
       {"ascend", "ascend"},       {"npu", "ascend"},         {"cann", "ascend"},
-      {"cambricon", "cambricon"}, {"mlu", "cambricon"},      {"kunlunxin", "kunlunxin"},
+      {"cambricon", "cambricon"}, {"camb", "cambricon"},     {"mlu", "cambricon"},      {"kunlunxin", "kunlunxin"},
       {"xpu_kunlun", "kunlunxin"}, {"mthreads", "mthreads"}, {"musa", "mthreads"},
       {"metax", "metax"},         {"maca", "metax"},         {"iluvatar", "iluvatar"},
       {"corex", "iluvatar"},      {"aipu", "aipu"},          {"enflame", "enflame"},

@@ -1009,6 +1009,33 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
       }
       return found;
     };
+    // What each returned value is loaded from, through arithmetic and the locals it is computed
+    // from, by position in the returned tuple.
+    for (TSNode r : returned) {
+      std::vector<TSNode> values{r};
+      if (is_type(r, "expression_list") || is_type(r, "tuple")) {
+        values.clear();
+        for_each_named_child(r, [&](TSNode c) { values.push_back(c); });
+      }
+      if (out.returned_loads.size() < values.size()) out.returned_loads.resize(values.size());
+      for (size_t i = 0; i < values.size(); ++i) {
+        std::set<std::string> seen;
+        std::vector<TSNode> work{values[i]};
+        for (size_t steps = 0; !work.empty() && steps < 256; ++steps) {
+          TSNode x = work.back();
+          work.pop_back();
+          for (TSNode read : reads_in(x))
+            for (const auto& p : bases_of(address_of(read))) out.returned_loads[i].insert(p);
+          for (const std::string& name : arithmetic_operands(x)) {
+            if (!seen.insert(name).second) continue;
+            for (const auto* sources : {&assigned, &updated})
+              if (auto it = sources->find(name); it != sources->end())
+                for (TSNode rhs : it->second)
+                  if (cast_type(rhs).empty()) work.push_back(rhs);
+          }
+        }
+      }
+    }
     // Values handed to a helper that uses its parameter as an integer (an offset, a bound).
     for (const auto& [call, helper] : helper_calls) {
       const PointerFacts& hf = facts(*helper);
@@ -1106,6 +1133,28 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
         if (!cast_type(rhs).empty() || !reaches_use(local, rhs)) continue;
         for (TSNode read : reads_in(rhs))
           for (const auto& p : bases_of(address_of(read))) set_dtype(p, "i32", "loaded values used as integers");
+      }
+    }
+    // `start, end, expert = compute_range(pid, starts, ...)` then `a + start * stride`: the
+    // helper's result is an integer, so are the elements it loaded to compute it.
+    for (const auto& [call, helper] : helper_calls) {
+      TSNode assignment = ts_node_parent(call);
+      if (ts_node_is_null(assignment) || !is_type(assignment, "assignment") || !ts_node_eq(field(assignment, "right"), call))
+        continue;
+      std::vector<std::string> targets;
+      TSNode left = field(assignment, "left");
+      if (is_type(left, "identifier")) targets.push_back(m_.text_of(left));
+      else if (is_type(left, "pattern_list") || is_type(left, "tuple_pattern"))
+        for_each_named_child(left, [&](TSNode c) { targets.push_back(is_type(c, "identifier") ? m_.text_of(c) : ""); });
+      const PointerFacts& hf = facts(*helper);
+      for (size_t i = 0; i < targets.size() && i < hf.returned_loads.size(); ++i) {
+        if (targets[i].empty() || !int_used(targets[i]) || hf.returned_loads[i].empty()) continue;
+        for_each_call_argument(m_, call, helper->definition, [&](const std::string& target, TSNode value) {
+          if (!hf.returned_loads[i].count(target)) return;
+          for (const auto& p : bases_of(value))
+            if (out.pointers.count(p))
+              set_dtype(p, "i32", "loaded values used as integers (what " + helper->name + " returns)");
+        });
       }
     }
     for (const auto& p : params)

@@ -48,6 +48,10 @@ struct PointerFacts {
   // Parameters the function returns offsets of (`return T + offs`, or one element of a returned
   // tuple): a caller that addresses memory through the result addresses it through its argument.
   std::set<std::string> returned_bases;
+  // Per returned position (one for a single value, one per element of a returned tuple): the
+  // parameters whose loaded elements the value is computed from (`return tl.load(starts + i) +
+  // pid * B`). A caller that uses that result as an integer makes those elements integers.
+  std::vector<std::set<std::string>> returned_loads;
   // Value parameters whose element type the function fixes (an operand of `tl.dot_scaled` in
   // format "e2m1" is packed uint8): a caller's loaded argument has that type.
   std::map<std::string, std::string> value_dtypes;

@@ -4,8 +4,8 @@ first use, as a lazy import would be.
 A standalone keeps its file's imports of other libraries whole, so a module that never touches
 `einx` when it is built and called with its inferred inputs still fails to import when
 `import einx` sits at the top of its file for the sake of other classes. Here such an import
-binds a placeholder instead, and the first use of the placeholder (a call, an attribute, a
-subclass) raises the ModuleNotFoundError the import would have raised: a module whose
+binds a placeholder instead, and the first use of the placeholder (a call, an attribute, an
+instance of a subclass) raises the ModuleNotFoundError the import would have raised: a module whose
 construction or forward reaches the library still fails as missing it, and one that runs did not
 use it. Only module-level imports outside a `try` are deferred: an import the file guards
 itself chooses its own fallback on ImportError, and a deferred one would hide that. Standard
@@ -39,7 +39,11 @@ class _MissingMeta(type):
     def __new__(mcs, name, bases, namespace, **kwargs):
         missing = [b for b in bases if isinstance(b, _MissingMeta)]
         if missing and "_mine_missing" not in namespace:
-            raise _missing_error(missing[0]._mine_missing)
+            # A class the file derives from the missing library (a pydantic schema beside the
+            # kernel) is itself a placeholder: defining it is no use, building one is.
+            return super().__new__(mcs, name, (), {"_mine_missing": missing[0]._mine_missing,
+                                                   "__module__": namespace.get("__module__"),
+                                                   "__qualname__": namespace.get("__qualname__", name)})
         return super().__new__(mcs, name, bases, namespace)
 
     def __getattr__(cls, attr):

@@ -680,8 +680,9 @@ ExtractedKernel CudaSource::extract(const CudaKernelSite& site, const std::strin
   TSNode d = field_of(fn, "declarator");
   while (!ts_node_is_null(d) && !is(d, "function_declarator")) d = field_of(d, "declarator");
   TSNode list = field_of(d, "parameters");
+  // Comments between parameters (`const float* x,  // [N, 3]`) are named children too.
   for (uint32_t j = 0; !ts_node_is_null(list) && j < ts_node_named_child_count(list); ++j)
-    params.push_back(text_of(ts_node_named_child(list, j)));
+    if (!is(ts_node_named_child(list, j), "comment")) params.push_back(text_of(ts_node_named_child(list, j)));
   k.meta["parameters"] = params;
   return k;
 }

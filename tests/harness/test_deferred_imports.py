@@ -85,10 +85,28 @@ class Placeholders(unittest.TestCase):
             ns["f"](1)
         self.assertEqual(caught.exception.name, GONE)
         # Pickling the module is a use too: Triton pickles a kernel's globals into its cache key.
-        for use in ("Layer()", "Layer.weight", "%s.__version__" % GONE, "class Sub(Layer): pass",
-                    "import pickle; pickle.dumps(%s)" % GONE):
+        for use in ("Layer()", "Layer.weight", "%s.__version__" % GONE, "import pickle; pickle.dumps(%s)" % GONE):
             with self.subTest(use=use), self.assertRaises(ModuleNotFoundError):
                 exec(use, ns)
+
+    def test_a_subclass_defines_and_building_one_raises(self):
+        # A schema class beside the kernel (`class Item(BaseModel)`) must not stop the file from
+        # importing; what needs the library is an instance or an attribute of the class.
+        ns = {}
+        exec(textwrap.dedent("""
+            from %(g)s.nn import Layer
+            class Sub(Layer):
+                size: int = 3
+                def forward(self, x):
+                    return x
+            class Deeper(Sub):
+                pass
+        """ % {"g": GONE}), ns)
+        for use in ("Sub()", "Deeper(1)", "Sub.forward", "Deeper.size"):
+            with self.subTest(use=use), self.assertRaises(ModuleNotFoundError) as caught:
+                exec(use, ns)
+            self.assertEqual(caught.exception.name, GONE)
+        self.assertEqual(ns["Sub"].__name__, "Sub")
 
     def test_remove_leaves_no_placeholder_for_the_next_module(self):
         di.remove(self.added)

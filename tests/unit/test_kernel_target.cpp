@@ -17,6 +17,7 @@ TEST_CASE("kernels in a vendor backend folder are written for that vendor", "[ch
   CHECK(t->evidence == "in the folder _ascend/");
   CHECK(other_backend("fla/ops/backends/triton_ascend/chunk.py", kPlain)->backend == "ascend");
   CHECK(other_backend("ops/backend/_cambricon/x.py", kPlain)->backend == "cambricon");
+  CHECK(other_backend("lib/kernels/camb/rotary.py", kPlain)->backend == "cambricon");
   CHECK(other_backend("ops/musa_backend/x.py", kPlain)->backend == "mthreads");
 }
 
