@@ -225,6 +225,76 @@ def parse_param(decl):
     return {"name": name, "type": ctype, "pointer": pointer, "reference": reference}
 
 
+def unknown_scalars(params):
+    """Value parameters of a type the argument table does not know (`scalar_t`, `opmath_t`, a
+    typedef): nvcc, which instantiated the kernel, knows what they are."""
+    return [p for p in params if not p["pointer"] and not p["reference"] and p["type"] not in _SCALARS
+            and p["type"] not in _HALF_BITS and p["type"] not in _HANDLES]
+
+
+# The unit's own instantiation of a template kernel (cuda_source.cpp writes it):
+# `static void* const mine_instantiation_k = (void*)&ns::k<float, 128>;`
+_INSTANTIATION = re.compile(r"\bmine_instantiation_(\w+)\s*=\s*\(void\s*\*\)\s*&\s*([^;]+);")
+PARAM_KINDS = "mine_param_kinds"
+# Kinds of a parameter in the probe's table, above the size in bytes.
+_KIND_FLOAT, _KIND_SIGNED, _KIND_UNSIGNED, _KIND_POINTER = 1, 2, 3, 4
+
+_PROBE = """
+// Added by the check: the size and kind of each parameter of the instantiated kernel, as nvcc
+// resolved them, so that arguments of template-dependent types can be made.
+#include <tuple>
+#include <type_traits>
+namespace mine_probe {
+template <typename T> constexpr unsigned long long kind() {
+  return (unsigned long long)sizeof(T) | ((unsigned long long)(
+      std::is_floating_point<T>::value ? %(float)d : std::is_integral<T>::value ?
+      (std::is_signed<T>::value ? %(signed)d : %(unsigned)d) : std::is_pointer<T>::value ? %(pointer)d : 0) << 32);
+}
+template <typename F, unsigned I> struct at;
+template <typename... A, unsigned I> struct at<void (*)(A...), I> {
+  static constexpr unsigned long long value =
+      kind<typename std::remove_cv<typename std::tuple_element<I, std::tuple<A...>>::type>::type>();
+};
+using entry = decltype(&%(entry)s);
+}  // namespace mine_probe
+__device__ unsigned long long %(table)s[%(count)d] = {%(items)s};
+"""
+
+
+def param_probe(source_text, entry, count):
+    """Code to append to a unit whose kernel takes parameters of types only nvcc resolves: a
+    __device__ table of (size, kind) per parameter of the unit's instantiation of `entry`. None
+    when the unit instantiates no such template (a plain kernel's types are what they say)."""
+    for m in _INSTANTIATION.finditer(source_text):
+        if m.group(1) == entry and count > 0:
+            items = ", ".join("mine_probe::at<mine_probe::entry, %d>::value" % i for i in range(count))
+            return _PROBE % {"float": _KIND_FLOAT, "signed": _KIND_SIGNED, "unsigned": _KIND_UNSIGNED,
+                             "pointer": _KIND_POINTER, "entry": m.group(2).strip(), "table": PARAM_KINDS,
+                             "count": count, "items": items}
+    return None
+
+
+_SIZED_INTS = {(1, _KIND_SIGNED): "int8_t", (2, _KIND_SIGNED): "int16_t", (4, _KIND_SIGNED): "int32_t",
+               (8, _KIND_SIGNED): "int64_t", (1, _KIND_UNSIGNED): "uint8_t", (2, _KIND_UNSIGNED): "uint16_t",
+               (4, _KIND_UNSIGNED): "uint32_t", (8, _KIND_UNSIGNED): "uint64_t",
+               (4, _KIND_FLOAT): "float", (8, _KIND_FLOAT): "double"}
+
+
+def resolve_types(params, kinds):
+    """Parameters whose type the probe resolved, as the argument table knows them: `opmath_t` of
+    4 floating bytes is a float; a pointer typedef is a pointer. Other types stay as written."""
+    out = []
+    for p, k in zip(params, kinds or []):
+        size, kind = k & 0xFFFFFFFF, k >> 32
+        if p in unknown_scalars([p]):
+            if kind == _KIND_POINTER:
+                p = dict(p, pointer=True, resolved=p["type"])
+            elif (size, kind) in _SIZED_INTS:
+                p = dict(p, type=_SIZED_INTS[(size, kind)], resolved=p["type"])
+        out.append(p)
+    return out + params[len(out):]
+
+
 def largest_product(values, count):
     """The product of the `count` largest positive values: the furthest index a kernel reaches by
     multiplying that many of its sizes."""
@@ -269,6 +339,8 @@ def plan_launch(spec):
     kernel's __launch_bounds__ or DEFAULT_BLOCK. Buffers hold an n x n matrix of the largest
     integer and the product of the four largest, within MIN_ELEMENTS..MAX_ELEMENTS."""
     params = [parse_param(d) for d in spec.get("params") or []]
+    if spec.get("param_kinds"):
+        params = resolve_types(params, spec["param_kinds"])
     given = spec.get("args") or {}
     args, guessed = [], []
     for p in params:
@@ -355,6 +427,15 @@ class CudaDriver:
         self._check(self.cu.cuModuleGetFunction(ctypes.byref(fn), module, symbol.encode()), "cuModuleGetFunction")
         return fn
 
+    def read_global(self, module, name, nbytes):
+        """The bytes of a __device__ variable of the loaded module."""
+        ptr, size = ctypes.c_uint64(), ctypes.c_size_t()
+        self._check(self.cu.cuModuleGetGlobal_v2(ctypes.byref(ptr), ctypes.byref(size), module, name.encode()),
+                    "cuModuleGetGlobal")
+        out = ctypes.create_string_buffer(min(nbytes, size.value))
+        self._check(self.cu.cuMemcpyDtoH_v2(out, ptr, ctypes.c_size_t(len(out))), "cuMemcpyDtoH")
+        return out.raw
+
     def function_attribute(self, fn, attribute):
         value = ctypes.c_int()
         self._check(self.cu.cuFuncGetAttribute(ctypes.byref(value), attribute, fn), "cuFuncGetAttribute")
@@ -400,6 +481,9 @@ def load_and_run(driver, cubin, symbol, spec, stage, row, mark=lambda stage: Non
             return
         row["stage_reached"] = "run"
         mark("run")
+        if spec.get("probed"):
+            raw = driver.read_global(module, PARAM_KINDS, 8 * spec["probed"])
+            spec = dict(spec, param_kinds=[int.from_bytes(raw[i:i + 8], "little") for i in range(0, len(raw), 8)])
         plan = fit_block(plan_launch(spec), driver.function_attribute(fn, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK))
         row.update(grid=plan["grid"], block=plan["block"], guessed=plan["guessed"])
         # `extern __shared__` memory is sized by the launch, which the check does not know: the
@@ -441,8 +525,20 @@ def run_task(task, row, driver_factory, mark=lambda stage: None):
     unit = os.path.join(scratch, os.path.basename(spec["module"]))
     shutil.copyfile(source, unit)
     timeout = float(os.environ.get("MINE_TASK_TIMEOUT", "60")) * 0.9
-    code, output, ms, cubin = compile_cubin(nvcc, unit, task["arch"], scratch, timeout,
-                                            int(os.environ.get("MINE_MEM_LIMIT_MB", "0") or 0))
+    mem_limit = int(os.environ.get("MINE_MEM_LIMIT_MB", "0") or 0)
+    with open(source, errors="replace") as f:
+        text = f.read()
+    params = [parse_param(d) for d in spec.get("params") or []]
+    probe = param_probe(text, spec["entry"], len(params)) if stage == "run" and unknown_scalars(params) else None
+    if probe:
+        with open(unit, "a") as f:
+            f.write(probe)
+    code, output, ms, cubin = compile_cubin(nvcc, unit, task["arch"], scratch, timeout, mem_limit)
+    if probe and code not in (0, None):
+        # The probe must never be why a unit fails: compile the unit as it was.
+        shutil.copyfile(source, unit)
+        probe = None
+        code, output, ms, cubin = compile_cubin(nvcc, unit, task["arch"], scratch, timeout, mem_limit)
     if code != 0:
         row["error_class"] = "timeout" if code is None else classify_nvcc(output)
         raise RuntimeError(("nvcc did not finish within %.0f s\n" % timeout if code is None else "") + output)
@@ -458,6 +554,5 @@ def run_task(task, row, driver_factory, mark=lambda stage: None):
         raise MissingEntry("no entry function for %s in the cubin (uninstantiated template?)" % spec["entry"])
     row["stage_reached"] = "load"
     mark("load")
-    with open(source, errors="replace") as f:
-        spec = dict(spec, dynamic_shared=uses_dynamic_shared(f.read()))
+    spec = dict(spec, dynamic_shared=uses_dynamic_shared(text), probed=len(params) if probe else 0)
     load_and_run(driver_factory(), cubin, usage["symbol"], spec, stage, row, mark)

@@ -223,6 +223,59 @@ def cuda_bundle(directory, sources):
 PASS = open(os.path.join(FIXTURES, "pass_kernels.cu")).read()
 UNKNOWN = "__global__ void unknown_name(float* x) { x[0] = not_declared_anywhere(x[1]); }\n"
 TEMPLATE = "template <typename T> __global__ void scale(T* x, T s) { x[threadIdx.x] *= s; }\n"
+# Value parameters of types only the compiler resolves: a template parameter, a macro naming a
+# type of it, a typedef; instantiated by the unit as cuda_source.cpp writes it.
+PROBED = """#include <cstdint>
+#define opmath_t double
+typedef float real;
+namespace ns {
+template <typename scalar_t, int N>
+__global__ void axpy(const int n, const opmath_t scale, scalar_t alpha, real beta, scalar_t* y, int64_t* idx,
+                     unsigned short u) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] = alpha * y[i] * (scalar_t)scale + beta + N + idx[0] + u;
+}
+}  // namespace ns
+static void* const mine_instantiation_axpy = (void*)&ns::axpy<float, 4>;
+"""
+PROBED_PARAMS = ["const int n", "const opmath_t scale", "scalar_t alpha", "real beta", "scalar_t* y", "int64_t* idx",
+                 "unsigned short u"]
+
+
+class ParameterProbe(unittest.TestCase):
+    def test_only_units_that_instantiate_the_entry_get_a_probe(self):
+        params = [ck.parse_param(d) for d in PROBED_PARAMS]
+        self.assertEqual([p["type"] for p in ck.unknown_scalars(params)], ["opmath_t", "scalar_t", "real"])
+        self.assertIn("decltype(&ns::axpy<float, 4>)", ck.param_probe(PROBED, "axpy", 7))
+        self.assertIsNone(ck.param_probe(PROBED, "other", 7))
+        self.assertIsNone(ck.param_probe(TEMPLATE, "scale", 2))
+
+    def test_resolved_types_become_arguments(self):
+        params = [ck.parse_param(d) for d in ["opmath_t s", "idx_t i", "ptr_t p", "Info info"]]
+        kinds = [8 | 1 << 32, 4 | 3 << 32, 8 | 4 << 32, 24]
+        resolved = ck.resolve_types(params, kinds)
+        self.assertEqual([(p["type"], p["pointer"]) for p in resolved],
+                         [("double", False), ("uint32_t", False), ("ptr_t", True), ("Info", False)])
+        # A struct stays refused: made-up bytes would be addresses the kernel follows.
+        with self.assertRaises(ck.UnsupportedArgument):
+            ck.plan_launch({"params": ["opmath_t s", "Info info"], "param_kinds": [8 | 1 << 32, 24]})
+        plan = ck.plan_launch({"params": ["opmath_t s", "idx_t i"], "param_kinds": [8 | 1 << 32, 4 | 3 << 32]})
+        self.assertEqual([d for _, _, d in plan["args"]], [("double", 1.0), ("uint32_t", ck.INT_DEFAULT)])
+
+    @unittest.skipUnless(NVCC, "nvcc not found: the probe's compile is skipped")
+    def test_nvcc_states_each_parameter_in_the_cubin(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            unit = os.path.join(tmp, "k.cu")
+            with open(unit, "w") as f:
+                f.write(PROBED + ck.param_probe(PROBED, "axpy", len(PROBED_PARAMS)))
+            code, output, _, cubin = ck.compile_cubin(NVCC, unit, "sm_90", tmp, 300)
+            self.assertEqual(code, 0, output)
+            with open(cubin, "rb") as f:
+                raw = _fake.elf_symbol_bytes(f.read(), ck.PARAM_KINDS)
+        kinds = [int.from_bytes(raw[i:i + 8], "little") for i in range(0, len(raw), 8)]
+        # int, double (the macro), float (scalar_t), float (the typedef), two pointers, unsigned short
+        self.assertEqual([(k & 0xFFFFFFFF, k >> 32) for k in kinds],
+                         [(4, 2), (8, 1), (4, 1), (4, 1), (8, 4), (8, 4), (2, 3)])
 
 
 @unittest.skipUnless(NVCC, "nvcc not found ($NVCC, $CUDA_HOME/bin, $PATH, /usr/local/cuda/bin): CUDA compiles skipped")
@@ -236,6 +289,7 @@ class ThroughThePool(unittest.TestCase):
             2: ("add_one", PASS, ["int* x", "unsigned long long n"]),
             3: ("unknown_name", UNKNOWN, ["float* x"]),
             4: ("scale", TEMPLATE, ["T* x", "T s"]),
+            5: ("axpy", PROBED, PROBED_PARAMS),
         })
 
     def tearDown(self):
@@ -248,7 +302,7 @@ class ThroughThePool(unittest.TestCase):
                                "--jobs", "2"], env=env, capture_output=True, text=True, timeout=600)
         with open(out) as f:
             rows = {r["id"]: r for r in map(json.loads, f)}
-        self.assertEqual(sorted(rows), [1, 2, 3, 4], proc.stderr)
+        self.assertEqual(sorted(rows), [1, 2, 3, 4, 5], proc.stderr)
         self.assertEqual(rows[1]["status"], "ok", rows[1]["message"])
         self.assertEqual(rows[1]["shared_bytes"], 1024)
         self.assertGreater(rows[1]["n_regs"], 0)
@@ -272,6 +326,9 @@ class ThroughThePool(unittest.TestCase):
         self.assertEqual((rows[3]["stage_reached"], rows[3]["error_class"]), ("compile", "missing_name"))
         self.assertEqual((rows[4]["stage_reached"], rows[4]["error_class"]), ("load", "missing_name"))
         self.assertRegex(rows[4]["message"], r"uninstantiated template")
+        # Arguments of types nvcc resolved (through the probe the harness compiled into the unit).
+        self.assertEqual(rows[5]["status"], "ok", rows[5]["message"])
+        self.assertEqual(rows[5]["guessed"], ["n", "scale", "alpha", "beta", "u"])
 
 
 if __name__ == "__main__":

@@ -1,8 +1,27 @@
 """A stand-in for kernels/harness/cuda_kernel.CudaDriver: the same methods, no GPU. It records
 what the launch code asked for, so tests can check the arguments cuLaunchKernel would get."""
 import ctypes
+import struct
 
 import cuda_kernel
+
+
+def elf_symbol_bytes(image, name):
+    """The initial bytes of a symbol of an ELF64 image (a cubin's __device__ variable), or None."""
+    shoff, = struct.unpack_from("<Q", image, 0x28)
+    shentsize, shnum = struct.unpack_from("<HH", image, 0x3A)
+    sections = [struct.unpack_from("<IIQQQQIIQQ", image, shoff + i * shentsize) for i in range(shnum)]
+    for sec in sections:
+        if sec[1] != 2:  # SHT_SYMTAB
+            continue
+        strtab = sections[sec[6]][4]
+        for off in range(sec[4], sec[4] + sec[5], 24):
+            st_name, _, _, st_shndx, st_value, st_size = struct.unpack_from("<IBBHQQ", image, off)
+            end = image.index(b"\0", strtab + st_name)
+            if image[strtab + st_name:end].decode() == name:
+                base = sections[st_shndx][4]
+                return image[base + st_value:base + st_value + st_size]
+    return None
 
 
 class FakeDriver:
@@ -27,6 +46,13 @@ class FakeDriver:
     def get_function(self, module, symbol):
         self.functions.append(symbol)
         return symbol
+
+    def read_global(self, module, name, nbytes):
+        # What the device would hold at load: the variable's initial value in the cubin.
+        found = elf_symbol_bytes(self.loaded[module - 1], name)
+        if found is None:
+            raise cuda_kernel.CudaError("CUDA_ERROR_NOT_FOUND: named symbol not found (cuModuleGetGlobal returned 500)")
+        return found[:nbytes]
 
     def function_attribute(self, fn, attribute):
         return {cuda_kernel.CU_FUNC_ATTRIBUTE_NUM_REGS: self.REGS,
