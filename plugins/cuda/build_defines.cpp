@@ -274,4 +274,18 @@ void add_build_defines(ExtractedKernel& k, const std::vector<BuildDefine>& defin
   if (!left_out.empty()) k.meta["build_defines_left_out"] = left_out;
 }
 
+void add_guard_defines(ExtractedKernel& k, const std::vector<BuildDefine>& defines) {
+  auto guards = k.meta.find("guarded_by");
+  if (guards == k.meta.end()) return;
+  std::string lines;
+  for (const auto& g : *guards) {
+    std::string name = g.get<std::string>();
+    bool built = false;
+    for (const auto& d : defines) built = built || d.name == name;
+    if (!built) lines += "#define " + name + " 1\n";
+  }
+  if (!lines.empty()) k.standalone = "// the kernel lies under #if of these, which nothing in its unit defines (meta.guarded_by)\n" + lines + k.standalone;
+}
+
 }  // namespace mine
+

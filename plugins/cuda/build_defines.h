@@ -38,4 +38,9 @@ std::vector<BuildDefine> build_defines_of_call(const sdk::PythonFile& file, TSNo
 // it. `meta.build_defines` lists what went in and where each came from.
 void add_build_defines(ExtractedKernel& kernel, const std::vector<BuildDefine>& defines);
 
+// Defines as 1 each macro of meta.guarded_by (an `#if`/`#ifdef` around the kernel that nothing
+// in its unit defines) that `defines`, the build's own, leave out: the build turns the kernel on
+// with it, through flags the static reading could not follow.
+void add_guard_defines(ExtractedKernel& k, const std::vector<BuildDefine>& defines);
+
 }  // namespace mine

@@ -21,6 +21,7 @@ void report(const CudaSource& unit, const CudaKernelSite& site, const PythonFile
   std::string path = file.path();
   ExtractedKernel k = unit.extract(site, path, line_offset, &includes);
   add_build_defines(k, defines);
+  add_guard_defines(k, defines);
   // The grammar misses some C++ that nvcc accepts (macro-built statements, newer syntax); the
   // kernel's text is still the kernel, so it is kept and flagged rather than dropped.
   if (ts_node_has_error(site.node)) {

@@ -400,6 +400,9 @@ CudaSource::Instantiation CudaSource::instantiation_of(const CudaKernelSite& sit
   // `template <int M, int BM> void launch(...) { k<M, BM><<<g, b>>>(...); }` launched as
   // `launch<1024, 128>(...)` (or with constants of its caller): a parameter of the launching
   // template takes what the one instantiation of that template outside it gives, where literal.
+  // Set for a second look at the launches, after none named its types outright: a type the host
+  // code leaves open (a host template's type parameter, AT_DISPATCH's scalar_t) is float then.
+  bool assume_float = false;
   auto template_argument = [&](TSNode at, const std::string& name) -> std::string {
     TSNode function{}, declaration{};
     for (TSNode up = ts_node_parent(at); !ts_node_is_null(up); up = ts_node_parent(up))
@@ -420,6 +423,10 @@ CudaSource::Instantiation CudaSource::instantiation_of(const CudaKernelSite& sit
       if (declared == name) index = static_cast<int>(i);
     }
     if (index < 0) return "";
+    // A type parameter (`template <typename scalar_t> void launch(...)`, typically called from
+    // an AT_DISPATCH lambda): the one type its callers name when they agree on one the unit
+    // knows, else float, as for a kernel's own type parameters.
+    bool type_parameter = is(ts_node_named_child(params, static_cast<uint32_t>(index)), "type_parameter_declaration");
     std::string launcher;
     walk(field_of(function, "declarator"), [&](TSNode c) {
       if (launcher.empty() && is(c, "identifier")) launcher = text_of(c);
@@ -433,15 +440,28 @@ CudaSource::Instantiation CudaSource::instantiation_of(const CudaKernelSite& sit
       if (ts_node_is_null(args) || static_cast<int>(ts_node_named_child_count(args)) <= index) return;
       TSNode a = ts_node_named_child(args, static_cast<uint32_t>(index));
       std::string piece = text_of(a);
-      // Literals only: a macro of the caller's would need its definition carried too.
-      if (!is(a, "number_literal") && !is(a, "true") && !is(a, "false")) piece = local_literal(c, piece);
+      if (type_parameter) {
+        if (!is(a, "type_descriptor") || !known_type(a)) piece.clear();
+      } else if (!is(a, "number_literal") && !is(a, "true") && !is(a, "false")) {
+        // Literals only: a macro of the caller's would need its definition carried too.
+        piece = local_literal(c, piece);
+      }
       if (piece.empty()) return;
       several = several || (!value.empty() && value != piece);
       if (value.empty()) value = piece;
     });
+    if (type_parameter) return several || value.empty() ? (assume_float ? "float" : "") : value;
     return several ? "" : value;
   };
-  walk(root(), [&](TSNode c) {
+  // `AT_DISPATCH_FLOATING_TYPES(t, "name", [&] { k<scalar_t><<<...>>>(...); })`: PyTorch's
+  // dispatch macros bind `scalar_t` to each type they dispatch to, float among them.
+  auto dispatched_type = [&](TSNode at, const std::string& name) {
+    if (name != "scalar_t") return false;
+    for (TSNode up = ts_node_parent(at); !ts_node_is_null(up); up = ts_node_parent(up))
+      if (is(up, "call_expression") && text_of(field_of(up, "function")).rfind("AT_DISPATCH", 0) == 0) return true;
+    return false;
+  };
+  auto from_launches = [&](TSNode c) {
     if (!out.arguments_text.empty() || !is(c, "template_function") || text_of(field_of(c, "name")) != site.name)
       return;
     if (ts_node_start_byte(c) >= ts_node_start_byte(site.node) && ts_node_end_byte(c) <= ts_node_end_byte(site.node))
@@ -461,7 +481,9 @@ CudaSource::Instantiation CudaSource::instantiation_of(const CudaKernelSite& sit
         });
       if (!ts_node_is_null(lone) && !known_type_name(piece)) {
         std::string literal = local_literal(c, piece);
-        piece = literal.empty() ? template_argument(c, piece) : literal;
+        piece = !literal.empty()                           ? literal
+                : assume_float && dispatched_type(c, piece) ? "float"
+                                                            : template_argument(c, piece);
         ok = !piece.empty();
       } else if (is(a, "type_descriptor")) {
         ok = known_type(a);
@@ -473,10 +495,12 @@ CudaSource::Instantiation CudaSource::instantiation_of(const CudaKernelSite& sit
     if (!ok) return;
     out.arguments_text = text;
     out.arguments_node = args;
-    out.from = "as launched at line " + std::to_string(line_of(c));
-  });
+    out.from = "as launched at line " + std::to_string(line_of(c)) + (assume_float ? ", its open types as float" : "");
+  };
+  walk(root(), from_launches);
   if (!out.arguments_text.empty()) return out;
-  // Defaults: each parameter's own, a type parameter without one as float.
+  // Defaults, before launches whose types are assumed: each parameter's own, a type parameter
+  // without one as float.
   TSNode params = field_of(site.node, "parameters");
   std::string text;
   bool ok = !ts_node_is_null(params);
@@ -491,7 +515,10 @@ CudaSource::Instantiation CudaSource::instantiation_of(const CudaKernelSite& sit
   if (ok) {
     out.arguments_text = text.empty() ? " " : text;
     out.from = "with its parameters' defaults";
+    return out;
   }
+  assume_float = true;
+  walk(root(), from_launches);
   return out;
 }
 
@@ -670,6 +697,32 @@ ExtractedKernel CudaSource::extract(const CudaKernelSite& site, const std::strin
       k.meta["instantiated"] = nullptr;  // no launch, instantiation or defaults say how: no entry to run
   }
   if (!left_out.empty()) k.meta["includes_left_out"] = left_out;
+  // `#if GSPLAT_BUILD_ADAM` (or `#ifdef`, `defined(X) && defined(Y)`) around the kernel, of macros
+  // nothing in the unit defines: the build's flags turn the kernel on, and without them the unit
+  // compiles to no kernel at all. The plugin defines them where the build defines found say nothing.
+  nlohmann::json guards = nlohmann::json::array();
+  auto add_guard = [&](TSNode name) {
+    std::string macro = text_of(name);
+    // Reserved names (`__CUDA_ARCH__`, `_WIN32`) are the compiler's and the platform's to define.
+    bool reserved = macro.size() > 1 && macro[0] == '_' && (macro[1] == '_' || std::isupper(static_cast<unsigned char>(macro[1])));
+    if (!reserved && !definers.count(macro) && std::find(guards.begin(), guards.end(), macro) == guards.end()) guards.push_back(macro);
+  };
+  std::function<bool(TSNode)> guard_names = [&](TSNode c) -> bool {  // false: not a plain conjunction
+    if (is(c, "identifier")) return add_guard(c), true;
+    if (is(c, "preproc_defined")) return ts_node_named_child_count(c) == 1 && (add_guard(ts_node_named_child(c, 0)), true);
+    if (is(c, "parenthesized_expression")) return ts_node_named_child_count(c) == 1 && guard_names(ts_node_named_child(c, 0));
+    if (is(c, "binary_expression") && text_of(field_of(c, "operator")) == "&&")
+      return guard_names(field_of(c, "left")) && guard_names(field_of(c, "right"));
+    return false;
+  };
+  for (TSNode child = site.node, up = ts_node_parent(site.node); !ts_node_is_null(up); child = up, up = ts_node_parent(up)) {
+    if (is(up, "preproc_else") || is(up, "preproc_elif") || is(up, "preproc_elifdef")) break;  // an alternative branch
+    if (ts_node_eq(child, field_of(up, "alternative"))) break;
+    nlohmann::json before = guards;
+    if (is(up, "preproc_if") && !guard_names(field_of(up, "condition"))) guards = before;
+    if (is(up, "preproc_ifdef") && text_of(up).rfind("#ifdef", 0) == 0) add_guard(field_of(up, "name"));
+  }
+  if (!guards.empty()) k.meta["guarded_by"] = guards;
   TSNode fn = site.node;
   if (is(fn, "template_declaration"))
     for (uint32_t j = 0; j < ts_node_named_child_count(fn); ++j)
