@@ -158,6 +158,9 @@ CudaSource::CudaSource(std::string text) : text_(std::move(text)) {
         t == "namespace_alias_definition") {
       TSNode name = field_of(n, "name");
       if (!ts_node_is_null(name)) out.insert(text_of(name));
+      // `template <> struct InternalType<float> {...}`: a specialization defines the template's
+      // name too, so that a kernel naming the template gets its specializations with it.
+      if (is(name, "template_type") && !ts_node_is_null(field_of(name, "name"))) out.insert(text_of(field_of(name, "name")));
     }
     if (t == "enum_specifier") {
       TSNode name = field_of(n, "name");
