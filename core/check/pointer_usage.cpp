@@ -698,6 +698,30 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
     std::string dtype = cast_type(e);
     return dtype.empty() ? made_type(e) : dtype;
   };
+  // `tl.store(block_ptr, acc)` of `acc = tl.zeros(..., tl.float16)` (or `x.to(tl.float16)`): a
+  // block pointer's store converts nothing, so the base holds elements of the value's type.
+  std::function<bool(TSNode, int)> block_pointer = [&](TSNode e, int depth) {
+    if (ts_node_is_null(e) || depth > 4) return false;
+    if (is_type(e, "call")) return op_name(e) == "make_block_ptr" || op_name(e) == "advance";
+    if (!is_type(e, "identifier")) return false;
+    auto it = assigned.find(m_.text_of(e));
+    if (it == assigned.end()) return false;
+    for (TSNode rhs : it->second)
+      if (!block_pointer(rhs, depth + 1)) return false;
+    return true;
+  };
+  for (const auto& op : ops) {
+    if (op.name != "store" || !block_pointer(op.address, 0)) continue;
+    TSNode value = argument(op.call, 1);
+    if (ts_node_is_null(value)) value = keyword(op.call, "value", m_);
+    if (ts_node_is_null(value)) continue;
+    std::string dtype = stated_type(value);
+    if (dtype.empty() && is_type(value, "identifier"))
+      if (auto it = assigned.find(m_.text_of(value)); it != assigned.end() && it->second.size() == 1)
+        dtype = made_type(it->second[0]);
+    if (dtype.empty()) continue;
+    for (const auto& p : bases_of(op.address)) set_dtype(p, dtype, "stored through a block pointer as " + dtype);
+  }
   // `tl.load(idx + pid) if idx else pid.to(tl.int64)`: a condition Triton cannot decide when it
   // compiles wants both branches of one type, so the loaded elements are the other's type.
   // `tl.where(m, coords, tl.zeros(..., dtype=tl.int64))` picks between two of one kind: integer
@@ -1136,7 +1160,7 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
       }
     }
     // `start, end, expert = compute_range(pid, starts, ...)` then `a + start * stride`: the
-    // helper's result is an integer, so are the elements it loaded to compute it.
+    // helper's result is an offset, so the elements it loaded to compute it are integers.
     for (const auto& [call, helper] : helper_calls) {
       TSNode assignment = ts_node_parent(call);
       if (ts_node_is_null(assignment) || !is_type(assignment, "assignment") || !ts_node_eq(field(assignment, "right"), call))
@@ -1148,7 +1172,9 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
         for_each_named_child(left, [&](TSNode c) { targets.push_back(is_type(c, "identifier") ? m_.text_of(c) : ""); });
       const PointerFacts& hf = facts(*helper);
       for (size_t i = 0; i < targets.size() && i < hf.returned_loads.size(); ++i) {
-        if (targets[i].empty() || !int_used(targets[i]) || hf.returned_loads[i].empty()) continue;
+        // Only an address use counts here: the wider integer use above also spreads through
+        // updates of accumulators (`acc *= x_scale`), too loose to type another function's loads.
+        if (targets[i].empty() || !offset_names.count(targets[i]) || hf.returned_loads[i].empty()) continue;
         for_each_call_argument(m_, call, helper->definition, [&](const std::string& target, TSNode value) {
           if (!hf.returned_loads[i].count(target)) return;
           for (const auto& p : bases_of(value))
