@@ -8,6 +8,7 @@
 #include "core/check/name_text.h"
 #include "core/python/function_parameters.h"
 #include "core/python/module_model.h"
+#include "core/python/named_children.h"
 #include "core/python/python_type_set.h"
 
 namespace mine {
@@ -724,7 +725,9 @@ void LauncherValues::ranks(TSNode body) {
 
 void LauncherValues::run(TSNode block, uint32_t until, int depth, uint32_t start) {
   if (ts_node_is_null(block) || depth > 24) return;
-  uint32_t count = ts_node_named_child_count(block);
+  // The statements by index, read once (indexing them one call each is quadratic).
+  std::vector<TSNode> statements = named_children(block);
+  uint32_t count = static_cast<uint32_t>(statements.size());
   // The statements left in this block and the enclosing ones, for the paths a helper forks into.
   frames_.push_back({block, start, depth});
   struct Pop {
@@ -733,7 +736,7 @@ void LauncherValues::run(TSNode block, uint32_t until, int depth, uint32_t start
   } pop{frames_};
   for (uint32_t i = start; i < count && !stopped_; ++i) {
     frames_.back().next = i + 1;
-    TSNode s = ts_node_named_child(block, i);
+    TSNode s = statements[i];
     if (ts_node_start_byte(s) >= until) return;
     std::string_view t = node_type(s);
     if (t == "return_statement") {
