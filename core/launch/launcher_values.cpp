@@ -191,10 +191,6 @@ std::string torch_dtype_name(const std::string& qualified) {
   return it == kNames.end() ? "" : it->second;
 }
 
-TSNode LauncherValues::child(TSNode n, const char* field_name) const {
-  return facts_ ? facts_->nodes.field(n, field_name) : field(n, field_name);
-}
-
 TSNode LauncherValues::named_child(TSNode n, uint32_t i) const {
   if (!facts_) return ts_node_named_child(n, i);
   const std::vector<TSNode>& all = facts_->nodes.named_children(n);

@@ -162,7 +162,10 @@ class LauncherValues {
   // Reads of the tree, through facts_->nodes when there is a cache, else from tree-sitter: the
   // same answers as ts::field, ts_node_named_child(_count), for_each_named_child,
   // parameter_nodes and PythonModule::qualified_name.
-  TSNode child(TSNode n, const char* field_name) const;
+  template <size_t N>
+  TSNode child(TSNode n, const char (&field_name)[N]) const {
+    return facts_ ? facts_->nodes.field(n, field_name) : field(n, field_name);
+  }
   TSNode named_child(TSNode n, uint32_t i) const;
   uint32_t named_count(TSNode n) const;
   template <typename F>

@@ -5,10 +5,10 @@
 
 namespace mine {
 
-TSNode NodeMemo::field(TSNode n, const char* name) {
-  if (ts_node_is_null(n)) return ts::field(n, name);
-  auto [slot, fresh] = fields_.try_emplace(FieldKey{n.id, name});
-  if (fresh) slot->second = ts::field(n, name);
+TSNode NodeMemo::field_named(TSNode n, const char* literal) {
+  if (ts_node_is_null(n)) return ts::field(n, literal);
+  auto [slot, fresh] = fields_.try_emplace(FieldKey{n.id, literal});
+  if (fresh) slot->second = ts::field(n, literal);
   return slot->second;
 }
 

@@ -22,8 +22,12 @@ class PythonModule;
 // asked about. Not thread-safe: one per launch finder.
 class NodeMemo {
  public:
-  // ts::field(n, name) for a field name given as a literal.
-  TSNode field(TSNode n, const char* name);
+  // ts::field(n, name). The name must be a string literal: its address keys the memo (a buffer
+  // reused for another name would be taken for the first), hence the array reference.
+  template <size_t N>
+  TSNode field(TSNode n, const char (&name)[N]) {
+    return field_named(n, name);
+  }
   // ts_node_named_child(n, i) and ts_node_named_child_count(n) (line continuations included).
   const std::vector<TSNode>& named_children(TSNode n);
   // parameter_nodes(m, definition).
@@ -32,6 +36,7 @@ class NodeMemo {
   const std::optional<std::string>& qualified_name(const PythonModule& m, TSNode expression);
 
  private:
+  TSNode field_named(TSNode n, const char* literal);
   struct FieldKey {
     const void* node;
     const char* name;  // the literal's address: each spelling of a name is an entry of its own
