@@ -195,6 +195,9 @@ class Finder {
     };
     std::unique_ptr<LauncherValues> values = evaluate(LauncherValues::kNominalDim);
     skew_at_ = {function, ts_node_start_byte(call)};
+    // The alternate evaluation runs with kAlternateDim whatever stand-in size the launch is
+    // described with: one serves the nominal size and every larger one tried below.
+    alternate_.reset();
     // `kernel = _fwd_kernel` (or `... if cond else ...`, or `table[name]["update"]`) in the
     // launcher: follow the local name.
     for (int hops = 0; hops < 3 && is_type(callee, "identifier"); ++hops) {
@@ -232,8 +235,7 @@ class Finder {
     auto describe_all = [&](const LauncherValues& v, int64_t dim, std::vector<LaunchSite>& sites) {
       values_ = &v;
       dim_ = dim;
-      alternate_.reset();
-      skewed_ = {};
+      skewed_ = {};  // skewed evaluations scale `dim`
       Rejections r;
       r.failed_asserts = v.failed_asserts();
       for (const auto& [candidate, target] : targets) {
