@@ -209,7 +209,7 @@ class Finder {
     // `def run(kernel, x): kernel[grid](x)`: the caller chooses the kernel; the parameter's name
     // is no kernel's, and matching it by name would bind every kernel called `kernel`.
     if (is_type(callee, "identifier") && !ts_node_is_null(function) && ts_node_is_null(values->assigned(m_.text_of(callee))))
-      for (const ParameterNodes& p : parameter_nodes(m_, function))
+      for (const ParameterNodes& p : tensor_facts_.nodes.parameters(m_, function))
         if (p.name == m_.text_of(callee)) return;
     std::vector<std::pair<TSNode, Target>> targets;
     std::vector<TSNode> candidates;
@@ -307,7 +307,7 @@ class Finder {
     if (found != floor_divisions_.end()) return found->second;
     std::vector<FloorDivision>& out = floor_divisions_[key];
     std::map<std::string, int> position;
-    for (const ParameterNodes& p : parameter_nodes(*k.module, k.definition))
+    for (const ParameterNodes& p : tensor_facts_.nodes.parameters(*k.module, k.definition))
       position.emplace(p.name, static_cast<int>(position.size()));
     // Where the definition's text holds "//": a node spanning none holds no floor division, and
     // its subtree is skipped (a kernel body has thousands of nodes and few divisions; the walk
@@ -595,11 +595,11 @@ class Finder {
 
   // The launcher's flag parameters as the branches around the launch take them: `if use_int4 or
   // use_int8: gptq_kernel[grid](...)` launches only with one of them on, whatever their defaults.
-  std::map<std::string, json> path_flags(TSNode call, TSNode function) const {
+  std::map<std::string, json> path_flags(TSNode call, TSNode function) {
     std::map<std::string, json> out;
     if (ts_node_is_null(function)) return out;
     std::set<std::string> params;
-    for (const ParameterNodes& p : parameter_nodes(m_, function)) {
+    for (const ParameterNodes& p : tensor_facts_.nodes.parameters(m_, function)) {
       std::string d = ts_node_is_null(p.default_value) ? "" : m_.text_of(p.default_value);
       std::string a = ts_node_is_null(p.annotation) ? "" : m_.text_of(p.annotation);
       if (d == "True" || d == "False" || a == "bool") params.insert(p.name);
