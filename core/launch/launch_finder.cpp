@@ -195,6 +195,9 @@ class Finder {
     };
     std::unique_ptr<LauncherValues> values = evaluate(LauncherValues::kNominalDim);
     skew_at_ = {function, ts_node_start_byte(call)};
+    // The alternate evaluation runs with kAlternateDim whatever stand-in size the launch is
+    // described with: one serves the nominal size and every larger one tried below.
+    alternate_.reset();
     // `kernel = _fwd_kernel` (or `... if cond else ...`, or `table[name]["update"]`) in the
     // launcher: follow the local name.
     for (int hops = 0; hops < 3 && is_type(callee, "identifier"); ++hops) {
@@ -206,7 +209,7 @@ class Finder {
     // `def run(kernel, x): kernel[grid](x)`: the caller chooses the kernel; the parameter's name
     // is no kernel's, and matching it by name would bind every kernel called `kernel`.
     if (is_type(callee, "identifier") && !ts_node_is_null(function) && ts_node_is_null(values->assigned(m_.text_of(callee))))
-      for (const ParameterNodes& p : parameter_nodes(m_, function))
+      for (const ParameterNodes& p : tensor_facts_.nodes.parameters(m_, function))
         if (p.name == m_.text_of(callee)) return;
     std::vector<std::pair<TSNode, Target>> targets;
     std::vector<TSNode> candidates;
@@ -232,8 +235,7 @@ class Finder {
     auto describe_all = [&](const LauncherValues& v, int64_t dim, std::vector<LaunchSite>& sites) {
       values_ = &v;
       dim_ = dim;
-      alternate_.reset();
-      skewed_ = {};
+      skewed_ = {};  // skewed evaluations scale `dim`
       Rejections r;
       r.failed_asserts = v.failed_asserts();
       for (const auto& [candidate, target] : targets) {
@@ -305,12 +307,26 @@ class Finder {
     if (found != floor_divisions_.end()) return found->second;
     std::vector<FloorDivision>& out = floor_divisions_[key];
     std::map<std::string, int> position;
-    for (const ParameterNodes& p : parameter_nodes(*k.module, k.definition))
+    for (const ParameterNodes& p : tensor_facts_.nodes.parameters(*k.module, k.definition))
       position.emplace(p.name, static_cast<int>(position.size()));
+    // Where the definition's text holds "//": a node spanning none holds no floor division, and
+    // its subtree is skipped (a kernel body has thousands of nodes and few divisions; the walk
+    // over all of them, once per file launching the kernel, cost 2% of a scan).
+    const std::string& text = k.module->tree().text();
+    uint32_t end = ts_node_end_byte(k.definition);
+    std::vector<uint32_t> slashes;
+    for (size_t at = text.find("//", ts_node_start_byte(k.definition)); at != std::string::npos && at + 2 <= end;
+         at = text.find("//", at + 1))
+      slashes.push_back(static_cast<uint32_t>(at));
+    auto spans_slash = [&](TSNode x) {
+      auto first = std::lower_bound(slashes.begin(), slashes.end(), ts_node_start_byte(x));
+      return first != slashes.end() && *first < ts_node_end_byte(x);
+    };
     std::vector<TSNode> stack{field(k.definition, "body")};
     while (!stack.empty() && out.size() < 64) {
       TSNode x = stack.back();
       stack.pop_back();
+      if (!spans_slash(x)) continue;
       if (is_type(x, "binary_operator") && k.module->text_of(field(x, "operator")) == "//") {
         TSNode l = field(x, "left"), r = field(x, "right");
         auto p = is_type(l, "identifier") ? position.find(k.module->text_of(l)) : position.end();
@@ -579,11 +595,11 @@ class Finder {
 
   // The launcher's flag parameters as the branches around the launch take them: `if use_int4 or
   // use_int8: gptq_kernel[grid](...)` launches only with one of them on, whatever their defaults.
-  std::map<std::string, json> path_flags(TSNode call, TSNode function) const {
+  std::map<std::string, json> path_flags(TSNode call, TSNode function) {
     std::map<std::string, json> out;
     if (ts_node_is_null(function)) return out;
     std::set<std::string> params;
-    for (const ParameterNodes& p : parameter_nodes(m_, function)) {
+    for (const ParameterNodes& p : tensor_facts_.nodes.parameters(m_, function)) {
       std::string d = ts_node_is_null(p.default_value) ? "" : m_.text_of(p.default_value);
       std::string a = ts_node_is_null(p.annotation) ? "" : m_.text_of(p.annotation);
       if (d == "True" || d == "False" || a == "bool") params.insert(p.name);

@@ -8,6 +8,7 @@
 #include "core/check/name_text.h"
 #include "core/python/function_parameters.h"
 #include "core/python/module_model.h"
+#include "core/python/named_children.h"
 #include "core/python/python_type_set.h"
 
 namespace mine {
@@ -190,6 +191,24 @@ std::string torch_dtype_name(const std::string& qualified) {
   return it == kNames.end() ? "" : it->second;
 }
 
+TSNode LauncherValues::named_child(TSNode n, uint32_t i) const {
+  if (!facts_) return ts_node_named_child(n, i);
+  const std::vector<TSNode>& all = facts_->nodes.named_children(n);
+  return i < all.size() ? all[i] : TSNode{};
+}
+
+uint32_t LauncherValues::named_count(TSNode n) const {
+  return facts_ ? static_cast<uint32_t>(facts_->nodes.named_children(n).size()) : ts_node_named_child_count(n);
+}
+
+std::vector<ParameterNodes> LauncherValues::parameters(TSNode definition) const {
+  return facts_ ? facts_->nodes.parameters(m_, definition) : parameter_nodes(m_, definition);
+}
+
+std::optional<std::string> LauncherValues::qualified(TSNode expression) const {
+  return facts_ ? facts_->nodes.qualified_name(m_, expression) : m_.qualified_name(expression);
+}
+
 int64_t LauncherValues::param_dim() {
   ++tally_->sizes_read;
   int k = sized_params_++;
@@ -218,7 +237,7 @@ LauncherValues::LauncherValues(const PythonModule& m, TSNode function, uint32_t 
       fork_budget_(std::move(fork_budget)),
       tally_(tally ? std::move(tally) : std::make_shared<Tally>()), facts_(facts) {
   if (ts_node_is_null(function)) return;
-  TSNode body = field(function, "body");
+  TSNode body = child(function, "body");
   auto known = facts ? facts->find(body.id) : TensorFactsCache::iterator{};
   if (facts && known != facts->end()) {
     rank_ = known->second.rank;
@@ -237,12 +256,12 @@ LauncherValues::LauncherValues(const PythonModule& m, TSNode function, uint32_t 
     for (TSNode d : decorators_of(decorated)) {
       if (!is_type(d, "call")) continue;
       TSNode cast = keyword_value(d, "cast_inputs", [&](TSNode x) { return m_.text_of(x); });
-      auto q = ts_node_is_null(cast) ? std::nullopt : m_.qualified_name(cast);
+      auto q = ts_node_is_null(cast) ? std::nullopt : qualified(cast);
       if (q) cast_inputs = torch_dtype_name(*q);
     }
   std::map<std::string, json> parametrized = is_type(decorated, "decorated_definition") ? parametrized_values(decorated)
                                                                                       : std::map<std::string, json>{};
-  for (const ParameterNodes& p : parameter_nodes(m_, function)) {
+  for (const ParameterNodes& p : parameters(function)) {
     const std::string& name = p.name;
     if (name == "self" || name == "cls" || name == "ctx") continue;
     if (bound) {
@@ -476,25 +495,25 @@ bool LauncherValues::read_unguarded(TSNode body, const std::string& name) const 
     size_t at = stack.back();
     TSNode n = seen[at].node;
     stack.pop_back();
-    if (is_type(n, "attribute") && is_type(field(n, "object"), "identifier") && m_.text_of(field(n, "object")) == name) {
-      std::string attr = m_.text_of(field(n, "attribute"));
+    if (is_type(n, "attribute") && is_type(child(n, "object"), "identifier") && m_.text_of(child(n, "object")) == name) {
+      std::string attr = m_.text_of(child(n, "attribute"));
       if (attr == "shape" || attr == "stride" || attr == "size" || attr == "dim" || attr == "ndim" || attr == "numel") {
         bool guarded = false;
         // (An attribute is never the body, and never zero-width: its parent is the one it was reached from.)
         for (size_t u = seen[at].from; !guarded && !ts_node_eq(seen[u].node, body); u = seen[u].from) {
           TSNode up = seen[u].node;
           if (is_type(up, "if_statement") || is_type(up, "elif_clause") || is_type(up, "while_statement"))
-            guarded = guards(field(up, "condition"));
+            guarded = guards(child(up, "condition"));
           else if (is_type(up, "conditional_expression"))
-            guarded = guards(ts_node_named_child(up, 1));
+            guarded = guards(named_child(up, 1));
           else if (is_type(up, "boolean_operator"))
-            guarded = guards(ts_node_named_child(up, 0));
+            guarded = guards(named_child(up, 0));
         }
         if (!guarded) return true;
       }
     }
     if ((is_type(n, "function_definition") || is_type(n, "lambda")) && !ts_node_eq(n, body)) continue;
-    for_each_named_child(n, [&](TSNode c) {
+    each_named_child(n, [&](TSNode c) {
       stack.push_back(seen.size());
       seen.push_back({c, at});
     });
@@ -724,7 +743,10 @@ void LauncherValues::ranks(TSNode body) {
 
 void LauncherValues::run(TSNode block, uint32_t until, int depth, uint32_t start) {
   if (ts_node_is_null(block) || depth > 24) return;
-  uint32_t count = ts_node_named_child_count(block);
+  // The statements by index, read once (indexing them one call each is quadratic).
+  std::vector<TSNode> own;
+  const std::vector<TSNode>& statements = facts_ ? facts_->nodes.named_children(block) : (own = named_children(block));
+  uint32_t count = static_cast<uint32_t>(statements.size());
   // The statements left in this block and the enclosing ones, for the paths a helper forks into.
   frames_.push_back({block, start, depth});
   struct Pop {
@@ -733,40 +755,40 @@ void LauncherValues::run(TSNode block, uint32_t until, int depth, uint32_t start
   } pop{frames_};
   for (uint32_t i = start; i < count && !stopped_; ++i) {
     frames_.back().next = i + 1;
-    TSNode s = ts_node_named_child(block, i);
+    TSNode s = statements[i];
     if (ts_node_start_byte(s) >= until) return;
     std::string_view t = node_type(s);
     if (t == "return_statement") {
-      TSNode value = ts_node_named_child(s, 0);
+      TSNode value = named_child(s, 0);
       returned_ = ts_node_is_null(value) ? std::optional<json>(json(nullptr)) : eval(value);
       stopped_ = true;
       return;
     }
     if (t == "expression_statement") {
-      TSNode a = ts_node_named_child(s, 0);
+      TSNode a = named_child(s, 0);
       if (is_type(a, "assignment")) {
-        TSNode right = field(a, "right");
+        TSNode right = child(a, "right");
         // `a = b = value`: the right side is itself an assignment.
-        std::vector<TSNode> targets{field(a, "left")};
+        std::vector<TSNode> targets{child(a, "left")};
         while (is_type(right, "assignment")) {
-          targets.push_back(field(right, "left"));
-          right = field(right, "right");
+          targets.push_back(child(right, "left"));
+          right = child(right, "right");
         }
         std::optional<json> v = ts_node_is_null(right) ? std::nullopt : eval(right);
         for (TSNode left : targets) assign(left, v, right);
       } else if (is_type(a, "augmented_assignment")) {
-        TSNode left = field(a, "left");
-        std::string op = m_.text_of(field(a, "operator"));
+        TSNode left = child(a, "left");
+        std::string op = m_.text_of(child(a, "operator"));
         if (is_type(left, "identifier") && op.size() > 1) {
-          auto cur = eval(left), rhs = eval(field(a, "right"));
+          auto cur = eval(left), rhs = eval(child(a, "right"));
           std::optional<json> v;
           if (cur && rhs) v = arithmetic(*cur, op.substr(0, op.size() - 1), *rhs);
           assign(left, v, TSNode{});
         }
-      } else if (is_type(a, "call") && ends_with(m_.text_of(field(a, "function")), "assert_size_stride")) {
+      } else if (is_type(a, "call") && ends_with(m_.text_of(child(a, "function")), "assert_size_stride")) {
         // `assert_size_stride(arg0_1, (4, 8, 64), ...)` of a parameter or of a local (`arg0_1, =
         // args`): from here on a tensor of that shape (its element type stays what was known).
-        TSNode owner = ts_node_named_child(field(a, "arguments"), 0);
+        TSNode owner = named_child(child(a, "arguments"), 0);
         auto stated = is_type(owner, "identifier") ? shape_.find(m_.text_of(owner)) : shape_.end();
         if (stated != shape_.end()) {
           auto cur = eval(owner);
@@ -775,10 +797,10 @@ void LauncherValues::run(TSNode block, uint32_t until, int depth, uint32_t start
         }
       }
     } else if (t == "if_statement") {
-      std::vector<std::pair<TSNode, TSNode>> branches{{field(s, "condition"), field(s, "consequence")}};
-      for_each_named_child(s, [&](TSNode c) {
-        if (is_type(c, "elif_clause")) branches.push_back({field(c, "condition"), field(c, "consequence")});
-        if (is_type(c, "else_clause")) branches.push_back({TSNode{}, field(c, "body")});
+      std::vector<std::pair<TSNode, TSNode>> branches{{child(s, "condition"), child(s, "consequence")}};
+      each_named_child(s, [&](TSNode c) {
+        if (is_type(c, "elif_clause")) branches.push_back({child(c, "condition"), child(c, "consequence")});
+        if (is_type(c, "else_clause")) branches.push_back({TSNode{}, child(c, "body")});
       });
       auto contains_launch = [&](TSNode b) { return ts_node_start_byte(b) < until && until < ts_node_end_byte(b); };
       if (contains_launch(s)) {
@@ -808,8 +830,8 @@ void LauncherValues::run(TSNode block, uint32_t until, int depth, uint32_t start
       // A branch that always leaves the launcher (`if not x.is_cuda: return cpu_path(x)`, `raise`)
       // is on no path to the launch: taken or open, it is not read.
       auto leaves = [&](TSNode body) {
-        uint32_t n = ts_node_named_child_count(body);
-        TSNode last = n ? ts_node_named_child(body, n - 1) : TSNode{};
+        uint32_t n = named_count(body);
+        TSNode last = n ? named_child(body, n - 1) : TSNode{};
         return is_type(last, "return_statement") || is_type(last, "raise_statement");
       };
       // A condition the nominal values decide takes its branch. From the first undecided one on,
@@ -834,15 +856,15 @@ void LauncherValues::run(TSNode block, uint32_t until, int depth, uint32_t start
       for (auto it = open.rbegin(); it != open.rend(); ++it) run(*it, until, depth + 1);
     } else if (t == "assert_statement") {
       // Counted, not obeyed: the caller tells stand-in sizes the launcher rejects by these.
-      auto v = eval(ts_node_named_child(s, 0));
+      auto v = eval(named_child(s, 0));
       if (v && !check::truthy(*v)) ++tally_->failed_asserts;
     } else if (t == "for_statement") {
-      forget(field(s, "left"));
-      run(field(s, "body"), until, depth + 1);
+      forget(child(s, "left"));
+      run(child(s, "body"), until, depth + 1);
     } else if (t == "while_statement" || t == "with_statement") {
-      run(field(s, "body"), until, depth + 1);
+      run(child(s, "body"), until, depth + 1);
     } else if (t == "try_statement") {
-      run(field(s, "body"), until, depth + 1);
+      run(child(s, "body"), until, depth + 1);
     } else if (t != "pass_statement" && t != "function_definition" && t != "class_definition" && t != "comment" &&
                t != "decorated_definition" &&
                t != "import_statement" && t != "import_from_statement" && t != "assert_statement") {
@@ -858,9 +880,9 @@ void LauncherValues::run(TSNode block, uint32_t until, int depth, uint32_t start
           return;
         }
         if (is_type(x, "assignment") || is_type(x, "augmented_assignment") || is_type(x, "named_expression")) {
-          forget(is_type(x, "named_expression") ? field(x, "name") : field(x, "left"));
+          forget(is_type(x, "named_expression") ? child(x, "name") : child(x, "left"));
         }
-        for_each_named_child(x, [&](TSNode c) { walk.push_back(c); });
+        each_named_child(x, [&](TSNode c) { walk.push_back(c); });
       }
     }
   }
@@ -872,7 +894,7 @@ void LauncherValues::forget(TSNode target) {
     TSNode n = names.back();
     names.pop_back();
     if (is_type(n, "identifier")) env_.erase(m_.text_of(n));
-    for_each_named_child(n, [&](TSNode c) { names.push_back(c); });
+    each_named_child(n, [&](TSNode c) { names.push_back(c); });
   }
 }
 
@@ -917,7 +939,7 @@ void LauncherValues::assign(TSNode left, const std::optional<json>& value, TSNod
   if (is_type(left, "pattern_list") || is_type(left, "tuple_pattern") || is_type(left, "list_pattern")) {
     std::vector<TSNode> parts;
     int star = -1;
-    for_each_named_child(left, [&](TSNode c) {
+    each_named_child(left, [&](TSNode c) {
       if (is_type(c, "list_splat_pattern")) star = static_cast<int>(parts.size());
       parts.push_back(c);
     });
@@ -928,7 +950,7 @@ void LauncherValues::assign(TSNode left, const std::optional<json>& value, TSNod
       for (size_t i = 0; i < static_cast<size_t>(star); ++i) assign(parts[i], (*value)[i], TSNode{});
       json middle = json::array();
       for (size_t i = static_cast<size_t>(star); i < n - tail; ++i) middle.push_back((*value)[i]);
-      assign(ts_node_named_child(parts[static_cast<size_t>(star)], 0), middle, TSNode{});
+      assign(named_child(parts[static_cast<size_t>(star)], 0), middle, TSNode{});
       for (size_t i = 0; i < tail; ++i) assign(parts[parts.size() - tail + i], (*value)[n - tail + i], TSNode{});
       return;
     }
@@ -957,16 +979,16 @@ json LauncherValues::env_of(TSNode e) const {
     TSNode n = stack.back();
     stack.pop_back();
     if (is_type(n, "lambda")) {
-      for_each_named_child(field(n, "parameters"), [&](TSNode p) { params.insert(m_.text_of(p)); });
-      stack.push_back(field(n, "body"));
+      each_named_child(child(n, "parameters"), [&](TSNode p) { params.insert(m_.text_of(p)); });
+      stack.push_back(child(n, "body"));
       continue;
     }
     if (is_type(n, "attribute")) {
-      stack.push_back(field(n, "object"));
+      stack.push_back(child(n, "object"));
       continue;
     }
     if (is_type(n, "keyword_argument")) {
-      stack.push_back(field(n, "value"));
+      stack.push_back(child(n, "value"));
       continue;
     }
     if (is_type(n, "identifier")) {
@@ -975,18 +997,18 @@ json LauncherValues::env_of(TSNode e) const {
       if (auto v = eval(n)) out[id] = *v;
       continue;
     }
-    for_each_named_child(n, [&](TSNode c) { stack.push_back(c); });
+    each_named_child(n, [&](TSNode c) { stack.push_back(c); });
   }
   return out;
 }
 
 std::optional<json> LauncherValues::eval_lambda(TSNode lambda, const json& meta, std::set<std::string>* missing) const {
   if (!is_type(lambda, "lambda")) return eval(lambda);
-  TSNode params = field(lambda, "parameters");
-  meta_name_ = !ts_node_is_null(params) && ts_node_named_child_count(params) > 0 ? m_.text_of(ts_node_named_child(params, 0)) : "";
+  TSNode params = child(lambda, "parameters");
+  meta_name_ = !ts_node_is_null(params) && named_count(params) > 0 ? m_.text_of(named_child(params, 0)) : "";
   meta_ = &meta;
   missing_meta_ = missing;
-  auto v = eval(field(lambda, "body"));
+  auto v = eval(child(lambda, "body"));
   meta_ = nullptr;
   missing_meta_ = nullptr;
   meta_name_.clear();
@@ -999,15 +1021,15 @@ std::optional<json> LauncherValues::eval(TSNode e, int depth) const {
   if (t == "integer" || t == "float" || t == "string" || t == "concatenated_string" || t == "true" || t == "false" ||
       t == "none")
     return check::ConstantEvaluator(m_, nullptr).eval(e);
-  if (t == "parenthesized_expression") return eval(ts_node_named_child(e, 0), depth + 1);
+  if (t == "parenthesized_expression") return eval(named_child(e, 0), depth + 1);
   // The value a starred element spreads; its container splices it (see leading_splat).
-  if (t == "list_splat") return eval(ts_node_named_child(e, 0), depth + 1);
+  if (t == "list_splat") return eval(named_child(e, 0), depth + 1);
   if (t == "identifier") {
     std::string id = m_.text_of(e);
     if (auto v = name(id)) return v;
     if (!meta_name_.empty() && id == meta_name_) return std::nullopt;
     if (m_.import_of(id)) {
-      auto q = m_.qualified_name(e);
+      auto q = qualified(e);
       std::string dt = q ? torch_dtype_name(*q) : "";
       if (!dt.empty()) return json{{"$dtype", dt}};
       return std::nullopt;
@@ -1015,14 +1037,14 @@ std::optional<json> LauncherValues::eval(TSNode e, int depth) const {
     return check::ConstantEvaluator(m_, nullptr).eval(e);
   }
   if (t == "attribute") {
-    auto q = m_.qualified_name(e);
+    auto q = qualified(e);
     if (q) {
       std::string dt = torch_dtype_name(*q);
       if (!dt.empty()) return json{{"$dtype", dt}};
       if (q->rfind("triton.language.", 0) == 0) return "tl." + q->substr(16);
     }
-    std::string attr = m_.text_of(field(e, "attribute"));
-    auto obj = eval(field(e, "object"), depth + 1);
+    std::string attr = m_.text_of(child(e, "attribute"));
+    auto obj = eval(child(e, "object"), depth + 1);
     // `hdl.world_size`, `group.rank` of a process group or symmetric-memory handle the launcher
     // obtained: the check runs on one GPU, a group of one whose rank is 0.
     if (!obj && (attr == "world_size" || attr == "rank")) return json(attr == "rank" ? 0 : 1);
@@ -1049,8 +1071,8 @@ std::optional<json> LauncherValues::eval(TSNode e, int depth) const {
     return std::nullopt;
   }
   if (t == "subscript") {
-    TSNode value = field(e, "value");
-    TSNode key = field(e, "subscript");
+    TSNode value = child(e, "value");
+    TSNode key = child(e, "subscript");
     if (meta_ && is_type(value, "identifier") && m_.text_of(value) == meta_name_) {
       auto k = eval(key, depth + 1);
       if (!k || !k->is_string()) return std::nullopt;
@@ -1066,10 +1088,10 @@ std::optional<json> LauncherValues::eval(TSNode e, int depth) const {
       auto k = is_type(dict, "dictionary") ? eval(key, depth + 1) : std::nullopt;
       std::optional<json> found;
       if (k)
-        for_each_named_child(dict, [&](TSNode pair) {
+        each_named_child(dict, [&](TSNode pair) {
           if (found || !is_type(pair, "pair")) return;
-          auto kk = eval(field(pair, "key"), depth + 1);
-          if (kk && *kk == *k) found = eval(field(pair, "value"), depth + 1);
+          auto kk = eval(child(pair, "key"), depth + 1);
+          if (kk && *kk == *k) found = eval(child(pair, "value"), depth + 1);
         });
       return found;
     }
@@ -1104,8 +1126,8 @@ std::optional<json> LauncherValues::eval(TSNode e, int depth) const {
   }
   if (t == "call") return call(e, depth);
   if (t == "unary_operator") {
-    auto v = eval(field(e, "argument"), depth + 1);
-    std::string op = m_.text_of(field(e, "operator"));
+    auto v = eval(child(e, "argument"), depth + 1);
+    std::string op = m_.text_of(child(e, "operator"));
     if (!v || !is_number(*v)) return std::nullopt;
     if (op == "-") return arithmetic(json(0), "-", *v);
     if (op == "+") return v;
@@ -1113,27 +1135,27 @@ std::optional<json> LauncherValues::eval(TSNode e, int depth) const {
     return std::nullopt;
   }
   if (t == "not_operator") {
-    auto v = eval(field(e, "argument"), depth + 1);
+    auto v = eval(child(e, "argument"), depth + 1);
     if (!v) return std::nullopt;
     return !check::truthy(*v);
   }
   if (t == "binary_operator") {
-    auto a = eval(field(e, "left"), depth + 1);
-    auto b = eval(field(e, "right"), depth + 1);
+    auto a = eval(child(e, "left"), depth + 1);
+    auto b = eval(child(e, "right"), depth + 1);
     if (!a || !b) return std::nullopt;
-    return arithmetic(*a, m_.text_of(field(e, "operator")), *b);
+    return arithmetic(*a, m_.text_of(child(e, "operator")), *b);
   }
   if (t == "boolean_operator") {
-    auto a = eval(field(e, "left"), depth + 1);
+    auto a = eval(child(e, "left"), depth + 1);
     if (!a) return std::nullopt;
-    std::string op = m_.text_of(field(e, "operator"));
+    std::string op = m_.text_of(child(e, "operator"));
     if (op == "and" && !check::truthy(*a)) return a;
     if (op == "or" && check::truthy(*a)) return a;
-    return eval(field(e, "right"), depth + 1);
+    return eval(child(e, "right"), depth + 1);
   }
-  if (t == "comparison_operator" && ts_node_named_child_count(e) == 2) {
-    auto a = eval(ts_node_named_child(e, 0), depth + 1);
-    auto b = eval(ts_node_named_child(e, 1), depth + 1);
+  if (t == "comparison_operator" && named_count(e) == 2) {
+    auto a = eval(named_child(e, 0), depth + 1);
+    auto b = eval(named_child(e, 1), depth + 1);
     if (!a || !b) return std::nullopt;
     std::string op;
     for (uint32_t i = 0; i < ts_node_child_count(e); ++i) {
@@ -1158,7 +1180,7 @@ std::optional<json> LauncherValues::eval(TSNode e, int depth) const {
     return std::nullopt;
   }
   if (t == "conditional_expression") {
-    TSNode body = ts_node_named_child(e, 0), cond = ts_node_named_child(e, 1), other = ts_node_named_child(e, 2);
+    TSNode body = named_child(e, 0), cond = named_child(e, 1), other = named_child(e, 2);
     auto c = eval(cond, depth + 1);
     if (!c) return eval(body, depth + 1);  // the first branch: what the code reads as the usual case
     return eval(check::truthy(*c) ? body : other, depth + 1);
@@ -1167,7 +1189,7 @@ std::optional<json> LauncherValues::eval(TSNode e, int depth) const {
     // `(NK, *v.shape)`: a starred element spreads its sequence in place.
     json out = json::array();
     bool ok = true;
-    for_each_named_child(e, [&](TSNode c) {
+    each_named_child(e, [&](TSNode c) {
       if (!ok || is_type(c, "comment")) return;
       bool splat = leading_splat(c);
       auto v = eval(c, depth + 1);
@@ -1182,12 +1204,12 @@ std::optional<json> LauncherValues::eval(TSNode e, int depth) const {
 }
 
 std::optional<json> LauncherValues::call(TSNode n, int depth) const {
-  TSNode fn = field(n, "function");
+  TSNode fn = child(n, "function");
   std::vector<TSNode> positional;
   std::map<std::string, TSNode> keywords;
-  for_each_named_child(field(n, "arguments"), [&](TSNode a) {
+  each_named_child(child(n, "arguments"), [&](TSNode a) {
     if (is_type(a, "comment")) return;
-    if (is_type(a, "keyword_argument")) keywords[m_.text_of(field(a, "name"))] = field(a, "value");
+    if (is_type(a, "keyword_argument")) keywords[m_.text_of(child(a, "name"))] = child(a, "value");
     else positional.push_back(a);
   });
   auto arg = [&](size_t i) { return i < positional.size() ? eval(positional[i], depth + 1) : std::nullopt; };
@@ -1200,12 +1222,12 @@ std::optional<json> LauncherValues::call(TSNode n, int depth) const {
     return nullptr;
   };
 
-  auto q = m_.qualified_name(fn);
+  auto q = qualified(fn);
   std::string callee = q ? *q : m_.text_of(fn);
   // Methods of values the launcher holds: tensors (x.stride(0), x.view(-1, N)).
   if (is_type(fn, "attribute") && !(q && (q->rfind("torch.", 0) == 0 || q->rfind("triton.", 0) == 0 || q->rfind("math.", 0) == 0))) {
-    auto self = eval(field(fn, "object"), depth + 1);
-    if (self && is_tensor(*self)) return method(*self, m_.text_of(field(fn, "attribute")), field(n, "arguments"), depth);
+    auto self = eval(child(fn, "object"), depth + 1);
+    if (self && is_tensor(*self)) return method(*self, m_.text_of(child(fn, "attribute")), child(n, "arguments"), depth);
   }
   std::string last = last_part(callee);
   bool torch_fn = q && q->rfind("torch.", 0) == 0;
@@ -1218,7 +1240,7 @@ std::optional<json> LauncherValues::call(TSNode n, int depth) const {
     std::vector<std::string> types;
     TSNode t = positional[1];
     if (is_type(t, "tuple") || is_type(t, "parenthesized_expression"))
-      for_each_named_child(t, [&](TSNode c) { types.push_back(last_part(m_.text_of(c))); });
+      each_named_child(t, [&](TSNode c) { types.push_back(last_part(m_.text_of(c))); });
     else
       types.push_back(last_part(m_.text_of(t)));
     bool known = true, match = false;
@@ -1258,7 +1280,7 @@ std::optional<json> LauncherValues::call(TSNode n, int depth) const {
     // Each dimension as written: a kernel constexpr the launch gives by the same expression sizes it.
     if (is_type(block_node, "list") || is_type(block_node, "tuple")) {
       json texts = json::array();
-      for_each_named_child(block_node, [&](TSNode d) {
+      each_named_child(block_node, [&](TSNode d) {
         if (!is_type(d, "comment")) texts.push_back(m_.text_of(d));
       });
       if (texts.size() == block->size()) out["block_text"] = texts;
@@ -1407,7 +1429,7 @@ std::optional<json> LauncherValues::call(TSNode n, int depth) const {
 std::optional<json> LauncherValues::helper(TSNode call, int depth) const {
   constexpr int kMaxCallDepth = 3;
   if (!callees_ || call_depth_ >= kMaxCallDepth) return std::nullopt;
-  Callee callee = callees_(m_, field(call, "function"));
+  Callee callee = callees_(m_, child(call, "function"));
   if (!callee.module || ts_node_is_null(callee.definition)) return std::nullopt;
   std::map<std::string, json> bound = call_arguments(*callee.module, callee.definition, call, depth + 1);
   // The evaluation below depends on the definition, the call depth, the stand-in size (helpers run
@@ -1445,22 +1467,22 @@ std::optional<json> LauncherValues::helper(TSNode call, int depth) const {
 std::map<std::string, json> LauncherValues::call_arguments(const PythonModule& callee, TSNode definition, TSNode call,
                                                            int depth) const {
   std::vector<std::string> params;
-  for_each_named_child(field(definition, "parameters"), [&](TSNode p) {
+  each_named_child(child(definition, "parameters"), [&](TSNode p) {
     std::string_view t = node_type(p);
     if (t == "comment") return;  // `q: torch.Tensor,  # [B, H, T, D]`
     if (t == "identifier") params.push_back(callee.text_of(p));
-    else if (t == "default_parameter" || t == "typed_default_parameter") params.push_back(callee.text_of(field(p, "name")));
-    else if (t == "typed_parameter" && is_type(ts_node_named_child(p, 0), "identifier"))
-      params.push_back(callee.text_of(ts_node_named_child(p, 0)));
+    else if (t == "default_parameter" || t == "typed_default_parameter") params.push_back(callee.text_of(child(p, "name")));
+    else if (t == "typed_parameter" && is_type(named_child(p, 0), "identifier"))
+      params.push_back(callee.text_of(named_child(p, 0)));
     else params.push_back("");  // *args, **kwargs, `/`, `*`: positions past it are not bound
   });
   std::map<std::string, json> bound;
   size_t position = 0;
   bool positions = true;
-  for_each_named_child(field(call, "arguments"), [&](TSNode a) {
+  each_named_child(child(call, "arguments"), [&](TSNode a) {
     if (is_type(a, "comment")) return;
     if (is_type(a, "keyword_argument")) {
-      if (auto v = eval(field(a, "value"), depth)) bound[m_.text_of(field(a, "name"))] = *v;
+      if (auto v = eval(child(a, "value"), depth)) bound[m_.text_of(child(a, "name"))] = *v;
       return;
     }
     if (is_type(a, "list_splat") || is_type(a, "dictionary_splat")) {
@@ -1480,10 +1502,10 @@ std::map<std::string, json> LauncherValues::call_arguments(const PythonModule& c
 std::optional<json> LauncherValues::method(const json& self, const std::string& name, TSNode arguments, int depth) const {
   std::vector<std::optional<json>> args;
   std::map<std::string, std::optional<json>> keywords;
-  for_each_named_child(arguments, [&](TSNode a) {
+  each_named_child(arguments, [&](TSNode a) {
     if (is_type(a, "comment")) return;
     if (is_type(a, "keyword_argument")) {
-      keywords[m_.text_of(field(a, "name"))] = eval(field(a, "value"), depth + 1);
+      keywords[m_.text_of(child(a, "name"))] = eval(child(a, "value"), depth + 1);
     } else if (leading_splat(a)) {  // `q.new_empty(NK, *v.shape)`
       auto v = eval(a, depth + 1);
       if (v && v->is_array()) for (const auto& x : *v) args.push_back(x);

@@ -9,6 +9,8 @@
 #include <string>
 #include <tuple>
 
+#include "core/launch/node_memo.h"
+#include "core/python/function_parameters.h"
 #include "core/python/module_model.h"
 
 namespace mine {
@@ -48,8 +50,10 @@ class LauncherValues {
   // call depth, stand-in size and the text of the values bound to their parameters: a helper
   // evaluation depends on nothing else, so a launcher evaluated for several launches (and with
   // several sizes) runs each helper once for the same values.
+  // `nodes`: what the evaluations sharing the cache read of the trees (see NodeMemo).
   struct TensorFactsCache : std::map<const void*, TensorFacts> {
     std::map<std::tuple<const void*, const void*, int, int64_t, std::string>, HelperReturn> helper_returns;
+    NodeMemo nodes;
   };
 
   // Open tensor dimensions and int inputs. Measured on the H100 against 64 and 128 (bench/results/
@@ -154,6 +158,24 @@ class LauncherValues {
   std::optional<nlohmann::json> name(const std::string& id) const;
 
   std::optional<nlohmann::json> helper(TSNode call, int depth) const;
+
+  // Reads of the tree, through facts_->nodes when there is a cache, else from tree-sitter: the
+  // same answers as ts::field, ts_node_named_child(_count), for_each_named_child,
+  // parameter_nodes and PythonModule::qualified_name.
+  template <size_t N>
+  TSNode child(TSNode n, const char (&field_name)[N]) const {
+    return facts_ ? facts_->nodes.field(n, field_name) : field(n, field_name);
+  }
+  TSNode named_child(TSNode n, uint32_t i) const;
+  uint32_t named_count(TSNode n) const;
+  template <typename F>
+  void each_named_child(TSNode n, F&& f) const {
+    if (!facts_) return for_each_named_child(n, std::forward<F>(f));
+    for (TSNode c : facts_->nodes.named_children(n))
+      if (!ts::is_line_continuation(c)) f(c);
+  }
+  std::vector<ParameterNodes> parameters(TSNode definition) const;
+  std::optional<std::string> qualified(TSNode expression) const;
 
   const PythonModule& m_;
   CalleeLookup callees_;

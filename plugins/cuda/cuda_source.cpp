@@ -5,6 +5,7 @@
 #include <regex>
 
 #include "core/error.h"
+#include "plugins/cuda/implied_includes.h"
 #include "plugins/cuda/include_resolver.h"
 
 namespace mine {
@@ -68,32 +69,6 @@ bool system_header(const std::string& header) {
       "sched.h", "strings.h", "getopt.h", "libgen.h", "dlfcn.h", "omp.h"};
   static const std::regex posix_sys(R"(^(sys|arpa|netinet)/\w+\.h$)");
   return standard.count(header) > 0 || std::regex_match(header, posix_sys);
-}
-
-// Headers a unit's types need that a real build had from somewhere else (a precompiled header, an
-// include of an include the repository does not hold): `uint32_t` needs <cstdint> and `half`
-// <cuda_fp16.h> when nvcc compiles only device code, whatever the host compiler would have seen.
-std::string implied_includes(const std::string& unit) {
-  static const struct {
-    const char* types;
-    const char* header;
-    const char* already;
-  } kImplied[] = {
-      {R"(\b(u?int(8|16|32|64)_t|u?intptr_t)\b)", "<cstdint>", R"(<(cstdint|stdint\.h|inttypes\.h)>)"},
-      {R"(\b(half2?|__half2?)\b)", "<cuda_fp16.h>", R"(<cuda_fp16\.h>)"},
-      {R"(\b(__nv_bfloat162?|nv_bfloat162?)\b)", "<cuda_bf16.h>", R"(<cuda_bf16\.h>)"},
-      {R"(\b__nv_fp8\w*)", "<cuda_fp8.h>", R"(<cuda_fp8\.h>)"},
-  };
-  static const std::vector<std::pair<std::regex, std::regex>> compiled = [] {
-    std::vector<std::pair<std::regex, std::regex>> v;
-    for (const auto& rule : kImplied) v.emplace_back(std::regex(rule.types), std::regex(rule.already));
-    return v;
-  }();
-  std::string out;
-  for (size_t i = 0; i < compiled.size(); ++i)
-    if (std::regex_search(unit, compiled[i].first) && !std::regex_search(unit, compiled[i].second))
-      out += std::string("#include ") + kImplied[i].header + "\n";
-  return out;
 }
 
 // Headers nvcc finds on its own: the CUDA toolkit's and the C/C++ standard library's. Anything

@@ -35,7 +35,7 @@ class IncludeResolver {
 
   ReadFile read_;
   PathsEnding paths_ending_;
-  std::map<std::string, std::unique_ptr<CudaSource>> parsed_;  // by path
+  std::map<std::string, std::shared_ptr<const CudaSource>> parsed_;  // by path
   std::map<std::pair<std::string, std::string>, std::optional<Header>> resolved_;
   size_t bytes_ = 0;  // text parsed so far: a bound on what one file's units may pull in
 };

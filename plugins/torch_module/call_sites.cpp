@@ -252,11 +252,23 @@ TSNode scope_of(const PythonFile& m, TSNode n) {
 TSNode assigned_before(const PythonFile& m, TSNode scope, const std::string& name, TSNode before) {
   TSNode found{};
   int count = 0;
+  // Where `name` occurs in the scope: a subtree spanning none binds it nowhere and is skipped (a
+  // call at module level asked this of the whole file for each name it follows: 13% of
+  // Liger-Kernel's scan).
+  uint32_t begin = ts_node_start_byte(scope);
+  std::vector<uint32_t> at = occurrences(m.text().substr(begin, ts_node_end_byte(scope) - begin), name);
+  for (uint32_t& a : at) a += begin;
+  auto spans_name = [&](TSNode x) {
+    auto first = std::lower_bound(at.begin(), at.end(), ts_node_start_byte(x));
+    return first != at.end() && *first < ts_node_end_byte(x);
+  };
+  // The children in order through for_each_named_child (a cursor over wide nodes such as a module's
+  // statements); the line continuations it leaves out bind nothing.
   std::function<void(TSNode)> visit = [&](TSNode n) {
-    for (uint32_t i = 0, c = ts_node_named_child_count(n); i < c; ++i) {
-      TSNode x = ts_node_named_child(n, i);
+    for_each_named_child(n, [&](TSNode x) {
+      if (!spans_name(x)) return;
       std::string_view t = node_type(x);
-      if (t == "function_definition" || t == "class_definition" || t == "decorated_definition" || t == "lambda") continue;
+      if (t == "function_definition" || t == "class_definition" || t == "decorated_definition" || t == "lambda") return;
       if (t == "assignment" || t == "augmented_assignment" || t == "for_statement") {
         TSNode left = field(x, "left");
         bool binds = false;
@@ -270,7 +282,7 @@ TSNode assigned_before(const PythonFile& m, TSNode scope, const std::string& nam
         }
       }
       visit(x);
-    }
+    });
   };
   visit(scope);
   return count == 1 ? found : TSNode{};

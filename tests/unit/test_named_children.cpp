@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "core/python/named_children.h"
 #include "core/python/syntax_tree.h"
 
 using namespace mine;
@@ -53,4 +54,31 @@ TEST_CASE("cursor and indexed walks see the same named children", "[python][name
   }
   CHECK(nodes > 300);
   CHECK(wide >= 3);  // the module, g's body and the long tuple take the cursor path
+}
+
+// named_children(n) stands for ts_node_named_child(n, i) by index (the launch evaluator runs a
+// block's statements by index and resumes at one): the very same nodes, line continuations and
+// comments included, on every node of the same kind of file, and nothing for a null node.
+TEST_CASE("named_children lists what ts_node_named_child indexes", "[python][named_children]") {
+  std::string text = "def f(a, b):  # c\n    x = a + \\\n        b\n    # lone comment\n";
+  for (int i = 0; i < 40; ++i) text += "    y" + std::to_string(i) + " = g(x, \\\n          " + std::to_string(i) + ")\n";
+  text += "    return [v for v in (x, \\\n  y0) if v]\n@d\nclass K:\n    pass\nz = (1,\n  # c\n  2)\nbad = (\n";
+  auto tree = SyntaxTree::parse(text);
+  std::vector<TSNode> stack{tree->root()};
+  size_t nodes = 0, continuations = 0;
+  while (!stack.empty()) {
+    TSNode n = stack.back();
+    stack.pop_back();
+    ++nodes;
+    std::vector<TSNode> listed = named_children(n);
+    REQUIRE(listed.size() == ts_node_named_child_count(n));
+    for (uint32_t i = 0; i < listed.size(); ++i) {
+      REQUIRE(ts_node_eq(listed[i], ts_node_named_child(n, i)));
+      continuations += ts::is_line_continuation(listed[i]);
+      stack.push_back(listed[i]);
+    }
+  }
+  CHECK(nodes > 400);
+  CHECK(continuations > 40);  // listed, as ts_node_named_child lists them
+  CHECK(named_children(TSNode{}).empty());
 }
