@@ -117,6 +117,7 @@ const mine_plugin_info kInfo = {
     kPrefilters,
     extract,
     nullptr,
+    nullptr,  // claims: never
 };
 
 }  // namespace
