@@ -79,7 +79,9 @@ std::vector<LinkedLaunch> link_launches(const std::vector<LaunchTarget>& kernels
       for (const LaunchTarget* k : chosen) distinct = distinct || k->qualname != chosen.front()->qualname;
       if (distinct) continue;
       // A kernel defined inside a function (`test_add.<locals>.kernel`) is launched only there.
-      if (chosen.empty())
+      // A name the launching file defines itself (a function its own imports make no kernel of,
+      // `import triton_pre_mlir as triton`) is that definition, not another file's kernel.
+      if (chosen.empty() && s.target_path != s.path)
         for (auto it = lo; it != hi; ++it)
           if (fits(*it->second, s) && it->second->qualname.find(".<locals>.") == std::string::npos)
             chosen.push_back(it->second);
