@@ -220,12 +220,6 @@ bool apply_launch_fact(const LaunchFact& f, bool is_constexpr, const PointerFact
     if (is_constexpr) return false;
     auto dt = body.dtypes.find(p.name);
     std::string dtype = !f.dtype.empty() ? f.dtype : dt != body.dtypes.end() ? dt->second : (index_name(p.name) ? "i32" : "fp32");
-    // Autocast's type is a floating tensor's: one whose elements the kernel uses as integers (a
-    // loop bound, an index) is an index tensor handed in beside them, of its own type.
-    if (f.autocast && dt != body.dtypes.end() && !dt->second.empty() && (dt->second[0] == 'i' || dt->second[0] == 'u')) {
-      dtype = dt->second;
-      p.why += "; an integer tensor beside the autocast ones";
-    }
     p.type = "*" + dtype;
     if (f.dtype.empty()) p.why += dt != body.dtypes.end() ? "; element type from its use" : "; element type unknown";
     nlohmann::ordered_json t = nlohmann::ordered_json::object();

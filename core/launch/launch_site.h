@@ -23,8 +23,6 @@ struct LaunchArgument {
   std::string param;          // the kernel parameter it binds (set when the launch is linked)
   bool nominal = false;       // the value follows from the nominal sizes, not from the code alone
   bool ratio = false;         // a ratio of sizes (`K // scale.shape[1]`): the stand-ins cannot tell it
-  bool autocast = false;      // tensors: dtype is the launcher's autocast type (`@custom_fwd(cast_inputs=)`),
-                              // which holds for floating tensors only
 };
 
 // A place where code launches a Triton kernel: `k[grid](...)` or `k.run(..., grid=...)`.

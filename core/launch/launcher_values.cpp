@@ -244,10 +244,9 @@ LauncherValues::LauncherValues(const PythonModule& m, TSNode function, uint32_t 
     dtype_ = known->second.dtype;
     widest_rank_ = known->second.widest_rank;
     counted_only_ = known->second.counted_only;
-    shape_ = known->second.shape;
   } else {
-    ranks(body);  // counted_only_ and shape_ too
-    if (facts) facts->emplace(body.id, TensorFacts{rank_, dtype_, widest_rank_, counted_only_, shape_});
+    ranks(body);  // counted_only_ too
+    if (facts) facts->emplace(body.id, TensorFacts{rank_, dtype_, widest_rank_, counted_only_});
   }
   // `@custom_fwd(cast_inputs=torch.float16)`: autocast hands the launcher its floating tensors
   // in that type.
@@ -332,10 +331,6 @@ LauncherValues::LauncherValues(const PythonModule& m, TSNode function, uint32_t 
     } else if (rank != rank_.end() || stated != dtype_.end()) {
       env_[name] = tensor(name, rank != rank_.end() ? nominal_shape(rank->second, param_dim()) : json(nullptr), dtype);
     }
-    // Autocast converts floating tensors only: an index tensor handed in beside them keeps its
-    // type, which the kernel's use of it can still tell.
-    if (stated == dtype_.end() && !cast_inputs.empty() && env_.count(name) && is_tensor(env_[name]))
-      env_[name]["autocast"] = true;
   }
   run(body, until, 0);
 }

@@ -34,7 +34,6 @@ class LauncherValues {
     std::map<std::string, std::string> dtype;
     int widest_rank = 0;
     std::set<std::string> counted_only;  // names the launcher uses only as counts (count_uses)
-    std::map<std::string, nlohmann::json> shape;  // whole shapes stated (`assert_size_stride`)
   };
   // Counts an evaluation and the helpers it calls keep together.
   struct Tally {
