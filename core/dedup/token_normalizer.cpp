@@ -360,7 +360,9 @@ class Reader {
     if (!s.binds(name)) s.locals.push_back(name);
   }
   int new_scope(int parent) {
-    scopes.push_back(Scope{parent, {}, {}});
+    Scope s;
+    s.parent = parent;
+    scopes.push_back(std::move(s));
     return static_cast<int>(scopes.size()) - 1;
   }
   void emit_range(size_t a, size_t b) {
