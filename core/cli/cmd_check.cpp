@@ -72,6 +72,18 @@ std::vector<CheckKernel> select(const std::string& db, const Selection& selectio
 
 bool is_cuda(const CheckKernel& k) { return k.plugin == "cuda"; }
 
+check::BundleKernel bundle_entry(const CheckKernel& k, check::InferredSignature signature,
+                                 std::optional<std::string> kernel_only) {
+  check::BundleKernel b;
+  b.id = k.id;
+  b.plugin = k.plugin;
+  b.entry = k.name;
+  b.standalone = k.standalone;
+  b.signature = std::move(signature);
+  b.kernel_only = std::move(kernel_only);
+  return b;
+}
+
 // Infers and stores the signatures of the Triton kernels and writes the bundle (CUDA C kernels
 // go in as .cu units with their parameter declarations).
 size_t emit(const std::string& db, std::vector<CheckKernel> kernels, const Selection& selection, const std::string& dir,
@@ -82,7 +94,7 @@ size_t emit(const std::string& db, std::vector<CheckKernel> kernels, const Selec
   std::map<std::string, size_t> other_targets;
   for (auto& k : kernels) {
     if (is_cuda(k)) {
-      check::BundleKernel b{k.id, k.plugin, k.name, k.standalone, {}, std::nullopt};
+      check::BundleKernel b = bundle_entry(k, {}, std::nullopt);
       b.language = "cuda";
       b.parameters = k.meta.value("parameters", nlohmann::json::array());
       b.launch_bounds = k.meta.value("launch_bounds", "");
@@ -91,7 +103,7 @@ size_t emit(const std::string& db, std::vector<CheckKernel> kernels, const Selec
       continue;
     }
     if (k.plugin == "torch_module") {
-      check::BundleKernel b{k.id, k.plugin, k.name, k.standalone, {}, std::nullopt};
+      check::BundleKernel b = bundle_entry(k, {}, std::nullopt);
       b.language = "torch_module";
       b.inputs = k.meta.value("inputs", nlohmann::json::object());
       bundle.push_back(std::move(b));
@@ -146,7 +158,7 @@ size_t emit(const std::string& db, std::vector<CheckKernel> kernels, const Selec
       attrs = check::apply_specialization(check::inductor_specialization(k.standalone, params), sig);
     }
     with_guesses += sig.guessed().empty() ? 0 : 1;
-    bundle.push_back({k.id, k.plugin, k.name, k.standalone, sig, kernel_only});
+    bundle.push_back(bundle_entry(k, sig, kernel_only));
     bundle.back().attrs = std::move(attrs);
     if (auto target = check::other_backend(k.path, k.standalone)) {
       bundle.back().target = {{"backend", target->backend}, {"evidence", target->evidence}};

@@ -82,7 +82,8 @@ void Discovery::run(const std::function<void(const RepoInfo&)>& emit) {
   };
   // Each strategy's requests are the client's count before and after it, whatever it calls.
   auto stage = [&](const char* name, const std::string& skip, const std::function<void()>& body) {
-    reports_.push_back({name});
+    reports_.emplace_back();
+    reports_.back().name = name;
     if (!skip.empty()) {
       reports_.back().note = skip;
       return;
