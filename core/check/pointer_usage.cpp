@@ -304,14 +304,18 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
     bases(e, found, seen, 0);
     return found;
   };
-  for (TSNode r : returned) {
+  // The values a return statement returns, one per position of a returned tuple.
+  auto returned_values = [&](TSNode r) {
     std::vector<TSNode> values{r};
     if (is_type(r, "expression_list") || is_type(r, "tuple") || is_type(r, "parenthesized_expression")) {
       values.clear();
       for_each_named_child(r, [&](TSNode c) { values.push_back(c); });
     }
+    return values;
+  };
+  for (TSNode r : returned) {
     // A parameter rebound before it is returned (`x = tl.load(x)`) returns what it was bound to.
-    for (TSNode v : values)
+    for (TSNode v : returned_values(r))
       for (const auto& p : bases_of(v))
         if (!assigned.count(p)) out.returned_bases.insert(p);
   }
@@ -607,11 +611,16 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
     });
   });
 
+  // What a store writes: `tl.store(p, v)` or `tl.store(p, value=v)`; null for other ops.
+  auto stored_value = [&](const Op& op) {
+    if (op.name != "store") return TSNode{};
+    TSNode value = argument(op.call, 1);
+    return ts_node_is_null(value) ? keyword(op.call, "value", m_) : value;
+  };
   // Element types, strongest evidence first: a cast of the stored value names the type exactly.
   for (const auto& op : ops) {
     if (op.name != "store") continue;
-    TSNode value = argument(op.call, 1);
-    if (ts_node_is_null(value)) value = keyword(op.call, "value", m_);
+    TSNode value = stored_value(op);
     std::string dtype = cast_type(value);
     for (const auto& p : bases_of(op.address)) set_dtype(p, dtype, "stored value cast to " + dtype);
     // Stored as loaded (`idx = tl.load(t_ptrs)` then `tl.store(p_ptrs, idx)`): a copy, one type.
@@ -712,8 +721,7 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
   };
   for (const auto& op : ops) {
     if (op.name != "store" || !block_pointer(op.address, 0)) continue;
-    TSNode value = argument(op.call, 1);
-    if (ts_node_is_null(value)) value = keyword(op.call, "value", m_);
+    TSNode value = stored_value(op);
     if (ts_node_is_null(value)) continue;
     std::string dtype = stated_type(value);
     if (dtype.empty() && is_type(value, "identifier"))
@@ -1036,11 +1044,7 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
     // What each returned value is loaded from, through arithmetic and the locals it is computed
     // from, by position in the returned tuple.
     for (TSNode r : returned) {
-      std::vector<TSNode> values{r};
-      if (is_type(r, "expression_list") || is_type(r, "tuple")) {
-        values.clear();
-        for_each_named_child(r, [&](TSNode c) { values.push_back(c); });
-      }
+      std::vector<TSNode> values = returned_values(r);
       if (out.returned_loads.size() < values.size()) out.returned_loads.resize(values.size());
       for (size_t i = 0; i < values.size(); ++i) {
         std::set<std::string> seen;
@@ -1362,9 +1366,7 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
   });
   // A parameter that is a load's fill or a store's value is a value, not an address.
   for (const auto& op : ops) {
-    TSNode value = op.name == "load" ? keyword(op.call, "other", m_)
-                   : op.name == "store" ? keyword(op.call, "value", m_) : TSNode{};
-    if (op.name == "store" && ts_node_is_null(value)) value = argument(op.call, 1);
+    TSNode value = op.name == "load" ? keyword(op.call, "other", m_) : stored_value(op);
     if (is_type(value, "identifier") && param_set.count(m_.text_of(value))) out.values.insert(m_.text_of(value));
   }
   // `other=` of a load: a float fill value means float elements.

@@ -11,6 +11,7 @@
 #include "core/launch/launch_marks.h"
 #include "core/launch/launcher_values.h"
 #include "core/python/function_parameters.h"
+#include "core/python/word_offsets.h"
 
 namespace mine {
 namespace {
@@ -312,21 +313,13 @@ class Finder {
     // Where the definition's text holds "//": a node spanning none holds no floor division, and
     // its subtree is skipped (a kernel body has thousands of nodes and few divisions; the walk
     // over all of them, once per file launching the kernel, cost 2% of a scan).
-    const std::string& text = k.module->tree().text();
-    uint32_t end = ts_node_end_byte(k.definition);
-    std::vector<uint32_t> slashes;
-    for (size_t at = text.find("//", ts_node_start_byte(k.definition)); at != std::string::npos && at + 2 <= end;
-         at = text.find("//", at + 1))
-      slashes.push_back(static_cast<uint32_t>(at));
-    auto spans_slash = [&](TSNode x) {
-      auto first = std::lower_bound(slashes.begin(), slashes.end(), ts_node_start_byte(x));
-      return first != slashes.end() && *first < ts_node_end_byte(x);
-    };
+    const WordOffsets slashes(k.module->tree().text(), "//", ts_node_start_byte(k.definition),
+                              ts_node_end_byte(k.definition));
     std::vector<TSNode> stack{field(k.definition, "body")};
     while (!stack.empty() && out.size() < 64) {
       TSNode x = stack.back();
       stack.pop_back();
-      if (!spans_slash(x)) continue;
+      if (!slashes.spanned_by(x)) continue;
       if (is_type(x, "binary_operator") && k.module->text_of(field(x, "operator")) == "//") {
         TSNode l = field(x, "left"), r = field(x, "right");
         auto p = is_type(l, "identifier") ? position.find(k.module->text_of(l)) : position.end();

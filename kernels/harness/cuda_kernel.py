@@ -225,11 +225,15 @@ def parse_param(decl):
     return {"name": name, "type": ctype, "pointer": pointer, "reference": reference}
 
 
+def unknown_scalar(p):
+    """A value parameter of a type the argument table does not know (`scalar_t`, `opmath_t`, a
+    typedef): nvcc, which instantiated the kernel, knows what it is."""
+    return (not p["pointer"] and not p["reference"] and p["type"] not in _SCALARS and p["type"] not in _HALF_BITS
+            and p["type"] not in _HANDLES)
+
+
 def unknown_scalars(params):
-    """Value parameters of a type the argument table does not know (`scalar_t`, `opmath_t`, a
-    typedef): nvcc, which instantiated the kernel, knows what they are."""
-    return [p for p in params if not p["pointer"] and not p["reference"] and p["type"] not in _SCALARS
-            and p["type"] not in _HALF_BITS and p["type"] not in _HANDLES]
+    return [p for p in params if unknown_scalar(p)]
 
 
 # The unit's own instantiation of a template kernel (cuda_source.cpp writes it):
@@ -286,7 +290,7 @@ def resolve_types(params, kinds):
     out = []
     for p, k in zip(params, kinds or []):
         size, kind = k & 0xFFFFFFFF, k >> 32
-        if p in unknown_scalars([p]):
+        if unknown_scalar(p):
             if kind == _KIND_POINTER:
                 p = dict(p, pointer=True, resolved=p["type"])
             elif (size, kind) in _SIZED_INTS:

@@ -4,6 +4,7 @@
 #include <functional>
 #include <vector>
 
+#include "core/python/word_offsets.h"
 #include "plugins/torch_module/literal_value.h"
 #include "plugins/torch_module/tree_walk.h"
 
@@ -19,20 +20,10 @@ constexpr size_t kOtherFiles = 8;
 // The pre-order walk, into the subtrees that span one of `offsets` (ascending) only: a call whose
 // callee reads `Name` spans an occurrence of `Name`, and the rest of the file (most of it, for
 // each of a file's many module classes) need not be visited to find it.
-void walk_spanning(TSNode n, const std::vector<uint32_t>& offsets, const std::function<void(TSNode)>& visit) {
-  if (ts_node_is_null(n)) return;
-  auto first = std::lower_bound(offsets.begin(), offsets.end(), ts_node_start_byte(n));
-  if (first == offsets.end() || *first >= ts_node_end_byte(n)) return;
+void walk_spanning(TSNode n, const WordOffsets& offsets, const std::function<void(TSNode)>& visit) {
+  if (!offsets.spanned_by(n)) return;
   visit(n);
   for (uint32_t i = 0, c = ts_node_named_child_count(n); i < c; ++i) walk_spanning(ts_node_named_child(n, i), offsets, visit);
-}
-
-std::vector<uint32_t> occurrences(std::string_view text, std::string_view word) {
-  std::vector<uint32_t> out;
-  if (word.empty()) return out;
-  for (size_t at = text.find(word); at != std::string_view::npos; at = text.find(word, at + 1))
-    out.push_back(static_cast<uint32_t>(at));
-  return out;
 }
 
 bool plain_parameter(const nlohmann::json& p) {
@@ -170,7 +161,7 @@ std::vector<TSNode> class_calls(const PythonFile& site_file, const std::string& 
     });
     return found;
   };
-  walk_spanning(site_file.root(), occurrences(site_file.text(), class_name), [&](TSNode n) {
+  walk_spanning(site_file.root(), WordOffsets(site_file.text(), class_name), [&](TSNode n) {
     if (is_type(n, "assignment") && is_type(field(n, "left"), "identifier") && names_class(field(n, "right"))) {
       std::string alias = site_file.text_of(field(n, "left"));
       walk(scope_of(site_file, n), [&](TSNode c) {
@@ -255,18 +246,12 @@ TSNode assigned_before(const PythonFile& m, TSNode scope, const std::string& nam
   // Where `name` occurs in the scope: a subtree spanning none binds it nowhere and is skipped (a
   // call at module level asked this of the whole file for each name it follows: 13% of
   // Liger-Kernel's scan).
-  uint32_t begin = ts_node_start_byte(scope);
-  std::vector<uint32_t> at = occurrences(m.text().substr(begin, ts_node_end_byte(scope) - begin), name);
-  for (uint32_t& a : at) a += begin;
-  auto spans_name = [&](TSNode x) {
-    auto first = std::lower_bound(at.begin(), at.end(), ts_node_start_byte(x));
-    return first != at.end() && *first < ts_node_end_byte(x);
-  };
+  const WordOffsets occurs(m.text(), name, ts_node_start_byte(scope), ts_node_end_byte(scope));
   // The children in order through for_each_named_child (a cursor over wide nodes such as a module's
   // statements); the line continuations it leaves out bind nothing.
   std::function<void(TSNode)> visit = [&](TSNode n) {
     for_each_named_child(n, [&](TSNode x) {
-      if (!spans_name(x)) return;
+      if (!occurs.spanned_by(x)) return;
       std::string_view t = node_type(x);
       if (t == "function_definition" || t == "class_definition" || t == "decorated_definition" || t == "lambda") return;
       if (t == "assignment" || t == "augmented_assignment" || t == "for_statement") {
