@@ -693,9 +693,10 @@ ExtractedKernel CudaSource::extract(const CudaKernelSite& site, const std::strin
       return guard_names(field_of(c, "left")) && guard_names(field_of(c, "right"));
     return false;
   };
-  for (TSNode child = site.node, up = ts_node_parent(site.node); !ts_node_is_null(up); child = up, up = ts_node_parent(up)) {
-    if (is(up, "preproc_else") || is(up, "preproc_elif") || is(up, "preproc_elifdef")) break;  // an alternative branch
-    if (ts_node_eq(child, field_of(up, "alternative"))) break;
+  // Walking out from the kernel, an alternative branch (`#else`, `#elif`) is passed before its
+  // `#if`: the guards stop there.
+  for (TSNode up = ts_node_parent(site.node); !ts_node_is_null(up); up = ts_node_parent(up)) {
+    if (is(up, "preproc_else") || is(up, "preproc_elif") || is(up, "preproc_elifdef")) break;
     nlohmann::json before = guards;
     if (is(up, "preproc_if") && !guard_names(field_of(up, "condition"))) guards = before;
     if (is(up, "preproc_ifdef") && text_of(up).rfind("#ifdef", 0) == 0) add_guard(field_of(up, "name"));
