@@ -542,6 +542,37 @@ ExtractedKernel CudaSource::extract(const CudaKernelSite& site, const std::strin
     }
   };
   expand(*this, path, line_offset, 0);
+  // An `#include "ptx.cu"` inside a namespace or an #if block stays inside its container, which is
+  // emitted whole: the header's text goes in the directive's place (once per unit, as above), and
+  // the names the header defines are the container's, so a kernel using them takes the container.
+  auto nested_includes = [&](const CudaSource& src, TSNode container, const std::string& at) {
+    std::vector<std::pair<TSNode, std::optional<IncludeResolver::Header>>> found;
+    if (!includes) return found;
+    walk(container, [&](TSNode c) {
+      if (ts_node_eq(c, container) || !is(c, "preproc_include") || !is(field_of(c, "path"), "string_literal")) return;
+      std::string quoted = src.text_of(field_of(c, "path"));
+      found.emplace_back(c, includes->resolve(quoted.size() > 2 ? quoted.substr(1, quoted.size() - 2) : quoted, at));
+    });
+    return found;
+  };
+  std::vector<Dependency> nested_pasted;
+  std::function<std::string(const CudaSource&, TSNode, const std::string&, int)> pasted_text =
+      [&](const CudaSource& src, TSNode node, const std::string& at, int depth) {
+        std::string s;
+        uint32_t pos = ts_node_start_byte(node);
+        for (const auto& [directive, header] : nested_includes(src, node, at)) {
+          s += src.text_.substr(pos, ts_node_start_byte(directive) - pos);
+          pos = ts_node_end_byte(directive);
+          if (!header || depth >= kMaxIncludeDepth) {
+            s += src.text_of(directive);
+          } else if (expanded.insert(header->path).second) {
+            nested_pasted.push_back({src.text_of(field_of(directive, "path")), "include", header->path,
+                              line_of(directive), ""});
+            s += "\n" + pasted_text(*header->source, header->source->root(), header->path, depth + 1) + "\n";
+          }
+        }
+        return s + src.text_.substr(pos, ts_node_end_byte(node) - pos);
+      };
   size_t home = 0;
   for (size_t f = 0; f < flat.size(); ++f)
     if (flat[f].source == this && flat[f].item == site.item) home = f;
@@ -552,10 +583,19 @@ ExtractedKernel CudaSource::extract(const CudaKernelSite& site, const std::strin
   // then siblings inside it can be needed, and the container is emitted whole.
   bool home_is_container = item_of(home).kind == "container";
   std::map<std::string, std::vector<size_t>> definers;
+  std::map<size_t, std::set<std::string>> header_mentions;  // of headers a container includes
   for (size_t f = 0; f < flat.size(); ++f) {
     if (item_of(f).kind == "include") continue;
     if (f == home && !home_is_container) continue;
     for (const auto& n : item_of(f).defines) definers[n].push_back(f);
+    if (item_of(f).kind != "container") continue;
+    for (const auto& [directive, header] : nested_includes(*flat[f].source, item_of(f).node, flat[f].path)) {
+      if (!header) continue;
+      for (const CudaItem& it : header->source->items_) {
+        for (const auto& n : it.defines) definers[n].push_back(f);
+        header_mentions[f].insert(it.mentions.begin(), it.mentions.end());
+      }
+    }
   }
 
   ExtractedKernel k;
@@ -585,6 +625,8 @@ ExtractedKernel CudaSource::extract(const CudaKernelSite& site, const std::strin
       if (needed[f]) continue;
       needed[f] = true;
       for (const auto& m : item_of(f).mentions) pending.push_back(m);
+      if (auto h = header_mentions.find(f); h != header_mentions.end())
+        for (const auto& m : h->second) pending.push_back(m);
     }
   }
 
@@ -597,7 +639,7 @@ ExtractedKernel CudaSource::extract(const CudaKernelSite& site, const std::strin
     bool include = item.kind == "include" || item.kind == "using";
     if (f == home) {
       if (needed[f]) {
-        out += text_of(item.node) + "\n";
+        out += pasted_text(src, item.node, flat[f].path, 0) + "\n";
       } else {
         std::string open, close;
         for (TSNode ns : site.namespaces) {
@@ -632,9 +674,11 @@ ExtractedKernel CudaSource::extract(const CudaKernelSite& site, const std::strin
                                           flat[f].item == instantiation.item)) {
       // `struct S {...};` parses as the specifier followed by a lone `;` token.
       TSNode next = ts_node_next_sibling(item.node);
-      out += src.text_of(item.node) + (is(next, ";") ? ";" : "") + "\n";
+      out += (item.kind == "container" ? pasted_text(src, item.node, flat[f].path, 0) : src.text_of(item.node)) +
+             (is(next, ";") ? ";" : "") + "\n";
     }
   }
+  k.dependencies.insert(k.dependencies.end(), nested_pasted.begin(), nested_pasted.end());
   // A unit with no #include at all is often a fragment another .cu includes after defining its
   // types; a type it names that nothing defines marks it as such.
   bool has_includes = false;
