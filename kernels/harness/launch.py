@@ -6,6 +6,8 @@ side documents (BUNDLE.md) are tested here without Triton or a GPU.
 import math
 import re
 
+import symbolic_sizes
+
 # Buffers are sized generously: masks protect well-formed kernels, but kernels mined from
 # the wild often index past what their numels suggest (strides, halos, transposes).
 MIN_BUFFER_ELEMS = 1 << 20
@@ -13,6 +15,8 @@ MAX_BUFFER_ELEMS = 1 << 26
 # A tensor the launcher shapes is allocated whole up to this size: the strides it passes reach
 # all of it.
 MAX_SHAPED_ELEMS = 1 << 27
+# What the offsets of a kernel sized by symbolic_sizes.fit may reach, per buffer.
+FITTED_BUDGET = 1 << 22
 DEFAULT_INT = 1024
 # An integer a launched kernel's launcher leaves open (a size computed in a loop): its tensors have
 # the launcher's nominal dimensions (32, core/launch/launcher_values.h), and three guessed sizes
@@ -234,6 +238,21 @@ def plan(spec, params, source=""):
             if isinstance(value, int) and "stride" not in name.lower():
                 int_values.append(value)
             args.append((name, "scalar", value))
+    # An Inductor kernel of dynamic shapes without its wrapper: sizes its own index arithmetic keeps
+    # within the buffers (symbolic_sizes.py), and buffers as large as what it reaches.
+    reached = {}
+    symbols = [n for n, k, _ in args if k == "scalar" and symbolic_sizes.SYMBOL.match(n)
+               and n not in (spec.get("args") or {})]
+    fitted = symbolic_sizes.fit(source, spec.get("entry"), symbols,
+                                {k: v for k, v in numels.items() if k.endswith("numel")}, FITTED_BUDGET)
+    if fitted:
+        values, scaled, reached = fitted
+        numels.update(scaled)
+        values.update(scaled)
+        args = [(n, k, values.get(n, v)) if k == "scalar" else (n, k, v) for n, k, v in args]
+        int_values = list(numels.values()) + list(values.values())
+        if spec.get("grid") is not None:
+            spec = dict(spec, grid=inductor_grid(numels, constexprs))
     elems = buffer_elems(numels, int_values)
     for i, (name, kind, detail) in enumerate(args):
         if kind == "tuple":  # pointers in a tuple get buffers like the others; strides 1, sizes nominal
@@ -250,15 +269,19 @@ def plan(spec, params, source=""):
             dtype = TORCH_DTYPES.get(base)
             if dtype is None:
                 raise ValueError("unknown pointer type %r for %r" % (ty, name))
-            args.insert(i, (name, "tensor", (dtype, max(elems, shape_elems(shaped.get(name))))))
+            n = reached[name] if name in reached else max(elems, shape_elems(shaped.get(name)))
+            args.insert(i, (name, "tensor", (dtype, n)))
     grid = spec.get("grid")
     if grid is None:
         scalars = {n: v for n, k, v in args if k == "scalar" and isinstance(v, int)}
         grid, _ = default_grid(numels, constexprs, scalars)
     else:
         grid = within_grid_limits(grid)
-    return {"signature": signature, "constexprs": constexprs, "grid": list(grid),
-            "args": args, "guessed": guessed, "numels": numels}
+    out = {"signature": signature, "constexprs": constexprs, "grid": list(grid),
+           "args": args, "guessed": guessed, "numels": numels}
+    if fitted:
+        out["symbolic_sizes"] = fitted[0]
+    return out
 
 
 _DOT_TYPES = re.compile(r"Both operands must be same dtype\. Got (\w+) and (\w+)")

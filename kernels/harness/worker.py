@@ -402,6 +402,8 @@ class Worker:
                        guessed=p["guessed"])
             if p.get("attrs"):
                 row["attrs"] = p["attrs"]
+            if p.get("symbolic_sizes"):
+                row["symbolic_sizes"] = p["symbolic_sizes"]
             if task.get("configs"):
                 row["configs"] = self.autotune(fn, spec, p, task, stage, row)
             else:
