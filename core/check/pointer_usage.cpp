@@ -1,9 +1,14 @@
 #include "core/check/pointer_usage.h"
 
+#include <cerrno>
+#include <cstdlib>
+
 #include <algorithm>
 #include <cctype>
 #include <cstdint>
 #include <functional>
+#include <set>
+#include <tuple>
 
 #include "core/check/body_usage.h"
 #include "core/python/function_parameters.h"
@@ -719,6 +724,21 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
       if (!block_pointer(rhs, depth + 1)) return false;
     return true;
   };
+  // `tl.atomic_cas(table + slot, cmp, key)` of `cmp = tl.full((B,), empty, dtype=tl.uint32)`: an
+  // atomic converts nothing either, so a compared or exchanged value of stated type names the
+  // elements.
+  for (const auto& op : ops) {
+    if (op.name != "atomic_cas" && op.name != "atomic_xchg") continue;
+    for (uint32_t i = 1; i <= (op.name == "atomic_cas" ? 2u : 1u); ++i) {
+      TSNode value = argument(op.call, i);
+      if (is_type(value, "identifier"))
+        if (auto it = assigned.find(m_.text_of(value)); it != assigned.end() && it->second.size() == 1)
+          value = it->second[0];
+      if (ts_node_is_null(value)) continue;
+      std::string dtype = stated_type(value);
+      for (const auto& p : bases_of(op.address)) set_dtype(p, dtype, "tl." + op.name + " of a " + dtype + " value");
+    }
+  }
   for (const auto& op : ops) {
     if (op.name != "store" || !block_pointer(op.address, 0)) continue;
     TSNode value = stored_value(op);
@@ -841,6 +861,57 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
     }
     return TSNode{};
   };
+  // `key *= 0x85ebca6b` on `key = tl.load(keys + offs)`: a hash's constant int32 cannot hold.
+  // Triton refuses it against 32-bit signed elements, so the repository's keys are unsigned 32-bit
+  // (a constant below 2**32) or 64-bit ones; taken before the plain integer use types them i32.
+  {
+    auto beyond_int32 = [&](TSNode x) -> std::string {
+      if (!is_type(x, "integer")) return "";
+      std::string digits;
+      for (char c : m_.text_of(x))
+        if (c != '_') digits += c;
+      errno = 0;
+      char* end = nullptr;
+      unsigned long long v = std::strtoull(digits.c_str(), &end, 0);
+      if (errno != 0 || end == digits.c_str() || *end != '\0') return errno == ERANGE ? "i64" : "";
+      return v <= 0x7fffffffULL ? "" : v <= 0xffffffffULL ? "u32" : "i64";
+    };
+    // The loads whose values reach `operand` uncast: `tl.load(...)` itself, or the loads assigned
+    // to the name before this use.
+    auto loaded_into = [&](TSNode operand, const std::string& dtype, const std::string& why) {
+      if (!cast_type(operand).empty()) return;
+      for (TSNode load : loads_of(operand))
+        for (const auto& p : bases_of(address_of(load))) set_dtype(p, dtype, why);
+    };
+    // (operand, constant, type) of each such operation; names shifted by 32 or more bits hold
+    // 64-bit values (`lo = packed & 0xFFFFFFFF`, `hi = packed >> 32`).
+    std::vector<std::tuple<TSNode, TSNode, std::string>> found;
+    std::set<std::string> shifted_wide;
+    std::vector<TSNode> walk{body};
+    for (size_t steps = 0; !walk.empty() && ++steps < 200000;) {
+      TSNode n = walk.back();
+      walk.pop_back();
+      bool augmented = is_type(n, "augmented_assignment");
+      if (augmented || is_type(n, "binary_operator")) {
+        TSNode a = field(n, "left"), b = field(n, "right");
+        std::string op = m_.text_of(field(n, "operator"));
+        if ((op.find(">>") == 0 || op.find("<<") == 0) && is_type(a, "identifier") && is_type(b, "integer") &&
+            std::strtoll(m_.text_of(b).c_str(), nullptr, 0) >= 32)
+          shifted_wide.insert(m_.text_of(a));
+        for (int side = 0; side < 2; ++side, std::swap(a, b)) {
+          std::string dtype = beyond_int32(b);
+          if (!dtype.empty() && !ts_node_is_null(a)) found.emplace_back(a, b, dtype);
+          if (augmented) break;  // the constant is on the right of `key *= C`
+        }
+      }
+      for_each_named_child(n, [&](TSNode c) { walk.push_back(c); });
+    }
+    for (const auto& [operand, constant, dtype] : found) {
+      bool wide = is_type(operand, "identifier") && shifted_wide.count(m_.text_of(operand));
+      loaded_into(operand, wide ? "i64" : dtype,
+                  "loaded values computed with " + m_.text_of(constant) + ", which int32 cannot hold");
+    }
+  }
   // An index cast to a wider integer (`tl.load(idx + i).to(tl.int64)`) suggests that type, but
   // only suggests it: Triton accepts the cast from any integer, while a value of the same pointer
   // that seeds a loop-carried `e = 0` must be i32. Such suggestions wait for the rules below.
