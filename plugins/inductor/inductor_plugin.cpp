@@ -214,7 +214,9 @@ class OutputCodeReader {
   std::string graph_;
 };
 
-// A file of the torchinductor cache: one kernel module with an Inductor heuristics decorator.
+// A file of the torchinductor cache: one kernel module with an Inductor heuristics decorator; a
+// template's module (`@triton_heuristics.template`, flex attention) also holds the @triton.jit
+// helpers its kernel calls.
 // Files that merely mention triton_meta (Inductor's own sources, user code using its heuristics
 // beside kernels of their own) are not: they stay the triton plugin's. The reading is cached, so
 // `claims` and `extract` parse the file once.
@@ -223,7 +225,9 @@ std::shared_ptr<const KernelModuleReading> cache_kernel(std::string_view text, K
       text.find("torch._inductor") == std::string_view::npos)
     return nullptr;
   auto reading = modules.read(std::string(text), "");
-  if (!reading->ok || reading->kernel.decorator.empty() || reading->jit_functions != 1) return nullptr;
+  bool template_module = reading->heuristics_functions == 1 && reading->kernel.category == "template";
+  if (!reading->ok || reading->kernel.decorator.empty() || (reading->jit_functions != 1 && !template_module))
+    return nullptr;
   return reading;
 }
 

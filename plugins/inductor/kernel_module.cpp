@@ -134,6 +134,7 @@ KernelModuleReading read_kernel_module(std::string source, const std::string& pr
     if (jit) jitted.push_back(std::move(c));
   });
   r.jit_functions = static_cast<int>(jitted.size());
+  for (const auto& c : jitted) r.heuristics_functions += c.heuristics ? 1 : 0;
   if (jitted.empty()) {
     r.problems.push_back({0, "no_kernel", "kernel source defines no @triton.jit function"});
     return r;

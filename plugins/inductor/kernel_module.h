@@ -33,6 +33,9 @@ struct KernelModuleReading {
   bool ok = false;
   KernelModule kernel;
   int jit_functions = 0;  // @triton.jit functions at the module's top level (a cache file has one)
+  // Those of them under a heuristics decorator: one in a cache file, also in a template's, whose
+  // other @triton.jit functions are its kernel's helpers (flex attention's `forward_inner`).
+  int heuristics_functions = 0;
   // Fatal when !ok ('not_python', 'no_kernel'); otherwise warnings ('unknown_decorator', 'bad_meta')
   // about a kernel that is still stored.
   std::vector<KernelModuleProblem> problems;

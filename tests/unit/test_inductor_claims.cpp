@@ -74,6 +74,25 @@ TEST_CASE("a torchinductor cache kernel is stored once, under inductor", "[induc
     CHECK(corpus.count("SELECT count(DISTINCT kernel_id) FROM kernel_occurrences WHERE qualname = 'triton_poi_fused_mul_1' "
                        "OR (source_origin = 'cache_module' AND path LIKE 'cache/%')") == 1);
   }
+  SECTION("a template's cache file: its kernel, with the @triton.jit helpers it calls") {
+    TempFolder tree;
+    tree.write("cache/ab/cabtemplate.py",
+               "import triton\nimport triton.language as tl\n"
+               "from torch._inductor.runtime import triton_helpers, triton_heuristics\n\n"
+               "@triton_heuristics.template(num_stages=1, num_warps=4, triton_meta={'signature': "
+               "{'arg_Q': '*fp32', 'out_ptr0': '*fp32'}, 'constants': {}}, inductor_meta={'kernel_name': "
+               "'triton_tem_fused_0'})\n"
+               "@triton.jit\ndef triton_tem_fused_0(arg_Q, out_ptr0):\n"
+               "    BLOCK: tl.constexpr = 16\n"
+               "    offs = tl.arange(0, BLOCK)\n"
+               "    tl.store(out_ptr0 + offs, scaled(tl.load(arg_Q + offs)))\n\n"
+               "@triton.jit\ndef scaled(x):\n    return x * 2.0\n");
+    testing::ScannedCorpus corpus;
+    corpus.scan(tree.path(), all_plugins());
+    CHECK(rows_by_plugin(corpus) == std::map<std::string, int64_t>{{"inductor", 1}});
+    CHECK(corpus.count("SELECT count(*) FROM kernels WHERE name = 'triton_tem_fused_0' "
+                       "AND instr(standalone, 'def scaled(x):') > 0") == 1);
+  }
   SECTION("the real debug folder: nothing under triton") {
     testing::ScannedCorpus corpus;
     corpus.scan((fs::path(MINE_SHARED_DIR) / "fixtures" / "inductor").string(), all_plugins());
