@@ -130,27 +130,63 @@ void read_define_macros(const PythonFile& m, TSNode list, const std::string& fro
 
 std::string from_of(const PythonFile& m, TSNode call) { return m.path() + ":" + std::to_string(first_line(call)); }
 
+// `def load_kernel(head_size): load(..., extra_cuda_cflags=[f"-D_C_={head_size}"])`: the value
+// the repository's calls of load_kernel pass (a test's `load_kernel(128)`, `headsz = 128` at its
+// module level), the first that a call fixes; one hop, the caller's own parameters are not followed.
+// `scanned` is the file being scanned: only its handle can list the repository's files.
+ArgumentSource callers_of(const PythonFile& scanned) {
+  return [&scanned](const std::string& function, const std::string& parameter, size_t position) -> std::optional<StaticValue> {
+    for (const PythonFile& caller : scanned.files_calling(function, kMaxCallers)) {
+      if (!caller.tree()) continue;
+      std::optional<StaticValue> found;
+      TSTreeCursor c = ts_tree_cursor_new(caller.root());
+      for (bool more = true; more && !found;) {
+        TSNode n = ts_tree_cursor_current_node(&c);
+        if (is_type(n, "call") && last_name(caller.text_of(field(n, "function"))) == function) {
+          TSNode arg = argument(caller, n, static_cast<int>(position), parameter.c_str());
+          StaticValue v = ts_node_is_null(arg) ? StaticValue{} : static_value(caller, arg);
+          if (v.known != Known::unknown && v.text.find(StaticValue::kUnknownPart) == std::string::npos) {
+            v.known = Known::stand_in;
+            v.why = "passed to " + function + "() at " + from_of(caller, n);
+            found = v;
+          }
+        }
+        if (ts_tree_cursor_goto_first_child(&c)) continue;
+        while (!ts_tree_cursor_goto_next_sibling(&c))
+          if (!ts_tree_cursor_goto_parent(&c)) {
+            more = false;
+            break;
+          }
+      }
+      ts_tree_cursor_delete(&c);
+      if (found) return found;
+    }
+    return std::nullopt;
+  };
+}
+
 }  // namespace
 
-std::vector<BuildDefine> build_defines_of_call(const PythonFile& m, TSNode call) {
+std::vector<BuildDefine> build_defines_of_call(const PythonFile& m, TSNode call, const ArgumentSource* arguments) {
   std::vector<BuildDefine> out;
   if (!is_type(call, "call")) return out;
   std::string callee = last_name(m.text_of(field(call, "function")));
   std::string from = from_of(m, call);
   bool complete = true;
+  const ArgumentSource* callers = arguments;
   if (callee == "load" || callee == "load_inline") {
     TSNode flags = argument(m, call, callee == "load" ? 3 : 5, "extra_cuda_cflags");
-    if (!ts_node_is_null(flags)) read_flags(static_list(m, flags, complete), from, out);
+    if (!ts_node_is_null(flags)) read_flags(static_list(m, flags, complete, callers), from, out);
   } else if (callee == "RawKernel" || callee == "RawModule") {
     TSNode flags = argument(m, call, callee == "RawKernel" ? 2 : -1, "options");
-    if (!ts_node_is_null(flags)) read_flags(static_list(m, flags, complete), from, out);
+    if (!ts_node_is_null(flags)) read_flags(static_list(m, flags, complete, callers), from, out);
   } else {
     read_define_macros(m, keyword_argument(m, call, "define_macros"), from, out);
     TSNode args = keyword_argument(m, call, "extra_compile_args");
     TSNode nvcc = static_dict_entry(m, args, "nvcc");
     // A list (not a dict) is every compiler's, nvcc's too.
     if (ts_node_is_null(nvcc) && !ts_node_is_null(args) && ts_node_is_null(static_dict_entry(m, args, "cxx"))) nvcc = args;
-    if (!ts_node_is_null(nvcc)) read_flags(static_list(m, nvcc, complete), from, out);
+    if (!ts_node_is_null(nvcc)) read_flags(static_list(m, nvcc, complete, callers), from, out);
   }
   return out;
 }
@@ -161,6 +197,7 @@ namespace {
 struct BuildCall {
   StaticList sources;
   std::vector<BuildDefine> defines;
+  uint32_t start = 0, end = 0;  // the call's bytes in its file, to read it again with its callers
 };
 
 // The build calls of `py` in source order, read once per file text: every CUDA file of a
@@ -192,7 +229,8 @@ std::shared_ptr<const std::vector<BuildCall>> build_calls_of(const PythonFile& p
         TSNode sources = builds ? argument(py, n, 1, "sources") : TSNode{};
         if (!ts_node_is_null(sources)) {
           bool complete = true;
-          calls->push_back({static_list(py, sources, complete), build_defines_of_call(py, n)});
+          calls->push_back({static_list(py, sources, complete), build_defines_of_call(py, n), ts_node_start_byte(n),
+                            ts_node_end_byte(n)});
         }
       }
       if (ts_tree_cursor_goto_first_child(&c)) continue;
@@ -208,6 +246,21 @@ std::shared_ptr<const std::vector<BuildCall>> build_calls_of(const PythonFile& p
   if (kept.size() >= 4096) kept.clear();
   kept.emplace(key, calls);
   return calls;
+}
+
+// The call's defines, read again where a value is a parameter without a default, with what the
+// repository's calls of that function pass (kept apart from the cache of build calls: the callers
+// are the repository's, the cache is by file text).
+std::vector<BuildDefine> with_callers(const PythonFile& scanned, const PythonFile& py, const BuildCall& call) {
+  bool open = false;
+  for (const auto& d : call.defines) open = open || d.known == Known::unknown;
+  if (!open || !py.tree()) return call.defines;
+  TSNode n = ts_node_descendant_for_byte_range(py.root(), call.start, call.end);
+  while (!ts_node_is_null(n) && !(is_type(n, "call") && ts_node_start_byte(n) == call.start && ts_node_end_byte(n) == call.end))
+    n = ts_node_parent(n);
+  if (ts_node_is_null(n)) return call.defines;
+  ArgumentSource callers = callers_of(scanned);
+  return build_defines_of_call(py, n, &callers);
 }
 
 }  // namespace
@@ -232,7 +285,7 @@ std::vector<BuildDefine> build_defines_of(const PythonFile& cuda_file) {
       std::shared_ptr<const std::vector<BuildCall>> calls = build_calls_of(py);  // alive through the loop
       for (const BuildCall& call : *calls)
         for (const auto& s : call.sources)
-          if (source_names_file(s, py_path, path, paths_ending)) return call.defines;
+          if (source_names_file(s, py_path, path, paths_ending)) return with_callers(cuda_file, py, call);
     }
   }
   return {};

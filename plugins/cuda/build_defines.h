@@ -29,8 +29,10 @@ struct BuildDefine {
 std::vector<BuildDefine> build_defines_of(const sdk::PythonFile& cuda_file);
 
 // The macros a runtime-compiler call itself defines for the source it is handed
-// (`load_inline(..., extra_cuda_cflags=[...])`, cupy's `RawKernel(..., options=(...))`).
-std::vector<BuildDefine> build_defines_of_call(const sdk::PythonFile& file, TSNode call);
+// (`load_inline(..., extra_cuda_cflags=[...])`, cupy's `RawKernel(..., options=(...))`). With
+// `arguments`, a parameter without a default takes what the function's callers pass.
+std::vector<BuildDefine> build_defines_of_call(const sdk::PythonFile& file, TSNode call,
+                                               const ArgumentSource* arguments = nullptr);
 
 // Puts the defines at the top of the kernel's standalone, as the build's `-D` flags would have
 // them: fixed values always; a stand-in value only when the standalone names the macro; a value

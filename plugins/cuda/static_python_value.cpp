@@ -102,7 +102,7 @@ void walk_scope(TSNode body, F&& f, int depth = 0) {
 
 class Evaluator {
  public:
-  explicit Evaluator(const PythonFile& m) : m_(m) {}
+  explicit Evaluator(const PythonFile& m, const ArgumentSource* arguments = nullptr) : m_(m), arguments_(arguments) {}
 
   StaticValue value(TSNode n, int depth);
   StaticList list(TSNode n, int depth, bool& complete);
@@ -125,6 +125,7 @@ class Evaluator {
   TSNode argument(TSNode call, size_t position) const;
 
   const PythonFile& m_;
+  const ArgumentSource* arguments_;
 };
 
 TSNode Evaluator::argument(TSNode call, size_t position) const {
@@ -182,6 +183,16 @@ StaticValue Evaluator::name_value(TSNode n, int depth) {
   if (!ts_node_is_null(b.parameter)) {
     TSNode def = field(b.parameter, "value");
     std::string what = "parameter " + name + " of " + b.function + "()";
+    if (ts_node_is_null(def) && arguments_) {
+      // Its position as callers write it: a method's callers pass no `self`.
+      size_t position = 0, index = 0;
+      for_each_named_child(ts_node_parent(b.parameter), [&](TSNode p) {
+        if (index == 0 && (m_.view_of(p) == "self" || m_.view_of(p) == "cls")) return;
+        if (ts_node_eq(p, b.parameter)) position = index;
+        ++index;
+      });
+      if (auto passed = (*arguments_)(b.function, name, position)) return *passed;
+    }
     if (ts_node_is_null(def)) return unknown(what + " has no default");
     StaticValue v = value(def, depth + 1);
     if (v.known == Known::unknown) return v;
@@ -535,10 +546,12 @@ TSNode Evaluator::dict_entry(TSNode n, const std::string& key, int depth) {
 
 }  // namespace
 
-StaticValue static_value(const PythonFile& file, TSNode expression) { return Evaluator(file).value(expression, 0); }
+StaticValue static_value(const PythonFile& file, TSNode expression, const ArgumentSource* arguments) {
+  return Evaluator(file, arguments).value(expression, 0);
+}
 
-StaticList static_list(const PythonFile& file, TSNode expression, bool& complete) {
-  return Evaluator(file).list(expression, 0, complete);
+StaticList static_list(const PythonFile& file, TSNode expression, bool& complete, const ArgumentSource* arguments) {
+  return Evaluator(file, arguments).list(expression, 0, complete);
 }
 
 TSNode static_dict_entry(const PythonFile& file, TSNode expression, const std::string& key) {

@@ -1,4 +1,6 @@
 #pragma once
+#include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -30,15 +32,23 @@ struct StaticValue {
 // One element of a list the code builds (`flags = [...]`, `flags.append(...)`, `a + b`).
 using StaticList = std::vector<StaticValue>;
 
+// The value the calls of `function` pass for its parameter `parameter` (at `position` among its
+// parameters): asked for a parameter without a default, so that `def load(head_size): ...
+// f"-D_C_={head_size}"` takes the `load(128)` of a test. None when no call says.
+using ArgumentSource =
+    std::function<std::optional<StaticValue>(const std::string& function, const std::string& parameter, size_t position)>;
+
 // The value of `expression` in `file`, following names to their assignments in the enclosing
-// functions and at module level, parameters to their defaults, and a few standard calls:
-// int/str/float, os.environ.get/os.getenv, os.path.join/dirname/abspath, `__file__`.
-StaticValue static_value(const sdk::PythonFile& file, TSNode expression);
+// functions and at module level, parameters to their defaults (else to what `arguments` finds
+// the callers pass), and a few standard calls: int/str/float, os.environ.get/os.getenv,
+// os.path.join/dirname/abspath, `__file__`.
+StaticValue static_value(const sdk::PythonFile& file, TSNode expression, const ArgumentSource* arguments = nullptr);
 
 // The elements of a list-valued expression: a list or tuple, a name bound to one (with the
 // `.append`/`.extend`/`+=` the same scope makes to it), `a + b`, `glob.glob(pattern)` (one
 // pattern element). `complete` turns false when some part could not be read.
-StaticList static_list(const sdk::PythonFile& file, TSNode expression, bool& complete);
+StaticList static_list(const sdk::PythonFile& file, TSNode expression, bool& complete,
+                       const ArgumentSource* arguments = nullptr);
 
 // The value for key `key` of a dict-valued expression (a dict literal, `dict(key=...)`, a name
 // bound to one); a null node when there is none.
