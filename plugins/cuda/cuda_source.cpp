@@ -1,5 +1,6 @@
 #include "plugins/cuda/cuda_source.h"
 
+#include <algorithm>
 #include <functional>
 #include <map>
 #include <regex>
@@ -107,7 +108,18 @@ CudaSource::CudaSource(std::string text) : text_(std::move(text)) {
     ts_parser_delete(parser_);
     throw Error("tree-sitter-cuda grammar version is not supported by this tree-sitter");
   }
-  tree_ = ts_parser_parse_string(parser_, nullptr, text_.data(), static_cast<uint32_t>(text_.size()));
+  // `struct __align__(16) STile {...}`: the grammar takes `__align__` for the struct's name, and the
+  // struct for a function. The parse reads the text with each `__align__(...)` blanked (same
+  // length, so every node's bytes are the original's, which the standalone keeps).
+  std::string parsed = text_;
+  for (size_t at = parsed.find("__align__"); at != std::string::npos; at = parsed.find("__align__", at + 1)) {
+    size_t open = parsed.find_first_not_of(" \t", at + 9);
+    if (open == std::string::npos || parsed[open] != '(') continue;
+    size_t close = parsed.find(')', open);
+    if (close == std::string::npos || parsed.find('\n', open) < close) continue;
+    std::fill(parsed.begin() + static_cast<std::ptrdiff_t>(at), parsed.begin() + static_cast<std::ptrdiff_t>(close) + 1, ' ');
+  }
+  tree_ = ts_parser_parse_string(parser_, nullptr, parsed.data(), static_cast<uint32_t>(parsed.size()));
 
   // Names a node defines, looking through declarators and into containers.
   std::function<void(TSNode, std::set<std::string>&, int)> defines = [&](TSNode n, std::set<std::string>& out,
@@ -124,7 +136,8 @@ CudaSource::CudaSource(std::string text) : text_(std::move(text)) {
           d = field_of(d, "name");
           continue;
         }
-        d = field_of(d, "declarator");
+        // `uint& as_uint(const bf2& x)`: a reference declarator holds its declarator unnamed.
+        d = t == "reference_declarator" ? ts_node_named_child(d, 0) : field_of(d, "declarator");
       }
     };
     auto t = type_of(n);
@@ -614,6 +627,23 @@ ExtractedKernel CudaSource::extract(const CudaKernelSite& site, const std::strin
     identifiers_in(instantiation.arguments_node, own);
   }
   for (const auto& n : own) pending.push_back(n);
+  // `__device__ void operator+=(float2& a, const float2& b)`: an overload is used without its name
+  // ever being spelled, so the unit's free operator overloads all go in, with what they need.
+  for (size_t f = 0; f < flat.size(); ++f) {
+    const CudaItem& item = item_of(f);
+    if (f == home || item.kind.find("function") == std::string::npos) continue;
+    TSNode fn = item.node;
+    if (is(fn, "template_declaration"))
+      for (uint32_t j = 0; j < ts_node_named_child_count(fn); ++j)
+        if (is(ts_node_named_child(fn, j), "function_definition")) fn = ts_node_named_child(fn, j);
+    bool overload = false;
+    walk(field_of(fn, "declarator"), [&](TSNode c) { overload = overload || is(c, "operator_name"); });
+    if (!overload || needed[f]) continue;
+    needed[f] = true;
+    k.dependencies.push_back({flat[f].source->text_of(field_of(fn, "declarator")).substr(0, 40), item.kind, flat[f].path,
+                              line_in(f), ""});
+    for (const auto& m : item.mentions) pending.push_back(m);
+  }
   while (!pending.empty()) {
     std::string name = pending.back();
     pending.pop_back();
