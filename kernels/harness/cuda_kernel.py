@@ -244,8 +244,8 @@ PARAM_KINDS = "mine_param_kinds"
 _KIND_FLOAT, _KIND_SIGNED, _KIND_UNSIGNED, _KIND_POINTER = 1, 2, 3, 4
 
 _PROBE = """
-// Added by the check: the size and kind of each parameter of the instantiated kernel, as nvcc
-// resolved them, so that arguments of template-dependent types can be made.
+// Added by the check: the size and kind of each parameter of the (instantiated) kernel, as nvcc
+// resolved them, so that arguments of template-dependent and typedef'd types can be made.
 #include <tuple>
 #include <type_traits>
 namespace mine_probe {
@@ -265,17 +265,36 @@ __device__ unsigned long long %(table)s[%(count)d] = {%(items)s};
 """
 
 
+def _plain_kernel(source_text, entry):
+    """Whether the unit defines `entry` as a __global__ function that is no template."""
+    for m in re.finditer(r"__global__[^;{}]*?\b%s\s*\(" % re.escape(entry), source_text):
+        before = source_text[:m.start()]
+        cut = max(before.rfind(";"), before.rfind("}"), before.rfind("{"))
+        if "template" not in before[cut + 1:]:
+            return True
+    return False
+
+
 def param_probe(source_text, entry, count):
     """Code to append to a unit whose kernel takes parameters of types only nvcc resolves: a
-    __device__ table of (size, kind) per parameter of the unit's instantiation of `entry`. None
-    when the unit instantiates no such template (a plain kernel's types are what they say)."""
+    __device__ table of (size, kind) per parameter of the unit's instantiation of `entry`, or of
+    `entry` itself when it is no template (`typedef bf* __restrict__ F_;` then `F_ w`). None for
+    a template the unit does not instantiate. (A kernel inside a namespace is not found by its bare
+    name: the probe then fails to compile and the unit is compiled without it.)"""
+    if count <= 0:
+        return None
+    function = None
     for m in _INSTANTIATION.finditer(source_text):
-        if m.group(1) == entry and count > 0:
-            items = ", ".join("mine_probe::at<mine_probe::entry, %d>::value" % i for i in range(count))
-            return _PROBE % {"float": _KIND_FLOAT, "signed": _KIND_SIGNED, "unsigned": _KIND_UNSIGNED,
-                             "pointer": _KIND_POINTER, "entry": m.group(2).strip(), "table": PARAM_KINDS,
-                             "count": count, "items": items}
-    return None
+        if m.group(1) == entry:
+            function = m.group(2).strip()
+    if function is None and _plain_kernel(source_text, entry):
+        function = entry
+    if function is None:
+        return None
+    items = ", ".join("mine_probe::at<mine_probe::entry, %d>::value" % i for i in range(count))
+    return _PROBE % {"float": _KIND_FLOAT, "signed": _KIND_SIGNED, "unsigned": _KIND_UNSIGNED,
+                     "pointer": _KIND_POINTER, "entry": function, "table": PARAM_KINDS,
+                     "count": count, "items": items}
 
 
 _SIZED_INTS = {(1, _KIND_SIGNED): "int8_t", (2, _KIND_SIGNED): "int16_t", (4, _KIND_SIGNED): "int32_t",

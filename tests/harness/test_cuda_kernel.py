@@ -238,6 +238,15 @@ __global__ void axpy(const int n, const opmath_t scale, scalar_t alpha, real bet
 }  // namespace ns
 static void* const mine_instantiation_axpy = (void*)&ns::axpy<float, 4>;
 """
+# A plain kernel whose pointers come through a typedef (nothing instantiates it; its own name is
+# its type), and one under __launch_bounds__.
+TYPEDEF_PARAMS = """typedef float* __restrict__ F_;
+__global__ void copy_rows(int n, F_ dst, F_ src) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) dst[i] = src[i];
+}
+__global__ void __launch_bounds__(128) bounded(F_ x) { x[threadIdx.x] = 0.f; }
+"""
 PROBED_PARAMS = ["const int n", "const opmath_t scale", "scalar_t alpha", "real beta", "scalar_t* y", "int64_t* idx",
                  "unsigned short u"]
 
@@ -249,6 +258,10 @@ class ParameterProbe(unittest.TestCase):
         self.assertIn("decltype(&ns::axpy<float, 4>)", ck.param_probe(PROBED, "axpy", 7))
         self.assertIsNone(ck.param_probe(PROBED, "other", 7))
         self.assertIsNone(ck.param_probe(TEMPLATE, "scale", 2))
+
+    def test_a_plain_kernel_of_typedef_parameters_is_probed_by_its_name(self):
+        self.assertIn("decltype(&copy_rows)", ck.param_probe(TYPEDEF_PARAMS, "copy_rows", 3))
+        self.assertIn("decltype(&bounded)", ck.param_probe(TYPEDEF_PARAMS, "bounded", 1))
 
     def test_resolved_types_become_arguments(self):
         params = [ck.parse_param(d) for d in ["opmath_t s", "idx_t i", "ptr_t p", "Info info"]]
@@ -276,6 +289,19 @@ class ParameterProbe(unittest.TestCase):
         # int, double (the macro), float (scalar_t), float (the typedef), two pointers, unsigned short
         self.assertEqual([(k & 0xFFFFFFFF, k >> 32) for k in kinds],
                          [(4, 2), (8, 1), (4, 1), (4, 1), (8, 4), (8, 4), (2, 3)])
+
+    @unittest.skipUnless(NVCC, "nvcc not found: the probe's compile is skipped")
+    def test_nvcc_resolves_a_plain_kernels_typedefs(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            unit = os.path.join(tmp, "k.cu")
+            with open(unit, "w") as f:
+                f.write(TYPEDEF_PARAMS + ck.param_probe(TYPEDEF_PARAMS, "copy_rows", 3))
+            code, output, _, cubin = ck.compile_cubin(NVCC, unit, "sm_90", tmp, 300)
+            self.assertEqual(code, 0, output)
+            with open(cubin, "rb") as f:
+                raw = _fake.elf_symbol_bytes(f.read(), ck.PARAM_KINDS)
+        kinds = [int.from_bytes(raw[i:i + 8], "little") for i in range(0, len(raw), 8)]
+        self.assertEqual([(k & 0xFFFFFFFF, k >> 32) for k in kinds], [(4, 2), (8, 4), (8, 4)])
 
 
 @unittest.skipUnless(NVCC, "nvcc not found ($NVCC, $CUDA_HOME/bin, $PATH, /usr/local/cuda/bin): CUDA compiles skipped")
