@@ -802,11 +802,20 @@ void LauncherValues::run(TSNode block, uint32_t until, int depth, uint32_t start
         if (is_type(c, "elif_clause")) branches.push_back({child(c, "condition"), child(c, "consequence")});
         if (is_type(c, "else_clause")) branches.push_back({TSNode{}, child(c, "body")});
       });
-      auto contains_launch = [&](TSNode b) { return ts_node_start_byte(b) < until && until < ts_node_end_byte(b); };
+      // (A branch's block starts at its first statement, which may be the launch itself.)
+      auto contains_launch = [&](TSNode b) { return ts_node_start_byte(b) <= until && until < ts_node_end_byte(b); };
       if (contains_launch(s)) {
-        // Only the branch holding the launch is on its path.
-        for (auto& [cond, body] : branches)
-          if (!ts_node_is_null(body) && contains_launch(body)) run(body, until, depth + 1);
+        // Only the branch holding the launch is on its path, and its tests say what the names
+        // they test hold there: the conditions before it were false, its own true.
+        for (auto& [cond, body] : branches) {
+          if (ts_node_is_null(body)) continue;
+          bool here = contains_launch(body);
+          if (!ts_node_is_null(cond)) narrow(cond, here);
+          if (here) {
+            run(body, until, depth + 1);
+            break;
+          }
+        }
         return;
       }
       if (call_depth_ > 0) {
@@ -885,6 +894,56 @@ void LauncherValues::run(TSNode block, uint32_t until, int depth, uint32_t start
         each_named_child(x, [&](TSNode c) { walk.push_back(c); });
       }
     }
+  }
+}
+
+void LauncherValues::narrow(TSNode condition, bool truth, int depth) {
+  if (ts_node_is_null(condition) || depth > 8) return;
+  std::string_view t = node_type(condition);
+  if (t == "parenthesized_expression") return narrow(named_child(condition, 0), truth, depth + 1);
+  if (t == "not_operator") return narrow(child(condition, "argument"), !truth, depth + 1);
+  if (t == "boolean_operator") {
+    // Both sides hold only where `a and b` is true, or `a or b` false.
+    std::string op = m_.text_of(child(condition, "operator"));
+    if ((op == "and") == truth) {
+      narrow(child(condition, "left"), truth, depth + 1);
+      narrow(child(condition, "right"), truth, depth + 1);
+    }
+    return;
+  }
+  auto nominal_tensor = [&](const std::string& name) {
+    auto rank = rank_.find(name);
+    auto stated = dtype_.find(name);
+    int r = rank != rank_.end() ? rank->second : widest_rank_;
+    return tensor(name, r > 0 ? nominal_shape(r, param_dim()) : json(nullptr),
+                  stated != dtype_.end() ? json(stated->second) : json(nullptr));
+  };
+  if (t == "call" && m_.text_of(child(condition, "function")) == "isinstance") {
+    TSNode args = child(condition, "arguments");
+    TSNode subject = named_child(args, 0), types = named_child(args, 1);
+    if (!is_type(subject, "identifier") || ts_node_is_null(types)) return;
+    std::string name = m_.text_of(subject), tested = m_.text_of(types);
+    auto held = this->name(name);
+    bool tensor_type = tested.find("Tensor") != std::string::npos;
+    bool number_type = !tensor_type && (tested.find("float") != std::string::npos ||
+                                        tested.find("int") != std::string::npos || tested.find("Number") != std::string::npos);
+    bool tensor_now = held && is_tensor(*held);
+    if (tensor_now && ((tensor_type && !truth) || (number_type && truth))) env_[name] = 1.0;
+    if (!tensor_now && tensor_type && truth) env_[name] = nominal_tensor(name);
+    return;
+  }
+  if (t == "comparison_operator") {
+    // `bias is None` / `bias is not None`.
+    TSNode subject = named_child(condition, 0), other = named_child(condition, 1);
+    if (!is_type(subject, "identifier") || !is_type(other, "none") || named_count(condition) != 2) return;
+    std::string text = m_.text_of(condition);
+    bool negated = text.find(" is not ") != std::string::npos || text.find("!=") != std::string::npos;
+    if (!negated && text.find(" is ") == std::string::npos && text.find("==") == std::string::npos) return;
+    std::string name = m_.text_of(subject);
+    auto held = this->name(name);
+    bool none_here = negated != truth;
+    if (none_here) env_[name] = nullptr;
+    else if (held && held->is_null()) env_[name] = nominal_tensor(name);
   }
 }
 

@@ -153,6 +153,9 @@ class LauncherValues {
   void assign(TSNode left, const std::optional<nlohmann::json>& value, TSNode right);
   // The names an assignment target (`a`, `(a, b)`, `a[i]`) binds are no longer known.
   void forget(TSNode target);
+  // What `condition` being `truth` says of the names it tests, on the path to a launch:
+  // `isinstance(y, torch.Tensor)` false makes y a number, `bias is None` false a tensor.
+  void narrow(TSNode condition, bool truth, int depth = 0);
   std::optional<nlohmann::json> call(TSNode n, int depth) const;
   std::optional<nlohmann::json> method(const nlohmann::json& self, const std::string& name, TSNode args, int depth) const;
   std::optional<nlohmann::json> name(const std::string& id) const;
