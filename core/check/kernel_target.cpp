@@ -25,7 +25,8 @@ const std::map<std::string, std::string>& vendor_names() {
   return kNames;
 }
 
-// `_ascend`, `ascend`, `triton_ascend`, `ascend_backend` name the vendor; `npu_utils.py` is a file.
+// `_ascend`, `ascend`, `triton_ascend`, `ascend_backend`, `sgl_kernel_npu` name the vendor;
+// `npu_utils.py` is a file.
 std::optional<std::string> folder_vendor(const std::string& folder) {
   std::string f = lower(folder);
   while (!f.empty() && f.front() == '_') f.erase(f.begin());
@@ -34,8 +35,22 @@ std::optional<std::string> folder_vendor(const std::string& folder) {
   for (const std::string& suffix : {std::string("_backend"), std::string("_ops")})
     if (f.size() > suffix.size() && ends_with(f, suffix)) f = f.substr(0, f.size() - suffix.size());
   auto it = vendor_names().find(f);
-  if (it == vendor_names().end()) return std::nullopt;
-  return it->second;
+  if (it != vendor_names().end()) return it->second;
+  // A package named for its vendor at either end: `sgl_kernel_npu`, `vllm-ascend`, `ascend_ops_v2`.
+  std::vector<std::string> words;
+  std::string word;
+  for (char c : f + "_") {
+    if (c == '_' || c == '-') {
+      if (!word.empty()) words.push_back(word);
+      word.clear();
+    } else {
+      word += c;
+    }
+  }
+  if (words.size() < 2) return std::nullopt;
+  for (const std::string& w : {words.front(), words.back()})
+    if (auto v = vendor_names().find(w); v != vendor_names().end()) return v->second;
+  return std::nullopt;
 }
 
 }  // namespace

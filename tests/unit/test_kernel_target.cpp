@@ -19,6 +19,10 @@ TEST_CASE("kernels in a vendor backend folder are written for that vendor", "[ch
   CHECK(other_backend("ops/backend/_cambricon/x.py", kPlain)->backend == "cambricon");
   CHECK(other_backend("lib/kernels/camb/rotary.py", kPlain)->backend == "cambricon");
   CHECK(other_backend("ops/musa_backend/x.py", kPlain)->backend == "mthreads");
+  // A package named for the vendor at either end of its name.
+  CHECK(other_backend("python/sgl_kernel_npu/attention/decode.py", kPlain)->backend == "ascend");
+  CHECK(other_backend("vllm-ascend/ops/x.py", kPlain)->backend == "ascend");
+  CHECK_FALSE(other_backend("src/kernel_npus_like/x.py", kPlain));
 }
 
 TEST_CASE("a module-level vendor import decides wherever the file lives", "[check][target]") {
