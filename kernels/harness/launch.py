@@ -296,15 +296,21 @@ _CARRIED_TYPES = re.compile(r"Loop-carried variable \w+ has initial type <\[[^\]
 _FP8_DOT = re.compile(r"Unsupported (?:lhs|rhs) dtype (fp8e4nv|fp8e5)\b")
 
 
+# A block pointer's store converts nothing: `tl.store(x_grad_block_ptr, acc)` of fp16 values into
+# a pointer assumed fp32.
+_BLOCK_STORE_TYPES = re.compile(r"Block element type\((\w+)\) and value element type\((\w+)\) mismatch")
+
+
 def dot_partner_type(message):
     """The half-precision type of a `tl.dot` whose other operand is fp32 ("Both operands must be
-    same dtype. Got fp32 and fp16" -> "fp16"), or of a half-precision accumulator re-assigned fp32
-    in a loop, or the fp8 type of a dot Triton refuses ("Unsupported lhs dtype fp8e4nv"), else
-    None."""
+    same dtype. Got fp32 and fp16" -> "fp16"), of a half-precision accumulator re-assigned fp32
+    in a loop, or of values stored through a block pointer assumed fp32, or the fp8 type of a dot
+    Triton refuses ("Unsupported lhs dtype fp8e4nv"), else None."""
     fp8 = _FP8_DOT.search(message or "")
     if fp8:
         return fp8.group(1)
-    m = _DOT_TYPES.search(message or "") or _CARRIED_TYPES.search(message or "")
+    m = (_DOT_TYPES.search(message or "") or _CARRIED_TYPES.search(message or "") or
+         _BLOCK_STORE_TYPES.search(message or ""))
     if not m:
         return None
     types = {m.group(1), m.group(2)}

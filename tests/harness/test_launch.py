@@ -140,6 +140,10 @@ class Plan(unittest.TestCase):
         self.assertIsNone(launch.dot_partner_type("Both operands must be same dtype. Got fp16 and bf16"))
         self.assertIsNone(launch.dot_partner_type("Both operands must be same dtype. Got i8 and fp32"))
         self.assertIsNone(launch.dot_partner_type("out of resource: shared memory"))
+        # values of a half type stored through a block pointer assumed fp32
+        self.assertEqual(launch.dot_partner_type("Block element type(fp32) and value element type(fp16) mismatch"),
+                         "fp16")
+        self.assertIsNone(launch.dot_partner_type("Block element type(fp16) and value element type(fp32) mismatch"))
         # an fp8 operand made in the kernel, the other loaded from a pointer assumed fp32
         self.assertEqual(launch.dot_partner_type("accumulator += tl.dot(a, b)\nUnsupported lhs dtype fp8e4nv"),
                          "fp8e4nv")
