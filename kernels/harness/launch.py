@@ -309,8 +309,10 @@ def dot_partner_type(message):
     fp8 = _FP8_DOT.search(message or "")
     if fp8:
         return fp8.group(1)
-    m = (_DOT_TYPES.search(message or "") or _CARRIED_TYPES.search(message or "") or
-         _BLOCK_STORE_TYPES.search(message or ""))
+    stored = _BLOCK_STORE_TYPES.search(message or "")
+    if stored:  # only the pointer's type is the assumption's; values it cannot hold are the kernel's
+        return stored.group(2) if stored.group(1) == "fp32" and stored.group(2) in ("fp16", "bf16") else None
+    m = _DOT_TYPES.search(message or "") or _CARRIED_TYPES.search(message or "")
     if not m:
         return None
     types = {m.group(1), m.group(2)}
