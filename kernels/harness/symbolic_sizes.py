@@ -143,8 +143,10 @@ def offset_bounds(source, entry, sizes):
     values (symbols and numels); a pointer any offset of which cannot be bounded maps to None.
     None when the kernel is not found."""
     fn = _kernel(source, entry)
-    if fn is None:
-        return None
+    return None if fn is None else _bounds(fn, sizes)
+
+
+def _bounds(fn, sizes):
     env = {n: (v, v) for n, v in sizes.items()}
     masks = _masked_ranges(fn)
     # Assignments in the order they run, loops included (a reduction's `rindex = roffset + rbase`);
@@ -194,14 +196,15 @@ def fit(source, entry, symbols, numels, budget):
     size value is tried from the largest."""
     if not symbols or not numels:
         return None
+    fn = _kernel(source, entry)  # parsed once for every size tried
+    if fn is None:
+        return None
     for value in SYMBOL_VALUES:
         scaled = dict(numels)
         while True:
             sizes = dict(scaled)
             sizes.update({s: value for s in symbols})
-            bounds = offset_bounds(source, entry, sizes)
-            if bounds is None:
-                return None
+            bounds = _bounds(fn, sizes)
             known = [b for b in bounds.values() if b is not None]
             if not known:
                 return None
