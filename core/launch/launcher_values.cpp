@@ -261,9 +261,17 @@ LauncherValues::LauncherValues(const PythonModule& m, TSNode function, uint32_t 
     }
   std::map<std::string, json> parametrized = is_type(decorated, "decorated_definition") ? parametrized_values(decorated)
                                                                                       : std::map<std::string, json>{};
+  TSNode owner = owning_class(function);
   for (const ParameterNodes& p : parameters(function)) {
     const std::string& name = p.name;
-    if (name == "self" || name == "cls" || name == "ctx") continue;
+    // A method's `self` holds what its class's `__init__` assigned (`self.eps = eps`); a module
+    // function's `self` (an ATen-style `def pad(self, pad, value)`) is a parameter like the others.
+    if (name == "self" && !ts_node_is_null(owner)) {
+      env_["self"] = instance_attributes(owner, function);
+      continue;
+    }
+    if ((name == "cls" || name == "ctx") && !ts_node_is_null(owner)) continue;
+    if (name == "ctx") continue;
     if (bound) {
       auto given = bound->find(name);
       if (given != bound->end()) {
@@ -897,6 +905,33 @@ void LauncherValues::run(TSNode block, uint32_t until, int depth, uint32_t start
   }
 }
 
+TSNode LauncherValues::owning_class(TSNode function) const {
+  TSNode up = ts_node_parent(function);
+  if (is_type(up, "decorated_definition")) up = ts_node_parent(up);
+  if (!is_type(up, "block")) return TSNode{};
+  up = ts_node_parent(up);
+  return is_type(up, "class_definition") ? up : TSNode{};
+}
+
+// What the class's `__init__` assigns to `self.X`, as far as its code says with its parameters'
+// defaults and annotations (`self.eps = eps` of `eps: float = 1e-6`, `self.weight =
+// nn.Parameter(torch.ones(hidden))`, `self.block_size = 128`): an object of those attributes, empty
+// for `__init__` itself, a helper's evaluation, or a class without one.
+json LauncherValues::instance_attributes(TSNode cls, TSNode method) {
+  json attrs = json::object();
+  if (call_depth_ > 0) return attrs;
+  TSNode init{};
+  each_named_child(child(cls, "body"), [&](TSNode c) {
+    TSNode def = is_type(c, "decorated_definition") ? child(c, "definition") : c;
+    if (is_type(def, "function_definition") && m_.text_of(child(def, "name")) == "__init__") init = def;
+  });
+  if (ts_node_is_null(init) || ts_node_eq(init, method)) return attrs;
+  LauncherValues in_init(m_, init, UINT32_MAX, callees_, nullptr, 0, dim_, facts_, fork_budget_, skew_, nullptr, nullptr);
+  auto self = in_init.env_.find("self");
+  if (self != in_init.env_.end() && self->second.is_object()) attrs = self->second;
+  return attrs;
+}
+
 void LauncherValues::narrow(TSNode condition, bool truth, int depth) {
   if (ts_node_is_null(condition) || depth > 8) return;
   std::string_view t = node_type(condition);
@@ -983,6 +1018,16 @@ std::optional<json> LauncherValues::agreed_return(const std::vector<std::pair<TS
 }
 
 void LauncherValues::assign(TSNode left, const std::optional<json>& value, TSNode right) {
+  // `self.eps = eps` in a method: an attribute of the instance (see instance_attributes).
+  if (is_type(left, "attribute") && is_type(child(left, "object"), "identifier") &&
+      m_.text_of(child(left, "object")) == "self") {
+    auto self = env_.find("self");
+    if (self == env_.end() || !self->second.is_object() || is_tensor(self->second)) return;
+    std::string attr = m_.text_of(child(left, "attribute"));
+    if (value) self->second[attr] = *value;
+    else self->second.erase(attr);
+    return;
+  }
   if (is_type(left, "identifier")) {
     std::string name = m_.text_of(left);
     if (!ts_node_is_null(right)) assigned_[name] = right;

@@ -156,6 +156,9 @@ class LauncherValues {
   // What `condition` being `truth` says of the names it tests, on the path to a launch:
   // `isinstance(y, torch.Tensor)` false makes y a number, `bias is None` false a tensor.
   void narrow(TSNode condition, bool truth, int depth = 0);
+  // The class a method is defined in; null for a module function.
+  TSNode owning_class(TSNode function) const;
+  nlohmann::json instance_attributes(TSNode cls, TSNode method);
   std::optional<nlohmann::json> call(TSNode n, int depth) const;
   std::optional<nlohmann::json> method(const nlohmann::json& self, const std::string& name, TSNode args, int depth) const;
   std::optional<nlohmann::json> name(const std::string& id) const;

@@ -18,7 +18,7 @@ LAUNCHED = {"act_kernel": "activation", "dequant_kernel": "dequantize", "scale_k
             "lonely_kernel": None, "lonely_zero": None, "state_kernel": "state_fwd",
             "dequant_gemv_kernel": None, "int8_mm_kernel": None, "precision_kernel": None, "heads_kernel": None,
             "asserted_mm_kernel": None, "tiled_attn_kernel": "tiled_attn", "w4a16_kernel": None,
-            "fits_head": "run_fits_head", "strided_rows": "first_rows", "scale_add": "scaled", "add_tensor": ("add", "biased"), "add_scalar": ("add", "biased"), "strided_cols": "last_rows", "packed_gemv": "gemv", "scaled_cast": None, "_rounded": None, "grouped_dequant": None,
+            "fits_head": "run_fits_head", "strided_rows": "first_rows", "scale_add": "scaled", "add_tensor": ("add", "biased"), "rms_fwd": "RMSNorm.forward", "fill_kernel": "fill_", "add_scalar": ("add", "biased"), "strided_cols": "last_rows", "packed_gemv": "gemv", "scaled_cast": None, "_rounded": None, "grouped_dequant": None,
             "guarded": None, "impossible": None, "group_scale_kernel": "group_scale",
             "p_loss_kernel": "p_loss", "persistent_copy_kernel": "persistent_copy",
             "residual_add": "add", "hc_aggregate": "aggregate", "windowed_sum": "window", "fill_one": "test_fill_one", "reduce_rows": "test_reduce_rows", "widen_kernel": "widen", "scale_tile": "test_scale_tile",
@@ -62,7 +62,7 @@ class ExportWithLauncher(unittest.TestCase):
     def test_records_hold_kernel_and_launcher(self):
         records, summary = self.export("--with-launcher")
         self.assertEqual({r["kernel_name"] for r in records}, set(LAUNCHED))
-        self.assertIn("written with their launcher: 51", summary)
+        self.assertIn("written with their launcher: 53", summary)
         for r in records:
             want = LAUNCHED[r["kernel_name"]]
             self.assertIn(r["launcher"], want if isinstance(want, tuple) else (want,), r["kernel_name"])
