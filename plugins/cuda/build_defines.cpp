@@ -130,6 +130,22 @@ void read_define_macros(const PythonFile& m, TSNode list, const std::string& fro
 
 std::string from_of(const PythonFile& m, TSNode call) { return m.path() + ":" + std::to_string(first_line(call)); }
 
+// Each call node under `root` in source order, until `visit` returns false; a cursor, no recursion.
+void each_call(TSNode root, const std::function<bool(TSNode)>& visit) {
+  TSTreeCursor c = ts_tree_cursor_new(root);
+  for (bool more = true; more;) {
+    TSNode n = ts_tree_cursor_current_node(&c);
+    if (is_type(n, "call") && !visit(n)) break;
+    if (ts_tree_cursor_goto_first_child(&c)) continue;
+    while (!ts_tree_cursor_goto_next_sibling(&c))
+      if (!ts_tree_cursor_goto_parent(&c)) {
+        more = false;
+        break;
+      }
+  }
+  ts_tree_cursor_delete(&c);
+}
+
 // `def load_kernel(head_size): load(..., extra_cuda_cflags=[f"-D_C_={head_size}"])`: the value
 // the repository's calls of load_kernel pass (a test's `load_kernel(128)`, `headsz = 128` at its
 // module level), the first that a call fixes; one hop, the caller's own parameters are not followed.
@@ -139,26 +155,16 @@ ArgumentSource callers_of(const PythonFile& scanned) {
     for (const PythonFile& caller : scanned.files_calling(function, kMaxCallers)) {
       if (!caller.tree()) continue;
       std::optional<StaticValue> found;
-      TSTreeCursor c = ts_tree_cursor_new(caller.root());
-      for (bool more = true; more && !found;) {
-        TSNode n = ts_tree_cursor_current_node(&c);
-        if (is_type(n, "call") && last_name(caller.text_of(field(n, "function"))) == function) {
-          TSNode arg = argument(caller, n, static_cast<int>(position), parameter.c_str());
-          StaticValue v = ts_node_is_null(arg) ? StaticValue{} : static_value(caller, arg);
-          if (v.known != Known::unknown && v.text.find(StaticValue::kUnknownPart) == std::string::npos) {
-            v.known = Known::stand_in;
-            v.why = "passed to " + function + "() at " + from_of(caller, n);
-            found = v;
-          }
-        }
-        if (ts_tree_cursor_goto_first_child(&c)) continue;
-        while (!ts_tree_cursor_goto_next_sibling(&c))
-          if (!ts_tree_cursor_goto_parent(&c)) {
-            more = false;
-            break;
-          }
-      }
-      ts_tree_cursor_delete(&c);
+      each_call(caller.root(), [&](TSNode n) {
+        if (last_name(caller.text_of(field(n, "function"))) != function) return true;
+        TSNode arg = argument(caller, n, static_cast<int>(position), parameter.c_str());
+        StaticValue v = ts_node_is_null(arg) ? StaticValue{} : static_value(caller, arg);
+        if (v.known == Known::unknown || v.text.find(StaticValue::kUnknownPart) != std::string::npos) return true;
+        v.known = Known::stand_in;
+        v.why = "passed to " + function + "() at " + from_of(caller, n);
+        found = v;
+        return false;
+      });
       if (found) return found;
     }
     return std::nullopt;
@@ -215,32 +221,22 @@ std::shared_ptr<const std::vector<BuildCall>> build_calls_of(const PythonFile& p
   }
   auto calls = std::make_shared<std::vector<BuildCall>>();
   if (py.tree()) {
-    TSTreeCursor c = ts_tree_cursor_new(py.root());
-    for (bool more = true; more;) {
-      TSNode n = ts_tree_cursor_current_node(&c);
-      if (is_type(n, "call")) {
-        std::string callee = last_name(py.text_of(field(n, "function")));
-        bool builds = false;
-        for (const char* b : kBuildCalls) builds = builds || callee == b;
-        auto q = py.qualified_name(field(n, "function"));
-        if (builds && q && q->find("cpp_extension") == std::string::npos && q->find("setuptools") == std::string::npos &&
-            q->find("distutils") == std::string::npos)
-          builds = false;  // json.load, a module's own Extension class
-        TSNode sources = builds ? argument(py, n, 1, "sources") : TSNode{};
-        if (!ts_node_is_null(sources)) {
-          bool complete = true;
-          calls->push_back({static_list(py, sources, complete), build_defines_of_call(py, n), ts_node_start_byte(n),
-                            ts_node_end_byte(n)});
-        }
+    each_call(py.root(), [&](TSNode n) {
+      std::string callee = last_name(py.text_of(field(n, "function")));
+      bool builds = false;
+      for (const char* b : kBuildCalls) builds = builds || callee == b;
+      auto q = py.qualified_name(field(n, "function"));
+      if (builds && q && q->find("cpp_extension") == std::string::npos && q->find("setuptools") == std::string::npos &&
+          q->find("distutils") == std::string::npos)
+        builds = false;  // json.load, a module's own Extension class
+      TSNode sources = builds ? argument(py, n, 1, "sources") : TSNode{};
+      if (!ts_node_is_null(sources)) {
+        bool complete = true;
+        calls->push_back({static_list(py, sources, complete), build_defines_of_call(py, n), ts_node_start_byte(n),
+                          ts_node_end_byte(n)});
       }
-      if (ts_tree_cursor_goto_first_child(&c)) continue;
-      while (!ts_tree_cursor_goto_next_sibling(&c))
-        if (!ts_tree_cursor_goto_parent(&c)) {
-          more = false;
-          break;
-        }
-    }
-    ts_tree_cursor_delete(&c);
+      return true;
+    });
   }
   std::lock_guard<std::mutex> lock(mutex);
   if (kept.size() >= 4096) kept.clear();
