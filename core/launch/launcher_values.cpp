@@ -270,8 +270,7 @@ LauncherValues::LauncherValues(const PythonModule& m, TSNode function, uint32_t 
       env_["self"] = instance_attributes(owner, function);
       continue;
     }
-    if ((name == "cls" || name == "ctx") && !ts_node_is_null(owner)) continue;
-    if (name == "ctx") continue;
+    if (name == "ctx" || (name == "cls" && !ts_node_is_null(owner))) continue;
     if (bound) {
       auto given = bound->find(name);
       if (given != bound->end()) {
