@@ -9,7 +9,8 @@ Prefilter::Prefilter(const std::vector<std::string>& patterns) {
   if (!joined_->ok() || patterns.size() < 2) return;
   // Searched apart only when each pattern is a regular expression by itself: then `(?:p)` is a
   // group of its own in the alternation, and the alternation matches where one of them does. (A
-  // pattern such as `a)|(b` parses only inside the alternation, and means something else there.)
+  // pattern such as `a)|(b` is no regular expression by itself: joined, it closes the group around
+  // it and opens another.)
   std::vector<std::unique_ptr<RE2>> apart;
   for (const auto& p : patterns) {
     RE2 alone(p, RE2::Quiet);
