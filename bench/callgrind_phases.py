@@ -34,7 +34,7 @@ phases = [
  ("CUDA: kernels extracted (CudaSource::extract, header parses included)", r"mine::CudaSource::extract\(mine::CudaKernelSite"),
  ("  implied includes (implied_includes)", r"implied_includes\(std::"),
  ("CUDA: build defines (build_defines_of, module loads included)", r"mine::build_defines_of\("),
- ("store while extracting (RepoWriter::add)", r"mine::RepoWriter::add\(mine::ScannedFile const&\) \["),
+ ("store while extracting (RepoWriter::add)", r"mine::RepoWriter::add\(mine::ScannedFile( const&|&&)\) \["),
  ("store at commit (RepoWriter::commit)", r"mine::RepoWriter::commit\(\) \["),
  ("  SQLite (sqlite3_step, all)", r"sqlite3_step \["),
  ("SHA-256 (SHA256_Update, all)", r"SHA256_Update \["),

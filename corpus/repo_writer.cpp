@@ -209,10 +209,19 @@ void RepoWriter::add(const ScanProblem& p) {
 }
 
 void RepoWriter::add(const ScannedFile& file) {
+  add_rows(file);
+  add(file.launches);
+}
+
+void RepoWriter::add(ScannedFile&& file) {
+  add_rows(file);
+  add(std::move(file.launches));
+}
+
+void RepoWriter::add_rows(const ScannedFile& file) {
   add(file.file);
   for (const auto& k : file.kernels) add(k);
   for (const auto& p : file.problems) add(p);
-  add(file.launches);
   for (const auto& k : file.kernels) unflushed_bytes_ += k.kernel.standalone.size() + k.kernel.source.size();
   if (unflushed_bytes_ >= kWritebackBytes) {
     wal_writeback_->start();
@@ -220,9 +229,9 @@ void RepoWriter::add(const ScannedFile& file) {
   }
 }
 
-void RepoWriter::add(const std::vector<LaunchSite>& launches) {
-  for (const LaunchSite& l : launches) {
-    launches_.push_back(l);
+void RepoWriter::add(std::vector<LaunchSite> launches) {
+  for (LaunchSite& l : launches) {
+    launches_.push_back(std::move(l));
     LaunchSite& kept = launches_.back();
     int64_t standalone = -1, source = -1;
     if (!kept.launcher_standalone.empty()) {

@@ -36,8 +36,11 @@ class RepoWriter {
   void add(const ScanProblem& problem);
   // Everything one file yielded; the file's texts can be freed as soon as this returns.
   void add(const ScannedFile& file);
+  // The same, taking the launch sites over: a site holds its launcher's texts, tens of KB, which
+  // the writer keeps once per distinct text, and a copy of them was most of storing a site.
+  void add(ScannedFile&& file);
   // Launch sites; linked to the repository's kernels and stored at commit().
-  void add(const std::vector<LaunchSite>& launches);
+  void add(std::vector<LaunchSite> launches);
 
   StoreOutcome commit();
 
@@ -59,6 +62,8 @@ class RepoWriter {
   std::unique_ptr<Statements> st_;  // set once the transaction has begun
   // The connection's settings while this writer runs (restored after the statements are gone).
   std::unique_ptr<PragmaOverride> temp_store_, cache_size_;
+  // A file's row, kernels and problems, and the writeback they may call for (add(ScannedFile)).
+  void add_rows(const ScannedFile& file);
   // The WAL's writeback, started each kWritebackBytes of kernel text stored (see add(ScannedFile)).
   std::unique_ptr<WalWriteback> wal_writeback_;
   size_t unflushed_bytes_ = 0;

@@ -119,7 +119,7 @@ int run_scan(const std::vector<std::string>& args) {
         parsed += f.file.parsed ? 1 : 0;
         kernels += static_cast<int64_t>(f.kernels.size());
         problems += static_cast<int64_t>(f.problems.size());
-        writer.add(f);
+        writer.add(std::move(f));
       }, [&] {
         stored = writer.commit();
       });

@@ -2,6 +2,7 @@
 #include "core/repo/call_index.h"
 
 #include "core/license/license_detector.h"
+#include "core/scan/prefilter.h"
 #include "core/scan/repo_license.h"
 #include "core/scan/source_encoding.h"
 
@@ -29,11 +30,6 @@
 #include "plugins/registry.h"
 
 namespace mine {
-
-struct Scanner::Prefilter {
-  explicit Prefilter(const std::string& pattern) : re(pattern) {}
-  RE2 re;
-};
 
 namespace {
 
@@ -188,10 +184,8 @@ std::vector<const ExtractorPlugin*> all_plugins() {
 Scanner::Scanner(std::vector<const ExtractorPlugin*> plugins, ScanOptions options)
     : plugins_(std::move(plugins)), options_(std::move(options)) {
   for (const auto* p : plugins_) {
-    std::string joined;
-    for (const auto& pattern : p->prefilter_patterns()) joined += (joined.empty() ? "" : "|") + ("(?:" + pattern + ")");
-    auto f = std::make_unique<Prefilter>(joined.empty() ? std::string("") : joined);
-    if (!f->re.ok()) throw Error("plugin " + p->name() + ": bad prefilter pattern: " + f->re.error());
+    auto f = std::make_unique<Prefilter>(p->prefilter_patterns());
+    if (!f->ok()) throw Error("plugin " + p->name() + ": bad prefilter pattern: " + f->error());
     prefilters_.push_back(std::move(f));
   }
   // Lets a benchmark compare against same-file closures with the very same binary.
@@ -360,7 +354,7 @@ void Scanner::extract(const SourceTree& tree, const std::string& repo_name,
 
     std::vector<size_t> chosen;
     for (size_t i = 0; i < plugins_.size(); ++i)
-      if (accepts(*plugins_[i], entry.path) && RE2::PartialMatch(content, prefilters_[i]->re)) chosen.push_back(i);
+      if (accepts(*plugins_[i], entry.path) && prefilters_[i]->matches(content)) chosen.push_back(i);
     if (chosen.empty()) return;
     out.file.parsed = true;
 

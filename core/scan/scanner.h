@@ -23,6 +23,8 @@ struct ScanOptions {
 
 // Runs the extractor plugins over a source tree. Extraction touches no database, so several
 // trees can be extracted at once (crawl workers) while one thread stores the results.
+class Prefilter;
+
 class Scanner {
  public:
   Scanner(std::vector<const ExtractorPlugin*> plugins, ScanOptions options);
@@ -42,7 +44,6 @@ class Scanner {
   const std::vector<const ExtractorPlugin*>& plugins() const { return plugins_; }
 
  private:
-  struct Prefilter;
   std::vector<const ExtractorPlugin*> plugins_;
   ScanOptions options_;
   std::vector<std::unique_ptr<Prefilter>> prefilters_;  // one per plugin
