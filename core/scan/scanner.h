@@ -21,10 +21,10 @@ struct ScanOptions {
   std::set<std::string> never_inline = {"triton", "torch", "numpy", "jax", "tensorflow", "cupy", "numba"};
 };
 
-// Runs the extractor plugins over a source tree. Extraction touches no database, so several
-// trees can be extracted at once (crawl workers) while one thread stores the results.
 class Prefilter;
 
+// Runs the extractor plugins over a source tree. Extraction touches no database, so several
+// trees can be extracted at once (crawl workers) while one thread stores the results.
 class Scanner {
  public:
   Scanner(std::vector<const ExtractorPlugin*> plugins, ScanOptions options);
