@@ -10,6 +10,8 @@
 #include "plugins/inductor/kernel_module.h"
 #include "plugins/inductor/output_code.h"
 #include "plugins/inductor/output_code_chunks.h"
+#include "plugins/inductor/output_code_log.h"
+#include "core/python/syntax_tree.h"
 #include "plugins/sdk/plugin_entry.h"
 #include "plugins/sdk/python_file.h"
 #include "plugins/sdk/report_kernel.h"
@@ -82,29 +84,48 @@ class OutputCodeReader {
  public:
   OutputCodeReader(const sdk::PythonFile& file, const Reports& sink, const std::vector<std::string>& cache_dirs,
                    KernelModuleCache& modules, ChunkReadings& chunks)
-      : file_(file), sink_(sink), cache_dirs_(cache_dirs), modules_(modules), chunks_(chunks), graph_(graph_of(file.path())) {}
+      : file_(file), sink_(sink), cache_dirs_(cache_dirs), modules_(modules), chunks_(chunks), graph_(graph_of(file.path())),
+        text_(file.text()) {}
+
+  // A module a log printed (output_code_log.h): its text, the log line it starts on, and the
+  // graph it is named for (the log's name and the module's place in it).
+  OutputCodeReader(const sdk::PythonFile& log, const Reports& sink, const std::vector<std::string>& cache_dirs,
+                   KernelModuleCache& modules, ChunkReadings& chunks, std::string_view text, int first_line,
+                   std::string graph)
+      : file_(log), sink_(sink), cache_dirs_(cache_dirs), modules_(modules), chunks_(chunks), graph_(std::move(graph)),
+        text_(text), line_offset_(first_line - 1), logged_(true) {}
 
   void read() {
     // Only the kernels' region is parsed, piece by piece (identical kernel statements of other
     // graphs are read once), and without the module model (free names of every statement) that
     // other plugins need: the kernels are string literals, and the rest of the file is the code
     // that runs the graph. Where that does not give clean Python (truncated or hand-edited
-    // output), the whole file is parsed as usual, with its syntax errors reported.
+    // output), the whole module is parsed as usual, with its syntax errors reported.
     std::optional<std::vector<KernelCall>> region;
-    size_t end = kernel_region_end(file_.text());
-    if (end != std::string::npos) region = read_kernel_region(file_.text(), end, chunks_);
-    if (!region) {
+    size_t end = kernel_region_end(text_);
+    if (end != std::string::npos) region = read_kernel_region(text_, end, chunks_);
+    std::unique_ptr<SyntaxTree> parsed;  // a logged module's own parse (the log is no Python)
+    if (!region && logged_) {
+      parsed = SyntaxTree::parse(std::string(text_));
+      region = find_kernel_calls(*parsed);
+    } else if (!region) {
       if (!file_.tree()) return;
-      region = find_kernel_calls(file_.root(), SourceText(file_.text()));
+      region = find_kernel_calls(file_.root(), SourceText(text_));
     }
-    const std::vector<KernelCall>& calls = *region;
+    std::vector<KernelCall>& calls = *region;
+    // Lines of a logged module count from the log's line it starts on.
+    for (auto& c : calls) {
+      c.start_line += line_offset_;
+      c.end_line += line_offset_;
+      c.source_line += line_offset_;
+    }
     std::set<int> seen;
     for (const auto& c : calls) {
       seen.insert(c.start_line);
       one(c);
     }
-    for (int line : kernel_call_lines_by_text(std::string(file_.text())))
-      if (!seen.count(line))
+    for (int relative : kernel_call_lines_by_text(std::string(text_)))
+      if (int line = relative + line_offset_; !seen.count(line))
         sink_.problem(line, "unreadable_kernel",
                       "async_compile.triton call at line " + std::to_string(line) +
                           " could not be read (syntax error around it; truncated file?); kernel skipped");
@@ -212,6 +233,9 @@ class OutputCodeReader {
   KernelModuleCache& modules_;
   ChunkReadings& chunks_;
   std::string graph_;
+  std::string_view text_;  // the output-code module: the file's text, or a module its log printed
+  int line_offset_ = 0;
+  bool logged_ = false;
 };
 
 // A file of the torchinductor cache: one kernel module with an Inductor heuristics decorator; a
@@ -259,12 +283,22 @@ void read_fx_graph_file(const sdk::PythonFile& file, const Reports& sink) {
 
 bool is_fx_graph(const std::string& path) { return base_name(path) == "fx_graph_readable.py"; }
 
-// Inductor's output is Inductor's alone: output-code modules, FX graphs, and one-kernel cache files.
+// A log that printed at least one output-code module.
+bool logs_output_code(std::string_view text) {
+  if (text.find("[__output_code] ") == std::string_view::npos) return false;
+  for (const auto& m : logged_output_code(text))
+    if (is_output_code(m.text)) return true;
+  return false;
+}
+
+// Inductor's output is Inductor's alone: output-code modules, FX graphs, one-kernel cache files,
+// and the output code a log printed.
 int claims(const mine_host* host, const mine_file* handle, void* context) {
   try {
     const auto& state = *static_cast<const InductorState*>(context);
     sdk::PythonFile file(host, handle);
     std::string_view text = file.text();
+    if (is_log_path(file.path())) return logs_output_code(text);
     return is_fx_graph(file.path()) || is_output_code(text) || cache_kernel(text, state.modules) != nullptr;
   } catch (const std::exception&) {
     return 0;  // an exception must not unwind through the C boundary
@@ -296,12 +330,23 @@ void extract(const mine_host* host, const mine_file* handle, mine_sink* sink, vo
     // FX graphs are read as text, never parsed: they are not valid Python (`class <lambda>`), and
     // tree-sitter's error recovery on them costs more than everything else of a debug folder.
     if (is_fx_graph(path)) return read_fx_graph_file(file, reports);
+    if (is_log_path(path)) {
+      // `TORCH_LOGS=output_code` output: each module it printed, read as output_code.py is; the
+      // graph is named for the log and the module's place in it.
+      std::vector<LoggedModule> modules = logged_output_code(text);
+      for (size_t i = 0; i < modules.size(); ++i)
+        if (is_output_code(modules[i].text))
+          OutputCodeReader(file, reports, state.cache_dirs, state.modules, state.chunks, modules[i].text,
+                           modules[i].first_line, graph_of(path) + "#" + std::to_string(i + 1))
+              .read();
+      return;
+    }
     if (is_output_code(text)) return OutputCodeReader(file, reports, state.cache_dirs, state.modules, state.chunks).read();
     if (auto reading = cache_kernel(text, state.modules)) read_cache_kernel(file, *reading, reports);
   });
 }
 
-const char* const kSuffixes[] = {".py", nullptr};
+const char* const kSuffixes[] = {".py", ".log", ".txt", ".out", ".err", nullptr};
 const char* const kPrefilters[] = {R"(async_compile\.triton\()", R"(triton_meta=)", R"(# File: .*, code: )", nullptr};
 
 }  // namespace
@@ -311,7 +356,8 @@ InductorState::InductorState(std::vector<std::string> dirs)
       info{MINE_PLUGIN_ABI_VERSION,
            "inductor",
            "1",
-           "PyTorch Inductor Triton kernels (output_code.py, torchinductor cache) with graph, category, "
+           "PyTorch Inductor Triton kernels (output_code.py, torchinductor cache, TORCH_LOGS=output_code logs) with "
+           "graph, category, "
            "signature, size hints, ATen ops and PyTorch code; identical kernels stored once",
            kSuffixes,
            kPrefilters,
