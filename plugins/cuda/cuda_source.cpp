@@ -92,6 +92,22 @@ bool torch_header(const std::string& header) {
   return std::regex_match(header, torch);
 }
 
+// The function a (possibly templated) definition defines: `template <...> __global__ void k(...)`
+// holds its function_definition as a child. Null for anything else.
+TSNode function_in(TSNode n) {
+  if (is(n, "function_definition")) return n;
+  TSNode fn{};
+  if (is(n, "template_declaration"))
+    for (uint32_t j = 0; j < ts_node_named_child_count(n); ++j)
+      if (is(ts_node_named_child(n, j), "function_definition")) fn = ts_node_named_child(n, j);
+  return fn;
+}
+
+// `"x.h"` -> `x.h`: an include's name as written between its quotes.
+std::string unquoted(const std::string& quoted) {
+  return quoted.size() > 2 ? quoted.substr(1, quoted.size() - 2) : quoted;
+}
+
 // Types nvcc knows without any #include (it includes cuda_runtime.h on its own).
 bool implicit_type(const std::string& name) {
   static const std::regex builtin(
@@ -120,6 +136,9 @@ CudaSource::CudaSource(std::string text) : text_(std::move(text)) {
     std::fill(parsed.begin() + static_cast<std::ptrdiff_t>(at), parsed.begin() + static_cast<std::ptrdiff_t>(close) + 1, ' ');
   }
   tree_ = ts_parser_parse_string(parser_, nullptr, parsed.data(), static_cast<uint32_t>(parsed.size()));
+  walk(root(), [&](TSNode c) {
+    if (is(c, "preproc_include") && is(field_of(c, "path"), "string_literal")) local_includes_.push_back(c);
+  });
 
   // Names a node defines, looking through declarators and into containers.
   std::function<void(TSNode, std::set<std::string>&, int)> defines = [&](TSNode n, std::set<std::string>& out,
@@ -246,12 +265,8 @@ CudaSource::CudaSource(std::string text) : text_(std::move(text)) {
     }
     defines(n, item.defines, 0);
     item.mentions = mentions(n);
-    TSNode fn = n;
-    if (t == "template_declaration") {
-      for (uint32_t j = 0; j < ts_node_named_child_count(n); ++j)
-        if (is(ts_node_named_child(n, j), "function_definition")) fn = ts_node_named_child(n, j);
-    }
-    if (is(fn, "function_definition")) {
+    TSNode fn = function_in(n);
+    if (!ts_node_is_null(fn)) {
       item.kind = has_token(fn, "__global__", text_) ? "kernel"
                   : has_token(fn, "__device__", text_) ? "device_function"
                                                         : "function";
@@ -292,11 +307,8 @@ std::string CudaSource::text_of(TSNode n) const {
 void CudaSource::collect_kernels(TSNode n, size_t item, std::vector<TSNode>& namespaces, int depth) {
   if (depth > kMaxNesting) return;
   auto t = type_of(n);
-  TSNode fn = n;
-  if (t == "template_declaration")
-    for (uint32_t j = 0; j < ts_node_named_child_count(n); ++j)
-      if (is(ts_node_named_child(n, j), "function_definition")) fn = ts_node_named_child(n, j);
-  if (is(fn, "function_definition")) {
+  TSNode fn = function_in(n);
+  if (!ts_node_is_null(fn)) {
     if (!has_token(fn, "__global__", text_)) return;
     std::set<std::string> names;
     TSNode d = field_of(fn, "declarator");
@@ -542,7 +554,7 @@ ExtractedKernel CudaSource::extract(const CudaKernelSite& site, const std::strin
       const CudaItem& item = src.items_[i];
       if (includes && item.kind == "include" && item.local_include && depth < kMaxIncludeDepth) {
         const std::string& quoted = *item.defines.begin();
-        std::string name = quoted.size() > 2 ? quoted.substr(1, quoted.size() - 2) : quoted;
+        std::string name = unquoted(quoted);
         if (auto header = includes->resolve(name, at)) {
           if (expanded.insert(header->path).second) {
             pasted.push_back({quoted, "include", header->path, line_of(item.node) + offset, ""});
@@ -561,11 +573,10 @@ ExtractedKernel CudaSource::extract(const CudaKernelSite& site, const std::strin
   auto nested_includes = [&](const CudaSource& src, TSNode container, const std::string& at) {
     std::vector<std::pair<TSNode, std::optional<IncludeResolver::Header>>> found;
     if (!includes) return found;
-    walk(container, [&](TSNode c) {
-      if (ts_node_eq(c, container) || !is(c, "preproc_include") || !is(field_of(c, "path"), "string_literal")) return;
-      std::string quoted = src.text_of(field_of(c, "path"));
-      found.emplace_back(c, includes->resolve(quoted.size() > 2 ? quoted.substr(1, quoted.size() - 2) : quoted, at));
-    });
+    uint32_t begin = ts_node_start_byte(container), end = ts_node_end_byte(container);
+    for (TSNode c : src.local_includes_)
+      if (!ts_node_eq(c, container) && ts_node_start_byte(c) >= begin && ts_node_end_byte(c) <= end)
+        found.emplace_back(c, includes->resolve(unquoted(src.text_of(field_of(c, "path"))), at));
     return found;
   };
   std::vector<Dependency> nested_pasted;
@@ -632,10 +643,7 @@ ExtractedKernel CudaSource::extract(const CudaKernelSite& site, const std::strin
   for (size_t f = 0; f < flat.size(); ++f) {
     const CudaItem& item = item_of(f);
     if (f == home || item.kind.find("function") == std::string::npos) continue;
-    TSNode fn = item.node;
-    if (is(fn, "template_declaration"))
-      for (uint32_t j = 0; j < ts_node_named_child_count(fn); ++j)
-        if (is(ts_node_named_child(fn, j), "function_definition")) fn = ts_node_named_child(fn, j);
+    TSNode fn = function_in(item.node);
     bool overload = false;
     walk(field_of(fn, "declarator"), [&](TSNode c) { overload = overload || is(c, "operator_name"); });
     if (!overload || needed[f]) continue;

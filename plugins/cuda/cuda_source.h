@@ -74,6 +74,9 @@ class CudaSource {
   TSTree* tree_ = nullptr;
   std::vector<CudaItem> items_;
   std::vector<CudaKernelSite> kernels_;
+  // Every `#include "..."` of the unit in source order, at any depth (inside a namespace or an #if
+  // block too): found once, looked up by byte range for each kernel extracted.
+  std::vector<TSNode> local_includes_;
 };
 
 }  // namespace mine
