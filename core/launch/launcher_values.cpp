@@ -314,8 +314,7 @@ LauncherValues::LauncherValues(const PythonModule& m, TSNode function, uint32_t 
       env_[name] = nullptr;
     } else if (a.find("Tensor") != std::string::npos && !container) {
       // A tensor handed straight to the kernel, its shape never read: laid out like the others.
-      int r = rank != rank_.end() ? rank->second : widest_rank_;
-      env_[name] = tensor(name, r > 0 ? nominal_shape(r, param_dim()) : json(nullptr), dtype);
+      env_[name] = parameter_tensor(name, dtype);
     } else if (a == "int") {
       env_[name] = d && is_int(*d) ? *d : json(param_dim());
     } else if (a == "float") {
@@ -904,6 +903,13 @@ void LauncherValues::run(TSNode block, uint32_t until, int depth, uint32_t start
   }
 }
 
+// A launcher parameter's tensor: of the rank its code reads, else as wide as the widest it reads.
+json LauncherValues::parameter_tensor(const std::string& name, const json& dtype) {
+  auto rank = rank_.find(name);
+  int r = rank != rank_.end() ? rank->second : widest_rank_;
+  return tensor(name, r > 0 ? nominal_shape(r, param_dim()) : json(nullptr), dtype);
+}
+
 TSNode LauncherValues::owning_class(TSNode function) const {
   TSNode up = ts_node_parent(function);
   if (is_type(up, "decorated_definition")) up = ts_node_parent(up);
@@ -925,9 +931,15 @@ json LauncherValues::instance_attributes(TSNode cls, TSNode method) {
     if (is_type(def, "function_definition") && m_.text_of(child(def, "name")) == "__init__") init = def;
   });
   if (ts_node_is_null(init) || ts_node_eq(init, method)) return attrs;
+  // Every launch of the class's methods, and each size it is evaluated with, asks again: once per
+  // `__init__` and size.
+  auto key = std::make_tuple(init.id, dim_, skew_);
+  if (facts_)
+    if (auto kept = facts_->instance_attributes.find(key); kept != facts_->instance_attributes.end()) return kept->second;
   LauncherValues in_init(m_, init, UINT32_MAX, callees_, nullptr, 0, dim_, facts_, fork_budget_, skew_, nullptr, nullptr);
   auto self = in_init.env_.find("self");
   if (self != in_init.env_.end() && self->second.is_object()) attrs = self->second;
+  if (facts_) facts_->instance_attributes.emplace(key, attrs);
   return attrs;
 }
 
@@ -946,11 +958,8 @@ void LauncherValues::narrow(TSNode condition, bool truth, int depth) {
     return;
   }
   auto nominal_tensor = [&](const std::string& name) {
-    auto rank = rank_.find(name);
     auto stated = dtype_.find(name);
-    int r = rank != rank_.end() ? rank->second : widest_rank_;
-    return tensor(name, r > 0 ? nominal_shape(r, param_dim()) : json(nullptr),
-                  stated != dtype_.end() ? json(stated->second) : json(nullptr));
+    return parameter_tensor(name, stated != dtype_.end() ? json(stated->second) : json(nullptr));
   };
   if (t == "call" && m_.text_of(child(condition, "function")) == "isinstance") {
     TSNode args = child(condition, "arguments");

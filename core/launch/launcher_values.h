@@ -53,6 +53,8 @@ class LauncherValues {
   // `nodes`: what the evaluations sharing the cache read of the trees (see NodeMemo).
   struct TensorFactsCache : std::map<const void*, TensorFacts> {
     std::map<std::tuple<const void*, const void*, int, int64_t, std::string>, HelperReturn> helper_returns;
+    // What a class's `__init__` assigns to self, by its node, stand-in size and skew.
+    std::map<std::tuple<const void*, int64_t, int>, nlohmann::json> instance_attributes;
     NodeMemo nodes;
   };
 
@@ -158,6 +160,7 @@ class LauncherValues {
   void narrow(TSNode condition, bool truth, int depth = 0);
   // The class a method is defined in; null for a module function.
   TSNode owning_class(TSNode function) const;
+  nlohmann::json parameter_tensor(const std::string& name, const nlohmann::json& dtype);
   nlohmann::json instance_attributes(TSNode cls, TSNode method);
   std::optional<nlohmann::json> call(TSNode n, int depth) const;
   std::optional<nlohmann::json> method(const nlohmann::json& self, const std::string& name, TSNode args, int depth) const;
