@@ -724,16 +724,19 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
       if (!block_pointer(rhs, depth + 1)) return false;
     return true;
   };
+  // What a name assigned once holds (`cmp = tl.full(...)`): that assignment's value; else `e`.
+  auto single_value = [&](TSNode e) {
+    if (!is_type(e, "identifier")) return e;
+    auto it = assigned.find(m_.text_of(e));
+    return it != assigned.end() && it->second.size() == 1 ? it->second[0] : e;
+  };
   // `tl.atomic_cas(table + slot, cmp, key)` of `cmp = tl.full((B,), empty, dtype=tl.uint32)`: an
   // atomic converts nothing either, so a compared or exchanged value of stated type names the
   // elements.
   for (const auto& op : ops) {
     if (op.name != "atomic_cas" && op.name != "atomic_xchg") continue;
     for (uint32_t i = 1; i <= (op.name == "atomic_cas" ? 2u : 1u); ++i) {
-      TSNode value = argument(op.call, i);
-      if (is_type(value, "identifier"))
-        if (auto it = assigned.find(m_.text_of(value)); it != assigned.end() && it->second.size() == 1)
-          value = it->second[0];
+      TSNode value = single_value(argument(op.call, i));
       if (ts_node_is_null(value)) continue;
       std::string dtype = stated_type(value);
       for (const auto& p : bases_of(op.address)) set_dtype(p, dtype, "tl." + op.name + " of a " + dtype + " value");
@@ -744,9 +747,7 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
     TSNode value = stored_value(op);
     if (ts_node_is_null(value)) continue;
     std::string dtype = stated_type(value);
-    if (dtype.empty() && is_type(value, "identifier"))
-      if (auto it = assigned.find(m_.text_of(value)); it != assigned.end() && it->second.size() == 1)
-        dtype = made_type(it->second[0]);
+    if (dtype.empty()) dtype = made_type(single_value(value));
     if (dtype.empty()) continue;
     for (const auto& p : bases_of(op.address)) set_dtype(p, dtype, "stored through a block pointer as " + dtype);
   }
