@@ -444,6 +444,22 @@ bool LauncherValues::refused_unless_false(TSNode condition) const {
   return ts_node_named_child_count(block) > 0 && is_type(ts_node_named_child(block, 0), "raise_statement");
 }
 
+// `x.dtype == torch.int8` (`in (torch.float16, ...)`: the first one) holding where `comparison`
+// is `truth`: the element type the launcher is written for.
+void LauncherValues::required_dtype(TSNode comparison, bool truth) {
+  if (ts_node_named_child_count(comparison) != 2) return;
+  TSNode l = ts_node_named_child(comparison, 0), r = ts_node_named_child(comparison, 1);
+  std::string op = m_.text_of(comparison).substr(m_.text_of(l).size());
+  bool positive = op.find("!=") == std::string::npos && op.find("not") == std::string::npos;
+  if (positive != truth) return;
+  if (is_type(r, "tuple") || is_type(r, "list")) r = ts_node_named_child(r, 0);
+  if (!is_type(l, "attribute") || m_.text_of(field(l, "attribute")) != "dtype" || !is_type(field(l, "object"), "identifier"))
+    return;
+  auto q = m_.qualified_name(r);
+  std::string dt = q ? torch_dtype_name(*q) : "";
+  if (!dt.empty()) dtype_.emplace(m_.text_of(field(l, "object")), dt);
+}
+
 // The names the launcher uses only as counts: an operand of `//`, `%`, `<<` or `>>`, or an
 // argument of `triton.cdiv`, `next_power_of_2` or `range`, and never as anything else a count
 // cannot be (an object with attributes, something subscripted or called). What node `v` of the
@@ -682,19 +698,10 @@ void LauncherValues::ranks(TSNode body) {
       }
       // `assert x.dtype == torch.int8`, `assert x.dtype in (torch.float16, torch.bfloat16)`: the
       // element type the launcher is written for (the first one named).
-      if (is_type(c, "comparison_operator") && ts_node_named_child_count(c) == 2) {
-        TSNode l = ts_node_named_child(c, 0), r = ts_node_named_child(c, 1);
-        std::string op = m_.text_of(c).substr(m_.text_of(l).size());
-        bool positive = op.find("!=") == std::string::npos && op.find("not") == std::string::npos;
-        if (is_type(r, "tuple") || is_type(r, "list")) r = ts_node_named_child(r, 0);
-        if (positive && is_type(l, "attribute") && m_.text_of(field(l, "attribute")) == "dtype" &&
-            is_type(field(l, "object"), "identifier")) {
-          auto q = m_.qualified_name(r);
-          std::string dt = q ? torch_dtype_name(*q) : "";
-          if (!dt.empty()) dtype_.emplace(m_.text_of(field(l, "object")), dt);
-        }
-      }
+      if (is_type(c, "comparison_operator")) required_dtype(c, true);
     } else if (comparison.has(t) && ts_node_named_child_count(n) == 2) {
+      // `if x.dtype != torch.bfloat16: raise ValueError(...)`: as the assert of its negation.
+      if (refused_unless_false(n)) required_dtype(n, false);
       // `x.dim() == 3`, `x.ndim == 2`, `len(x.shape) == 4`; also `if x.ndim != 1 or ...: raise`
       TSNode l = ts_node_named_child(n, 0), r = ts_node_named_child(n, 1);
       bool eq = m_.text_of(n).find("==") != std::string::npos ||

@@ -142,6 +142,7 @@ class LauncherValues {
   };
   void count_uses(const CountVisit& v, TSNode body, CountUses& uses) const;
   bool refused_unless_false(TSNode condition) const;
+  void required_dtype(TSNode comparison, bool truth);
   struct Frame {
     TSNode block;
     uint32_t next;  // the statement after the one being run

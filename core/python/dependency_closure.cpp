@@ -20,7 +20,7 @@ std::string generic_kind(const ModuleStatement& s) {
 }
 
 std::string top_level_module(const ImportBinding& b) {
-  const std::string& dotted = b.module.empty() ? b.target : b.module;
+  const std::string& dotted = b.module.empty() || b.triton_reexport ? b.target : b.module;
   return dotted.substr(0, dotted.find('.'));
 }
 
@@ -39,8 +39,23 @@ std::string render_import(const PythonModule& module, const ModuleStatement& sta
                           const std::set<std::string>& needed) {
   bool all = std::all_of(statement.imports.begin(), statement.imports.end(),
                          [&](const ImportBinding& b) { return b.star || needed.count(b.local); });
-  if (all || statement.kind != StatementKind::Import) return module.dedented_text(statement.node, statement.indent);
+  bool reexport = std::any_of(statement.imports.begin(), statement.imports.end(),
+                              [&](const ImportBinding& b) { return b.triton_reexport && needed.count(b.local); });
+  if (statement.kind != StatementKind::Import || (all && !reexport))
+    return module.dedented_text(statement.node, statement.indent);
   std::string out;
+  if (reexport) {  // Triton itself, and the package for whatever else it gives
+    std::set<std::string> rest;
+    for (const auto& b : statement.imports) {
+      if (!needed.count(b.local)) continue;
+      if (b.triton_reexport)
+        out += (out.empty() ? "" : "\n") + direct_import(b);
+      else
+        rest.insert(b.local);
+    }
+    if (!rest.empty()) out += "\n" + render_import(module, statement, rest);
+    return out;
+  }
   if (is_type(statement.node, "import_statement")) {
     for (const auto& b : statement.imports) {
       if (!needed.count(b.local)) continue;

@@ -5,6 +5,30 @@
 #include "include/mine/ts_nodes.h"
 
 namespace mine {
+namespace {
+
+// Names Triton's own code and every user spell the same way: a package exporting a name `triton`
+// or `tl` hands on the module, as vLLM's `triton_utils` and PyG's `_triton` do (each falls back
+// to a stand-in where Triton is missing). Triton's own packages are Triton already.
+void mark_triton_reexport(ImportBinding& b) {
+  if (b.star || (b.level == 0 && (b.module == "triton" || b.module.rfind("triton.", 0) == 0))) return;
+  if (b.imported == "triton") {
+    b.target = "triton";
+  } else if (b.imported == "tl") {
+    b.target = "triton.language";
+  } else {
+    return;
+  }
+  b.triton_reexport = true;
+}
+
+}  // namespace
+
+std::string direct_import(const ImportBinding& b) {
+  std::string out = "import " + b.target;
+  if (b.local != b.target) out += " as " + b.local;
+  return out;
+}
 
 std::vector<ImportBinding> parse_import(const SyntaxTree& tree, TSNode n) {
   std::vector<ImportBinding> out;
@@ -65,6 +89,7 @@ std::vector<ImportBinding> parse_import(const SyntaxTree& tree, TSNode n) {
         return;
       }
       b.target = b.star ? prefix : join(b.imported);
+      mark_triton_reexport(b);
       out.push_back(std::move(b));
     });
   }

@@ -17,7 +17,16 @@ struct ImportBinding {
   // `import a.b`, `triton.language` for `import triton.language as tl`. Relative imports keep
   // their dots: `.utils.silu`.
   std::string target;
+  // `from vllm.triton_utils import tl, triton`: a package handing on Triton under Triton's own
+  // names. The target is then Triton's (`triton`, `triton.language`), so that `@triton.jit` reads
+  // as Triton's wherever the package lives; a standalone that cannot have the package imports
+  // Triton itself (direct_import).
+  bool triton_reexport = false;
 };
+
+// `import triton`, `import triton.language as tl`: what a standalone writes for a re-exported
+// Triton name it cannot import from its package.
+std::string direct_import(const ImportBinding& b);
 
 // The names one `import` or `from ... import` statement binds; empty for any other node.
 // Shared by the module model (module-level imports) and local scopes (imports inside functions).

@@ -291,7 +291,9 @@ class ClosureBuilder {
   }
 
   Entity* resolve_import(const PythonModule* m, const ModuleStatement& s, const ImportBinding& b) {
-    if (never_inline(b)) return import_entity(EntityKind::External, m, s, b);
+    // A package's re-export of Triton is Triton: its stand-ins for machines without Triton
+    // (`triton = type('triton', ...)`) are no kernel's dependency.
+    if (never_inline(b) || b.triton_reexport) return import_entity(EntityKind::External, m, s, b);
     if (b.imported.empty()) {  // `import a.b.c [as x]`
       if (b.level > 0) return import_entity(EntityKind::KeptImport, m, s, b);
       ModuleLocation top;
@@ -784,7 +786,11 @@ class ClosureBuilder {
     for (Entity* e : group) {
       const ImportBinding& b = *e->binding;
       if (!out.empty()) out += "\n";
-      if (b.imported.empty()) {
+      if (b.triton_reexport) {
+        ImportBinding direct = b;
+        direct.local = emitted(e);
+        out += direct_import(direct);
+      } else if (b.imported.empty()) {
         out += "import " + b.module;
         if (b.target == b.module && emitted(e) != b.module) out += " as " + emitted(e);
       } else {
@@ -851,6 +857,8 @@ class ClosureBuilder {
           slot.second.push_back(e);
           if (e->kind == EntityKind::KeptImport) {
             result.self_contained = false;
+          } else if (e->binding->triton_reexport) {
+            result.external_modules.insert("triton");
           } else if (!is_standard_library(first_component(e->binding->module))) {
             result.external_modules.insert(first_component(e->binding->module));
           }
