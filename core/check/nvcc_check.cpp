@@ -6,10 +6,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <regex>
@@ -148,9 +151,31 @@ std::string nvcc_search_description() {
   return "$CUDA_HOME/bin, $PATH and /usr/local/cuda/bin";
 }
 
+// The source names an Itanium-mangled function symbol spells out, outermost first, read by their
+// lengths: an anonymous namespace's name (`_GLOBAL__N__fa53..._27404`) ends in digits, which a
+// pattern looking for the kernel name's length cannot tell from the length. (The harness reads
+// symbols the same way: cuda_kernel.py's mangled_names.)
+std::vector<std::string> mangled_names(const std::string& symbol) {
+  std::vector<std::string> names;
+  if (symbol.compare(0, 2, "_Z") != 0) return names;
+  size_t i = symbol.size() > 2 && symbol[2] == 'N' ? 3 : 2;
+  while (i < symbol.size()) {
+    if (std::strchr("KVrL", symbol[i])) {  // cv-qualifiers of a member function, internal linkage
+      ++i;
+      continue;
+    }
+    size_t j = i;
+    while (j < symbol.size() && std::isdigit(static_cast<unsigned char>(symbol[j]))) ++j;
+    if (j == i || j - i > 6) break;
+    size_t n = std::stoul(symbol.substr(i, j - i));
+    names.push_back(symbol.substr(j, n));
+    i = j + n;
+  }
+  return names;
+}
+
 std::optional<PtxasUsage> ptxas_usage(const std::string& output, const std::string& name) {
   static const std::regex entry(R"(Compiling entry function '([^']+)')");
-  const std::regex mangled("^_Z(|.*[^0-9])" + std::to_string(name.size()) + name);
   std::istringstream in(output);
   std::string line;
   std::optional<PtxasUsage> found;
@@ -160,7 +185,8 @@ std::optional<PtxasUsage> ptxas_usage(const std::string& output, const std::stri
     if (std::regex_search(line, m, entry)) {
       if (found) break;  // the entry's block ended
       std::string symbol = m[1].str();
-      in_entry = symbol == name || std::regex_search(symbol, mangled);
+      auto names = mangled_names(symbol);
+      in_entry = symbol == name || std::find(names.begin(), names.end(), name) != names.end();
       if (in_entry) found = PtxasUsage{symbol, {}, {}, {}, {}, {}, {}};
       continue;
     }

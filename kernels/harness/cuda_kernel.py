@@ -88,10 +88,33 @@ def _number(line, what):
     return int(m.group(1)) if m else None
 
 
+def mangled_names(symbol):
+    """The source names an Itanium-mangled function symbol spells out, outermost first:
+    `_ZN3pyg3ops45_GLOBAL__N__fa53_..._2740423scatter_kernelIfEEvPKT_` -> [pyg, ops,
+    _GLOBAL__N__..., scatter_kernel]. Read by their lengths: an anonymous namespace's name ends in
+    digits, which a pattern looking for a name's length cannot tell from the length."""
+    if not symbol.startswith("_Z"):
+        return []
+    i = 2 + (symbol[2:3] == "N")
+    names = []
+    while i < len(symbol):
+        if symbol[i] in "KVrL":  # cv-qualifiers of a member function, an internal-linkage mark
+            i += 1
+            continue
+        j = i
+        while j < len(symbol) and symbol[j].isdigit():
+            j += 1
+        if j == i:
+            break
+        n = int(symbol[i:j])
+        names.append(symbol[j:j + n])
+        i = j + n
+    return names
+
+
 def ptxas_usage(output, name):
     """{symbol, n_regs, n_spills, shared_bytes, stack_bytes, spill_load_bytes} of kernel `name`'s
     entry function in `nvcc --resource-usage` output (unmangled or Itanium-mangled), else None."""
-    mangled = re.compile(r"^_Z(|.*[^0-9])%d%s" % (len(name), re.escape(name)))
     found = None
     for line in output.splitlines():
         m = re.search(r"Compiling entry function '([^']+)'", line)
@@ -99,7 +122,7 @@ def ptxas_usage(output, name):
             if found:
                 break
             sym = m.group(1)
-            if sym == name or mangled.search(sym):
+            if sym == name or name in mangled_names(sym):
                 found = {"symbol": sym, "n_regs": None, "n_spills": None, "shared_bytes": None,
                          "stack_bytes": None, "spill_load_bytes": None}
             continue
@@ -355,6 +378,32 @@ def fit_block(plan, max_threads):
     return plan
 
 
+# PyTorch's `at::cuda::detail::TensorInfo<T, IndexType>` (ATen/cuda/detail/TensorInfo.cuh), which
+# CUDA extensions pass by value: a data pointer, sizes and strides for up to MAX_TENSORINFO_DIMS
+# dimensions, and the count of dimensions in use.
+_TENSOR_INFO = re.compile(r"(?:^|::)TensorInfo\s*<\s*([^,<>]+?)\s*,\s*([^,<>]+?)\s*>$")
+MAX_TENSORINFO_DIMS = 25
+
+
+def tensor_info(p):
+    """(element bytes, index ctypes type) of a TensorInfo parameter, else None."""
+    m = _TENSOR_INFO.search(p["type"]) if not p["pointer"] and not p["reference"] else None
+    if not m or m.group(2) not in _SCALARS or _SCALARS[m.group(2)][1]:
+        return None
+    return (_ELEMENT_BYTES.get(m.group(1), 4 if m.group(1) in _SCALARS else 8), _SCALARS[m.group(2)][0])
+
+
+def tensor_info_value(data, elements, index_type):
+    """A one-dimensional TensorInfo over `elements` contiguous elements at `data`, laid out as
+    nvcc lays out the struct (ctypes aligns fields as C does)."""
+    class TensorInfo(ctypes.Structure):
+        _fields_ = [("data", ctypes.c_uint64), ("sizes", index_type * MAX_TENSORINFO_DIMS),
+                    ("strides", index_type * MAX_TENSORINFO_DIMS), ("dims", ctypes.c_int32)]
+    value = TensorInfo()
+    value.data, value.sizes[0], value.strides[0], value.dims = data, elements, 1, 1
+    return value
+
+
 def plan_launch(spec):
     """Arguments, grid and block for one launch, and what was guessed: pointers get a zeroed
     buffer each, integers INT_DEFAULT (1 for names with 'stride', 0 for 'offset'), floats 1.0
@@ -367,6 +416,10 @@ def plan_launch(spec):
     given = spec.get("args") or {}
     args, guessed = [], []
     for p in params:
+        info = tensor_info(p)
+        if info:
+            args.append(("tensor_info", p["name"], info))
+            continue
         if p["reference"] or p["type"] in _HANDLES or (
                 not p["pointer"] and p["type"] not in _SCALARS and p["type"] not in _HALF_BITS):
             raise UnsupportedArgument("cannot synthesize an argument for parameter %r of type %r"
@@ -520,6 +573,10 @@ def load_and_run(driver, cubin, symbol, spec, stage, row, mark=lambda stage: Non
                 ptr = driver.mem_alloc(plan["elements"] * detail)
                 buffers.append(ptr)
                 params.append(ctypes.c_uint64(ptr))
+            elif kind == "tensor_info":
+                ptr = driver.mem_alloc(plan["elements"] * detail[0])
+                buffers.append(ptr)
+                params.append(tensor_info_value(ptr, plan["elements"], detail[1]))
             else:
                 params.append(_scalar_value(*detail))
         driver.synchronize()

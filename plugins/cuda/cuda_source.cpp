@@ -218,12 +218,14 @@ CudaSource::CudaSource(std::string text) : text_(std::move(text)) {
   };
 
   // An include guard (`#ifndef X / #define X ... #endif` around the whole header) is not a
-  // container: its contents are the unit's items.
+  // container: its contents are the unit's items. `#ifndef BLOCK / #define BLOCK 256` is a
+  // default a build may override, the definition of BLOCK: a guard defines its name as nothing.
   auto is_include_guard = [&](TSNode n) {
     if (!is(n, "preproc_ifdef") || text_of(n).rfind("#ifndef", 0) != 0) return false;
     TSNode name = field_of(n, "name");
     TSNode first = ts_node_named_child(n, 1);
-    return is(first, "preproc_def") && text_of(field_of(first, "name")) == text_of(name);
+    return is(first, "preproc_def") && text_of(field_of(first, "name")) == text_of(name) &&
+           ts_node_is_null(field_of(first, "value"));
   };
 
   std::function<void(TSNode)> add_items = [&](TSNode parent) {
@@ -341,6 +343,49 @@ void CudaSource::collect_kernels(TSNode n, size_t item, std::vector<TSNode>& nam
 // explicit instantiation, else a launch (`name<128, float><<<g, b>>>(...)`) whose arguments are
 // literals, types, or names a declaration before it in the same function binds to a literal
 // (`const int BM = 128;`, substituted) or the unit defines (macros, constants: kept, closed over).
+// Whether the kernel `definition` uses values of its type parameter `type` as counts: a subscript
+// (`x[j]`), an offset added to one of its pointers (`counts + col`), an operand of a shift, `%`
+// or a bitwise operator. A float there does not compile.
+bool CudaSource::counts_with(TSNode definition, const std::string& type) const {
+  if (type.empty()) return false;
+  std::set<std::string> values, pointers;
+  walk(definition, [&](TSNode c) {
+    if (!is(c, "declaration") && !is(c, "parameter_declaration")) return;
+    TSNode t = field_of(c, "type");
+    bool typed = !ts_node_is_null(t) && text_of(t) == type;
+    for (uint32_t i = 0; i < ts_node_named_child_count(c); ++i) {
+      TSNode d = ts_node_named_child(c, i);
+      if (ts_node_eq(d, t)) continue;
+      if (is(d, "init_declarator")) d = field_of(d, "declarator");
+      if (is(d, "identifier") && typed) values.insert(text_of(d));
+      if (is(d, "pointer_declarator"))
+        walk(d, [&](TSNode x) {
+          if (is(x, "identifier")) pointers.insert(text_of(x));
+        });
+    }
+  });
+  if (values.empty()) return false;
+  auto value = [&](TSNode x) { return is(x, "identifier") && values.count(text_of(x)); };
+  bool counts = false;
+  walk(definition, [&](TSNode c) {
+    if (counts) return;
+    if (is(c, "subscript_expression")) {
+      for (uint32_t i = 1; i < ts_node_named_child_count(c); ++i) {
+        TSNode index = ts_node_named_child(c, i);
+        if (is(index, "subscript_argument_list") && ts_node_named_child_count(index) == 1) index = ts_node_named_child(index, 0);
+        counts = counts || value(index);
+      }
+    } else if (is(c, "binary_expression")) {
+      std::string op = text_of(field_of(c, "operator"));
+      TSNode l = field_of(c, "left"), r = field_of(c, "right");
+      auto pointer = [&](TSNode x) { return is(x, "identifier") && pointers.count(text_of(x)); };
+      if (op == ">>" || op == "<<" || op == "%" || op == "&" || op == "|" || op == "^") counts = value(l) || value(r);
+      if (op == "+" || op == "-") counts = (pointer(l) && value(r)) || (value(l) && pointer(r));
+    }
+  });
+  return counts;
+}
+
 CudaSource::Instantiation CudaSource::instantiation_of(const CudaKernelSite& site) const {
   Instantiation out;
   for (size_t i = 0; i < items_.size(); ++i) {
@@ -454,7 +499,9 @@ CudaSource::Instantiation CudaSource::instantiation_of(const CudaKernelSite& sit
       if (value.empty()) value = piece;
     });
     if (type_parameter) return several || value.empty() ? (assume_float ? "float" : "") : value;
-    return several ? "" : value;
+    // Values the callers disagree on (`launch<true>` and `launch<false>`) are each an
+    // instantiation the repository makes: the first one written.
+    return value;
   };
   // `AT_DISPATCH_FLOATING_TYPES(t, "name", [&] { k<scalar_t><<<...>>>(...); })`: PyTorch's
   // dispatch macros bind `scalar_t` to each type they dispatch to, float among them.
@@ -512,8 +559,19 @@ CudaSource::Instantiation CudaSource::instantiation_of(const CudaKernelSite& sit
     TSNode d = field_of(p, "default_value");
     if (ts_node_is_null(d)) d = field_of(p, "default_type");
     if (!ts_node_is_null(d)) break;  // this one and the rest take their defaults
-    if (is(p, "type_parameter_declaration")) text += std::string(text.empty() ? "" : ", ") + "float";
-    else ok = false;
+    // A flag (`template <bool TRANSPOSE>`) has two values, and kernels are written for both. A
+    // type the kernel counts with (`IndexT col = indices[j]; counts + col`) is an integer.
+    bool flag = is(p, "parameter_declaration") && text_of(field_of(p, "type")) == "bool";
+    std::string piece = flag ? "false" : "";
+    if (is(p, "type_parameter_declaration")) {
+      std::string declared;
+      walk(p, [&](TSNode c) {
+        if (declared.empty() && is(c, "type_identifier")) declared = text_of(c);
+      });
+      piece = counts_with(site.node, declared) ? "int" : "float";
+    }
+    if (piece.empty()) ok = false;
+    else text += std::string(text.empty() ? "" : ", ") + piece;
   }
   if (ok) {
     out.arguments_text = text.empty() ? " " : text;

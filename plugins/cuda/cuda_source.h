@@ -65,6 +65,7 @@ class CudaSource {
     std::string from;            // where the arguments came from, for meta
   };
   Instantiation instantiation_of(const CudaKernelSite& site) const;
+  bool counts_with(TSNode definition, const std::string& type) const;
   // The names `n` spells (identifiers, types, namespaces); none for a null node.
   void identifiers_in(TSNode n, std::set<std::string>& out) const;
   void collect_kernels(TSNode n, size_t item, std::vector<TSNode>& namespaces, int depth);

@@ -100,6 +100,21 @@ class Parameters(unittest.TestCase):
         with self.assertRaises(ck.UnsupportedArgument):
             ck.plan_launch({"params": ["Params p"]})
 
+    def test_tensor_info_arguments(self):
+        # PyTorch extensions pass `at::cuda::detail::TensorInfo<T, IndexType>` by value: a buffer
+        # laid out as the struct, one dimension over the whole buffer.
+        p = ck.plan_launch({"params": ["at::cuda::detail::TensorInfo<int64_t, int> index_info",
+                                       "TensorInfo<float, int64_t> src", "int n"]})
+        self.assertEqual(p["args"][0][0], "tensor_info")
+        self.assertEqual(p["args"][0][2], (8, ctypes.c_int32))
+        self.assertEqual(p["args"][1][2], (4, ctypes.c_int64))
+        info = ck.tensor_info_value(4096, 100, ctypes.c_int32)
+        self.assertEqual(ctypes.sizeof(info), 216)  # 8 + 2 * 25 * 4 + 4, aligned to the pointer
+        self.assertEqual((info.data, info.sizes[0], info.strides[0], info.dims), (4096, 100, 1, 1))
+        self.assertEqual(ctypes.sizeof(ck.tensor_info_value(0, 1, ctypes.c_int64)), 416)
+        with self.assertRaises(ck.UnsupportedArgument):
+            ck.plan_launch({"params": ["TensorInfo<float, float> bad"]})
+
 
 class Diagnostics(unittest.TestCase):
     def test_usage_of_mangled_and_extern_c_entries(self):
@@ -109,6 +124,18 @@ class Diagnostics(unittest.TestCase):
         u = ck.ptxas_usage(USAGE, "cfun")
         self.assertEqual((u["n_regs"], u["shared_bytes"], u["n_spills"], u["stack_bytes"]), (40, 0, 8, 2400))
         self.assertIsNone(ck.ptxas_usage(USAGE, "add"))
+
+    def test_entries_in_anonymous_namespaces(self):
+        # nvcc names an anonymous namespace after the unit, ending in digits: the kernel's name
+        # is found by the lengths the symbol spells, not by a digit-free text before it.
+        sym = "_ZN45_GLOBAL__N__fa5324bc_7_k820_cu_1e626000_2740426_row_sparse_encode_2d_kernIfEEvPKT_Piiii"
+        usage = USAGE.replace("_ZN2ns4vaddEPKfS1_Pfi", sym)
+        self.assertEqual(ck.ptxas_usage(usage, "_row_sparse_encode_2d_kern")["n_regs"], 14)
+        self.assertIsNone(ck.ptxas_usage(usage, "encode_2d_kern"))
+        self.assertEqual(ck.mangled_names("_ZN3pyg3ops23scatter_sum_cuda_kernelIfEEvPKT_"),
+                         ["pyg", "ops", "scatter_sum_cuda_kernel"])
+        self.assertEqual(ck.mangled_names("_Z4vaddPKfS0_Pfi"), ["vadd"])
+        self.assertEqual(ck.mangled_names("cfun"), [])
 
     def test_classes(self):
         # The same cases core/check/nvcc_check.cpp is tested on.

@@ -38,6 +38,16 @@ TEST_CASE("ptxas usage of an entry, mangled or extern C", "[check][nvcc]") {
   CHECK(c->spill_store_bytes == 8);
   CHECK(c->stack_bytes == 2400);
   CHECK_FALSE(ptxas_usage(kUsage, "add"));  // "vadd" holds "add" but not as <3>add
+  // nvcc names an anonymous namespace after the unit, ending in digits (`..._27404`), right
+  // before the kernel's length: the name is read by the lengths the symbol spells.
+  std::string anonymous = kUsage;
+  const std::string vadd = "_ZN2ns4vaddEPKfS1_Pfi";
+  for (size_t at = anonymous.find(vadd); at != std::string::npos; at = anonymous.find(vadd))
+    anonymous.replace(at, vadd.size(), "_ZN45_GLOBAL__N__fa5324bc_7_k820_cu_1e626000_2740426_row_sparse_encode_2d_kernIfEEvPKT_Piiii");
+  auto a = ptxas_usage(anonymous, "_row_sparse_encode_2d_kern");
+  REQUIRE(a);
+  CHECK(a->registers == v->registers);
+  CHECK_FALSE(ptxas_usage(anonymous, "encode_2d_kern"));
 }
 
 TEST_CASE("nvcc failures are classified like the harness does", "[check][nvcc]") {
