@@ -290,10 +290,15 @@ LauncherValues::LauncherValues(const PythonModule& m, TSNode function, uint32_t 
     const json* handed = nullptr;  // the caller's tensor for this parameter
     if (caller_tensors)
       if (auto c = caller_tensors->find(name); c != caller_tensors->end() && is_tensor(c->second)) handed = &c->second;
-    json dtype = stated != dtype_.end() ? json(stated->second)
-                 : !cast_inputs.empty()  ? json(cast_inputs)
-                 : handed                ? (*handed)["dtype"]
-                                         : json(nullptr);
+    // A caller's tensor of a type the asserts allow is that type (`c.dtype in (fp16, bf16)`
+    // handed bf16 is bf16, not the first one allowed).
+    bool handed_allowed = handed && stated != dtype_.end() && (*handed)["dtype"].is_string() &&
+                          allowed_dtypes_[name].count((*handed)["dtype"].get<std::string>());
+    json dtype = handed_allowed               ? (*handed)["dtype"]
+                 : stated != dtype_.end()     ? json(stated->second)
+                 : !cast_inputs.empty()       ? json(cast_inputs)
+                 : handed                     ? (*handed)["dtype"]
+                                              : json(nullptr);
     // `List[torch.Tensor]`, `Tuple[Tensor, ...]`: containers of tensors, not tensors.
     bool container = false;
     for (const char* c : {"List", "list", "Tuple", "tuple", "Sequence", "Dict", "dict", "Iterable"})
@@ -452,12 +457,21 @@ void LauncherValues::required_dtype(TSNode comparison, bool truth) {
   std::string op = m_.text_of(comparison).substr(m_.text_of(l).size());
   bool positive = op.find("!=") == std::string::npos && op.find("not") == std::string::npos;
   if (positive != truth) return;
-  if (is_type(r, "tuple") || is_type(r, "list")) r = ts_node_named_child(r, 0);
   if (!is_type(l, "attribute") || m_.text_of(field(l, "attribute")) != "dtype" || !is_type(field(l, "object"), "identifier"))
     return;
-  auto q = m_.qualified_name(r);
-  std::string dt = q ? torch_dtype_name(*q) : "";
-  if (!dt.empty()) dtype_.emplace(m_.text_of(field(l, "object")), dt);
+  std::string name = m_.text_of(field(l, "object"));
+  std::vector<TSNode> types;
+  if (is_type(r, "tuple") || is_type(r, "list"))
+    for_each_named_child(r, [&](TSNode t) { types.push_back(t); });
+  else
+    types.push_back(r);
+  for (TSNode t : types) {
+    auto q = m_.qualified_name(t);
+    std::string dt = q ? torch_dtype_name(*q) : "";
+    if (dt.empty()) continue;
+    dtype_.emplace(name, dt);
+    allowed_dtypes_[name].insert(dt);
+  }
 }
 
 // The names the launcher uses only as counts: an operand of `//`, `%`, `<<` or `>>`, or an

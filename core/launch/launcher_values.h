@@ -208,6 +208,8 @@ class LauncherValues {
   int widest_rank_ = 0;               // the largest rank the code states
   std::set<std::string> counted_only_;  // names the launcher uses only as counts (count_uses)
   std::map<std::string, std::string> dtype_;  // element types its asserts state (`x.dtype == torch.int8`)
+  // All the types an `x.dtype in (torch.float16, torch.bfloat16)` allows (dtype_ holds the first).
+  std::map<std::string, std::set<std::string>> allowed_dtypes_;
   std::set<std::string> lambda_params_;
   mutable const nlohmann::json* meta_ = nullptr;
   mutable std::set<std::string>* missing_meta_ = nullptr;
