@@ -343,6 +343,17 @@ void CudaSource::collect_kernels(TSNode n, size_t item, std::vector<TSNode>& nam
 // explicit instantiation, else a launch (`name<128, float><<<g, b>>>(...)`) whose arguments are
 // literals, types, or names a declaration before it in the same function binds to a literal
 // (`const int BM = 128;`, substituted) or the unit defines (macros, constants: kept, closed over).
+// The name the `index`th parameter of template `definition` declares, else "".
+std::string CudaSource::template_parameter_name(TSNode definition, uint32_t index) const {
+  TSNode params = field_of(definition, "parameters");
+  if (ts_node_is_null(params) || index >= ts_node_named_child_count(params)) return "";
+  std::string declared;
+  walk(ts_node_named_child(params, index), [&](TSNode c) {
+    if (declared.empty() && (is(c, "type_identifier") || is(c, "identifier"))) declared = text_of(c);
+  });
+  return declared;
+}
+
 // Whether the kernel `definition` uses values of its type parameter `type` as counts: a subscript
 // (`x[j]`), an offset added to one of its pointers (`counts + col`), an operand of a shift, `%`
 // or a bitwise operator. A float there does not compile.
@@ -535,6 +546,8 @@ CudaSource::Instantiation CudaSource::instantiation_of(const CudaKernelSite& sit
                 : assume_float && dispatched_type(c, piece) ? "float"
                                                             : template_argument(c, piece);
         ok = !piece.empty();
+        // An open type the kernel counts with (`IndexT col = indices[j]`) is an integer.
+        if (assume_float && piece == "float" && counts_with(site.node, template_parameter_name(site.node, i))) piece = "int";
       } else if (is(a, "type_descriptor")) {
         ok = known_type(a);
       } else if (!is(a, "number_literal") && !is(a, "true") && !is(a, "false") && !is(a, "identifier")) {
@@ -563,13 +576,7 @@ CudaSource::Instantiation CudaSource::instantiation_of(const CudaKernelSite& sit
     // type the kernel counts with (`IndexT col = indices[j]; counts + col`) is an integer.
     bool flag = is(p, "parameter_declaration") && text_of(field_of(p, "type")) == "bool";
     std::string piece = flag ? "false" : "";
-    if (is(p, "type_parameter_declaration")) {
-      std::string declared;
-      walk(p, [&](TSNode c) {
-        if (declared.empty() && is(c, "type_identifier")) declared = text_of(c);
-      });
-      piece = counts_with(site.node, declared) ? "int" : "float";
-    }
+    if (is(p, "type_parameter_declaration")) piece = counts_with(site.node, template_parameter_name(site.node, i)) ? "int" : "float";
     if (piece.empty()) ok = false;
     else text += std::string(text.empty() ? "" : ", ") + piece;
   }
