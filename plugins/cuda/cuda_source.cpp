@@ -356,9 +356,40 @@ std::string CudaSource::template_parameter_name(TSNode definition, uint32_t inde
 
 // Whether the kernel `definition` uses values of its type parameter `type` as counts: a subscript
 // (`x[j]`), an offset added to one of its pointers (`counts + col`), an operand of a shift, `%`
-// or a bitwise operator. A float there does not compile.
-bool CudaSource::counts_with(TSNode definition, const std::string& type) const {
+// or a bitwise operator. A float there does not compile. A kernel that hands its values to a
+// template helper of the unit declaring a parameter of the same name (`ScatterRange(weights,
+// indices, out, begin, end)` of `template <typename WeightT, typename IndexT, ...>`) counts with
+// what the helper counts with.
+bool CudaSource::counts_with(TSNode definition, const std::string& type, int depth) const {
   if (type.empty()) return false;
+  if (counts_in_body(definition, type)) return true;
+  if (depth >= 2) return false;
+  std::set<std::string> callees;
+  walk(definition, [&](TSNode c) {
+    if (!is(c, "call_expression")) return;
+    TSNode f = field_of(c, "function");
+    if (is(f, "template_function")) f = field_of(f, "name");
+    if (is(f, "identifier")) callees.insert(text_of(f));
+  });
+  if (callees.empty()) return false;
+  bool counts = false;
+  walk(root(), [&](TSNode t) {
+    if (counts || !is(t, "template_declaration") || ts_node_eq(t, definition)) return;
+    TSNode fn = function_in(t);
+    if (ts_node_is_null(fn)) return;
+    std::string name;
+    walk(field_of(fn, "declarator"), [&](TSNode c) {
+      if (name.empty() && is(c, "identifier")) name = text_of(c);
+    });
+    if (!callees.count(name)) return;
+    TSNode params = field_of(t, "parameters");
+    for (uint32_t i = 0; !counts && !ts_node_is_null(params) && i < ts_node_named_child_count(params); ++i)
+      if (template_parameter_name(t, i) == type) counts = counts_with(t, type, depth + 1);
+  });
+  return counts;
+}
+
+bool CudaSource::counts_in_body(TSNode definition, const std::string& type) const {
   std::set<std::string> values, pointers;
   walk(definition, [&](TSNode c) {
     if (!is(c, "declaration") && !is(c, "parameter_declaration")) return;

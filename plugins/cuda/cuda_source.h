@@ -65,7 +65,8 @@ class CudaSource {
     std::string from;            // where the arguments came from, for meta
   };
   Instantiation instantiation_of(const CudaKernelSite& site) const;
-  bool counts_with(TSNode definition, const std::string& type) const;
+  bool counts_with(TSNode definition, const std::string& type, int depth = 0) const;
+  bool counts_in_body(TSNode definition, const std::string& type) const;
   std::string template_parameter_name(TSNode definition, uint32_t index) const;
   // The names `n` spells (identifiers, types, namespaces); none for a null node.
   void identifiers_in(TSNode n, std::set<std::string>& out) const;
