@@ -292,8 +292,9 @@ LauncherValues::LauncherValues(const PythonModule& m, TSNode function, uint32_t 
       if (auto c = caller_tensors->find(name); c != caller_tensors->end() && is_tensor(c->second)) handed = &c->second;
     // A caller's tensor of a type the asserts allow is that type (`c.dtype in (fp16, bf16)`
     // handed bf16 is bf16, not the first one allowed).
-    bool handed_allowed = handed && stated != dtype_.end() && (*handed)["dtype"].is_string() &&
-                          allowed_dtypes_[name].count((*handed)["dtype"].get<std::string>());
+    auto allowed = allowed_dtypes_.find(name);
+    bool handed_allowed = handed && allowed != allowed_dtypes_.end() && (*handed)["dtype"].is_string() &&
+                          allowed->second.count((*handed)["dtype"].get<std::string>());
     json dtype = handed_allowed               ? (*handed)["dtype"]
                  : stated != dtype_.end()     ? json(stated->second)
                  : !cast_inputs.empty()       ? json(cast_inputs)

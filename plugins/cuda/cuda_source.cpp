@@ -339,10 +339,15 @@ void CudaSource::collect_kernels(TSNode n, size_t item, std::vector<TSNode>& nam
   if (ns) namespaces.pop_back();
 }
 
-// The template arguments of `name<...>` references in the unit outside the kernel itself: an
-// explicit instantiation, else a launch (`name<128, float><<<g, b>>>(...)`) whose arguments are
-// literals, types, or names a declaration before it in the same function binds to a literal
-// (`const int BM = 128;`, substituted) or the unit defines (macros, constants: kept, closed over).
+// The name a function definition declares (`k` of `__global__ void k(...)`), else "".
+std::string CudaSource::declared_name(TSNode function) const {
+  std::string name;
+  walk(field_of(function, "declarator"), [&](TSNode c) {
+    if (name.empty() && is(c, "identifier")) name = text_of(c);
+  });
+  return name;
+}
+
 // The name the `index`th parameter of template `definition` declares, else "".
 std::string CudaSource::template_parameter_name(TSNode definition, uint32_t index) const {
   TSNode params = field_of(definition, "parameters");
@@ -376,12 +381,7 @@ bool CudaSource::counts_with(TSNode definition, const std::string& type, int dep
   walk(root(), [&](TSNode t) {
     if (counts || !is(t, "template_declaration") || ts_node_eq(t, definition)) return;
     TSNode fn = function_in(t);
-    if (ts_node_is_null(fn)) return;
-    std::string name;
-    walk(field_of(fn, "declarator"), [&](TSNode c) {
-      if (name.empty() && is(c, "identifier")) name = text_of(c);
-    });
-    if (!callees.count(name)) return;
+    if (ts_node_is_null(fn) || !callees.count(declared_name(fn))) return;
     TSNode params = field_of(t, "parameters");
     for (uint32_t i = 0; !counts && !ts_node_is_null(params) && i < ts_node_named_child_count(params); ++i)
       if (template_parameter_name(t, i) == type) counts = counts_with(t, type, depth + 1);
@@ -389,6 +389,7 @@ bool CudaSource::counts_with(TSNode definition, const std::string& type, int dep
   return counts;
 }
 
+// counts_with's reading of `definition`'s own parameters and body.
 bool CudaSource::counts_in_body(TSNode definition, const std::string& type) const {
   std::set<std::string> values, pointers;
   walk(definition, [&](TSNode c) {
@@ -428,6 +429,10 @@ bool CudaSource::counts_in_body(TSNode definition, const std::string& type) cons
   return counts;
 }
 
+// The template arguments of `name<...>` references in the unit outside the kernel itself: an
+// explicit instantiation, else a launch (`name<128, float><<<g, b>>>(...)`) whose arguments are
+// literals, types, or names a declaration before it in the same function binds to a literal
+// (`const int BM = 128;`, substituted) or the unit defines (macros, constants: kept, closed over).
 CudaSource::Instantiation CudaSource::instantiation_of(const CudaKernelSite& site) const {
   Instantiation out;
   for (size_t i = 0; i < items_.size(); ++i) {
@@ -504,23 +509,14 @@ CudaSource::Instantiation CudaSource::instantiation_of(const CudaKernelSite& sit
     if (ts_node_is_null(function) || !is(declaration, "template_declaration")) return "";
     TSNode params = field_of(declaration, "parameters");
     int index = -1;
-    for (uint32_t i = 0; !ts_node_is_null(params) && i < ts_node_named_child_count(params); ++i) {
-      TSNode p = ts_node_named_child(params, i);
-      std::string declared;
-      walk(p, [&](TSNode c) {
-        if (declared.empty() && (is(c, "identifier") || is(c, "type_identifier"))) declared = text_of(c);
-      });
-      if (declared == name) index = static_cast<int>(i);
-    }
+    for (uint32_t i = 0; !ts_node_is_null(params) && i < ts_node_named_child_count(params); ++i)
+      if (template_parameter_name(declaration, i) == name) index = static_cast<int>(i);
     if (index < 0) return "";
     // A type parameter (`template <typename scalar_t> void launch(...)`, typically called from
     // an AT_DISPATCH lambda): the one type its callers name when they agree on one the unit
     // knows, else float, as for a kernel's own type parameters.
     bool type_parameter = is(ts_node_named_child(params, static_cast<uint32_t>(index)), "type_parameter_declaration");
-    std::string launcher;
-    walk(field_of(function, "declarator"), [&](TSNode c) {
-      if (launcher.empty() && is(c, "identifier")) launcher = text_of(c);
-    });
+    std::string launcher = declared_name(function);
     std::string value;
     bool several = false;
     walk(root(), [&](TSNode c) {

@@ -68,6 +68,7 @@ class CudaSource {
   bool counts_with(TSNode definition, const std::string& type, int depth = 0) const;
   bool counts_in_body(TSNode definition, const std::string& type) const;
   std::string template_parameter_name(TSNode definition, uint32_t index) const;
+  std::string declared_name(TSNode function) const;
   // The names `n` spells (identifiers, types, namespaces); none for a null node.
   void identifiers_in(TSNode n, std::set<std::string>& out) const;
   void collect_kernels(TSNode n, size_t item, std::vector<TSNode>& namespaces, int depth);
