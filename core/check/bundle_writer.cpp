@@ -72,6 +72,10 @@ nlohmann::json write_bundle(const std::string& dir_text, const std::vector<Bundl
     if (cuda) {  // the harness compiles it with nvcc and synthesizes arguments from the declarations
       entry["params"] = k.parameters;
       if (!k.launch_bounds.empty()) entry["launch_bounds"] = k.launch_bounds;
+      if (k.launch_config.is_object()) {
+        entry["block"] = k.launch_config["block"];
+        if (k.launch_config.contains("grid")) entry["grid"] = k.launch_config["grid"];
+      }
       list.push_back(std::move(entry));
       continue;
     }

@@ -21,6 +21,7 @@ struct BundleKernel {
   std::string language = "triton";  // or "cuda", or "torch_module" (a PyTorch module for the inductor stage)
   nlohmann::json parameters = nlohmann::json::array();  // CUDA: the C parameter declarations, as written
   std::string launch_bounds;  // CUDA: `__launch_bounds__(...)` when the kernel has one
+  nlohmann::json launch_config;  // CUDA: the block (and constant grid) of the unit's own launch, or null
   // Triton specialization attributes by parameter ({"x_ptr": [["tt.divisibility", 16]]}): what
   // an Inductor kernel's triton_meta configs promised (inductor_form.h). Written when not empty.
   nlohmann::ordered_json attrs = nlohmann::ordered_json::object();

@@ -571,6 +571,10 @@ InferredSignature triton_signature(const KernelSource& k, HelperReads& helpers) 
         p.type = "i32", p.origin = Origin::Code, p.why = "used as an integer (an offset, index or bound)";
       } else if (float_operands.count(pn.name)) {
         p.type = "fp32", p.origin = Origin::Code, p.why = "operand of float math";
+      } else if (conditions.count(pn.name)) {
+        // `if not is_causal:` of a runtime scalar used in no arithmetic: a bool (an i32 there
+        // fails to compile under `not`).
+        p.type = "i1", p.origin = Origin::Code, p.why = "tested for truth";
       } else if (float_name(pn.name)) {
         p.type = "fp32", p.origin = Origin::Name, p.why = "float name";
       } else {
@@ -660,9 +664,19 @@ InferredSignature triton_signature(const KernelSource& k, HelperReads& helpers) 
         known[p->name] = 128;
       }
   }
+  // The heuristics see the pointers the launch hands a tensor as tensors (`args['g'] is not
+  // None`), and a None written out at the launch as None. A None the launcher's own default
+  // gives stays unknown, as the launch fact itself does above: callers may always pass one.
+  Env heuristic_env = known;
+  for (const auto& [name, p] : by_name) {
+    auto f = launched.find(name);
+    if (p.type.empty() || p.type[0] != '*' || heuristic_env.count(name) || f == launched.end()) continue;
+    if (f->second.role == "tensor") heuristic_env[name] = nlohmann::json{{"$tensor", name}, {"dtype", p.type.substr(1)}};
+    if (f->second.role == "none" && f->second.text == "None") heuristic_env[name] = nullptr;
+  }
   for (TSNode d : heuristic_dicts) {
     std::set<std::string> keys, nominal;
-    auto values = reader.heuristics(d, known, ints, keys, nominal);
+    auto values = reader.heuristics(d, heuristic_env, ints, keys, nominal);
     for (const auto& [name, v] : values) {
       auto it = by_name.find(name);
       if (it == by_name.end() || known.count(name)) continue;
@@ -677,6 +691,7 @@ InferredSignature triton_signature(const KernelSource& k, HelperReads& helpers) 
         it->second.why += ", rounded up to a power of two (a tl.arange end)";
       }
       known[name] = it->second.value;
+      heuristic_env[name] = it->second.value;
     }
   }
   for (auto& [name, p] : by_name) {

@@ -98,6 +98,7 @@ size_t emit(const std::string& db, std::vector<CheckKernel> kernels, const Selec
       b.language = "cuda";
       b.parameters = k.meta.value("parameters", nlohmann::json::array());
       b.launch_bounds = k.meta.value("launch_bounds", "");
+      if (k.meta.contains("launch_config")) b.launch_config = k.meta["launch_config"];
       bundle.push_back(std::move(b));
       ++cuda;
       continue;

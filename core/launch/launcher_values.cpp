@@ -270,6 +270,12 @@ LauncherValues::LauncherValues(const PythonModule& m, TSNode function, uint32_t 
       env_["self"] = instance_attributes(owner, function);
       continue;
     }
+    // An autograd Function's ctx: `forward` fills it, `backward` reads what forward left there
+    // (`ctx.BLOCK = BLOCK`, `x, w = ctx.saved_tensors`).
+    if (name == "ctx" && !ts_node_is_null(owner)) {
+      env_["ctx"] = context_attributes(owner, function);
+      continue;
+    }
     if (name == "ctx" || (name == "cls" && !ts_node_is_null(owner))) continue;
     if (bound) {
       auto given = bound->find(name);
@@ -813,6 +819,22 @@ void LauncherValues::run(TSNode block, uint32_t until, int depth, uint32_t start
           if (cur && rhs) v = arithmetic(*cur, op.substr(0, op.size() - 1), *rhs);
           assign(left, v, TSNode{});
         }
+      } else if (is_type(a, "call") && m_.text_of(child(a, "function")) == "ctx.save_for_backward") {
+        // What backward unpacks from `ctx.saved_tensors`. Only tensors (or None) can be saved, so
+        // one this evaluation cannot tell is a tensor of unknown layout.
+        auto ctx = env_.find("ctx");
+        if (ctx != env_.end() && ctx->second.is_object() && !is_tensor(ctx->second)) {
+          json saved = json::array();
+          bool splat = false;
+          each_named_child(child(a, "arguments"), [&](TSNode x) {
+            if (is_type(x, "comment")) return;
+            splat = splat || is_type(x, "list_splat") || is_type(x, "keyword_argument");
+            auto v = splat ? std::nullopt : eval(x);
+            saved.push_back(v ? *v : tensor(m_.text_of(x), nullptr, nullptr));
+          });
+          if (!splat) ctx->second["saved_tensors"] = saved;
+          else ctx->second.erase("saved_tensors");
+        }
       } else if (is_type(a, "call") && ends_with(m_.text_of(child(a, "function")), "assert_size_stride")) {
         // `assert_size_stride(arg0_1, (4, 8, 64), ...)` of a parameter or of a local (`arg0_1, =
         // args`): from here on a tensor of that shape (its element type stays what was known).
@@ -965,6 +987,34 @@ json LauncherValues::instance_attributes(TSNode cls, TSNode method) {
   return attrs;
 }
 
+json LauncherValues::context_attributes(TSNode cls, TSNode method) {
+  json attrs = json::object();
+  TSNode forward{};
+  each_named_child(child(cls, "body"), [&](TSNode c) {
+    TSNode def = is_type(c, "decorated_definition") ? child(c, "definition") : c;
+    if (is_type(def, "function_definition") && m_.text_of(child(def, "name")) == "forward") forward = def;
+  });
+  if (call_depth_ > 0 || ts_node_is_null(forward) || ts_node_eq(forward, method)) return attrs;
+  auto key = std::make_tuple(forward.id, dim_, skew_);
+  std::pair<json, int> kept;
+  if (auto found = facts_ ? facts_->context_attributes.find(key) : decltype(facts_->context_attributes)::iterator{};
+      facts_ && found != facts_->context_attributes.end()) {
+    kept = found->second;
+  } else {
+    // Its own tally: forward's failed asserts are not on backward's path, but the sizes it read
+    // are in the tensors it saved.
+    auto tally = std::make_shared<Tally>();
+    LauncherValues in_forward(m_, forward, UINT32_MAX, callees_, nullptr, 0, dim_, facts_, fork_budget_, skew_, tally,
+                              nullptr);
+    auto ctx = in_forward.env_.find("ctx");
+    if (ctx != in_forward.env_.end() && ctx->second.is_object()) attrs = ctx->second;
+    kept = {attrs, tally->sizes_read};
+    if (facts_) facts_->context_attributes.emplace(key, kept);
+  }
+  tally_->sizes_read += kept.second;
+  return kept.first;
+}
+
 void LauncherValues::narrow(TSNode condition, bool truth, int depth) {
   if (ts_node_is_null(condition) || depth > 8) return;
   std::string_view t = node_type(condition);
@@ -1048,10 +1098,13 @@ std::optional<json> LauncherValues::agreed_return(const std::vector<std::pair<TS
 }
 
 void LauncherValues::assign(TSNode left, const std::optional<json>& value, TSNode right) {
-  // `self.eps = eps` in a method: an attribute of the instance (see instance_attributes).
-  if (is_type(left, "attribute") && is_type(child(left, "object"), "identifier") &&
-      m_.text_of(child(left, "object")) == "self") {
-    auto self = env_.find("self");
+  // `self.eps = eps` in a method: an attribute of the instance (see instance_attributes); `ctx.eps
+  // = eps` in an autograd Function's forward, one backward reads (see context_attributes).
+  std::string holder = is_type(left, "attribute") && is_type(child(left, "object"), "identifier")
+                           ? m_.text_of(child(left, "object"))
+                           : "";
+  if (holder == "self" || holder == "ctx") {
+    auto self = env_.find(holder);
     if (self == env_.end() || !self->second.is_object() || is_tensor(self->second)) return;
     std::string attr = m_.text_of(child(left, "attribute"));
     if (value) self->second[attr] = *value;

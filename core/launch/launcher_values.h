@@ -55,6 +55,8 @@ class LauncherValues {
     std::map<std::tuple<const void*, const void*, int, int64_t, std::string>, HelperReturn> helper_returns;
     // What a class's `__init__` assigns to self, by its node, stand-in size and skew.
     std::map<std::tuple<const void*, int64_t, int>, nlohmann::json> instance_attributes;
+    // What an autograd Function's `forward` keeps on ctx, and the sizes it read, by the same key.
+    std::map<std::tuple<const void*, int64_t, int>, std::pair<nlohmann::json, int>> context_attributes;
     NodeMemo nodes;
   };
 
@@ -163,6 +165,9 @@ class LauncherValues {
   TSNode owning_class(TSNode function) const;
   nlohmann::json parameter_tensor(const std::string& name, const nlohmann::json& dtype);
   nlohmann::json instance_attributes(TSNode cls, TSNode method);
+  // What the class's `forward(ctx, ...)` leaves on ctx for `backward`: its `ctx.x = ...`
+  // attributes and, as `saved_tensors`, what it handed `ctx.save_for_backward`.
+  nlohmann::json context_attributes(TSNode cls, TSNode method);
   std::optional<nlohmann::json> call(TSNode n, int depth) const;
   std::optional<nlohmann::json> method(const nlohmann::json& self, const std::string& name, TSNode args, int depth) const;
   std::optional<nlohmann::json> name(const std::string& id) const;

@@ -445,8 +445,8 @@ def plan_launch(spec):
     elements = min(MAX_ELEMENTS, max(MIN_ELEMENTS, 4 * biggest * biggest, largest_product(ints, 4)))
     m = re.search(r"__launch_bounds__\s*\(\s*(\d+)", spec.get("launch_bounds") or "")
     block = min(int(m.group(1)), 1024) if m else DEFAULT_BLOCK
-    grid = spec.get("grid") or [max(1, math.ceil(biggest / block)), 1, 1]
     block3 = spec.get("block") or [block, 1, 1]
+    grid = spec.get("grid") or [max(1, math.ceil(biggest / block3[0])), 1, 1]
     return {"args": args, "elements": elements, "grid": list(grid), "block": list(block3), "guessed": guessed,
             "grid_derived": not spec.get("grid")}
 

@@ -289,12 +289,24 @@ std::vector<BuildDefine> build_defines_of(const PythonFile& cuda_file) {
 
 namespace {
 
+bool word(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
 // Whether `text` spells `name` as a whole identifier.
 bool names(const std::string& text, const std::string& name) {
-  auto word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
   for (size_t at = text.find(name); at != std::string::npos; at = text.find(name, at + 1))
     if ((at == 0 || !word(text[at - 1])) && (at + name.size() == text.size() || !word(text[at + name.size()])))
       return true;
+  return false;
+}
+
+// Whether `text` has a `#define name` line of its own (`#ifndef _N_ / #define _N_ 64`).
+bool names_definition(const std::string& text, const std::string& name) {
+  for (size_t at = text.find("#define"); at != std::string::npos; at = text.find("#define", at + 1)) {
+    size_t start = text.find_first_not_of(" \t", at + 7);
+    if (start != std::string::npos && text.compare(start, name.size(), name) == 0 &&
+        (start + name.size() == text.size() || !word(text[start + name.size()])))
+      return true;
+  }
   return false;
 }
 
@@ -304,11 +316,18 @@ void add_build_defines(ExtractedKernel& k, const std::vector<BuildDefine>& defin
   if (defines.empty()) return;
   std::string lines;
   nlohmann::json in = nlohmann::json::array(), left_out = nlohmann::json::array();
-  for (const auto& d : defines) {
-    bool needed = names(k.standalone, d.name);
+  for (const BuildDefine& given : defines) {
+    bool needed = names(k.standalone, given.name);
+    BuildDefine d = given;
     if (d.known == Known::unknown) {
-      if (needed) left_out.push_back({{"name", d.name}, {"from", d.from}, {"why", d.why}});
-      continue;
+      // A unit that defines the name itself keeps its own.
+      if (!needed) continue;
+      if (names_definition(k.standalone, d.name)) {
+        left_out.push_back({{"name", d.name}, {"from", d.from}, {"why", d.why}});
+        continue;
+      }
+      d.known = Known::stand_in, d.value = kUnknownDefineStandIn, d.has_value = true;
+      d.why += "; " + d.value + " stands in";
     }
     if (d.known == Known::stand_in && !needed) continue;
     if (d.value.find('\n') != std::string::npos) continue;
@@ -336,5 +355,11 @@ void add_guard_defines(ExtractedKernel& k, const std::vector<BuildDefine>& defin
   if (!lines.empty()) k.standalone = "// the kernel lies under #if of these, which nothing in its unit defines (meta.guarded_by)\n" + lines + k.standalone;
 }
 
-}  // namespace mine
+std::map<std::string, std::string> define_values(const std::vector<BuildDefine>& defines) {
+  std::map<std::string, std::string> out;
+  for (const auto& d : defines)
+    out[d.name] = d.known == Known::unknown ? kUnknownDefineStandIn : d.has_value ? d.value : "1";
+  return out;
+}
 
+}  // namespace mine

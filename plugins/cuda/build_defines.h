@@ -1,4 +1,5 @@
 #pragma once
+#include <map>
 #include <string>
 #include <vector>
 
@@ -34,11 +35,21 @@ std::vector<BuildDefine> build_defines_of(const sdk::PythonFile& cuda_file);
 std::vector<BuildDefine> build_defines_of_call(const sdk::PythonFile& file, TSNode call,
                                                const ArgumentSource* arguments = nullptr);
 
+// What stands in for a define whose value nothing in the repository fixes (`-D_N_={head_size}`
+// with a head size the caller decides): the unit cannot compile without one, such values are
+// sizes, and this is the check's integer for a size it is not told (the harness's INT_DEFAULT).
+constexpr const char* kUnknownDefineStandIn = "64";
+
 // Puts the defines at the top of the kernel's standalone, as the build's `-D` flags would have
-// them: fixed values always; a stand-in value only when the standalone names the macro; a value
-// nothing fixes never, though named in `meta.build_defines_left_out` when the standalone needs
-// it. `meta.build_defines` lists what went in and where each came from.
+// them: fixed values always; a stand-in value only when the standalone names the macro (for a
+// value nothing fixes, kUnknownDefineStandIn, unless the standalone defines the macro itself:
+// then it is named in `meta.build_defines_left_out`). `meta.build_defines` lists what went in
+// and where each came from.
 void add_build_defines(ExtractedKernel& kernel, const std::vector<BuildDefine>& defines);
+
+// The value each define has in the standalone add_build_defines writes (name to text; 1 for a
+// bare `-DNAME`), for evaluating the unit's own expressions.
+std::map<std::string, std::string> define_values(const std::vector<BuildDefine>& defines);
 
 // Defines as 1 each macro of meta.guarded_by (an `#if`/`#ifdef` around the kernel that nothing
 // in its unit defines) that `defines`, the build's own, leave out: the build turns the kernel on

@@ -6,6 +6,7 @@
 #include "plugins/cuda/cuda_source.h"
 #include "plugins/cuda/embedded_sources.h"
 #include "plugins/cuda/include_resolver.h"
+#include "plugins/cuda/launch_config.h"
 #include "plugins/sdk/plugin_entry.h"
 #include "plugins/sdk/report_kernel.h"
 
@@ -20,6 +21,11 @@ void report(const CudaSource& unit, const CudaKernelSite& site, const PythonFile
   const mine_host* host = file.host();
   std::string path = file.path();
   ExtractedKernel k = unit.extract(site, path, line_offset, &includes);
+  LaunchConfig launch = launch_config(unit, site, define_values(defines));
+  if (!launch.block.empty()) {
+    k.meta["launch_config"] = {{"block", launch.block}, {"line", launch.line + line_offset}};
+    if (!launch.grid.empty()) k.meta["launch_config"]["grid"] = launch.grid;
+  }
   add_build_defines(k, defines);
   add_guard_defines(k, defines);
   // The grammar misses some C++ that nvcc accepts (macro-built statements, newer syntax); the

@@ -6,6 +6,7 @@
 #include <regex>
 
 #include "core/error.h"
+#include "plugins/cuda/cuda_tree.h"
 #include "plugins/cuda/implied_includes.h"
 #include "plugins/cuda/include_resolver.h"
 
@@ -16,30 +17,7 @@ constexpr int kMaxNesting = 200;
 // Headers including headers: real trees rarely go past a handful of levels.
 constexpr int kMaxIncludeDepth = 16;
 
-std::string_view type_of(TSNode n) { return ts_node_type(n); }
-bool is(TSNode n, std::string_view t) { return !ts_node_is_null(n) && type_of(n) == t; }
-TSNode field_of(TSNode n, const char* name) {
-  return ts_node_child_by_field_name(n, name, static_cast<uint32_t>(std::char_traits<char>::length(name)));
-}
-int line_of(TSNode n) { return static_cast<int>(ts_node_start_point(n).row) + 1; }
-int end_line_of(TSNode n) { return static_cast<int>(ts_node_end_point(n).row) + 1; }
-
-// Visits every node under `n` without recursion: hostile input must not overflow the stack.
-template <typename F>
-void walk(TSNode n, F&& f) {
-  TSTreeCursor c = ts_tree_cursor_new(n);
-  for (;;) {
-    f(ts_tree_cursor_current_node(&c));
-    if (ts_tree_cursor_goto_first_child(&c)) continue;
-    for (;;) {
-      if (ts_tree_cursor_goto_next_sibling(&c)) break;
-      if (!ts_tree_cursor_goto_parent(&c)) {
-        ts_tree_cursor_delete(&c);
-        return;
-      }
-    }
-  }
-}
+using namespace cuda_tree;
 
 bool has_token(TSNode n, std::string_view token, const std::string& text) {
   uint32_t count = ts_node_child_count(n);

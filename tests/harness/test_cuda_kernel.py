@@ -95,6 +95,9 @@ class Parameters(unittest.TestCase):
         self.assertEqual(p["grid"], [-(-ck.INT_DEFAULT // 128), 1, 1])
         self.assertEqual(p["guessed"], ["n", "eps", "stride"])
         self.assertEqual(ck.plan_launch(dict(spec, args={"n": 4096}))["grid"], [32, 1, 1])
+        # The block of the unit's own launch (`<<<g, dim3(64, 2)>>>`): the grid covers n by its x.
+        launched = ck.plan_launch(dict(spec, args={"n": 4096}, block=[64, 2, 1]))
+        self.assertEqual((launched["block"], launched["grid"]), ([64, 2, 1], [64, 1, 1]))
 
     def test_struct_by_value_is_refused(self):
         with self.assertRaises(ck.UnsupportedArgument):
