@@ -407,6 +407,30 @@ bool CudaSource::counts_in_body(TSNode definition, const std::string& type) cons
   return counts;
 }
 
+std::map<std::string, std::string> CudaSource::constants(bool file_scope) const {
+  std::map<std::string, std::string> out;
+  std::vector<TSNode> stack{root()};
+  while (!stack.empty()) {
+    TSNode n = stack.back();
+    stack.pop_back();
+    for (uint32_t i = 0; i < ts_node_named_child_count(n); ++i) {
+      TSNode c = ts_node_named_child(n, i);
+      if (is_container(c) || is(c, "preproc_ifdef") || is(c, "linkage_specification")) {
+        if (file_scope && is(c, "namespace_definition") && !ts_node_is_null(field_of(c, "name"))) continue;
+        stack.push_back(c);
+        continue;
+      }
+      if (!is(c, "declaration") || !(has_token(c, "constexpr", text_) || has_token(c, "const", text_))) continue;
+      for (uint32_t j = 0; j < ts_node_named_child_count(c); ++j) {
+        TSNode d = ts_node_named_child(c, j);
+        if (is(d, "init_declarator") && is(field_of(d, "declarator"), "identifier") && !ts_node_is_null(field_of(d, "value")))
+          out.emplace(text_of(field_of(d, "declarator")), text_of(field_of(d, "value")));
+      }
+    }
+  }
+  return out;
+}
+
 // The template arguments of `name<...>` references in the unit outside the kernel itself: an
 // explicit instantiation, else a launch (`name<128, float><<<g, b>>>(...)`) whose arguments are
 // literals, types, or names a declaration before it in the same function binds to a literal
@@ -432,13 +456,9 @@ CudaSource::Instantiation CudaSource::instantiation_of(const CudaKernelSite& sit
   for (const auto& item : items_) {
     if (item.kind == "macro") defined.insert(item.defines.begin(), item.defines.end());
     if (item.kind == "type") types.insert(item.defines.begin(), item.defines.end());
-    if ((item.kind == "variable" || item.kind == "constant") &&
-        (has_token(item.node, "constexpr", text_) || has_token(item.node, "const", text_)))
-      walk(item.node, [&](TSNode c) {
-        if (is(c, "init_declarator") && !ts_node_is_null(field_of(c, "value")))
-          defined.insert(text_of(field_of(c, "declarator")));
-      });
   }
+  // The instantiation sits at file scope: constants of a named namespace are out of its sight.
+  for (const auto& [name, value] : constants(true)) defined.insert(name);
   // A type argument names only types the unit defines or nvcc knows (`float`, `half`), not the
   // launching template's own parameters (`integrateBodies<T>` inside `template <typename T>`).
   auto known_type_name = [&](const std::string& t) {

@@ -1,6 +1,7 @@
 #pragma once
 #include <tree_sitter/api.h>
 
+#include <map>
 #include <memory>
 #include <set>
 #include <string>
@@ -47,6 +48,11 @@ class CudaSource {
   TSNode root() const { return ts_tree_root_node(tree_); }
   const std::vector<CudaItem>& items() const { return items_; }
   const std::vector<CudaKernelSite>& kernels() const { return kernels_; }
+  // Names declared const or constexpr with a value outside any function, at file scope or in a
+  // namespace, extern "C" or #if block (`namespace { constexpr int THREADS = 256; }`): name to
+  // the value's text. `file_scope`: only those file scope code names unqualified (not in a named
+  // namespace).
+  std::map<std::string, std::string> constants(bool file_scope = false) const;
 
   // The kernel with the same-unit definitions it reaches (transitively), every include, and a
   // standalone translation unit made of them in source order. `line_offset` shifts reported lines

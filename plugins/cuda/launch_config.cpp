@@ -221,13 +221,7 @@ LaunchConfig launch_config(const CudaSource& unit, const CudaKernelSite& site,
     if (is(n, "preproc_def") && !ts_node_is_null(field_of(n, "value")))
       unit_values.emplace(unit.text_of(field_of(n, "name")), unit.text_of(field_of(n, "value")));
   });
-  for (const auto& item : unit.items()) {
-    if (item.kind != "variable" && item.kind != "constant") continue;
-    walk(item.node, [&](TSNode c) {
-      if (is(c, "init_declarator") && is(field_of(c, "declarator"), "identifier"))
-        unit_values.emplace(unit.text_of(field_of(c, "declarator")), unit.text_of(field_of(c, "value")));
-    });
-  }
+  for (const auto& [name, value] : unit.constants()) unit_values.emplace(name, value);
   uint32_t kernel_start = ts_node_start_byte(site.node), kernel_end = ts_node_end_byte(site.node);
   walk(unit.root(), [&](TSNode call) {
     if (!out.block.empty() || !is(call, "call_expression")) return;
