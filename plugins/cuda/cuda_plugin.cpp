@@ -20,8 +20,11 @@ void report(const CudaSource& unit, const CudaKernelSite& site, const PythonFile
             const std::vector<BuildDefine>& defines) {
   const mine_host* host = file.host();
   std::string path = file.path();
-  ExtractedKernel k = unit.extract(site, path, line_offset, &includes);
-  LaunchConfig launch = launch_config(unit, site, define_values(defines));
+  std::map<std::string, std::string> defined = define_values(defines);
+  std::set<std::string> build_defined;
+  for (const auto& [name, value] : defined) build_defined.insert(name);
+  ExtractedKernel k = unit.extract(site, path, line_offset, &includes, build_defined);
+  LaunchConfig launch = launch_config(unit, site, defined);
   if (!launch.block.empty()) {
     k.meta["launch_config"] = {{"block", launch.block}, {"line", launch.line + line_offset}};
     if (!launch.grid.empty()) k.meta["launch_config"]["grid"] = launch.grid;

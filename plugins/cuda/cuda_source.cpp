@@ -311,6 +311,16 @@ void CudaSource::collect_kernels(TSNode n, size_t item, std::vector<TSNode>& nam
     return;
   }
   if (!is_container(n)) return;
+  // `#if 0` is how C comments code out: the repository's build never compiles a kernel there
+  // (only what its `#else` holds), as a Python kernel in a comment is no kernel either.
+  if (t == "preproc_if" || t == "preproc_elif") {
+    std::string condition = text_of(field_of(n, "condition"));
+    if (condition == "0" || condition == "false") {
+      TSNode alternative = field_of(n, "alternative");
+      if (!ts_node_is_null(alternative)) collect_kernels(alternative, item, namespaces, depth + 1);
+      return;
+    }
+  }
   bool ns = t == "namespace_definition";
   if (ns) namespaces.push_back(n);
   for (uint32_t i = 0; i < ts_node_named_child_count(n); ++i) collect_kernels(ts_node_named_child(n, i), item, namespaces, depth + 1);
@@ -435,7 +445,8 @@ std::map<std::string, std::string> CudaSource::constants(bool file_scope) const 
 // explicit instantiation, else a launch (`name<128, float><<<g, b>>>(...)`) whose arguments are
 // literals, types, or names a declaration before it in the same function binds to a literal
 // (`const int BM = 128;`, substituted) or the unit defines (macros, constants: kept, closed over).
-CudaSource::Instantiation CudaSource::instantiation_of(const CudaKernelSite& site) const {
+CudaSource::Instantiation CudaSource::instantiation_of(const CudaKernelSite& site,
+                                                      const std::set<std::string>& build_defined) const {
   Instantiation out;
   for (size_t i = 0; i < items_.size(); ++i) {
     TSNode n = items_[i].node;
@@ -459,6 +470,7 @@ CudaSource::Instantiation CudaSource::instantiation_of(const CudaKernelSite& sit
   }
   // The instantiation sits at file scope: constants of a named namespace are out of its sight.
   for (const auto& [name, value] : constants(true)) defined.insert(name);
+  defined.insert(build_defined.begin(), build_defined.end());
   // A type argument names only types the unit defines or nvcc knows (`float`, `half`), not the
   // launching template's own parameters (`integrateBodies<T>` inside `template <typename T>`).
   auto known_type_name = [&](const std::string& t) {
@@ -624,7 +636,7 @@ void CudaSource::identifiers_in(TSNode n, std::set<std::string>& out) const {
 }
 
 ExtractedKernel CudaSource::extract(const CudaKernelSite& site, const std::string& path, int line_offset,
-                                    IncludeResolver* includes) const {
+                                    IncludeResolver* includes, const std::set<std::string>& build_defined) const {
   // The unit as the preprocessor would see it, as far as the repository holds its headers: each
   // `#include "x.h"` the resolver finds stands for that header's items, in place, once (the
   // include guards and `#pragma once` every header of a real build carries).
@@ -724,7 +736,7 @@ ExtractedKernel CudaSource::extract(const CudaKernelSite& site, const std::strin
   // without one as float). The names the arguments use join the closure.
   Instantiation instantiation;
   if (is(site.node, "template_declaration")) {
-    instantiation = instantiation_of(site);
+    instantiation = instantiation_of(site, build_defined);
     identifiers_in(instantiation.arguments_node, own);
   }
   for (const auto& n : own) pending.push_back(n);
