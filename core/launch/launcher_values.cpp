@@ -966,14 +966,19 @@ TSNode LauncherValues::owning_class(TSNode function) const {
 // defaults and annotations (`self.eps = eps` of `eps: float = 1e-6`, `self.weight =
 // nn.Parameter(torch.ones(hidden))`, `self.block_size = 128`): an object of those attributes, empty
 // for `__init__` itself, a helper's evaluation, or a class without one.
+TSNode LauncherValues::class_method(TSNode cls, std::string_view name) const {
+  TSNode found{};
+  each_named_child(child(cls, "body"), [&](TSNode c) {
+    TSNode def = is_type(c, "decorated_definition") ? child(c, "definition") : c;
+    if (is_type(def, "function_definition") && m_.text_of(child(def, "name")) == name) found = def;
+  });
+  return found;
+}
+
 json LauncherValues::instance_attributes(TSNode cls, TSNode method) {
   json attrs = json::object();
   if (call_depth_ > 0) return attrs;
-  TSNode init{};
-  each_named_child(child(cls, "body"), [&](TSNode c) {
-    TSNode def = is_type(c, "decorated_definition") ? child(c, "definition") : c;
-    if (is_type(def, "function_definition") && m_.text_of(child(def, "name")) == "__init__") init = def;
-  });
+  TSNode init = class_method(cls, "__init__");
   if (ts_node_is_null(init) || ts_node_eq(init, method)) return attrs;
   // Every launch of the class's methods, and each size it is evaluated with, asks again: once per
   // `__init__` and size.
@@ -989,12 +994,9 @@ json LauncherValues::instance_attributes(TSNode cls, TSNode method) {
 
 json LauncherValues::context_attributes(TSNode cls, TSNode method) {
   json attrs = json::object();
-  TSNode forward{};
-  each_named_child(child(cls, "body"), [&](TSNode c) {
-    TSNode def = is_type(c, "decorated_definition") ? child(c, "definition") : c;
-    if (is_type(def, "function_definition") && m_.text_of(child(def, "name")) == "forward") forward = def;
-  });
-  if (call_depth_ > 0 || ts_node_is_null(forward) || ts_node_eq(forward, method)) return attrs;
+  if (call_depth_ > 0) return attrs;
+  TSNode forward = class_method(cls, "forward");
+  if (ts_node_is_null(forward) || ts_node_eq(forward, method)) return attrs;
   auto key = std::make_tuple(forward.id, dim_, skew_);
   std::pair<json, int> kept;
   if (auto found = facts_ ? facts_->context_attributes.find(key) : decltype(facts_->context_attributes)::iterator{};

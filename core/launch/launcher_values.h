@@ -7,6 +7,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <tuple>
 
 #include "core/launch/node_memo.h"
@@ -164,6 +165,8 @@ class LauncherValues {
   // The class a method is defined in; null for a module function.
   TSNode owning_class(TSNode function) const;
   nlohmann::json parameter_tensor(const std::string& name, const nlohmann::json& dtype);
+  // The method `name` defined in class `cls` (the last definition), else a null node.
+  TSNode class_method(TSNode cls, std::string_view name) const;
   nlohmann::json instance_attributes(TSNode cls, TSNode method);
   // What the class's `forward(ctx, ...)` leaves on ctx for `backward`: its `ctx.x = ...`
   // attributes and, as `saved_tensors`, what it handed `ctx.save_for_backward`.
