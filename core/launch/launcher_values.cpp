@@ -267,13 +267,14 @@ LauncherValues::LauncherValues(const PythonModule& m, TSNode function, uint32_t 
     // A method's `self` holds what its class's `__init__` assigned (`self.eps = eps`); a module
     // function's `self` (an ATen-style `def pad(self, pad, value)`) is a parameter like the others.
     if (name == "self" && !ts_node_is_null(owner)) {
-      env_["self"] = instance_attributes(owner, function);
+      env_["self"] = attributes_after(owner, function, "__init__", "self", false);
       continue;
     }
     // An autograd Function's ctx: `forward` fills it, `backward` reads what forward left there
     // (`ctx.BLOCK = BLOCK`, `x, w = ctx.saved_tensors`).
     if (name == "ctx" && !ts_node_is_null(owner)) {
-      env_["ctx"] = context_attributes(owner, function);
+      // The sizes forward read are in the tensors it saved.
+      env_["ctx"] = attributes_after(owner, function, "forward", "ctx", true);
       continue;
     }
     if (name == "ctx" || (name == "cls" && !ts_node_is_null(owner))) continue;
@@ -975,45 +976,27 @@ TSNode LauncherValues::class_method(TSNode cls, std::string_view name) const {
   return found;
 }
 
-json LauncherValues::instance_attributes(TSNode cls, TSNode method) {
-  json attrs = json::object();
-  if (call_depth_ > 0) return attrs;
-  TSNode init = class_method(cls, "__init__");
-  if (ts_node_is_null(init) || ts_node_eq(init, method)) return attrs;
+json LauncherValues::attributes_after(TSNode cls, TSNode method, std::string_view name, const std::string& holder,
+                                      bool count_sizes) {
+  if (call_depth_ > 0) return json::object();
+  TSNode def = class_method(cls, name);
+  if (ts_node_is_null(def) || ts_node_eq(def, method)) return json::object();
   // Every launch of the class's methods, and each size it is evaluated with, asks again: once per
-  // `__init__` and size.
-  auto key = std::make_tuple(init.id, dim_, skew_);
-  if (facts_)
-    if (auto kept = facts_->instance_attributes.find(key); kept != facts_->instance_attributes.end()) return kept->second;
-  LauncherValues in_init(m_, init, UINT32_MAX, callees_, nullptr, 0, dim_, facts_, fork_budget_, skew_, nullptr, nullptr);
-  auto self = in_init.env_.find("self");
-  if (self != in_init.env_.end() && self->second.is_object()) attrs = self->second;
-  if (facts_) facts_->instance_attributes.emplace(key, attrs);
-  return attrs;
-}
-
-json LauncherValues::context_attributes(TSNode cls, TSNode method) {
-  json attrs = json::object();
-  if (call_depth_ > 0) return attrs;
-  TSNode forward = class_method(cls, "forward");
-  if (ts_node_is_null(forward) || ts_node_eq(forward, method)) return attrs;
-  auto key = std::make_tuple(forward.id, dim_, skew_);
+  // method and size.
+  auto key = std::make_tuple(def.id, dim_, skew_);
   std::pair<json, int> kept;
-  if (auto found = facts_ ? facts_->context_attributes.find(key) : decltype(facts_->context_attributes)::iterator{};
-      facts_ && found != facts_->context_attributes.end()) {
+  if (auto found = facts_ ? facts_->method_attributes.find(key) : decltype(facts_->method_attributes)::iterator{};
+      facts_ && found != facts_->method_attributes.end()) {
     kept = found->second;
   } else {
-    // Its own tally: forward's failed asserts are not on backward's path, but the sizes it read
-    // are in the tensors it saved.
+    // Its own tally: the method's failed asserts are not on the launch's path.
     auto tally = std::make_shared<Tally>();
-    LauncherValues in_forward(m_, forward, UINT32_MAX, callees_, nullptr, 0, dim_, facts_, fork_budget_, skew_, tally,
-                              nullptr);
-    auto ctx = in_forward.env_.find("ctx");
-    if (ctx != in_forward.env_.end() && ctx->second.is_object()) attrs = ctx->second;
-    kept = {attrs, tally->sizes_read};
-    if (facts_) facts_->context_attributes.emplace(key, kept);
+    LauncherValues in_method(m_, def, UINT32_MAX, callees_, nullptr, 0, dim_, facts_, fork_budget_, skew_, tally, nullptr);
+    auto held = in_method.env_.find(holder);
+    kept = {held != in_method.env_.end() && held->second.is_object() ? held->second : json::object(), tally->sizes_read};
+    if (facts_) facts_->method_attributes.emplace(key, kept);
   }
-  tally_->sizes_read += kept.second;
+  if (count_sizes) tally_->sizes_read += kept.second;
   return kept.first;
 }
 
@@ -1100,8 +1083,8 @@ std::optional<json> LauncherValues::agreed_return(const std::vector<std::pair<TS
 }
 
 void LauncherValues::assign(TSNode left, const std::optional<json>& value, TSNode right) {
-  // `self.eps = eps` in a method: an attribute of the instance (see instance_attributes); `ctx.eps
-  // = eps` in an autograd Function's forward, one backward reads (see context_attributes).
+  // `self.eps = eps` in a method: an attribute of the instance; `ctx.eps = eps` in an autograd
+  // Function's forward, one backward reads (see attributes_after).
   std::string holder = is_type(left, "attribute") && is_type(child(left, "object"), "identifier")
                            ? m_.text_of(child(left, "object"))
                            : "";

@@ -54,10 +54,9 @@ class LauncherValues {
   // `nodes`: what the evaluations sharing the cache read of the trees (see NodeMemo).
   struct TensorFactsCache : std::map<const void*, TensorFacts> {
     std::map<std::tuple<const void*, const void*, int, int64_t, std::string>, HelperReturn> helper_returns;
-    // What a class's `__init__` assigns to self, by its node, stand-in size and skew.
-    std::map<std::tuple<const void*, int64_t, int>, nlohmann::json> instance_attributes;
-    // What an autograd Function's `forward` keeps on ctx, and the sizes it read, by the same key.
-    std::map<std::tuple<const void*, int64_t, int>, std::pair<nlohmann::json, int>> context_attributes;
+    // What a class's `__init__` assigns to self, or an autograd Function's `forward` keeps on
+    // ctx, and the stand-in sizes it read: by the method's node, stand-in size and skew.
+    std::map<std::tuple<const void*, int64_t, int>, std::pair<nlohmann::json, int>> method_attributes;
     NodeMemo nodes;
   };
 
@@ -167,10 +166,13 @@ class LauncherValues {
   nlohmann::json parameter_tensor(const std::string& name, const nlohmann::json& dtype);
   // The method `name` defined in class `cls` (the last definition), else a null node.
   TSNode class_method(TSNode cls, std::string_view name) const;
-  nlohmann::json instance_attributes(TSNode cls, TSNode method);
-  // What the class's `forward(ctx, ...)` leaves on ctx for `backward`: its `ctx.x = ...`
-  // attributes and, as `saved_tensors`, what it handed `ctx.save_for_backward`.
-  nlohmann::json context_attributes(TSNode cls, TSNode method);
+  // What `holder` holds once the class's method `name` has run on nominal inputs: the attributes
+  // `__init__` gives self (`self.eps = eps`), or those an autograd Function's `forward` leaves on
+  // ctx for `backward` (`ctx.BLOCK = BLOCK`, and as `saved_tensors` what it handed
+  // `ctx.save_for_backward`). Empty from `name` itself and inside helpers. `count_sizes`: the
+  // stand-in sizes the method read count as read by this evaluation.
+  nlohmann::json attributes_after(TSNode cls, TSNode method, std::string_view name, const std::string& holder,
+                                  bool count_sizes);
   std::optional<nlohmann::json> call(TSNode n, int depth) const;
   std::optional<nlohmann::json> method(const nlohmann::json& self, const std::string& name, TSNode args, int depth) const;
   std::optional<nlohmann::json> name(const std::string& id) const;
