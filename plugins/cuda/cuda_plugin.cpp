@@ -15,16 +15,23 @@ namespace {
 
 using namespace sdk;
 
-void report(const CudaSource& unit, const CudaKernelSite& site, const PythonFile& file, mine_sink* sink,
-            int line_offset, const nlohmann::json& extra, IncludeResolver& includes,
-            const std::vector<BuildDefine>& defines) {
+// A unit and what its build says of it: read once, for each of its kernels.
+struct BuiltUnit {
+  BuiltUnit(const CudaSource& source, std::vector<BuildDefine> build)
+      : unit(source), defines(std::move(build)), values(define_values(defines)), launches(unit, values) {}
+  const CudaSource& unit;
+  std::vector<BuildDefine> defines;
+  std::map<std::string, std::string> values;  // the defines' values in the standalone
+  UnitLaunches launches;
+};
+
+void report(const BuiltUnit& built, const CudaKernelSite& site, const PythonFile& file, mine_sink* sink,
+            int line_offset, const nlohmann::json& extra, IncludeResolver& includes) {
   const mine_host* host = file.host();
   std::string path = file.path();
-  std::map<std::string, std::string> defined = define_values(defines);
-  std::set<std::string> build_defined;
-  for (const auto& [name, value] : defined) build_defined.insert(name);
-  ExtractedKernel k = unit.extract(site, path, line_offset, &includes, build_defined);
-  LaunchConfig launch = launch_config(unit, site, defined);
+  const std::vector<BuildDefine>& defines = built.defines;
+  ExtractedKernel k = built.unit.extract(site, path, line_offset, &includes, built.values);
+  LaunchConfig launch = built.launches.of(site);
   if (!launch.block.empty()) {
     k.meta["launch_config"] = {{"block", launch.block}, {"line", launch.line + line_offset}};
     if (!launch.grid.empty()) k.meta["launch_config"]["grid"] = launch.grid;
@@ -56,11 +63,11 @@ void extract_python(const PythonFile& m, mine_sink* sink) {
   std::set<std::pair<uint32_t, std::string>> reported;  // a constant shared by several calls counts once
   for (const auto& source : embedded_cuda_sources(m, skipped)) {
     CudaSource unit(source.code);
-    std::vector<BuildDefine> defines = build_defines_of_call(m, source.call);
+    BuiltUnit built(unit, build_defines_of_call(m, source.call));
     for (const auto& site : unit.kernels()) {
       if (!source.kernel_name.empty() && site.name != source.kernel_name) continue;
       if (!reported.insert({source.string_start, site.qualname}).second) continue;
-      report(unit, site, m, sink, source.line_offset, {{"embedded_in", source.host}}, includes, defines);
+      report(built, site, m, sink, source.line_offset, {{"embedded_in", source.host}}, includes);
     }
   }
   for (const auto& [line, why] : skipped) m.host()->report_problem(sink, line, "dynamic_source", why.c_str());
@@ -76,10 +83,9 @@ void extract(const mine_host* host, const mine_file* file, mine_sink* sink, void
     CudaSource unit{std::string(text)};
     IncludeResolver includes = resolver_for(m);
     // The macros a build call of the repository's Python code defines for this file, if any.
-    std::vector<BuildDefine> defines;
-    if (!unit.kernels().empty()) defines = build_defines_of(m);
-    for (const auto& site : unit.kernels())
-      report(unit, site, m, sink, 0, nlohmann::json::object(), includes, defines);
+    if (unit.kernels().empty()) return;
+    BuiltUnit built(unit, build_defines_of(m));
+    for (const auto& site : unit.kernels()) report(built, site, m, sink, 0, nlohmann::json::object(), includes);
   });
 }
 

@@ -446,7 +446,7 @@ std::map<std::string, std::string> CudaSource::constants(bool file_scope) const 
 // literals, types, or names a declaration before it in the same function binds to a literal
 // (`const int BM = 128;`, substituted) or the unit defines (macros, constants: kept, closed over).
 CudaSource::Instantiation CudaSource::instantiation_of(const CudaKernelSite& site,
-                                                      const std::set<std::string>& build_defined) const {
+                                                      const std::map<std::string, std::string>& build_defines) const {
   Instantiation out;
   for (size_t i = 0; i < items_.size(); ++i) {
     TSNode n = items_[i].node;
@@ -470,7 +470,7 @@ CudaSource::Instantiation CudaSource::instantiation_of(const CudaKernelSite& sit
   }
   // The instantiation sits at file scope: constants of a named namespace are out of its sight.
   for (const auto& [name, value] : constants(true)) defined.insert(name);
-  defined.insert(build_defined.begin(), build_defined.end());
+  for (const auto& [name, value] : build_defines) defined.insert(name);
   // A type argument names only types the unit defines or nvcc knows (`float`, `half`), not the
   // launching template's own parameters (`integrateBodies<T>` inside `template <typename T>`).
   auto known_type_name = [&](const std::string& t) {
@@ -636,7 +636,7 @@ void CudaSource::identifiers_in(TSNode n, std::set<std::string>& out) const {
 }
 
 ExtractedKernel CudaSource::extract(const CudaKernelSite& site, const std::string& path, int line_offset,
-                                    IncludeResolver* includes, const std::set<std::string>& build_defined) const {
+                                    IncludeResolver* includes, const std::map<std::string, std::string>& build_defines) const {
   // The unit as the preprocessor would see it, as far as the repository holds its headers: each
   // `#include "x.h"` the resolver finds stands for that header's items, in place, once (the
   // include guards and `#pragma once` every header of a real build carries).
@@ -736,7 +736,7 @@ ExtractedKernel CudaSource::extract(const CudaKernelSite& site, const std::strin
   // without one as float). The names the arguments use join the closure.
   Instantiation instantiation;
   if (is(site.node, "template_declaration")) {
-    instantiation = instantiation_of(site, build_defined);
+    instantiation = instantiation_of(site, build_defines);
     identifiers_in(instantiation.arguments_node, own);
   }
   for (const auto& n : own) pending.push_back(n);

@@ -58,10 +58,10 @@ class CudaSource {
   // standalone translation unit made of them in source order. `line_offset` shifts reported lines
   // (for sources embedded in another file).
   // With `includes`, the repository's headers the unit includes take part as if pasted in place.
-  // `build_defined`: macros the repository's build defines for the unit (they head the
-  // standalone), which a launch may hand a template (`k<_N_><<<...>>>`).
+  // `build_defines`: macros the repository's build defines for the unit, name to value (they head
+  // the standalone), which a launch may hand a template (`k<_N_><<<...>>>`).
   ExtractedKernel extract(const CudaKernelSite& site, const std::string& path, int line_offset,
-                          IncludeResolver* includes = nullptr, const std::set<std::string>& build_defined = {}) const;
+                          IncludeResolver* includes = nullptr, const std::map<std::string, std::string>& build_defines = {}) const;
 
  private:
   // How a template kernel becomes a kernel in the standalone.
@@ -72,7 +72,7 @@ class CudaSource {
     TSNode arguments_node{};     // the launch's argument list the text came from, if any
     std::string from;            // where the arguments came from, for meta
   };
-  Instantiation instantiation_of(const CudaKernelSite& site, const std::set<std::string>& build_defined) const;
+  Instantiation instantiation_of(const CudaKernelSite& site, const std::map<std::string, std::string>& build_defines) const;
   bool counts_with(TSNode definition, const std::string& type, int depth = 0) const;
   bool counts_in_body(TSNode definition, const std::string& type) const;
   std::string template_parameter_name(TSNode definition, uint32_t index) const;

@@ -54,18 +54,19 @@ class IntegerText {
   }
   std::optional<int64_t> comparison() {
     auto l = shift();
-    for (;;) {
-      for (const char* op : {"<=", ">=", "==", "!=", "<", ">"}) {
-        if (!l || !take(op)) continue;
-        auto r = shift();
-        if (!r) return std::nullopt;
-        std::string_view o(op);
-        l = o == "<=" ? *l <= *r : o == ">=" ? *l >= *r : o == "==" ? *l == *r : o == "!=" ? *l != *r : o == "<" ? *l < *r : *l > *r;
-        goto next;
-      }
-      return l;
-    next:;
+    while (l) {
+      std::string_view op;
+      for (std::string_view o : {"<=", ">=", "==", "!=", "<", ">"})
+        if (take(o)) {
+          op = o;
+          break;
+        }
+      if (op.empty()) break;
+      auto r = shift();
+      if (!r) return std::nullopt;
+      l = op == "<=" ? *l <= *r : op == ">=" ? *l >= *r : op == "==" ? *l == *r : op == "!=" ? *l != *r : op == "<" ? *l < *r : *l > *r;
     }
+    return l;
   }
   std::optional<int64_t> shift() {
     auto l = sum();
@@ -212,29 +213,35 @@ std::optional<std::vector<int64_t>> dimensions(std::string text, const IntegerTe
 
 }  // namespace
 
-LaunchConfig launch_config(const CudaSource& unit, const CudaKernelSite& site,
-                           const std::map<std::string, std::string>& defines) {
-  LaunchConfig out;
-  // Macros, and constants at file scope, by name: the first definition in the unit.
-  std::map<std::string, std::string> unit_values;
+UnitLaunches::UnitLaunches(const CudaSource& unit, std::map<std::string, std::string> defines)
+    : unit_(unit), defines_(std::move(defines)) {
   walk(unit.root(), [&](TSNode n) {
-    if (is(n, "preproc_def") && !ts_node_is_null(field_of(n, "value")))
-      unit_values.emplace(unit.text_of(field_of(n, "name")), unit.text_of(field_of(n, "value")));
-  });
-  for (const auto& [name, value] : unit.constants()) unit_values.emplace(name, value);
-  uint32_t kernel_start = ts_node_start_byte(site.node), kernel_end = ts_node_end_byte(site.node);
-  walk(unit.root(), [&](TSNode call) {
-    if (!out.block.empty() || !is(call, "call_expression")) return;
-    if (ts_node_start_byte(call) >= kernel_start && ts_node_end_byte(call) <= kernel_end) return;
+    if (is(n, "preproc_def") && !ts_node_is_null(field_of(n, "value"))) {
+      unit_values_.emplace(unit.text_of(field_of(n, "name")), unit.text_of(field_of(n, "value")));
+      return;
+    }
+    if (!is(n, "call_expression")) return;
     TSNode syntax{};
-    for (uint32_t i = 0; i < ts_node_named_child_count(call); ++i)
-      if (is(ts_node_named_child(call, i), "kernel_call_syntax")) syntax = ts_node_named_child(call, i);
+    for (uint32_t i = 0; i < ts_node_named_child_count(n); ++i)
+      if (is(ts_node_named_child(n, i), "kernel_call_syntax")) syntax = ts_node_named_child(n, i);
     if (ts_node_is_null(syntax) || ts_node_named_child_count(syntax) < 2) return;
-    TSNode callee = field_of(call, "function");
+    TSNode callee = field_of(n, "function");
     if (is(callee, "template_function")) callee = field_of(callee, "name");
     std::string name = unit.text_of(callee);
     if (size_t colons = name.rfind("::"); colons != std::string::npos) name = name.substr(colons + 2);
-    if (name != site.name) return;
+    launches_[name].push_back(syntax);
+  });
+  for (const auto& [name, value] : unit.constants()) unit_values_.emplace(name, value);
+}
+
+LaunchConfig UnitLaunches::of(const CudaKernelSite& site) const {
+  LaunchConfig out;
+  auto calls = launches_.find(site.name);
+  if (calls == launches_.end()) return out;
+  uint32_t kernel_start = ts_node_start_byte(site.node), kernel_end = ts_node_end_byte(site.node);
+  for (TSNode syntax : calls->second) {
+    TSNode call = ts_node_parent(syntax);
+    if (ts_node_start_byte(call) >= kernel_start && ts_node_end_byte(call) <= kernel_end) continue;
     // Declarations of the launching function before the launch, the last one first.
     TSNode body{};
     for (TSNode up = ts_node_parent(call); !ts_node_is_null(up); up = ts_node_parent(up))
@@ -247,22 +254,23 @@ LaunchConfig launch_config(const CudaSource& unit, const CudaKernelSite& site,
       walk(body, [&](TSNode c) {
         if (!is(c, "init_declarator") || ts_node_start_byte(c) >= ts_node_start_byte(call)) return;
         TSNode value = field_of(c, "value");
-        std::string text = unit.text_of(value);
+        std::string text = unit_.text_of(value);
         if (is(value, "argument_list") || is(value, "initializer_list")) text = "dim3" + text;
-        locals[unit.text_of(field_of(c, "declarator"))] = text;
+        locals[unit_.text_of(field_of(c, "declarator"))] = text;
       });
     IntegerText::Resolve resolve = [&](const std::string& n) -> std::optional<std::string> {
       if (auto l = locals.find(n); l != locals.end()) return l->second;
-      if (auto u = unit_values.find(n); u != unit_values.end()) return u->second;
-      if (auto d = defines.find(n); d != defines.end()) return d->second;
+      if (auto u = unit_values_.find(n); u != unit_values_.end()) return u->second;
+      if (auto d = defines_.find(n); d != defines_.end()) return d->second;
       return std::nullopt;
     };
-    auto block = dimensions(unit.text_of(ts_node_named_child(syntax, 1)), resolve);
-    if (!block) return;
+    auto block = dimensions(unit_.text_of(ts_node_named_child(syntax, 1)), resolve);
+    if (!block) continue;
     out.block = *block;
-    if (auto grid = dimensions(unit.text_of(ts_node_named_child(syntax, 0)), resolve)) out.grid = *grid;
+    if (auto grid = dimensions(unit_.text_of(ts_node_named_child(syntax, 0)), resolve)) out.grid = *grid;
     out.line = line_of(call);
-  });
+    return out;
+  }
   return out;
 }
 

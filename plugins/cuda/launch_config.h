@@ -16,12 +16,27 @@ struct LaunchConfig {
   int line = 0;                // the launch's line in the unit
 };
 
-// The first launch of `site` in `unit` (outside the kernel itself) whose block evaluates. Values
-// are integer literals and arithmetic on them, `dim3(x, y, z)`, and names the unit binds before
-// the launch: a declaration in the launching function (`const int threads = 256;`, `dim3
-// block(32, 8);`), a constant at file scope, an object-like macro, or a build define
-// (`defines`: name to value, from the repository's build call).
-LaunchConfig launch_config(const CudaSource& unit, const CudaKernelSite& site,
-                           const std::map<std::string, std::string>& defines);
+// The launches of one unit's kernels, read once per unit (its macros, constants and every
+// `<<<...>>>` call), for each of its kernels to look up.
+class UnitLaunches {
+ public:
+  // `defines`: the build's macros for the unit, name to value (define_values).
+  UnitLaunches(const CudaSource& unit, std::map<std::string, std::string> defines);
+
+  // The first launch of `site` (outside the kernel itself) whose block evaluates. Values are
+  // integer literals and arithmetic on them, `dim3(x, y, z)`, and names the unit binds before the
+  // launch: a declaration in the launching function (`const int threads = 256;`, `dim3
+  // block(32, 8);`), a constant at file or namespace scope, an object-like macro, or a build
+  // define.
+  LaunchConfig of(const CudaKernelSite& site) const;
+
+ private:
+  const CudaSource& unit_;
+  std::map<std::string, std::string> defines_;
+  std::map<std::string, std::string> unit_values_;  // macros, then constants: the first definition
+  // The `<<<grid, block, ...>>>` of each launch (its call is the parent), by kernel name, in
+  // source order.
+  std::map<std::string, std::vector<TSNode>> launches_;
+};
 
 }  // namespace mine
