@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <initializer_list>
 #include <optional>
 
 #include "plugins/cuda/cuda_tree.h"
@@ -52,55 +53,52 @@ class IntegerText {
     if (!b) return std::nullopt;
     return *c ? a : b;
   }
-  std::optional<int64_t> comparison() {
-    auto l = shift();
+  // One left-associative level, `next (op next)*`: `apply` combines two values (nullopt: the
+  // text is no launch dimension).
+  template <typename Apply>
+  std::optional<int64_t> level(std::optional<int64_t> (IntegerText::*next)(), std::initializer_list<std::string_view> ops,
+                               Apply apply) {
+    auto l = (this->*next)();
     while (l) {
       std::string_view op;
-      for (std::string_view o : {"<=", ">=", "==", "!=", "<", ">"})
+      for (std::string_view o : ops)
         if (take(o)) {
           op = o;
           break;
         }
       if (op.empty()) break;
-      auto r = shift();
+      auto r = (this->*next)();
       if (!r) return std::nullopt;
-      l = op == "<=" ? *l <= *r : op == ">=" ? *l >= *r : op == "==" ? *l == *r : op == "!=" ? *l != *r : op == "<" ? *l < *r : *l > *r;
+      l = apply(op, *l, *r);
     }
     return l;
+  }
+  std::optional<int64_t> comparison() {
+    return level(&IntegerText::shift, {"<=", ">=", "==", "!=", "<", ">"},
+                 [](std::string_view op, int64_t l, int64_t r) -> std::optional<int64_t> {
+                   return op == "<=" ? l <= r : op == ">=" ? l >= r : op == "==" ? l == r : op == "!=" ? l != r
+                                                                       : op == "<"  ? l < r
+                                                                                    : l > r;
+                 });
   }
   std::optional<int64_t> shift() {
-    auto l = sum();
-    while (l) {
-      bool left = take("<<");
-      if (!left && !take(">>")) break;
-      auto r = sum();
-      if (!r || *r < 0 || *r > 40) return std::nullopt;
-      l = left ? *l << *r : *l >> *r;
-    }
-    return l;
+    return level(&IntegerText::sum, {"<<", ">>"}, [](std::string_view op, int64_t l, int64_t r) -> std::optional<int64_t> {
+      if (r < 0 || r > 40) return std::nullopt;
+      return op == "<<" ? l << r : l >> r;
+    });
   }
   std::optional<int64_t> sum() {
-    auto l = product();
-    while (l) {
-      bool plus = take("+");
-      if (!plus && !take("-")) break;
-      auto r = product();
-      if (!r) return std::nullopt;
-      l = plus ? *l + *r : *l - *r;
-    }
-    return l;
+    return level(&IntegerText::product, {"+", "-"}, [](std::string_view op, int64_t l, int64_t r) -> std::optional<int64_t> {
+      return op == "+" ? l + r : l - r;
+    });
   }
   std::optional<int64_t> product() {
-    auto l = unary();
-    while (l) {
-      char op = take("*") ? '*' : take("/") ? '/' : take("%") ? '%' : 0;
-      if (!op) break;
-      auto r = unary();
-      if (!r || (op != '*' && *r == 0)) return std::nullopt;
-      l = op == '*' ? *l * *r : op == '/' ? *l / *r : *l % *r;
-      if (std::abs(*l) > kMaxValue) return std::nullopt;
-    }
-    return l;
+    return level(&IntegerText::unary, {"*", "/", "%"}, [](std::string_view op, int64_t l, int64_t r) -> std::optional<int64_t> {
+      if (op != "*" && r == 0) return std::nullopt;
+      int64_t v = op == "*" ? l * r : op == "/" ? l / r : l % r;
+      if (std::abs(v) > kMaxValue) return std::nullopt;
+      return v;
+    });
   }
   std::optional<int64_t> unary() {
     if (take("-")) {
