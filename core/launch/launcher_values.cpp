@@ -229,6 +229,12 @@ LauncherValues::LauncherValues(const PythonModule& m, const json& env) : m_(m) {
     for (const auto& [k, v] : env.items()) env_[k] = v;
 }
 
+// In from_defaults_, for values computed from the stand-in sizes.
+const std::string kStandInSize = "$size";
+
+// Defaults left out one at a time before all of them are (each try evaluates the launcher again).
+constexpr size_t kMaxDefaultsTried = 4;
+
 LauncherValues::LauncherValues(const PythonModule& m, TSNode function, uint32_t until, CalleeLookup callees,
                                const std::map<std::string, json>* bound, int call_depth, int64_t dim,
                                TensorFactsCache* facts, std::shared_ptr<int> fork_budget, int skew,
@@ -262,96 +268,134 @@ LauncherValues::LauncherValues(const PythonModule& m, TSNode function, uint32_t 
   std::map<std::string, json> parametrized = is_type(decorated, "decorated_definition") ? parametrized_values(decorated)
                                                                                       : std::map<std::string, json>{};
   TSNode owner = owning_class(function);
-  for (const ParameterNodes& p : parameters(function)) {
-    const std::string& name = p.name;
-    // A method's `self` holds what its class's `__init__` assigned (`self.eps = eps`); a module
-    // function's `self` (an ATen-style `def pad(self, pad, value)`) is a parameter like the others.
-    if (name == "self" && !ts_node_is_null(owner)) {
-      env_["self"] = attributes_after(owner, function, "__init__", "self", false);
-      continue;
-    }
-    // An autograd Function's ctx: `forward` fills it, `backward` reads what forward left there
-    // (`ctx.BLOCK = BLOCK`, `x, w = ctx.saved_tensors`).
-    if (name == "ctx" && !ts_node_is_null(owner)) {
-      // The sizes forward read are in the tensors it saved.
-      env_["ctx"] = attributes_after(owner, function, "forward", "ctx", true);
-      continue;
-    }
-    if (name == "ctx" || (name == "cls" && !ts_node_is_null(owner))) continue;
-    if (bound) {
-      auto given = bound->find(name);
-      if (given != bound->end()) {
+  Tally tally_before = *tally_;
+  auto evaluate = [&] {
+    for (const ParameterNodes& p : parameters(function)) {
+      const std::string& name = p.name;
+      // A value made of stand-in sizes: a path those sizes contradict says nothing of defaults.
+      struct SizeMark {
+        LauncherValues& v;
+        const std::string& name;
+        int before;
+        ~SizeMark() {
+          if (v.sized_params_ > before) v.from_defaults_[name].insert(kStandInSize);
+        }
+      } size_mark{*this, name, sized_params_};
+      // A method's `self` holds what its class's `__init__` assigned (`self.eps = eps`); a module
+      // function's `self` (an ATen-style `def pad(self, pad, value)`) is a parameter like the others.
+      if (name == "self" && !ts_node_is_null(owner)) {
+        env_["self"] = attributes_after(owner, function, "__init__", "self", false);
+        continue;
+      }
+      // An autograd Function's ctx: `forward` fills it, `backward` reads what forward left there
+      // (`ctx.BLOCK = BLOCK`, `x, w = ctx.saved_tensors`).
+      if (name == "ctx" && !ts_node_is_null(owner)) {
+        // The sizes forward read are in the tensors it saved.
+        env_["ctx"] = attributes_after(owner, function, "forward", "ctx", true);
+        continue;
+      }
+      if (name == "ctx" || (name == "cls" && !ts_node_is_null(owner))) continue;
+      if (bound) {
+        auto given = bound->find(name);
+        if (given != bound->end()) {
+          env_[name] = given->second;
+          continue;
+        }
+      }
+      if (auto given = parametrized.find(name); given != parametrized.end()) {
         env_[name] = given->second;
         continue;
       }
+      std::string a = ts_node_is_null(p.annotation) ? "" : m_.text_of(p.annotation);
+      // Defaults are module-level expressions: constants, and dtypes (`= torch.float8_e4m3fn`).
+      std::optional<json> d = ts_node_is_null(p.default_value) || undefaulted_.count(name) ? std::nullopt
+                                                                                            : eval(p.default_value);
+      if (d) from_defaults_[name] = {name};
+      auto rank = rank_.find(name);
+      auto stated = dtype_.find(name);
+      const json* handed = nullptr;  // the caller's tensor for this parameter
+      if (caller_tensors)
+        if (auto c = caller_tensors->find(name); c != caller_tensors->end() && is_tensor(c->second)) handed = &c->second;
+      // A caller's tensor of a type the asserts allow is that type (`c.dtype in (fp16, bf16)`
+      // handed bf16 is bf16, not the first one allowed).
+      auto allowed = allowed_dtypes_.find(name);
+      bool handed_allowed = handed && allowed != allowed_dtypes_.end() && (*handed)["dtype"].is_string() &&
+                            allowed->second.count((*handed)["dtype"].get<std::string>());
+      json dtype = handed_allowed               ? (*handed)["dtype"]
+                   : stated != dtype_.end()     ? json(stated->second)
+                   : !cast_inputs.empty()       ? json(cast_inputs)
+                   : handed                     ? (*handed)["dtype"]
+                                                : json(nullptr);
+      // `List[torch.Tensor]`, `Tuple[Tensor, ...]`: containers of tensors, not tensors.
+      bool container = false;
+      for (const char* c : {"List", "list", "Tuple", "tuple", "Sequence", "Dict", "dict", "Iterable"})
+        container = container || a.rfind(c, 0) == 0;
+      // `scale: float | None = None`, `Optional[float]`: the kernel computes with a float; the launcher
+      // (or the kernel) fills in None only as a shorthand for a value derived later.
+      bool optional_float = a.find("float") != std::string::npos && a.find("Tensor") == std::string::npos &&
+                            !container;
+      // Only `= None` says None: an Optional annotation without a default is no evidence of it
+      // (launchers type inputs they require `Tensor | None` as well as ones they may leave out).
+      bool none_allowed = d && d->is_null();
+      if (none_allowed && optional_float) {
+        env_[name] = 1.0;
+      } else if (none_allowed &&
+                 !(a.find("Tensor") != std::string::npos && rank != rank_.end() && !container && read_unguarded(body, name))) {
+        // `mask: Optional[Tensor] = None`: the path without it, unless the launcher reads its layout
+        // (`beta.shape[2]`), which it only does to a tensor it is given.
+        env_[name] = nullptr;
+      } else if (a.find("Tensor") != std::string::npos && !container) {
+        // A tensor handed straight to the kernel, its shape never read: laid out like the others.
+        env_[name] = parameter_tensor(name, dtype);
+      } else if (a == "int") {
+        env_[name] = d && is_int(*d) ? *d : json(param_dim());
+      } else if (a == "float") {
+        env_[name] = d && is_number(*d) ? json(as_double(*d)) : json(1.0);
+      } else if (a == "bool") {
+        env_[name] = d && d->is_boolean() ? *d : json(false);
+      } else if (d && (!d->is_object() || is_dtype(*d))) {
+        env_[name] = *d;
+      } else if (handed && a.empty() && !d) {
+        // Unannotated, and a tensor where the launcher is called: laid out as the launcher reads it,
+        // else with the caller's rank.
+        int r = rank != rank_.end() ? rank->second
+                : (*handed)["shape"].is_array() ? static_cast<int>((*handed)["shape"].size())
+                                                 : widest_rank_;
+        env_[name] = tensor(name, r > 0 ? nominal_shape(r, param_dim()) : json(nullptr), dtype);
+      } else if (!d && a.empty() && rank == rank_.end() && stated == dtype_.end() && counted_only_.count(name)) {
+        // `def fwd(x, QB): SN2 = N2 // QB`: a size the caller chooses; left unknown, every value
+        // computed from it (and each kernel argument made of those) would be guessed apart from it.
+        env_[name] = param_dim();
+      } else if (rank != rank_.end() || stated != dtype_.end()) {
+        env_[name] = tensor(name, rank != rank_.end() ? nominal_shape(rank->second, param_dim()) : json(nullptr), dtype);
+      }
     }
-    if (auto given = parametrized.find(name); given != parametrized.end()) {
-      env_[name] = given->second;
-      continue;
-    }
-    std::string a = ts_node_is_null(p.annotation) ? "" : m_.text_of(p.annotation);
-    // Defaults are module-level expressions: constants, and dtypes (`= torch.float8_e4m3fn`).
-    std::optional<json> d = ts_node_is_null(p.default_value) ? std::nullopt : eval(p.default_value);
-    auto rank = rank_.find(name);
-    auto stated = dtype_.find(name);
-    const json* handed = nullptr;  // the caller's tensor for this parameter
-    if (caller_tensors)
-      if (auto c = caller_tensors->find(name); c != caller_tensors->end() && is_tensor(c->second)) handed = &c->second;
-    // A caller's tensor of a type the asserts allow is that type (`c.dtype in (fp16, bf16)`
-    // handed bf16 is bf16, not the first one allowed).
-    auto allowed = allowed_dtypes_.find(name);
-    bool handed_allowed = handed && allowed != allowed_dtypes_.end() && (*handed)["dtype"].is_string() &&
-                          allowed->second.count((*handed)["dtype"].get<std::string>());
-    json dtype = handed_allowed               ? (*handed)["dtype"]
-                 : stated != dtype_.end()     ? json(stated->second)
-                 : !cast_inputs.empty()       ? json(cast_inputs)
-                 : handed                     ? (*handed)["dtype"]
-                                              : json(nullptr);
-    // `List[torch.Tensor]`, `Tuple[Tensor, ...]`: containers of tensors, not tensors.
-    bool container = false;
-    for (const char* c : {"List", "list", "Tuple", "tuple", "Sequence", "Dict", "dict", "Iterable"})
-      container = container || a.rfind(c, 0) == 0;
-    // `scale: float | None = None`, `Optional[float]`: the kernel computes with a float; the launcher
-    // (or the kernel) fills in None only as a shorthand for a value derived later.
-    bool optional_float = a.find("float") != std::string::npos && a.find("Tensor") == std::string::npos &&
-                          !container;
-    // Only `= None` says None: an Optional annotation without a default is no evidence of it
-    // (launchers type inputs they require `Tensor | None` as well as ones they may leave out).
-    bool none_allowed = d && d->is_null();
-    if (none_allowed && optional_float) {
-      env_[name] = 1.0;
-    } else if (none_allowed &&
-               !(a.find("Tensor") != std::string::npos && rank != rank_.end() && !container && read_unguarded(body, name))) {
-      // `mask: Optional[Tensor] = None`: the path without it, unless the launcher reads its layout
-      // (`beta.shape[2]`), which it only does to a tensor it is given.
-      env_[name] = nullptr;
-    } else if (a.find("Tensor") != std::string::npos && !container) {
-      // A tensor handed straight to the kernel, its shape never read: laid out like the others.
-      env_[name] = parameter_tensor(name, dtype);
-    } else if (a == "int") {
-      env_[name] = d && is_int(*d) ? *d : json(param_dim());
-    } else if (a == "float") {
-      env_[name] = d && is_number(*d) ? json(as_double(*d)) : json(1.0);
-    } else if (a == "bool") {
-      env_[name] = d && d->is_boolean() ? *d : json(false);
-    } else if (d && (!d->is_object() || is_dtype(*d))) {
-      env_[name] = *d;
-    } else if (handed && a.empty() && !d) {
-      // Unannotated, and a tensor where the launcher is called: laid out as the launcher reads it,
-      // else with the caller's rank.
-      int r = rank != rank_.end() ? rank->second
-              : (*handed)["shape"].is_array() ? static_cast<int>((*handed)["shape"].size())
-                                               : widest_rank_;
-      env_[name] = tensor(name, r > 0 ? nominal_shape(r, param_dim()) : json(nullptr), dtype);
-    } else if (!d && a.empty() && rank == rank_.end() && stated == dtype_.end() && counted_only_.count(name)) {
-      // `def fwd(x, QB): SN2 = N2 // QB`: a size the caller chooses; left unknown, every value
-      // computed from it (and each kernel argument made of those) would be guessed apart from it.
-      env_[name] = param_dim();
-    } else if (rank != rank_.end() || stated != dtype_.end()) {
-      env_[name] = tensor(name, rank != rank_.end() ? nominal_shape(rank->second, param_dim()) : json(nullptr), dtype);
-    }
+    run(body, until, 0);
+  };
+  evaluate();
+  if (call_depth_ != 0 || contradicted_.empty()) return;
+  // The launch is reached only where a caller passed something other than a default its path
+  // contradicts (see from_defaults_). The fewest such changes is the likeliest call: each of those
+  // defaults left out alone, in parameter order, until the path holds; else all of them.
+  std::set<std::string> all = contradicted_;
+  std::vector<std::string> one_by_one;
+  for (const ParameterNodes& p : parameters(function))
+    if (all.count(p.name) && one_by_one.size() < kMaxDefaultsTried) one_by_one.push_back(p.name);
+  one_by_one.push_back("");  // the last try: all of them
+  for (const std::string& left_out : one_by_one) {
+    undefaulted_ = left_out.empty() ? all : std::set<std::string>{left_out};
+    contradicted_.clear();
+    env_.clear();
+    assigned_.clear();
+    shape_.clear();
+    from_defaults_.clear();
+    returned_.reset();
+    stopped_ = false;
+    sized_params_ = 0;
+    *tally_ = tally_before;
+    evaluate();
+    if (contradicted_.empty()) return;
   }
-  run(body, until, 0);
 }
 
 // A test's `@pytest.mark.parametrize("M, N", [(128, 64), ...])`: each name with its value in the
@@ -809,8 +853,24 @@ void LauncherValues::run(TSNode block, uint32_t until, int depth, uint32_t start
           targets.push_back(child(right, "left"));
           right = child(right, "right");
         }
+        int sizes_before = tally_->sizes_read;
         std::optional<json> v = ts_node_is_null(right) ? std::nullopt : eval(right);
-        for (TSNode left : targets) assign(left, v, right);
+        std::set<std::string> deps = ts_node_is_null(right) ? std::set<std::string>{} : defaults_read(right);
+        if (tally_->sizes_read > sizes_before) deps.insert(kStandInSize);
+        for (TSNode left : targets) {
+          assign(left, v, right);
+          std::vector<TSNode> names{left};
+          while (!names.empty()) {
+            TSNode n = names.back();
+            names.pop_back();
+            if (is_type(n, "identifier")) {
+              if (deps.empty()) from_defaults_.erase(m_.text_of(n));
+              else from_defaults_[m_.text_of(n)] = deps;
+            } else if (!is_type(n, "attribute") && !is_type(n, "subscript")) {
+              each_named_child(n, [&](TSNode c) { names.push_back(c); });
+            }
+          }
+        }
       } else if (is_type(a, "augmented_assignment")) {
         TSNode left = child(a, "left");
         std::string op = m_.text_of(child(a, "operator"));
@@ -861,7 +921,10 @@ void LauncherValues::run(TSNode block, uint32_t until, int depth, uint32_t start
         for (auto& [cond, body] : branches) {
           if (ts_node_is_null(body)) continue;
           bool here = contains_launch(body);
-          if (!ts_node_is_null(cond)) narrow(cond, here);
+          if (!ts_node_is_null(cond)) {
+            note_contradiction(cond, here);
+            narrow(cond, here);
+          }
           if (here) {
             run(body, until, depth + 1);
             break;
@@ -1018,6 +1081,12 @@ void LauncherValues::narrow(TSNode condition, bool truth, int depth) {
     auto stated = dtype_.find(name);
     return parameter_tensor(name, stated != dtype_.end() ? json(stated->second) : json(nullptr));
   };
+  if (t == "identifier") {
+    // `if causal:` on the path: a flag the launcher was given is what the path needs.
+    std::string name = m_.text_of(condition);
+    if (auto held = env_.find(name); held != env_.end() && held->second.is_boolean()) held->second = truth;
+    return;
+  }
   if (t == "call" && m_.text_of(child(condition, "function")) == "isinstance") {
     TSNode args = child(condition, "arguments");
     TSNode subject = named_child(args, 0), types = named_child(args, 1);
@@ -1047,12 +1116,65 @@ void LauncherValues::narrow(TSNode condition, bool truth, int depth) {
   }
 }
 
+std::set<std::string> LauncherValues::defaults_read(TSNode e) const {
+  std::set<std::string> out;
+  if (from_defaults_.empty()) return out;
+  std::vector<TSNode> walk{e};
+  while (!walk.empty()) {
+    TSNode n = walk.back();
+    walk.pop_back();
+    if (is_type(n, "identifier")) {
+      if (auto d = from_defaults_.find(m_.text_of(n)); d != from_defaults_.end()) out.insert(d->second.begin(), d->second.end());
+      continue;
+    }
+    // `x.attr`: the object is read, the attribute's name is no variable.
+    if (is_type(n, "attribute")) {
+      walk.push_back(child(n, "object"));
+      continue;
+    }
+    each_named_child(n, [&](TSNode c) { walk.push_back(c); });
+  }
+  return out;
+}
+
+// On the launch's path `condition` is `truth`. Where the values computed from defaults say
+// otherwise, those defaults do not hold there; narrow() settles a test of a parameter itself
+// (`if causal:`, `bias is not None`), so only names computed from other defaults count.
+void LauncherValues::note_contradiction(TSNode condition, bool truth) {
+  if (from_defaults_.empty()) return;
+  int sizes_before = tally_->sizes_read;
+  auto v = eval(condition);
+  if (!v || check::truthy(*v) == truth || tally_->sizes_read > sizes_before) return;
+  // `if D <= 512: ... else: launch` with stand-in sizes: the sizes are off, not the defaults.
+  if (defaults_read(condition).count(kStandInSize)) return;
+  std::vector<TSNode> walk{condition};
+  while (!walk.empty()) {
+    TSNode n = walk.back();
+    walk.pop_back();
+    if (is_type(n, "identifier")) {
+      std::string id = m_.text_of(n);
+      auto d = from_defaults_.find(id);
+      if (d != from_defaults_.end() && d->second != std::set<std::string>{id})
+        contradicted_.insert(d->second.begin(), d->second.end());
+      continue;
+    }
+    if (is_type(n, "attribute")) {
+      walk.push_back(child(n, "object"));
+      continue;
+    }
+    each_named_child(n, [&](TSNode c) { walk.push_back(c); });
+  }
+}
+
 void LauncherValues::forget(TSNode target) {
   std::vector<TSNode> names{target};
   while (!names.empty()) {
     TSNode n = names.back();
     names.pop_back();
-    if (is_type(n, "identifier")) env_.erase(m_.text_of(n));
+    if (is_type(n, "identifier")) {
+      env_.erase(m_.text_of(n));
+      from_defaults_.erase(m_.text_of(n));
+    }
     each_named_child(n, [&](TSNode c) { names.push_back(c); });
   }
 }

@@ -212,6 +212,15 @@ class LauncherValues {
   std::shared_ptr<Tally> tally_ = std::make_shared<Tally>();  // shared with helpers
   TensorFactsCache* facts_ = nullptr;  // handed on to helpers: a helper called by many launches walks its body once
   std::map<std::string, nlohmann::json> env_;
+  // The parameters whose defaults each name's value was computed from (`manual = block_n is not
+  // None` reads block_n's). A launch whose path the defaults make impossible (`if use_autotune:
+  // ... else: k[grid](BLOCK_N=block_n)` with every block size defaulting to None) is reached only
+  // where a caller passed something else: those parameters' defaults say nothing there.
+  std::map<std::string, std::set<std::string>> from_defaults_;
+  std::set<std::string> contradicted_;  // defaults the path to the launch contradicts
+  std::set<std::string> undefaulted_;   // defaults left out (the evaluation run again without them)
+  std::set<std::string> defaults_read(TSNode e) const;
+  void note_contradiction(TSNode condition, bool truth);
   std::map<std::string, TSNode> assigned_;
   std::map<std::string, int> rank_;   // tensors' ranks as the launcher's code implies them
   std::map<std::string, nlohmann::json> shape_;  // whole shapes it states (`assert_size_stride(x, (4, 64), ...)`)
