@@ -115,7 +115,9 @@ CudaSource::CudaSource(std::string text) : text_(std::move(text)) {
   }
   tree_ = ts_parser_parse_string(parser_, nullptr, parsed.data(), static_cast<uint32_t>(parsed.size()));
   walk(root(), [&](TSNode c) {
-    if (is(c, "preproc_include") && is(field_of(c, "path"), "string_literal")) local_includes_.push_back(c);
+    if (!is(c, "preproc_include")) return;
+    has_includes_ = true;
+    if (is(field_of(c, "path"), "string_literal")) local_includes_.push_back(c);
   });
 
   // Names a node defines, looking through declarators and into containers.
@@ -635,6 +637,39 @@ void CudaSource::identifiers_in(TSNode n, std::set<std::string>& out) const {
   });
 }
 
+// `using namespace a::b;` names a namespace that the repository's headers open and the kernel
+// may need nothing of, so that none of them is emitted: an empty `namespace a { namespace b {} }`
+// before the directive lets it compile, and adds nothing where the namespace is open already
+// (namespaces are open). Not where the unit makes the name an alias (`namespace a = x::y;`).
+static std::string namespace_declared_for(const std::string& directive, const std::string& unit) {
+  static const std::regex form(R"(^using\s+namespace\s+([A-Za-z_]\w*(?:\s*::\s*[A-Za-z_]\w*)*)\s*;$)");
+  std::smatch m;
+  if (!std::regex_match(directive, m, form)) return "";
+  std::vector<std::string> parts;
+  std::string path = m[1].str();
+  for (size_t at = 0; at <= path.size();) {
+    size_t sep = std::min(path.find("::", at), path.size());
+    std::string part = path.substr(at, sep - at);
+    part.erase(0, part.find_first_not_of(" \t"));
+    part.erase(part.find_last_not_of(" \t") + 1);
+    parts.push_back(part);
+    at = sep + 2;
+  }
+  for (const auto& part : parts) {
+    std::string spelled = "namespace " + part;
+    for (size_t at = unit.find(spelled); at != std::string::npos; at = unit.find(spelled, at + 1)) {
+      size_t next = unit.find_first_not_of(" \t", at + spelled.size());
+      if (next != std::string::npos && unit[next] == '=') return "";
+    }
+  }
+  std::string open, close;
+  for (const auto& part : parts) {
+    open += "namespace " + part + " { ";
+    close += "}";
+  }
+  return open + close + "\n";
+}
+
 ExtractedKernel CudaSource::extract(const CudaKernelSite& site, const std::string& path, int line_offset,
                                     IncludeResolver* includes, const std::map<std::string, std::string>& build_defines) const {
   // The unit as the preprocessor would see it, as far as the repository holds its headers: each
@@ -715,13 +750,24 @@ ExtractedKernel CudaSource::extract(const CudaKernelSite& site, const std::strin
     if (f == home && !home_is_container) continue;
     for (const auto& n : item_of(f).defines) definers[n].push_back(f);
     if (item_of(f).kind != "container") continue;
-    for (const auto& [directive, header] : nested_includes(*flat[f].source, item_of(f).node, flat[f].path)) {
-      if (!header) continue;
-      for (const CudaItem& it : header->source->items_) {
+    // What the headers pasted into the container define, and the headers they include in turn
+    // (pasted_text pastes those too): `#else #include "pytorch_helper.hpp"` whose own
+    // `#include "common_helper.hpp"` defines the loop macro a kernel uses.
+    std::set<std::string> taken;
+    std::function<void(const IncludeResolver::Header&, int)> take_header = [&](const IncludeResolver::Header& header,
+                                                                               int depth) {
+      if (!taken.insert(header.path).second) return;
+      for (const CudaItem& it : header.source->items_) {
         for (const auto& n : it.defines) definers[n].push_back(f);
         header_mentions[f].insert(it.mentions.begin(), it.mentions.end());
       }
-    }
+      if (depth + 1 >= kMaxIncludeDepth) return;
+      for (TSNode c : header.source->local_includes_)
+        if (auto inner = includes->resolve(unquoted(header.source->text_of(field_of(c, "path"))), header.path))
+          take_header(*inner, depth + 1);
+    };
+    for (const auto& [directive, header] : nested_includes(*flat[f].source, item_of(f).node, flat[f].path))
+      if (header) take_header(*header, 1);
   }
 
   ExtractedKernel k;
@@ -812,6 +858,7 @@ ExtractedKernel CudaSource::extract(const CudaKernelSite& site, const std::strin
       }
     } else if (include || needed[f] || (instantiation.explicit_item && flat[f].source == this &&
                                           flat[f].item == instantiation.item)) {
+      if (item.kind == "using") out += namespace_declared_for(src.text_of(item.node), src.text_);
       // `struct S {...};` parses as the specifier followed by a lone `;` token.
       TSNode next = ts_node_next_sibling(item.node);
       out += (item.kind == "container" ? pasted_text(src, item.node, flat[f].path, 0) : src.text_of(item.node)) +
@@ -819,11 +866,9 @@ ExtractedKernel CudaSource::extract(const CudaKernelSite& site, const std::strin
     }
   }
   k.dependencies.insert(k.dependencies.end(), nested_pasted.begin(), nested_pasted.end());
-  // A unit with no #include at all is often a fragment another .cu includes after defining its
+  // A unit with no #include at all (not even inside an #if block) is often a fragment another .cu includes after defining its
   // types; a type it names that nothing defines marks it as such.
-  bool has_includes = false;
-  for (const auto& item : items_) has_includes = has_includes || item.kind == "include";
-  if (!has_includes) {
+  if (!has_includes_) {
     std::set<std::string> defined, reported;
     for (const auto& item : items_) defined.insert(item.defines.begin(), item.defines.end());
     walk(root(), [&](TSNode c) {  // template parameters are types in scope, not unresolved ones

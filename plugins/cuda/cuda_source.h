@@ -89,6 +89,7 @@ class CudaSource {
   // Every `#include "..."` of the unit in source order, at any depth (inside a namespace or an #if
   // block too): found once, looked up by byte range for each kernel extracted.
   std::vector<TSNode> local_includes_;
+  bool has_includes_ = false;  // any #include, inside containers too
 };
 
 }  // namespace mine
