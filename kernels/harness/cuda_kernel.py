@@ -404,6 +404,50 @@ def tensor_info_value(data, elements, index_type):
     return value
 
 
+# PyTorch's packed accessors (ATen/core/TensorAccessor.h), which extensions pass by value as
+# `tensor.packed_accessor64<scalar_t, 3, at::RestrictPtrTraits>()`: a data pointer, then N sizes
+# and N strides of the index type (int32 for the 32 form, int64 for the 64 form and by default).
+_ACCESSOR = re.compile(r"(?:^|::)(Generic)?PackedTensorAccessor(32|64)?\s*<\s*([^,<>]+?)\s*,\s*(\d+)\s*"
+                       r"(?:,\s*([^,<>]+?)\s*)?(?:,\s*([^,<>]+?)\s*)?>$")
+
+
+def packed_accessor(p):
+    """(element bytes, index ctypes type, rank) of a packed accessor parameter, else None."""
+    m = _ACCESSOR.search(p["type"]) if not p["pointer"] and not p["reference"] else None
+    if not m or int(m.group(4)) < 1:
+        return None
+    index = {"32": "int32_t", "64": "int64_t"}.get(m.group(2) or "", m.group(6) or "int64_t")
+    if index not in _SCALARS or _SCALARS[index][1]:
+        return None
+    return (_ELEMENT_BYTES.get(m.group(3), 4 if m.group(3) in _SCALARS else 8), _SCALARS[index][0], int(m.group(4)))
+
+
+def accessor_side(args, elements):
+    """The size of every dimension of every accessor of one launch: one size for all, so that a
+    size read from one accessor indexes the others in bounds, as large as the highest rank fits in
+    `elements` and at most INT_DEFAULT, the integers' stand-in."""
+    ranks = [detail[2] for kind, _, detail in args if kind == "accessor"]
+    if not ranks:
+        return 0
+    side = max(1, int(round(elements ** (1.0 / max(ranks)))))
+    while side ** max(ranks) > elements:
+        side -= 1
+    return max(1, min(INT_DEFAULT, side))
+
+
+def packed_accessor_value(data, side, index_type, rank):
+    """A contiguous accessor of `rank` dimensions of `side` elements each at `data`, laid out as
+    nvcc lays out the class (ctypes aligns fields as C does)."""
+    class Accessor(ctypes.Structure):
+        _fields_ = [("data", ctypes.c_uint64), ("sizes", index_type * rank), ("strides", index_type * rank)]
+    value = Accessor()
+    value.data = data
+    for d in range(rank):
+        value.sizes[d] = side
+        value.strides[d] = side ** (rank - 1 - d)
+    return value
+
+
 def plan_launch(spec):
     """Arguments, grid and block for one launch, and what was guessed: pointers get a zeroed
     buffer each, integers INT_DEFAULT (1 for names with 'stride', 0 for 'offset'), floats 1.0
@@ -419,6 +463,10 @@ def plan_launch(spec):
         info = tensor_info(p)
         if info:
             args.append(("tensor_info", p["name"], info))
+            continue
+        accessor = packed_accessor(p)
+        if accessor:
+            args.append(("accessor", p["name"], accessor))
             continue
         if p["reference"] or p["type"] in _HANDLES or (
                 not p["pointer"] and p["type"] not in _SCALARS and p["type"] not in _HALF_BITS):
@@ -448,7 +496,7 @@ def plan_launch(spec):
     block3 = spec.get("block") or [block, 1, 1]
     grid = spec.get("grid") or [max(1, math.ceil(biggest / block3[0])), 1, 1]
     return {"args": args, "elements": elements, "grid": list(grid), "block": list(block3), "guessed": guessed,
-            "grid_derived": not spec.get("grid")}
+            "grid_derived": not spec.get("grid"), "accessor_side": accessor_side(args, elements)}
 
 
 def _scalar_value(ctype, value):
@@ -577,6 +625,10 @@ def load_and_run(driver, cubin, symbol, spec, stage, row, mark=lambda stage: Non
                 ptr = driver.mem_alloc(plan["elements"] * detail[0])
                 buffers.append(ptr)
                 params.append(tensor_info_value(ptr, plan["elements"], detail[1]))
+            elif kind == "accessor":
+                ptr = driver.mem_alloc(plan["elements"] * detail[0])
+                buffers.append(ptr)
+                params.append(packed_accessor_value(ptr, plan["accessor_side"], detail[1], detail[2]))
             else:
                 params.append(_scalar_value(*detail))
         driver.synchronize()

@@ -3,6 +3,7 @@ code run against a stand-in driver (no GPU needed); with nvcc present, real comp
 tests/fixtures/cuda_check through run_bundle.py, and a whole run through the pool with the
 stand-in driver in the workers."""
 import ctypes
+import struct
 import importlib.util
 import json
 import os
@@ -119,6 +120,28 @@ class Parameters(unittest.TestCase):
             ck.plan_launch({"params": ["TensorInfo<float, float> bad"]})
 
 
+    def test_packed_accessor_arguments(self):
+        # `tensor.packed_accessor64<scalar_t, 3, at::RestrictPtrTraits>()` by value: a data pointer,
+        # then the sizes and strides of each dimension, one side for every accessor of the launch.
+        p = ck.plan_launch({"params": ["const at::PackedTensorAccessor64<scalar_t, 3, at::RestrictPtrTraits> p1",
+                                       "torch::PackedTensorAccessor32<float, 1, torch::RestrictPtrTraits> lengths",
+                                       "at::GenericPackedTensorAccessor<int, 2, at::DefaultPtrTraits, int32_t> idx",
+                                       "const int64_t K"]})
+        self.assertEqual([a[0] for a in p["args"]], ["accessor", "accessor", "accessor", "scalar"])
+        self.assertEqual(p["args"][0][2], (8, ctypes.c_int64, 3))
+        self.assertEqual(p["args"][1][2], (4, ctypes.c_int32, 1))
+        self.assertEqual(p["args"][2][2], (4, ctypes.c_int32, 2))
+        side = p["accessor_side"]
+        self.assertLessEqual(side ** 3, p["elements"])
+        self.assertEqual(side, min(ck.INT_DEFAULT, 101))  # (2^20)^(1/3) is about 101.6
+        acc = ck.packed_accessor_value(4096, 5, ctypes.c_int64, 3)
+        self.assertEqual(ctypes.sizeof(acc), 8 + 2 * 3 * 8)
+        self.assertEqual((acc.data, list(acc.sizes), list(acc.strides)), (4096, [5, 5, 5], [25, 5, 1]))
+        self.assertEqual(ctypes.sizeof(ck.packed_accessor_value(0, 5, ctypes.c_int32, 1)), 16)  # 8 + 4 + 4
+        self.assertIsNone(ck.packed_accessor({"type": "PackedTensorAccessor64<float, 2>", "pointer": True,
+                                              "reference": False}))
+
+
 class Diagnostics(unittest.TestCase):
     def test_usage_of_mangled_and_extern_c_entries(self):
         u = ck.ptxas_usage(USAGE, "vadd")
@@ -177,6 +200,16 @@ class LaunchWithStandIn(unittest.TestCase):
         self.assertEqual(driver.unloaded, 1)
         self.assertEqual((row["n_regs"], row["stage_reached"]), (FakeDriver.REGS, "run"))
         self.assertIsNotNone(row["run_ms"])
+
+    def test_accessors_reach_cuLaunchKernel_as_their_bytes(self):
+        driver = FakeDriver()
+        spec = {"params": ["at::PackedTensorAccessor32<float, 2, at::RestrictPtrTraits> a", "int n"]}
+        ck.load_and_run(driver, self.cubin, "k", spec, "run", {})
+        (_, _, _, _, (a, n)), = driver.launches
+        data, size0, size1, stride0, stride1 = struct.unpack("<Qiiii", a)
+        self.assertEqual(driver.allocations[data], ck.MIN_ELEMENTS * 4)
+        self.assertEqual((size0, size1, stride0, stride1), (ck.INT_DEFAULT, ck.INT_DEFAULT, ck.INT_DEFAULT, 1))
+        self.assertEqual(n, ck.INT_DEFAULT)
 
     def test_block_shrinks_to_the_kernels_thread_limit(self):
         # __launch_bounds__(THREADBLOCK_SIZE) of a macro the plan cannot read: the driver's limit

@@ -69,8 +69,9 @@ class FakeDriver:
         self.freed.append(ptr)
 
     def launch(self, fn, grid, block, shared_bytes, params):
-        # What the device would read: each value behind its pointer.
-        self.launches.append((fn, list(grid), list(block), shared_bytes, [p.value for p in params]))
+        # What the device would read: each value behind its pointer (a struct's bytes).
+        self.launches.append((fn, list(grid), list(block), shared_bytes,
+                              [p.value if hasattr(p, "value") else bytes(p) for p in params]))
 
     def synchronize(self):
         if self.fault and self.launches:
