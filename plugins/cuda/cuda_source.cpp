@@ -214,6 +214,7 @@ CudaSource::CudaSource(std::string text) : text_(std::move(text)) {
       auto t = type_of(n);
       if (t == "comment") continue;
       if (is_include_guard(n)) {
+        guarded_ = true;
         for (uint32_t j = 2; j < ts_node_named_child_count(n); ++j) {
           TSNode c = ts_node_named_child(n, j);
           if (is(c, "preproc_else") || is(c, "preproc_elif") || is(c, "comment")) continue;
@@ -726,7 +727,11 @@ ExtractedKernel CudaSource::extract(const CudaKernelSite& site, const std::strin
           pos = ts_node_end_byte(directive);
           if (!header || depth >= kMaxIncludeDepth) {
             s += src.text_of(directive);
-          } else if (expanded.insert(header->path).second) {
+          } else if (header->source->guarded_ ? !expanded.count(header->path)
+                                              : expanded.insert(header->path).second) {
+            // A guarded header goes in wherever a container includes it (`#ifdef A #include
+            // "a.h" #else #include "b.h"` whose a.h and b.h both include "common.h": the branch
+            // the build takes needs it); its guard keeps a second copy on one path empty.
             nested_pasted.push_back({src.text_of(field_of(directive, "path")), "include", header->path,
                               line_of(directive), ""});
             s += "\n" + pasted_text(*header->source, header->source->root(), header->path, depth + 1) + "\n";

@@ -90,6 +90,7 @@ class CudaSource {
   // block too): found once, looked up by byte range for each kernel extracted.
   std::vector<TSNode> local_includes_;
   bool has_includes_ = false;  // any #include, inside containers too
+  bool guarded_ = false;       // an include guard around the whole text
 };
 
 }  // namespace mine

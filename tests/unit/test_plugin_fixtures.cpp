@@ -73,3 +73,20 @@ TEST_CASE("cuda units take in the repository's headers they include", "[cuda][fi
 TEST_CASE("cuda units get the macros the repository's build calls define for their file", "[cuda][fixtures]") {
   check_fixture_tree("cuda", "cuda_build_defines", {".cu", ".cuh", ".py"});
 }
+
+TEST_CASE("a guarded header goes into each branch of an #if block that includes it", "[cuda][fixtures]") {
+  // src/ops/grid_loop.cuh: `#ifdef USE_OTHER_RUNTIME` and its `#else` each include a header that
+  // includes loop_helper.hpp; the branch the build takes (the #else) must hold the macro too.
+  fs::path dir = fs::path(MINE_FIXTURES_DIR) / "cuda_headers";
+  Scanner scanner(all_plugins(), ScanOptions{});
+  auto snap = scanner.extract(*open_source_tree(dir.string()), "cuda_headers");
+  const ExtractedKernel* scale = nullptr;
+  for (const auto& rec : snap.kernels)
+    if (rec.kernel.qualname == "scale_kernel") scale = &rec.kernel;
+  REQUIRE(scale != nullptr);
+  const std::string& text = scale->standalone;
+  size_t otherwise = text.find("\n#else\n");
+  REQUIRE(otherwise != std::string::npos);
+  CHECK(text.find("#define GRID_STRIDE_LOOP") < otherwise);
+  CHECK(text.find("#define GRID_STRIDE_LOOP", otherwise) != std::string::npos);
+}
