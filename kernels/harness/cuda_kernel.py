@@ -642,6 +642,29 @@ def load_and_run(driver, cubin, symbol, spec, stage, row, mark=lambda stage: Non
         driver.unload(module)
 
 
+# Macros the toolkit's headers once left defined, which code written against those toolkits uses:
+# CUDA 13's cuda_fp16.h and cuda_bf16.h #undef `__CUDA_ALIGN__` at their end, so TensorRT-LLM's
+# `typedef struct __CUDA_ALIGN__(8) {...} bf16_4_t;` (vendored by many repositories) no longer
+# compiles. Each is defined again, where the unit does not define it, before its first use.
+_TOOLKIT_MACROS = {"__CUDA_ALIGN__": "#define __CUDA_ALIGN__(n) __align__(n)"}
+
+
+def toolkit_ports(text):
+    """(text, names of the macros defined again) for a unit; see _TOOLKIT_MACROS."""
+    ported = []
+    for name, definition in _TOOLKIT_MACROS.items():
+        if re.search(r"#\s*define\s+%s\b" % name, text):
+            continue
+        for use in re.finditer(r"^[^\n]*\b%s\s*\(" % name, text, re.M):
+            before = text[:use.start()].rstrip("\n")
+            if before.endswith("\\"):  # inside a multi-line #define: not a place for a directive
+                continue
+            text = text[:use.start()] + "#ifndef %s\n%s\n#endif\n" % (name, definition) + text[use.start():]
+            ported.append(name)
+            break
+    return text, ported
+
+
 def run_task(task, row, driver_factory, mark=lambda stage: None):
     """Compile (and load/run) one CUDA kernel of the bundle, filling `row`; raises on failure
     with row["stage_reached"] naming the stage that failed and row["error_class"] set when
@@ -655,11 +678,21 @@ def run_task(task, row, driver_factory, mark=lambda stage: None):
         raise FileNotFoundError("nvcc not found ($CUDA_HOME/bin, $PATH, /usr/local/cuda/bin)")
     scratch = task["scratch"]
     unit = os.path.join(scratch, os.path.basename(spec["module"]))
-    shutil.copyfile(source, unit)
     timeout = float(os.environ.get("MINE_TASK_TIMEOUT", "60")) * 0.9
     mem_limit = int(os.environ.get("MINE_MEM_LIMIT_MB", "0") or 0)
     with open(source, errors="replace") as f:
-        text = f.read()
+        text, ported = toolkit_ports(f.read())
+    if ported:
+        # Checked as ported, the port stored with the result (as Triton's ports are).
+        row["module_checked"] = "ported"
+        row["port"] = {"of": "standalone", "source": text,
+                       "rewrites": [{"move": "cuda.toolkit_macro", "old": n, "new": _TOOLKIT_MACROS[n], "count": 1}
+                                    for n in ported]}
+
+    def write_unit():
+        with open(unit, "w") as f:
+            f.write(text)
+    write_unit()
     params = [parse_param(d) for d in spec.get("params") or []]
     probe = param_probe(text, spec["entry"], len(params)) if stage == "run" and unknown_scalars(params) else None
     if probe:
@@ -668,7 +701,7 @@ def run_task(task, row, driver_factory, mark=lambda stage: None):
     code, output, ms, cubin = compile_cubin(nvcc, unit, task["arch"], scratch, timeout, mem_limit)
     if probe and code not in (0, None):
         # The probe must never be why a unit fails: compile the unit as it was.
-        shutil.copyfile(source, unit)
+        write_unit()
         probe = None
         code, output, ms, cubin = compile_cubin(nvcc, unit, task["arch"], scratch, timeout, mem_limit)
     if code != 0:

@@ -104,15 +104,18 @@ CudaSource::CudaSource(std::string text) : text_(std::move(text)) {
   }
   // `struct __align__(16) STile {...}`: the grammar takes `__align__` for the struct's name, and the
   // struct for a function. The parse reads the text with each `__align__(...)` blanked (same
-  // length, so every node's bytes are the original's, which the standalone keeps).
+  // length, so every node's bytes are the original's, which the standalone keeps); the toolkit's
+  // `__CUDA_ALIGN__(8)` (TensorRT-LLM's `typedef struct __CUDA_ALIGN__(8) {...} name;`) alike.
   std::string parsed = text_;
-  for (size_t at = parsed.find("__align__"); at != std::string::npos; at = parsed.find("__align__", at + 1)) {
-    size_t open = parsed.find_first_not_of(" \t", at + 9);
-    if (open == std::string::npos || parsed[open] != '(') continue;
-    size_t close = parsed.find(')', open);
-    if (close == std::string::npos || parsed.find('\n', open) < close) continue;
-    std::fill(parsed.begin() + static_cast<std::ptrdiff_t>(at), parsed.begin() + static_cast<std::ptrdiff_t>(close) + 1, ' ');
-  }
+  for (std::string_view word : {std::string_view("__align__"), std::string_view("__CUDA_ALIGN__")})
+    for (size_t at = parsed.find(word); at != std::string::npos; at = parsed.find(word, at + 1)) {
+      size_t open = parsed.find_first_not_of(" \t", at + word.size());
+      if (open == std::string::npos || parsed[open] != '(') continue;
+      size_t close = parsed.find(')', open);
+      if (close == std::string::npos || parsed.find('\n', open) < close) continue;
+      std::fill(parsed.begin() + static_cast<std::ptrdiff_t>(at), parsed.begin() + static_cast<std::ptrdiff_t>(close) + 1,
+                ' ');
+    }
   tree_ = ts_parser_parse_string(parser_, nullptr, parsed.data(), static_cast<uint32_t>(parsed.size()));
   walk(root(), [&](TSNode c) {
     if (!is(c, "preproc_include")) return;

@@ -142,6 +142,20 @@ class Parameters(unittest.TestCase):
                                               "reference": False}))
 
 
+class ToolkitPorts(unittest.TestCase):
+    def test_cuda_align_is_defined_again_before_its_first_use(self):
+        unit = ("#include <cuda_fp16.h>\n#define PAIR(a) \\\n  __CUDA_ALIGN__(a)\n"
+                "typedef struct __CUDA_ALIGN__(8) {\n  __half x, y, z, w;\n} half4_t;\n")
+        ported, names = ck.toolkit_ports(unit)
+        self.assertEqual(names, ["__CUDA_ALIGN__"])
+        # Not inside the multi-line #define, but before the typedef that uses it.
+        self.assertIn("#define PAIR(a) \\\n  __CUDA_ALIGN__(a)\n#ifndef __CUDA_ALIGN__\n"
+                      "#define __CUDA_ALIGN__(n) __align__(n)\n#endif\ntypedef struct __CUDA_ALIGN__(8) {", ported)
+        self.assertEqual(ck.toolkit_ports("struct __align__(8) A { int x; };\n"), ("struct __align__(8) A { int x; };\n", []))
+        own = "#define __CUDA_ALIGN__(n) alignas(n)\nstruct __CUDA_ALIGN__(8) B { int x; };\n"
+        self.assertEqual(ck.toolkit_ports(own), (own, []))
+
+
 class Diagnostics(unittest.TestCase):
     def test_usage_of_mangled_and_extern_c_entries(self):
         u = ck.ptxas_usage(USAGE, "vadd")
