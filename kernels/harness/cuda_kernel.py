@@ -645,7 +645,8 @@ def load_and_run(driver, cubin, symbol, spec, stage, row, mark=lambda stage: Non
 # Macros the toolkit's headers once left defined, which code written against those toolkits uses:
 # CUDA 13's cuda_fp16.h and cuda_bf16.h #undef `__CUDA_ALIGN__` at their end, so TensorRT-LLM's
 # `typedef struct __CUDA_ALIGN__(8) {...} bf16_4_t;` (vendored by many repositories) no longer
-# compiles. Each is defined again, where the unit does not define it, before its first use.
+# compiles. Each is defined again, where the unit does not define it, before each line using it
+# (a header included between two uses #undefs it again).
 _TOOLKIT_MACROS = {"__CUDA_ALIGN__": "#define __CUDA_ALIGN__(n) __align__(n)"}
 
 
@@ -655,14 +656,38 @@ def toolkit_ports(text):
     for name, definition in _TOOLKIT_MACROS.items():
         if re.search(r"#\s*define\s+%s\b" % name, text):
             continue
+        guard = "#ifndef %s\n%s\n#endif\n" % (name, definition)
+        out, last = [], 0
         for use in re.finditer(r"^[^\n]*\b%s\s*\(" % name, text, re.M):
-            before = text[:use.start()].rstrip("\n")
-            if before.endswith("\\"):  # inside a multi-line #define: not a place for a directive
+            if text[:use.start()].rstrip("\n").endswith("\\"):  # inside a multi-line #define
                 continue
-            text = text[:use.start()] + "#ifndef %s\n%s\n#endif\n" % (name, definition) + text[use.start():]
+            out += [text[last:use.start()], guard]
+            last = use.start()
+        if out:
+            text = "".join(out) + text[last:]
             ported.append(name)
-            break
     return text, ported
+
+
+# CCCL 3 (CUDA 13) removed CUB's own operators `cub::Sum`, `cub::Max` and `cub::Min`, which
+# block reductions of every toolkit before used (`BlockReduce(tmp).Reduce(v, cub::Sum())`); libcu++
+# has them as `cuda::std::plus<>`, `cuda::maximum<>` and `cuda::minimum<>`. After the unit's last
+# CUB include they are given back under their old names, only where CCCL is 3 or later.
+_CUB_OPERATORS = {"Sum": "::cuda::std::plus<>", "Max": "::cuda::maximum<>", "Min": "::cuda::minimum<>"}
+_CUB_INCLUDE = re.compile(r"^[ \t]*#[ \t]*include[ \t]*<cub/[^>]*>[^\n]*\n", re.M)
+
+
+def cub_operator_ports(text):
+    """(text, the operators given back) for a unit; see _CUB_OPERATORS."""
+    used = [n for n in _CUB_OPERATORS if re.search(r"\bcub::%s\s*[({]" % n, text)]
+    includes = list(_CUB_INCLUDE.finditer(text))
+    if not used or not includes:
+        return text, []
+    aliases = " ".join("using %s = %s;" % (n, _CUB_OPERATORS[n]) for n in used)
+    shim = ("#if defined(CCCL_MAJOR_VERSION) && CCCL_MAJOR_VERSION >= 3\n#include <cuda/functional>\n"
+            "#include <cuda/std/functional>\nnamespace cub { %s }\n#endif\n" % aliases)
+    at = includes[-1].end()
+    return text[:at] + shim + text[at:], ["cub::" + n for n in used]
 
 
 def run_task(task, row, driver_factory, mark=lambda stage: None):
@@ -682,12 +707,15 @@ def run_task(task, row, driver_factory, mark=lambda stage: None):
     mem_limit = int(os.environ.get("MINE_MEM_LIMIT_MB", "0") or 0)
     with open(source, errors="replace") as f:
         text, ported = toolkit_ports(f.read())
+    text, operators = cub_operator_ports(text)
+    definitions = dict(_TOOLKIT_MACROS, **{"cub::" + n: _CUB_OPERATORS[n] for n in _CUB_OPERATORS})
+    ported += operators
     if ported:
         # Checked as ported, the port stored with the result (as Triton's ports are).
         row["module_checked"] = "ported"
         row["port"] = {"of": "standalone", "source": text,
-                       "rewrites": [{"move": "cuda.toolkit_macro", "old": n, "new": _TOOLKIT_MACROS[n], "count": 1}
-                                    for n in ported]}
+                       "rewrites": [{"move": "cuda.cub_operator" if n.startswith("cub::") else "cuda.toolkit_macro",
+                                     "old": n, "new": definitions[n], "count": 1} for n in ported]}
 
     def write_unit():
         with open(unit, "w") as f:

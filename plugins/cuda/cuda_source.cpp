@@ -31,6 +31,38 @@ bool has_token(TSNode n, std::string_view token, const std::string& text) {
   return false;
 }
 
+// Macros an nvcc build for Linux leaves undefined: other platforms' and compilers' (`_WIN32`,
+// `_MSC_VER`, HIP's), and PyTorch's `USE_ROCM`, which only its ROCm builds define.
+bool undefined_under_nvcc(const std::string& macro) {
+  static const std::set<std::string> names = {"_WIN32", "_WIN64", "_MSC_VER", "__APPLE__", "__HIPCC__", "__HIP__",
+                                              "__HIP_PLATFORM_AMD__", "__HIP_PLATFORM_HCC__", "__HIP_DEVICE_COMPILE__",
+                                              "USE_ROCM"};
+  return names.count(macro) > 0;
+}
+
+// `#ifndef _WIN32 / #include <sys/sysinfo.h> / #endif`: an #if block of nothing but includes of
+// headers nvcc finds. It defines no name a kernel could need, yet what it includes is used as the
+// unit's own includes are, so it goes into every standalone of the unit as they do.
+bool includes_only(TSNode n, int depth = 0) {
+  if (depth > 8) return false;
+  TSNode condition = ts_node_child_by_field_name(n, "condition", 9);
+  TSNode name = ts_node_child_by_field_name(n, "name", 4);
+  int includes = 0;
+  for (uint32_t i = 0; i < ts_node_named_child_count(n); ++i) {
+    TSNode c = ts_node_named_child(n, i);
+    if (ts_node_eq(c, condition) || ts_node_eq(c, name) || is(c, "comment")) continue;
+    if (is(c, "preproc_else") || is(c, "preproc_elif")) {
+      if (!includes_only(c, depth + 1)) return false;
+      continue;
+    }
+    if (!is(c, "preproc_include")) return false;
+    TSNode path = ts_node_child_by_field_name(c, "path", 4);
+    if (!is(path, "system_lib_string")) return false;
+    ++includes;
+  }
+  return includes > 0 || depth > 0;
+}
+
 bool is_container(TSNode n) {
   auto t = type_of(n);
   return t == "namespace_definition" || t == "linkage_specification" || t == "preproc_if" ||
@@ -234,6 +266,38 @@ CudaSource::CudaSource(std::string text) : text_(std::move(text)) {
   };
   add_items(root());
 
+  // Whether nvcc finds every header the block includes in a branch this build may take: the
+  // branch of `#ifndef USE_ROCM` is, its `#else` (hipcub) is not (see undefined_under_nvcc).
+  std::function<bool(TSNode, int)> finds_all = [&](TSNode block, int depth) -> bool {
+    if (depth > 8) return false;
+    // Whether the block's own branch is taken: 1 yes, 0 no, -1 cannot tell.
+    int taken = -1;
+    TSNode condition = field_of(block, "condition");
+    if (is(block, "preproc_ifdef")) {
+      bool ifdef = text_of(block).rfind("#ifdef", 0) == 0;
+      if (undefined_under_nvcc(text_of(field_of(block, "name")))) taken = ifdef ? 0 : 1;
+    } else if (!ts_node_is_null(condition)) {
+      TSNode c = condition;
+      bool negated = false;
+      if (is(c, "unary_expression") && text_of(field_of(c, "operator")) == "!") {
+        negated = true;
+        c = field_of(c, "argument");
+      }
+      TSNode macro = is(c, "preproc_defined") ? ts_node_named_child(c, 0) : is(c, "identifier") ? c : TSNode{};
+      if (!ts_node_is_null(macro) && undefined_under_nvcc(text_of(macro))) taken = negated ? 1 : 0;
+    }
+    for (uint32_t i = 0; i < ts_node_named_child_count(block); ++i) {
+      TSNode c = ts_node_named_child(block, i);
+      if (is(c, "preproc_else") || is(c, "preproc_elif")) {
+        if (taken != 1 && !finds_all(c, depth + 1)) return false;
+      } else if (is(c, "preproc_include") && taken != 0) {
+        std::string quoted = text_of(field_of(c, "path"));
+        std::string bare = quoted.size() > 2 ? quoted.substr(1, quoted.size() - 2) : quoted;
+        if (!toolkit_header(bare) && !torch_header(bare)) return false;
+      }
+    }
+    return true;
+  };
   for (size_t i = 0; i < items_.size(); ++i) {
     CudaItem& item = items_[i];
     TSNode n = item.node;
@@ -271,7 +335,8 @@ CudaSource::CudaSource(std::string text) : text_(std::move(text)) {
     } else if (t == "using_declaration") {
       item.kind = "using";
     } else if (is_container(n)) {
-      item.kind = "container";
+      item.kind = (is(n, "preproc_if") || is(n, "preproc_ifdef")) && includes_only(n) && finds_all(n, 0) ? "include_block"
+                                                                                                : "container";
     } else {
       item.kind = "other";
     }
@@ -830,7 +895,7 @@ ExtractedKernel CudaSource::extract(const CudaKernelSite& site, const std::strin
   for (size_t f = 0; f < flat.size(); ++f) {
     const CudaSource& src = *flat[f].source;
     const CudaItem& item = item_of(f);
-    bool include = item.kind == "include" || item.kind == "using";
+    bool include = item.kind == "include" || item.kind == "using" || item.kind == "include_block";
     if (f == home) {
       if (needed[f]) {
         out += pasted_text(src, item.node, flat[f].path, 0) + "\n";

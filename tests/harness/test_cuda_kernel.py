@@ -151,9 +151,42 @@ class ToolkitPorts(unittest.TestCase):
         # Not inside the multi-line #define, but before the typedef that uses it.
         self.assertIn("#define PAIR(a) \\\n  __CUDA_ALIGN__(a)\n#ifndef __CUDA_ALIGN__\n"
                       "#define __CUDA_ALIGN__(n) __align__(n)\n#endif\ntypedef struct __CUDA_ALIGN__(8) {", ported)
+        # Before each use: a toolkit header included between two uses #undefs it again.
+        twice, _ = ck.toolkit_ports("struct __CUDA_ALIGN__(4) A { int x; };\n#include <cuda_bf16.h>\n"
+                                    "struct __CUDA_ALIGN__(8) B { int y; };\n")
+        self.assertEqual(twice.count("#define __CUDA_ALIGN__(n) __align__(n)"), 2)
+        self.assertTrue(twice.startswith("#ifndef __CUDA_ALIGN__\n"))
+        self.assertIn("#include <cuda_bf16.h>\n#ifndef __CUDA_ALIGN__\n", twice)
         self.assertEqual(ck.toolkit_ports("struct __align__(8) A { int x; };\n"), ("struct __align__(8) A { int x; };\n", []))
         own = "#define __CUDA_ALIGN__(n) alignas(n)\nstruct __CUDA_ALIGN__(8) B { int x; };\n"
         self.assertEqual(ck.toolkit_ports(own), (own, []))
+
+
+    def test_cub_operators_are_given_back_after_the_last_cub_include(self):
+        unit = ("#include <cub/block/block_reduce.cuh>\n#ifndef USE_ROCM\n#include <cub/cub.cuh>\n#endif\n"
+                "__global__ void k(float* x) {\n  using R = cub::BlockReduce<float, 128>;\n"
+                "  __shared__ typename R::TempStorage t;\n  x[0] = R(t).Reduce(x[threadIdx.x], cub::Sum());\n"
+                "  x[1] = R(t).Reduce(x[threadIdx.x], cub::Max{});\n}\n")
+        ported, names = ck.cub_operator_ports(unit)
+        self.assertEqual(names, ["cub::Sum", "cub::Max"])
+        self.assertIn("#include <cub/cub.cuh>\n#if defined(CCCL_MAJOR_VERSION) && CCCL_MAJOR_VERSION >= 3\n", ported)
+        self.assertIn("namespace cub { using Sum = ::cuda::std::plus<>; using Max = ::cuda::maximum<>; }\n#endif\n#endif\n",
+                      ported)
+        self.assertEqual(ck.cub_operator_ports("x = cub::Sum();\n"), ("x = cub::Sum();\n", []))  # no CUB include
+        plain = "#include <cub/cub.cuh>\nusing S = cub::BlockScan<int, 32>;\n"
+        self.assertEqual(ck.cub_operator_ports(plain), (plain, []))
+
+    @unittest.skipUnless(ck.find_nvcc(), "nvcc not installed")
+    def test_cub_operators_compile_with_the_installed_toolkit(self):
+        unit = ("#include <cub/cub.cuh>\n__global__ void k(float* x) {\n  using R = cub::BlockReduce<float, 128>;\n"
+                "  __shared__ typename R::TempStorage t;\n  float v = R(t).Reduce(x[threadIdx.x], cub::Sum());\n"
+                "  if (threadIdx.x == 0) x[0] = v + R(t).Reduce(x[threadIdx.x], cub::Max());\n}\n")
+        with tempfile.TemporaryDirectory() as tmp:
+            src = os.path.join(tmp, "k.cu")
+            with open(src, "w") as f:
+                f.write(ck.cub_operator_ports(unit)[0])
+            code, output, _, _ = ck.compile_cubin(ck.find_nvcc(), src, "sm_90", tmp, 120)
+        self.assertEqual(code, 0, output)
 
 
 class Diagnostics(unittest.TestCase):
