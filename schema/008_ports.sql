@@ -5,9 +5,11 @@
 --   'kernel_only' the @triton.jit function with only what its body uses (the standalone could not
 --                 be imported: e.g. a 2024 Inductor header importing AttrsDescriptor);
 --   'ported'      the standalone or kernel-only module rewritten onto the installed Triton by the
---                 table of moved APIs (kernels/harness/triton_ports.py), after a missing_name.
--- A ported check is stored as two rows: the first outcome (its own form, then 'ported' follows)
--- and the ported one; check_latest therefore shows the ported outcome. rewrites: JSON list of
+--                 table of moved APIs (kernels/harness/triton_ports.py), after a missing_name; or a
+--                 CUDA standalone given back what the installed toolkit removed (a macro, CUB's
+--                 operators; kernels/harness/cuda_kernel.py), before its first compile.
+-- A ported Triton check is stored as two rows: the first outcome (its own form, then 'ported'
+-- follows) and the ported one (a CUDA port is one row); check_latest therefore shows the ported outcome. rewrites: JSON list of
 -- {move, old, new, count} applied for a 'ported' row, else [].
 ALTER TABLE check_results ADD COLUMN form TEXT NOT NULL DEFAULT 'standalone';
 ALTER TABLE check_results ADD COLUMN rewrites TEXT NOT NULL DEFAULT '[]';

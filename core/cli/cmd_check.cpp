@@ -274,13 +274,15 @@ int ingest(const std::string& db, const std::string& file, bool quiet) {
       std::cout << "stored " << paired.pairs << " PyTorch/Inductor pair" << (paired.pairs == 1 ? "" : "s") << " ("
                 << paired.kernels << " Inductor kernel occurrences in their output code, " << paired.links
                 << " links in module_pair_kernels)\n";
-    // A ported check is two rows (first outcome, ported outcome): say how the ports went.
+    // A Triton port is two rows (first outcome, ported outcome); a CUDA unit is ported before its
+    // first compile (toolkit macros, CUB operators): say how the ports went.
     size_t ported = 0, ported_ok = 0;
     for (const auto& r : rows)
       if (r.form == "ported") ++ported, ported_ok += r.status == "ok" ? 1 : 0;
     if (ported)
-      std::cout << "ported onto the checked Triton after a missing name: " << ported << " (" << ported_ok
-                << " ok); the first outcomes are stored too, ported sources in kernel_ports\n";
+      std::cout << "checked as ported: " << ported << " (" << ported_ok
+                << " ok); ported sources in kernel_ports, the rewrites in check_results (a Triton port's first "
+                   "outcome is stored too)\n";
   }
   return kExitOk;
 }
