@@ -50,7 +50,9 @@ class CudaStandalonesCompile(unittest.TestCase):
                 # A PyTorch extension's unit compiles where torch's headers are, as on the GPU machine.
                 if cuda_kernel.includes_torch(k["standalone"]) and not cuda_kernel.torch_include_flags():
                     self.skipTest("torch is not installed here: its headers are not either")
-                ok, errors = nvcc_cubin(k["standalone"], self.tmp.name, f"k{i}")
+                # Ported for the installed toolkit first, as the check's harness compiles it.
+                ported, _ = cuda_kernel.toolkit_ports(k["standalone"])
+                ok, errors = nvcc_cubin(cuda_kernel.cub_operator_ports(ported)[0], self.tmp.name, f"k{i}")
                 self.assertTrue(ok, errors + "\n--- standalone ---\n" + k["standalone"])
 
     def test_unused_definitions_stay_out(self):

@@ -32,7 +32,8 @@ LAUNCHED = {"act_kernel": "activation", "dequant_kernel": "dequantize", "scale_k
             "segment_sum": "segments", "block_quant": "quantize", "_sum_rows": "sum_rows",
             "amax_kernel": ("amax", "amax_any"), "half_scale_kernel": "half_scale",
             "norm_fwd_kernel": "NormFunction.forward", "norm_bwd_kernel": "NormFunction.backward",
-            "gated_scale_kernel": "gated_scale",
+            "gated_scale_kernel": "gated_scale", "tile_kernel": "tiled", "tile_kernel_tuned": "tiled",
+            "flagged_kernel": "flagged",
             # two test functions each define and launch their own `kernel`
             "kernel": ("test_fill", "test_negate")}
 
@@ -65,7 +66,7 @@ class ExportWithLauncher(unittest.TestCase):
     def test_records_hold_kernel_and_launcher(self):
         records, summary = self.export("--with-launcher")
         self.assertEqual({r["kernel_name"] for r in records}, set(LAUNCHED))
-        self.assertIn("written with their launcher: 58", summary)
+        self.assertIn("written with their launcher: 61", summary)
         for r in records:
             want = LAUNCHED[r["kernel_name"]]
             self.assertIn(r["launcher"], want if isinstance(want, tuple) else (want,), r["kernel_name"])
