@@ -31,6 +31,38 @@ bool has_token(TSNode n, std::string_view token, const std::string& text) {
   return false;
 }
 
+// Stand-ins for a template kernel's integer parameters (see instantiation_of): the check's
+// default block (the harness's DEFAULT_BLOCK) and a small count.
+const char* const kStandInThreads = "256";
+const char* const kStandInCount = "4";
+
+bool integral_type(const std::string& type) {
+  static const std::regex integral(
+      R"(^(const\s+)?((unsigned|signed)\s+)?(int|long|long\s+long|short|size_t|u?int(8|16|32|64)_t|unsigned|index_t)$)");
+  return std::regex_match(type, integral);
+}
+
+// Whether the kernel sizes its thread block by template parameter `name`:
+// `__launch_bounds__(BLOCK)`, `cub::BlockReduce<float, BLOCK>` (the thread count of CUB's
+// block-wide algorithms, their second argument).
+bool sizes_block(const std::string& kernel, const std::string& name) {
+  if (name.empty()) return false;
+  std::regex bounds("__launch_bounds__\\s*\\(\\s*" + name + "\\b");
+  std::regex cub_block("Block[A-Z]\\w*\\s*<\\s*[^,<>;]+,\\s*" + name + "\\s*[,>]");  // the thread count
+  return std::regex_search(kernel, bounds) || std::regex_search(kernel, cub_block);
+}
+
+// Whether `text` spells `name<` (a launch or instantiation of the template kernel `name`), not
+// only its definition `name(`.
+bool mentions_template_use(const std::string& text, const std::string& name) {
+  for (size_t at = text.find(name); at != std::string::npos; at = text.find(name, at + 1)) {
+    bool starts = at == 0 || !(std::isalnum(static_cast<unsigned char>(text[at - 1])) || text[at - 1] == '_');
+    size_t next = text.find_first_not_of(" \t", at + name.size());
+    if (starts && next != std::string::npos && text[next] == '<') return true;
+  }
+  return false;
+}
+
 // Macros an nvcc build for Linux leaves undefined: other platforms' and compilers' (`_WIN32`,
 // `_MSC_VER`, HIP's), and PyTorch's `USE_ROCM`, which only its ROCm builds define.
 bool undefined_under_nvcc(const std::string& macro) {
@@ -671,30 +703,44 @@ CudaSource::Instantiation CudaSource::instantiation_of(const CudaKernelSite& sit
   walk(root(), from_launches);
   if (!out.arguments_text.empty()) return out;
   // Defaults, before launches whose types are assumed: each parameter's own, a type parameter
-  // without one as float.
+  // without one as float. Integer parameters without a default take stand-ins only after the
+  // assumed launches, as the last resort: without them the kernel has no entry to run at all.
   TSNode params = field_of(site.node, "parameters");
-  std::string text;
-  bool ok = !ts_node_is_null(params);
-  for (uint32_t i = 0; ok && i < ts_node_named_child_count(params); ++i) {
-    TSNode p = ts_node_named_child(params, i);
-    TSNode d = field_of(p, "default_value");
-    if (ts_node_is_null(d)) d = field_of(p, "default_type");
-    if (!ts_node_is_null(d)) break;  // this one and the rest take their defaults
-    // A flag (`template <bool TRANSPOSE>`) has two values, and kernels are written for both. A
-    // type the kernel counts with (`IndexT col = indices[j]; counts + col`) is an integer.
-    bool flag = is(p, "parameter_declaration") && text_of(field_of(p, "type")) == "bool";
-    std::string piece = flag ? "false" : "";
-    if (is(p, "type_parameter_declaration")) piece = counts_with(site.node, template_parameter_name(site.node, i)) ? "int" : "float";
-    if (piece.empty()) ok = false;
-    else text += std::string(text.empty() ? "" : ", ") + piece;
-  }
-  if (ok) {
+  auto from_defaults = [&](bool integer_stand_ins) {
+    std::string text;
+    bool ok = !ts_node_is_null(params);
+    bool stood_in = false;
+    for (uint32_t i = 0; ok && i < ts_node_named_child_count(params); ++i) {
+      TSNode p = ts_node_named_child(params, i);
+      TSNode d = field_of(p, "default_value");
+      if (ts_node_is_null(d)) d = field_of(p, "default_type");
+      if (!ts_node_is_null(d)) break;  // this one and the rest take their defaults
+      // A flag (`template <bool TRANSPOSE>`) has two values, and kernels are written for both. A
+      // type the kernel counts with (`IndexT col = indices[j]; counts + col`) is an integer.
+      bool flag = is(p, "parameter_declaration") && text_of(field_of(p, "type")) == "bool";
+      std::string piece = flag ? "false" : "";
+      if (is(p, "type_parameter_declaration"))
+        piece = counts_with(site.node, template_parameter_name(site.node, i)) ? "int" : "float";
+      // An integer (`template <typename T, int64_t D>` a functor's dispatch chooses): the thread
+      // count where the kernel sizes its block by it, else a small count that fits vector widths
+      // and register arrays alike.
+      if (integer_stand_ins && is(p, "parameter_declaration") && integral_type(text_of(field_of(p, "type")))) {
+        piece = sizes_block(text_of(site.node), template_parameter_name(site.node, i)) ? kStandInThreads : kStandInCount;
+        stood_in = true;
+      }
+      if (piece.empty()) ok = false;
+      else text += std::string(text.empty() ? "" : ", ") + piece;
+    }
+    if (!ok) return false;
     out.arguments_text = text.empty() ? " " : text;
-    out.from = "with its parameters' defaults";
-    return out;
-  }
+    out.from = stood_in ? "with its parameters' defaults, integers as stand-ins" : "with its parameters' defaults";
+    out.stand_ins = stood_in;
+    return true;
+  };
+  if (from_defaults(false)) return out;
   assume_float = true;
   walk(root(), from_launches);
+  if (out.arguments_text.empty()) from_defaults(true);
   return out;
 }
 
@@ -854,6 +900,7 @@ ExtractedKernel CudaSource::extract(const CudaKernelSite& site, const std::strin
   // the arguments its launch in this unit gives, else its parameters' defaults (a type parameter
   // without one as float). The names the arguments use join the closure.
   Instantiation instantiation;
+  std::string stand_in_instantiation;
   if (is(site.node, "template_declaration")) {
     instantiation = instantiation_of(site, build_defines);
     identifiers_in(instantiation.arguments_node, own);
@@ -913,8 +960,10 @@ ExtractedKernel CudaSource::extract(const CudaKernelSite& site, const std::strin
         // is spelled `a::k`.
         std::string qualified = site.qualname;
         for (size_t at; (at = qualified.find("(anonymous)::")) != std::string::npos;) qualified.erase(at, 13);
-        out += "// instantiated " + instantiation.from + "\n" + "static void* const mine_instantiation_" + site.name +
-               " = (void*)&" + qualified + "<" + instantiation.arguments_text + ">;\n";
+        std::string line = "// instantiated " + instantiation.from + "\n" + "static void* const mine_instantiation_" +
+                           site.name + " = (void*)&" + qualified + "<" + instantiation.arguments_text + ">;\n";
+        if (instantiation.stand_ins) stand_in_instantiation = line;  // decided once the whole unit is out
+        else out += line;
       }
     } else if (item.kind == "include") {
       // Only headers nvcc can find go into the standalone; the others are named, and make the
@@ -968,10 +1017,15 @@ ExtractedKernel CudaSource::extract(const CudaKernelSite& site, const std::strin
   k.start_line = line_of(site.node) + line_offset;
   k.end_line = end_line_of(site.node) + line_offset;
   k.source = text_of(site.node);
+  // Integer stand-ins only where nothing the standalone holds instantiates the kernel (a host
+  // function's `k<T, VEC><<<...>>>` with the unit's explicit `template void launch<float>(...)`
+  // makes the entries the harness finds): they are a last resort for a kernel with no entry.
+  bool stand_in_dropped = !stand_in_instantiation.empty() && mentions_template_use(out, site.name);
+  if (!stand_in_instantiation.empty() && !stand_in_dropped) out += stand_in_instantiation;
   k.standalone = implied_includes(out) + out;
   k.meta["template"] = is(site.node, "template_declaration");
   if (k.meta["template"]) {
-    if (instantiation.explicit_item || !instantiation.arguments_text.empty())
+    if (instantiation.explicit_item || (!instantiation.arguments_text.empty() && !stand_in_dropped))
       k.meta["instantiated"] = {{"arguments", instantiation.arguments_text}, {"from", instantiation.from}};
     else
       k.meta["instantiated"] = nullptr;  // no launch, instantiation or defaults say how: no entry to run

@@ -71,6 +71,7 @@ class CudaSource {
     std::string arguments_text;  // else `128, float`, or " " for all defaults; empty: none found
     TSNode arguments_node{};     // the launch's argument list the text came from, if any
     std::string from;            // where the arguments came from, for meta
+    bool stand_ins = false;      // integer parameters given stand-ins (the last resort)
   };
   Instantiation instantiation_of(const CudaKernelSite& site, const std::map<std::string, std::string>& build_defines) const;
   bool counts_with(TSNode definition, const std::string& type, int depth = 0) const;
