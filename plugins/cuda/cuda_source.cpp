@@ -971,7 +971,10 @@ ExtractedKernel CudaSource::extract(const CudaKernelSite& site, const std::strin
       std::string header = *item.defines.begin();
       std::string bare = header.size() > 2 ? header.substr(1, header.size() - 2) : header;
       k.dependencies.push_back({header, "include", flat[f].path, line_in(f), ""});
-      if (torch_header(bare) || (item.local_include ? system_header(bare) : toolkit_header(bare))) {
+      // A quoted name the repository does not hold is searched for where `<...>` would be: the C
+      // and POSIX headers, and the C++ library's, whose names have no extension (`"cmath"`).
+      bool library = bare.find('.') == std::string::npos && bare.find('/') == std::string::npos;
+      if (torch_header(bare) || (item.local_include ? system_header(bare) || library : toolkit_header(bare))) {
         if (emitted_includes.insert(header).second) out += src.text_of(item.node) + "\n";
         k.external_modules.insert(bare);
       } else {
