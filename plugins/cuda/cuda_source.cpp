@@ -72,29 +72,6 @@ bool undefined_under_nvcc(const std::string& macro) {
   return names.count(macro) > 0;
 }
 
-// `#ifndef _WIN32 / #include <sys/sysinfo.h> / #endif`: an #if block of nothing but includes of
-// headers nvcc finds. It defines no name a kernel could need, yet what it includes is used as the
-// unit's own includes are, so it goes into every standalone of the unit as they do.
-bool includes_only(TSNode n, int depth = 0) {
-  if (depth > 8) return false;
-  TSNode condition = ts_node_child_by_field_name(n, "condition", 9);
-  TSNode name = ts_node_child_by_field_name(n, "name", 4);
-  int includes = 0;
-  for (uint32_t i = 0; i < ts_node_named_child_count(n); ++i) {
-    TSNode c = ts_node_named_child(n, i);
-    if (ts_node_eq(c, condition) || ts_node_eq(c, name) || is(c, "comment")) continue;
-    if (is(c, "preproc_else") || is(c, "preproc_elif")) {
-      if (!includes_only(c, depth + 1)) return false;
-      continue;
-    }
-    if (!is(c, "preproc_include")) return false;
-    TSNode path = ts_node_child_by_field_name(c, "path", 4);
-    if (!is(path, "system_lib_string")) return false;
-    ++includes;
-  }
-  return includes > 0 || depth > 0;
-}
-
 bool is_container(TSNode n) {
   auto t = type_of(n);
   return t == "namespace_definition" || t == "linkage_specification" || t == "preproc_if" ||
@@ -114,6 +91,11 @@ bool system_header(const std::string& header) {
   return standard.count(header) > 0 || std::regex_match(header, posix_sys);
 }
 
+// The C++ library's headers, named without extension or folder: <vector>, <cstdio>.
+bool library_header(const std::string& header) {
+  return header.find('.') == std::string::npos && header.find('/') == std::string::npos;
+}
+
 // Headers nvcc finds on its own: the CUDA toolkit's and the C/C++ standard library's. Anything
 // else lives in the repository or a third-party tree the standalone cannot see.
 bool toolkit_header(const std::string& header) {
@@ -122,8 +104,7 @@ bool toolkit_header(const std::string& header) {
       R"(cooperative_groups|cub/|thrust/|mma\.h|sm_\d+|device_|vector_|math_|crt/|texture_|surface_|driver_|host_|)"
       R"(channel_descriptor|common_functions|library_types|builtin_types)[\w/.]*$)");
   if (system_header(header)) return true;
-  if (header.find('.') == std::string::npos && header.find('/') == std::string::npos) return true;  // <vector>, <cstdio>
-  return std::regex_match(header, toolkit);
+  return library_header(header) || std::regex_match(header, toolkit);
 }
 
 // PyTorch's C++ headers (a CUDA extension's `torch/extension.h`, `ATen/cuda/CUDAContext.h`): not
@@ -298,16 +279,22 @@ CudaSource::CudaSource(std::string text) : text_(std::move(text)) {
   };
   add_items(root());
 
-  // Whether nvcc finds every header the block includes in a branch this build may take: the
-  // branch of `#ifndef USE_ROCM` is, its `#else` (hipcub) is not (see undefined_under_nvcc).
-  std::function<bool(TSNode, int)> finds_all = [&](TSNode block, int depth) -> bool {
+  // `#ifndef _WIN32 / #include <sys/sysinfo.h> / #endif`: an #if block of nothing but includes of
+  // headers nvcc finds, in every branch this build may take (`#ifndef USE_ROCM <cub> #else
+  // <hipcub>`: the #else is not; see undefined_under_nvcc). It defines no name a kernel could
+  // need, yet what it includes is used as the unit's own includes are, so it goes into every
+  // standalone of the unit as they do. Returns whether the block (its branches too) holds only
+  // `#include <...>` lines; `found` is cleared where a branch the build may take (`may_take`)
+  // includes a header nvcc does not find; `direct` counts the block's own includes.
+  std::function<bool(TSNode, int, bool, bool&, int&)> include_block = [&](TSNode block, int depth, bool may_take,
+                                                                            bool& found, int& direct) -> bool {
     if (depth > 8) return false;
+    TSNode condition = field_of(block, "condition"), name = field_of(block, "name");
     // Whether the block's own branch is taken: 1 yes, 0 no, -1 cannot tell.
     int taken = -1;
-    TSNode condition = field_of(block, "condition");
     if (is(block, "preproc_ifdef")) {
       bool ifdef = text_of(block).rfind("#ifdef", 0) == 0;
-      if (undefined_under_nvcc(text_of(field_of(block, "name")))) taken = ifdef ? 0 : 1;
+      if (undefined_under_nvcc(text_of(name))) taken = ifdef ? 0 : 1;
     } else if (!ts_node_is_null(condition)) {
       TSNode c = condition;
       bool negated = false;
@@ -320,13 +307,17 @@ CudaSource::CudaSource(std::string text) : text_(std::move(text)) {
     }
     for (uint32_t i = 0; i < ts_node_named_child_count(block); ++i) {
       TSNode c = ts_node_named_child(block, i);
+      if (ts_node_eq(c, condition) || ts_node_eq(c, name) || is(c, "comment")) continue;
       if (is(c, "preproc_else") || is(c, "preproc_elif")) {
-        if (taken != 1 && !finds_all(c, depth + 1)) return false;
-      } else if (is(c, "preproc_include") && taken != 0) {
-        std::string quoted = text_of(field_of(c, "path"));
-        std::string bare = quoted.size() > 2 ? quoted.substr(1, quoted.size() - 2) : quoted;
-        if (!toolkit_header(bare) && !torch_header(bare)) return false;
+        int inner = 0;
+        if (!include_block(c, depth + 1, may_take && taken != 1, found, inner)) return false;
+        continue;
       }
+      TSNode path = field_of(c, "path");
+      if (!is(c, "preproc_include") || !is(path, "system_lib_string")) return false;
+      ++direct;
+      std::string bare = unquoted(text_of(path));
+      if (may_take && taken != 0 && !toolkit_header(bare) && !torch_header(bare)) found = false;
     }
     return true;
   };
@@ -367,8 +358,12 @@ CudaSource::CudaSource(std::string text) : text_(std::move(text)) {
     } else if (t == "using_declaration") {
       item.kind = "using";
     } else if (is_container(n)) {
-      item.kind = (is(n, "preproc_if") || is(n, "preproc_ifdef")) && includes_only(n) && finds_all(n, 0) ? "include_block"
-                                                                                                : "container";
+      bool found = true;
+      int includes = 0;
+      item.kind = (is(n, "preproc_if") || is(n, "preproc_ifdef")) && include_block(n, 0, true, found, includes) &&
+                          found && includes > 0
+                      ? "include_block"
+                      : "container";
     } else {
       item.kind = "other";
     }
@@ -969,12 +964,12 @@ ExtractedKernel CudaSource::extract(const CudaKernelSite& site, const std::strin
       // Only headers nvcc can find go into the standalone; the others are named, and make the
       // kernel not self-contained, since whether it needs them cannot be told without them.
       std::string header = *item.defines.begin();
-      std::string bare = header.size() > 2 ? header.substr(1, header.size() - 2) : header;
+      std::string bare = unquoted(header);
       k.dependencies.push_back({header, "include", flat[f].path, line_in(f), ""});
       // A quoted name the repository does not hold is searched for where `<...>` would be: the C
-      // and POSIX headers, and the C++ library's, whose names have no extension (`"cmath"`).
-      bool library = bare.find('.') == std::string::npos && bare.find('/') == std::string::npos;
-      if (torch_header(bare) || (item.local_include ? system_header(bare) || library : toolkit_header(bare))) {
+      // and POSIX headers, and the C++ library's (`"cmath"`).
+      if (torch_header(bare) ||
+          (item.local_include ? system_header(bare) || library_header(bare) : toolkit_header(bare))) {
         if (emitted_includes.insert(header).second) out += src.text_of(item.node) + "\n";
         k.external_modules.insert(bare);
       } else {
