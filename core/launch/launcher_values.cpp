@@ -385,9 +385,10 @@ LauncherValues::LauncherValues(const PythonModule& m, TSNode function, uint32_t 
   for (const std::string& left_out : one_by_one) {
     undefaulted_ = left_out.empty() ? all : std::set<std::string>{left_out};
     contradicted_.clear();
+    // What run() and the parameters set; what ranks() read of the body (rank_, dtype_, shape_,
+    // counted_only_) holds for every evaluation.
     env_.clear();
     assigned_.clear();
-    shape_.clear();
     from_defaults_.clear();
     returned_.reset();
     stopped_ = false;
@@ -1116,15 +1117,16 @@ void LauncherValues::narrow(TSNode condition, bool truth, int depth) {
   }
 }
 
-std::set<std::string> LauncherValues::defaults_read(TSNode e) const {
-  std::set<std::string> out;
-  if (from_defaults_.empty()) return out;
+// Each name `e` reads that has defaults behind it in from_defaults_, with them.
+template <typename F>
+void LauncherValues::each_default_read(TSNode e, F&& f) const {
   std::vector<TSNode> walk{e};
   while (!walk.empty()) {
     TSNode n = walk.back();
     walk.pop_back();
     if (is_type(n, "identifier")) {
-      if (auto d = from_defaults_.find(m_.text_of(n)); d != from_defaults_.end()) out.insert(d->second.begin(), d->second.end());
+      std::string id = m_.text_of(n);
+      if (auto d = from_defaults_.find(id); d != from_defaults_.end()) f(id, d->second);
       continue;
     }
     // `x.attr`: the object is read, the attribute's name is no variable.
@@ -1134,6 +1136,12 @@ std::set<std::string> LauncherValues::defaults_read(TSNode e) const {
     }
     each_named_child(n, [&](TSNode c) { walk.push_back(c); });
   }
+}
+
+std::set<std::string> LauncherValues::defaults_read(TSNode e) const {
+  std::set<std::string> out;
+  if (from_defaults_.empty()) return out;
+  each_default_read(e, [&](const std::string&, const std::set<std::string>& d) { out.insert(d.begin(), d.end()); });
   return out;
 }
 
@@ -1147,23 +1155,9 @@ void LauncherValues::note_contradiction(TSNode condition, bool truth) {
   if (!v || check::truthy(*v) == truth || tally_->sizes_read > sizes_before) return;
   // `if D <= 512: ... else: launch` with stand-in sizes: the sizes are off, not the defaults.
   if (defaults_read(condition).count(kStandInSize)) return;
-  std::vector<TSNode> walk{condition};
-  while (!walk.empty()) {
-    TSNode n = walk.back();
-    walk.pop_back();
-    if (is_type(n, "identifier")) {
-      std::string id = m_.text_of(n);
-      auto d = from_defaults_.find(id);
-      if (d != from_defaults_.end() && d->second != std::set<std::string>{id})
-        contradicted_.insert(d->second.begin(), d->second.end());
-      continue;
-    }
-    if (is_type(n, "attribute")) {
-      walk.push_back(child(n, "object"));
-      continue;
-    }
-    each_named_child(n, [&](TSNode c) { walk.push_back(c); });
-  }
+  each_default_read(condition, [&](const std::string& id, const std::set<std::string>& d) {
+    if (d != std::set<std::string>{id}) contradicted_.insert(d.begin(), d.end());
+  });
 }
 
 void LauncherValues::forget(TSNode target) {

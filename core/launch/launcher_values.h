@@ -220,6 +220,8 @@ class LauncherValues {
   std::set<std::string> contradicted_;  // defaults the path to the launch contradicts
   std::set<std::string> undefaulted_;   // defaults left out (the evaluation run again without them)
   std::set<std::string> defaults_read(TSNode e) const;
+  template <typename F>
+  void each_default_read(TSNode e, F&& f) const;
   void note_contradiction(TSNode condition, bool truth);
   std::map<std::string, TSNode> assigned_;
   std::map<std::string, int> rank_;   // tensors' ranks as the launcher's code implies them
