@@ -690,6 +690,16 @@ def cub_operator_ports(text):
     return text[:at] + shim + text[at:], ["cub::" + n for n in used]
 
 
+def cuda_ports(text):
+    """(text, rewrites) of a unit ported onto the installed toolkit: its macros (toolkit_ports) and
+    CUB's operators (cub_operator_ports), each rewrite {move, old, new, count} as Triton's ports."""
+    text, macros = toolkit_ports(text)
+    text, operators = cub_operator_ports(text)
+    return text, ([{"move": "cuda.toolkit_macro", "old": n, "new": _TOOLKIT_MACROS[n], "count": 1} for n in macros] +
+                  [{"move": "cuda.cub_operator", "old": n, "new": _CUB_OPERATORS[n[len("cub::"):]], "count": 1}
+                   for n in operators])
+
+
 def run_task(task, row, driver_factory, mark=lambda stage: None):
     """Compile (and load/run) one CUDA kernel of the bundle, filling `row`; raises on failure
     with row["stage_reached"] naming the stage that failed and row["error_class"] set when
@@ -706,16 +716,11 @@ def run_task(task, row, driver_factory, mark=lambda stage: None):
     timeout = float(os.environ.get("MINE_TASK_TIMEOUT", "60")) * 0.9
     mem_limit = int(os.environ.get("MINE_MEM_LIMIT_MB", "0") or 0)
     with open(source, errors="replace") as f:
-        text, ported = toolkit_ports(f.read())
-    text, operators = cub_operator_ports(text)
-    definitions = dict(_TOOLKIT_MACROS, **{"cub::" + n: _CUB_OPERATORS[n] for n in _CUB_OPERATORS})
-    ported += operators
-    if ported:
+        text, rewrites = cuda_ports(f.read())
+    if rewrites:
         # Checked as ported, the port stored with the result (as Triton's ports are).
         row["module_checked"] = "ported"
-        row["port"] = {"of": "standalone", "source": text,
-                       "rewrites": [{"move": "cuda.cub_operator" if n.startswith("cub::") else "cuda.toolkit_macro",
-                                     "old": n, "new": definitions[n], "count": 1} for n in ported]}
+        row["port"] = {"of": "standalone", "source": text, "rewrites": rewrites}
 
     def write_unit():
         with open(unit, "w") as f:

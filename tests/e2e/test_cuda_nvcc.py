@@ -51,8 +51,7 @@ class CudaStandalonesCompile(unittest.TestCase):
                 if cuda_kernel.includes_torch(k["standalone"]) and not cuda_kernel.torch_include_flags():
                     self.skipTest("torch is not installed here: its headers are not either")
                 # Ported for the installed toolkit first, as the check's harness compiles it.
-                ported, _ = cuda_kernel.toolkit_ports(k["standalone"])
-                ok, errors = nvcc_cubin(cuda_kernel.cub_operator_ports(ported)[0], self.tmp.name, f"k{i}")
+                ok, errors = nvcc_cubin(cuda_kernel.cuda_ports(k["standalone"])[0], self.tmp.name, f"k{i}")
                 self.assertTrue(ok, errors + "\n--- standalone ---\n" + k["standalone"])
 
     def test_unused_definitions_stay_out(self):

@@ -176,6 +176,17 @@ class ToolkitPorts(unittest.TestCase):
         plain = "#include <cub/cub.cuh>\nusing S = cub::BlockScan<int, 32>;\n"
         self.assertEqual(ck.cub_operator_ports(plain), (plain, []))
 
+    def test_a_units_ports_are_rewrites_as_triton_ports_are(self):
+        unit = ("#include <cub/cub.cuh>\ntypedef struct __CUDA_ALIGN__(8) { float x, y; } f2_t;\n"
+                "__global__ void k(float* x) { x[0] = cub::Sum()(x[1], x[2]); }\n")
+        text, rewrites = ck.cuda_ports(unit)
+        self.assertEqual(rewrites, [
+            {"move": "cuda.toolkit_macro", "old": "__CUDA_ALIGN__", "new": "#define __CUDA_ALIGN__(n) __align__(n)",
+             "count": 1},
+            {"move": "cuda.cub_operator", "old": "cub::Sum", "new": "::cuda::std::plus<>", "count": 1}])
+        self.assertEqual(text, ck.cub_operator_ports(ck.toolkit_ports(unit)[0])[0])
+        self.assertEqual(ck.cuda_ports("__global__ void k() {}\n"), ("__global__ void k() {}\n", []))
+
     @unittest.skipUnless(ck.find_nvcc(), "nvcc not installed")
     def test_cub_operators_compile_with_the_installed_toolkit(self):
         unit = ("#include <cub/cub.cuh>\n__global__ void k(float* x) {\n  using R = cub::BlockReduce<float, 128>;\n"
