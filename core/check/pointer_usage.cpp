@@ -634,16 +634,18 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
         for (const auto& src : bases_of(address_of(load)))
           if (dst != src) out.copies.emplace_back(dst, src);
   }
-  // `x.to(tl.float8e4nv, bitcast=True)` of loaded values: Triton bitcasts only between types of
-  // one width, so the elements are that wide (a byte buffer read as fp8). Narrow widths only: the
-  // fp32 assumed for want of evidence is already 32 bits wide.
+  // `x.to(tl.float8e4nv, bitcast=True)` (or `x.cast(...)`, `tl.cast(x, ...)`) of loaded values:
+  // Triton bitcasts only between types of one width, so the elements are that wide (a byte buffer
+  // read as fp8). Narrow widths only: the fp32 assumed for want of evidence is already 32 bits wide.
   for_each_call(body, [&](TSNode n) {
     TSNode fn = field(n, "function");
     TSNode bitcast = keyword(n, "bitcast", m_);
-    if (!is_type(fn, "attribute") || m_.text_of(field(fn, "attribute")) != "to" || ts_node_is_null(bitcast) ||
-        m_.text_of(bitcast) != "True")
-      return;
-    TSNode target = argument(n, 0);
+    if (!is_type(fn, "attribute") || ts_node_is_null(bitcast) || m_.text_of(bitcast) != "True") return;
+    std::string method = m_.text_of(field(fn, "attribute"));
+    bool function_form = method == "cast" && op_name(n) == "cast";  // `tl.cast(x, dtype, ...)`
+    if (method != "to" && method != "cast") return;
+    TSNode value = function_form ? argument(n, 0) : field(fn, "object");
+    TSNode target = argument(n, function_form ? 1 : 0);
     if (ts_node_is_null(target)) target = keyword(n, "dtype", m_);
     if (ts_node_is_null(target)) return;
     auto q = m_.qualified_name(target);
@@ -658,7 +660,7 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
       TSNode cond = tested_expression(field(up, "condition"));
       if (is_type(cond, "identifier") && param_set.count(m_.text_of(cond))) return;
     }
-    for (TSNode load : loads_of(field(fn, "object")))
+    for (TSNode load : loads_of(value))
       for (const auto& p : bases_of(address_of(load)))
         set_dtype(p, byte ? "u8" : "i16", "loaded values bitcast to " + dtype);
   });

@@ -661,7 +661,8 @@ class Finder {
       if (!is_type(id, "identifier") || ts_node_start_byte(id) != begin || ts_node_end_byte(id) != end) continue;
       TSNode call = ts_node_parent(id);
       if (!is_type(call, "call") || !ts_node_eq(field(call, "function"), id)) continue;
-      TSNode caller{};
+      // A call in the module's own code (a `__main__` block) is evaluated over the module.
+      TSNode caller = m_.tree().root();
       for (TSNode n = ts_node_parent(call); !ts_node_is_null(n); n = ts_node_parent(n))
         if (is_type(n, "function_definition")) {
           caller = n;

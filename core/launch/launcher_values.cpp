@@ -168,6 +168,102 @@ std::optional<json> indexing_result(const json& self, const std::string& name, c
   return std::nullopt;
 }
 
+// torch's elementwise math, which keeps the shape and element type of the tensor it works on
+// (true division of integers aside); a name ending in `_` works in place and returns its tensor.
+bool elementwise_function(const std::string& name) {
+  static const std::set<std::string> kNames = {
+      "abs",   "neg",   "negative", "exp",   "exp2",      "expm1",     "log",    "log2",   "log1p",    "sqrt",
+      "rsqrt", "sigmoid", "tanh",   "relu",  "sin",       "cos",       "square", "sign",   "reciprocal", "clamp",
+      "clamp_min", "clamp_max", "clip", "pow", "mul",     "add",       "sub",    "div",    "true_divide", "floor",
+      "ceil",  "round", "trunc",    "nan_to_num", "masked_fill", "silu", "gelu",  "softmax", "log_softmax"};
+  if (kNames.count(name)) return true;
+  return name.size() > 1 && name.back() == '_' && kNames.count(name.substr(0, name.size() - 1));
+}
+
+// torch's reductions: the dimensions `dim` names go (or stay as 1 with `keepdim`), all of them
+// without `dim`.
+bool reduction_function(const std::string& name) {
+  static const std::set<std::string> kNames = {"sum", "nansum", "mean", "nanmean", "amax", "amin", "max", "min",
+                                               "prod", "std", "var", "norm", "logsumexp", "all", "any", "count_nonzero"};
+  return kNames.count(name) > 0;
+}
+
+// What an elementwise function or a reduction of `self` gives (`x.abs().amax(dim=1)` of a bf16
+// tensor is bf16, `mask.sum()` int64, `x.max(dim=1)` a pair of values and int64 indices); nullopt
+// for any other function. `args` are the arguments after the tensor.
+std::optional<json> derived_result(const json& self, const std::string& name, const std::vector<std::optional<json>>& args,
+                                   const std::map<std::string, std::optional<json>>& keywords) {
+  const json shape = known_shape(self) ? self["shape"] : json(nullptr);
+  const json& dtype = self["dtype"];
+  auto integral = [&] {
+    return dtype.is_string() && (dtype.get<std::string>()[0] == 'i' || dtype.get<std::string>()[0] == 'u');
+  };
+  auto stated = keywords.find("dtype");
+  bool stated_dtype = stated != keywords.end() && stated->second && LauncherValues::is_dtype(*stated->second);
+  if (elementwise_function(name)) {
+    if (name.back() == '_') return self;
+    if (stated_dtype) return tensor("", shape, (*stated->second)["$dtype"]);
+    bool divides = name == "div" || name == "true_divide";
+    bool rounds = keywords.count("rounding_mode") || (args.size() > 1 && args[1] && args[1]->is_string());
+    return tensor("", shape, divides && !rounds && integral() ? json("fp32") : dtype);
+  }
+  if (!reduction_function(name)) return std::nullopt;
+  auto k = keywords.find("dim");
+  std::optional<json> dim = k != keywords.end() ? k->second : (args.empty() ? std::nullopt : args[0]);
+  // `x.max(y)`, `torch.min(a, b)`: elementwise.
+  if (dim && LauncherValues::is_tensor(*dim) && (name == "max" || name == "min")) return tensor("", shape, dtype);
+  auto kd = keywords.find("keepdim");
+  bool keepdim = kd != keywords.end() ? kd->second && check::truthy(*kd->second)
+                                      : args.size() > 1 && args[1] && args[1]->is_boolean() && args[1]->get<bool>();
+  json out_dtype = stated_dtype                                                          ? (*stated->second)["$dtype"]
+                   : name == "all" || name == "any"                                      ? json("i1")
+                   : name == "count_nonzero"                                             ? json("i64")
+                   : (name == "sum" || name == "nansum" || name == "prod") && (integral() || dtype == "i1") ? json("i64")
+                                                                                         : dtype;
+  json out_shape = nullptr;
+  if (!dim || dim->is_null()) {
+    out_shape = json::array();
+  } else if (shape.is_array()) {
+    std::set<int64_t> gone;
+    bool ok = true;
+    for (const json& d : dim->is_array() ? *dim : json::array({*dim})) {
+      int64_t axis = is_int(d) ? normalized_axis(as_int(d), shape.size()) : -1;
+      ok = ok && axis >= 0 && axis < static_cast<int64_t>(shape.size());
+      if (ok) gone.insert(axis);
+    }
+    if (ok) {
+      out_shape = json::array();
+      for (size_t i = 0; i < shape.size(); ++i)
+        if (!gone.count(static_cast<int64_t>(i))) out_shape.push_back(shape[i]);
+        else if (keepdim) out_shape.push_back(1);
+    }
+  }
+  json values = tensor("", out_shape, out_dtype);
+  // `values, indices = x.max(dim=1)`; `.values` and `.indices` are read from the pair.
+  if ((name == "max" || name == "min") && dim && !dim->is_null()) return json::array({values, tensor("", out_shape, "i64")});
+  return values;
+}
+
+// `x * scale`, `-x`, `ids == pad` of a launcher's tensors: tensors again, of the broadcast shape
+// (the operand of more dimensions) and the type torch promotes to (a float scalar or true
+// division makes integers fp32; a comparison gives bools).
+json tensor_arithmetic(const json& a, const std::string& op, const json& b) {
+  bool ta = LauncherValues::is_tensor(a), tb = LauncherValues::is_tensor(b);
+  const json& first = ta ? a : b;
+  json shape = known_shape(first) ? first["shape"] : json(nullptr);
+  if (ta && tb && known_shape(b) && (!shape.is_array() || b["shape"].size() > shape.size())) shape = b["shape"];
+  static const std::set<std::string> kComparisons = {"<", "<=", ">", ">=", "==", "!="};
+  if (kComparisons.count(op)) return tensor("", shape, "i1");
+  if (op == "@") return tensor("", nullptr, first["dtype"]);
+  auto floating = [](const json& dt) { return dt.is_string() && dt.get<std::string>().rfind("fp", 0) == 0; };
+  json dtype = first["dtype"];
+  if (ta && tb && !floating(a["dtype"]) && floating(b["dtype"])) dtype = b["dtype"];
+  bool integral = dtype.is_string() && !floating(dtype);
+  bool float_scalar = (!ta && a.is_number_float()) || (!tb && b.is_number_float());
+  if (integral && (op == "/" || float_scalar)) dtype = "fp32";
+  return tensor("", shape, dtype);
+}
+
 int64_t dtype_bytes(const std::string& dt) {
   if (dt == "fp64" || dt == "i64" || dt == "u64") return 8;
   if (dt == "fp32" || dt == "i32" || dt == "u32") return 4;
@@ -202,6 +298,7 @@ uint32_t LauncherValues::named_count(TSNode n) const {
 }
 
 std::vector<ParameterNodes> LauncherValues::parameters(TSNode definition) const {
+  if (is_type(definition, "module")) return {};  // module-level code (see the constructor)
   return facts_ ? facts_->nodes.parameters(m_, definition) : parameter_nodes(m_, definition);
 }
 
@@ -243,9 +340,14 @@ LauncherValues::LauncherValues(const PythonModule& m, TSNode function, uint32_t 
       fork_budget_(std::move(fork_budget)),
       tally_(tally ? std::move(tally) : std::make_shared<Tally>()), facts_(facts) {
   if (ts_node_is_null(function)) return;
-  TSNode body = child(function, "body");
-  auto known = facts ? facts->find(body.id) : TensorFactsCache::iterator{};
-  if (facts && known != facts->end()) {
+  // The module itself, for a call in its own code (`if __name__ == "__main__":`): statements and
+  // no parameters, so nothing to read of their layouts.
+  bool module_level = is_type(function, "module");
+  TSNode body = module_level ? function : child(function, "body");
+  auto known = facts && !module_level ? facts->find(body.id) : TensorFactsCache::iterator{};
+  if (module_level) {
+    // rank_, dtype_ and the others describe parameters: empty.
+  } else if (facts && known != facts->end()) {
     rank_ = known->second.rank;
     dtype_ = known->second.dtype;
     widest_rank_ = known->second.widest_rank;
@@ -321,11 +423,14 @@ LauncherValues::LauncherValues(const PythonModule& m, TSNode function, uint32_t 
       auto allowed = allowed_dtypes_.find(name);
       bool handed_allowed = handed && allowed != allowed_dtypes_.end() && (*handed)["dtype"].is_string() &&
                             allowed->second.count((*handed)["dtype"].get<std::string>());
-      json dtype = handed_allowed               ? (*handed)["dtype"]
-                   : stated != dtype_.end()     ? json(stated->second)
-                   : !cast_inputs.empty()       ? json(cast_inputs)
-                   : handed                     ? (*handed)["dtype"]
-                                                : json(nullptr);
+      // Autocast casts floating tensors only: an integer tensor the caller hands keeps its type.
+      bool handed_integral = handed && (*handed)["dtype"].is_string() &&
+                             (*handed)["dtype"].get<std::string>().rfind("fp", 0) != 0;
+      json dtype = handed_allowed                             ? (*handed)["dtype"]
+                   : stated != dtype_.end()                   ? json(stated->second)
+                   : !cast_inputs.empty() && !handed_integral ? json(cast_inputs)
+                   : handed                                   ? (*handed)["dtype"]
+                                                              : json(nullptr);
       // `List[torch.Tensor]`, `Tuple[Tensor, ...]`: containers of tensors, not tensors.
       bool container = false;
       for (const char* c : {"List", "list", "Tuple", "tuple", "Sequence", "Dict", "dict", "Iterable"})
@@ -983,7 +1088,12 @@ void LauncherValues::run(TSNode block, uint32_t until, int depth, uint32_t start
       auto v = eval(named_child(s, 0));
       if (v && !check::truthy(*v)) ++tally_->failed_asserts;
     } else if (t == "for_statement") {
-      forget(child(s, "left"));
+      // `for bn, bm in CONFIGS:` over a sequence the launcher knows: the first pass binds the first
+      // element, the one a launch retried with smaller blocks on OutOfResources tries first.
+      TSNode left = child(s, "left");
+      auto sequence = eval(child(s, "right"));
+      forget(left);
+      if (sequence && sequence->is_array() && !sequence->empty()) assign(left, (*sequence)[0], TSNode{});
       run(child(s, "body"), until, depth + 1);
     } else if (t == "while_statement" || t == "with_statement") {
       run(child(s, "body"), until, depth + 1);
@@ -1356,6 +1466,9 @@ std::optional<json> LauncherValues::eval(TSNode e, int depth) const {
       return std::nullopt;
     }
     if (obj->is_object() && obj->contains(attr)) return (*obj)[attr];
+    // The named pair `torch.max(x, dim)`, `x.sort()` and `x.topk(k)` give.
+    if (obj->is_array() && obj->size() == 2 && is_tensor((*obj)[0]) && (attr == "values" || attr == "indices"))
+      return (*obj)[attr == "values" ? 0 : 1];
     return std::nullopt;
   }
   if (t == "subscript") {
@@ -1416,6 +1529,7 @@ std::optional<json> LauncherValues::eval(TSNode e, int depth) const {
   if (t == "unary_operator") {
     auto v = eval(child(e, "argument"), depth + 1);
     std::string op = m_.text_of(child(e, "operator"));
+    if (v && is_tensor(*v) && (op == "-" || op == "+")) return tensor_arithmetic(*v, "*", json(1));
     if (!v || !is_number(*v)) return std::nullopt;
     if (op == "-") return arithmetic(json(0), "-", *v);
     if (op == "+") return v;
@@ -1431,6 +1545,7 @@ std::optional<json> LauncherValues::eval(TSNode e, int depth) const {
     auto a = eval(child(e, "left"), depth + 1);
     auto b = eval(child(e, "right"), depth + 1);
     if (!a || !b) return std::nullopt;
+    if (is_tensor(*a) || is_tensor(*b)) return tensor_arithmetic(*a, m_.text_of(child(e, "operator")), *b);
     return arithmetic(*a, m_.text_of(child(e, "operator")), *b);
   }
   if (t == "boolean_operator") {
@@ -1452,6 +1567,8 @@ std::optional<json> LauncherValues::eval(TSNode e, int depth) const {
     }
     auto unknown_dtype = [](const json& v) { return is_dtype(v) && v["$dtype"].is_null(); };
     if (unknown_dtype(*a) || unknown_dtype(*b)) return std::nullopt;  // a dtype the code leaves open
+    if ((is_tensor(*a) || is_tensor(*b)) && op != "is" && op != "is not" && op != "in" && op != "not in")
+      return tensor_arithmetic(*a, op, *b);
     if (op == "is" || op == "==") return *a == *b;
     if (op == "is not" || op == "!=") return *a != *b;
     if (op == "in" && b->is_array()) {
@@ -1575,6 +1692,38 @@ std::optional<json> LauncherValues::call(TSNode n, int depth) const {
     }
     return out;
   }
+  // `torch.tensor([512, 1024], dtype=torch.int32)`: shaped as the data nests; typed as stated, else
+  // as torch types the data (int64 for integers, float32 once a float is among them, bool).
+  if (torch_fn && (last == "tensor" || last == "as_tensor") && !positional.empty()) {
+    auto data = arg(0);
+    json dt = dtype_of(keyword("dtype"));
+    if (data && is_tensor(*data)) return tensor("", (*data)["shape"], dt.is_null() ? (*data)["dtype"] : dt);
+    json shape = nullptr;
+    if (data) {
+      shape = json::array();
+      for (const json* level = &*data; level->is_array(); level = &(*level)[0]) {
+        shape.push_back(level->size());
+        if (level->empty()) break;
+      }
+    }
+    if (dt.is_null() && !keywords.count("dtype") && data) {
+      bool floats = false, bools = true, leaves = true;
+      std::vector<const json*> walk{&*data};
+      while (!walk.empty()) {
+        const json* v = walk.back();
+        walk.pop_back();
+        if (v->is_array()) {
+          for (const auto& x : *v) walk.push_back(&x);
+        } else {
+          leaves = leaves && (v->is_number() || v->is_boolean());
+          floats = floats || v->is_number_float();
+          bools = bools && v->is_boolean();
+        }
+      }
+      if (leaves) dt = floats ? "fp32" : bools ? "i1" : "i64";
+    }
+    return tensor("", shape, dt);
+  }
   // `dist.get_world_size(group)`, `dist.get_rank()`, `group.size()`: one GPU, rank 0.
   if (last == "get_world_size" || last == "get_rank") return json(last == "get_rank" ? 0 : 1);
   // Inductor's output code allocates with `empty_strided_cuda(size, stride, dtype)`.
@@ -1646,13 +1795,15 @@ std::optional<json> LauncherValues::call(TSNode n, int depth) const {
     return tensor("", count >= 0 ? json::array({count}) : json(nullptr), dt.is_null() ? json("i64") : dt);
   }
   // `torch.sort(x)`, `torch.cumsum(counts, 0)`: as the methods of the tensor.
-  if (torch_fn && !positional.empty() && indexing_function(last)) {
+  // `torch.amax(x, dim=1)`, `torch.abs(x)`: as the methods too.
+  if (torch_fn && !positional.empty() && (indexing_function(last) || elementwise_function(last) || reduction_function(last))) {
     if (auto self = arg(0); self && is_tensor(*self)) {
       std::vector<std::optional<json>> rest;
       for (size_t i = 1; i < positional.size(); ++i) rest.push_back(arg(i));
       std::map<std::string, std::optional<json>> named;
       for (const auto& [k, v] : keywords) named[k] = eval(v, depth + 1);
       if (auto r = indexing_result(*self, last, rest, named)) return r;
+      if (auto r = derived_result(*self, last, rest, named)) return r;
     }
   }
   if ((ends_with(callee, "next_power_of_2")) && positional.size() == 1) {
@@ -1803,6 +1954,7 @@ std::optional<json> LauncherValues::method(const json& self, const std::string& 
     }
   });
   if (auto r = indexing_result(self, name, args, keywords)) return r;
+  if (auto r = derived_result(self, name, args, keywords)) return r;
   bool shaped = known_shape(self);
   const json shape = shaped ? self["shape"] : json(nullptr);
   size_t rank = shaped ? shape.size() : 0;
