@@ -510,6 +510,20 @@ class Finder {
           if (!c) break;
           list = ts_node_named_child(list, check::truthy(*c) ? 0 : 2);
         }
+        // Each element of a splatted value is an argument.
+        auto spread = [&](const json& v, const std::string& text) {
+          for (size_t i = 0; i < v.size(); ++i) {
+            LaunchArgument a;
+            a.position = positions_known ? position++ : -1;
+            a.text = "(" + text + ")[" + std::to_string(i) + "]";
+            a.role = role_of(v[i], a);
+            a.nominal = v[i].is_number();
+            site.args.push_back(std::move(a));
+          }
+        };
+        auto handed = is_type(inner, "identifier") && ts_node_is_null(list)
+                          ? caller_->sequences.find(m_.text_of(inner))
+                          : caller_->sequences.end();
         if (is_type(list, "tuple") || is_type(list, "list")) {
           for_each_named_child(list, [&](TSNode e) {
             if (is_type(e, "comment")) return;
@@ -517,22 +531,18 @@ class Finder {
               add_argument(e, "", positions_known ? position++ : -1, values, site);
               return;
             }
-            // `[x, *out.stride(), n]`: each element of the splatted value is an argument.
+            // `[x, *out.stride(), n]`
             auto v = values.eval(ts_node_named_child(e, 0));
             if (!v || !v->is_array()) {
               site.complete = false;
               positions_known = false;
               return;
             }
-            for (size_t i = 0; i < v->size(); ++i) {
-              LaunchArgument a;
-              a.position = positions_known ? position++ : -1;
-              a.text = "(" + m_.text_of(e) + ")[" + std::to_string(i) + "]";
-              a.role = role_of((*v)[i], a);
-              a.nominal = (*v)[i].is_number();
-              site.args.push_back(std::move(a));
-            }
+            spread(*v, m_.text_of(e));
           });
+        } else if (handed != caller_->sequences.end()) {
+          // `def _launch(grid, args): k[grid](*args, ...)`: the tuple the launcher's caller hands it.
+          spread(handed->second, m_.text_of(inner));
         } else {
           site.complete = false;
           positions_known = false;
@@ -641,6 +651,7 @@ class Finder {
   // are called through objects and closures, have none.
   struct CallerValues {
     std::map<std::string, json> modes, tensors;
+    std::map<std::string, json> sequences;  // tuples of tensors and numbers, for `*args`
   };
   const CallerValues& caller_values(TSNode function) {
     static const CallerValues kNone;
@@ -673,6 +684,9 @@ class Finder {
       for (const auto& [param, v] : values.call_arguments(m_, function, call)) {
         if (LauncherValues::is_tensor(v) && v["dtype"].is_string()) slot->second.tensors[param] = v;
         else if (v.is_boolean() || v.is_string() || v.is_null()) slot->second.modes[param] = v;
+        else if (v.is_array() && !v.empty() &&
+                 std::all_of(v.begin(), v.end(), [](const json& x) { return LauncherValues::is_tensor(x) || x.is_number(); }))
+          slot->second.sequences[param] = v;
       }
       break;  // the first call decides
     }
