@@ -1699,6 +1699,9 @@ std::optional<json> LauncherValues::call(TSNode n, int depth) const {
     json dt = dtype_of(keyword("dtype"));
     if (data && is_tensor(*data)) return tensor("", (*data)["shape"], dt.is_null() ? (*data)["dtype"] : dt);
     json shape = nullptr;
+    // An empty list is one the launcher fills in later (`addrs.append(a.data_ptr())`): of no
+    // known length or type yet.
+    if (data && data->is_array() && data->empty()) data.reset();
     if (data) {
       shape = json::array();
       for (const json* level = &*data; level->is_array(); level = &(*level)[0]) {
@@ -1707,7 +1710,7 @@ std::optional<json> LauncherValues::call(TSNode n, int depth) const {
       }
     }
     if (dt.is_null() && !keywords.count("dtype") && data) {
-      bool floats = false, bools = true, leaves = true;
+      bool floats = false, bools = true, leaves = true, any = false;
       std::vector<const json*> walk{&*data};
       while (!walk.empty()) {
         const json* v = walk.back();
@@ -1715,12 +1718,13 @@ std::optional<json> LauncherValues::call(TSNode n, int depth) const {
         if (v->is_array()) {
           for (const auto& x : *v) walk.push_back(&x);
         } else {
+          any = true;
           leaves = leaves && (v->is_number() || v->is_boolean());
           floats = floats || v->is_number_float();
           bools = bools && v->is_boolean();
         }
       }
-      if (leaves) dt = floats ? "fp32" : bools ? "i1" : "i64";
+      if (leaves && any) dt = floats ? "fp32" : bools ? "i1" : "i64";
     }
     return tensor("", shape, dt);
   }
