@@ -467,11 +467,25 @@ std::map<std::string, nlohmann::json> selector_values(const PythonModule& m, TSN
   return out;
 }
 
-std::map<std::string, std::vector<nlohmann::json>> compared_literals(const PythonModule& m, TSNode body) {
+std::map<std::string, std::vector<nlohmann::json>> compared_literals(const PythonModule& m, TSNode body, int depth) {
   std::map<std::string, std::vector<nlohmann::json>> out;
   std::vector<std::pair<uint32_t, std::pair<std::string, nlohmann::json>>> found;  // the walk is not in order
   ConstantEvaluator literals(m, nullptr);
+  std::map<const FunctionSite*, std::map<std::string, std::vector<nlohmann::json>>> helpers;  // each read once
   for_each_node(body, [&](TSNode n) {
+    if (is_type(n, "call") && is_type(field(n, "function"), "identifier") && depth < 3) {
+      const FunctionSite* helper = module_function(m, m.text_of(field(n, "function")));
+      if (!helper) return;
+      auto known = helpers.find(helper);
+      if (known == helpers.end())
+        known = helpers.emplace(helper, compared_literals(m, field(helper->definition, "body"), depth + 1)).first;
+      for_each_call_argument(m, n, helper->definition, [&](const std::string& target, TSNode value) {
+        auto inner = known->second.find(target);
+        if (!is_type(value, "identifier") || inner == known->second.end()) return;
+        for (const auto& v : inner->second) found.push_back({ts_node_start_byte(value), {m.text_of(value), v}});
+      });
+      return;
+    }
     if (!is_type(n, "comparison_operator") || ts_node_named_child_count(n) != 2 || ts_node_child_count(n) != 3) return;
     std::string op = m.text_of(ts_node_child(n, 1));
     if (op != "==" && op != "!=") return;

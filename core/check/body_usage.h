@@ -87,8 +87,9 @@ std::set<std::string> defining_branch_flags(const PythonModule& m, TSNode body, 
 std::map<std::string, nlohmann::json> selector_values(const PythonModule& m, TSNode body, int depth = 0);
 
 // Each name compared with `==`/`!=` to integer or string literals, with those literals (distinct,
-// in source order), whatever its other uses.
-std::map<std::string, std::vector<nlohmann::json>> compared_literals(const PythonModule& m, TSNode body);
+// in source order), whatever its other uses; also where a jitted helper of the module it is handed
+// to compares its parameter so (`get_order(pid, SWIZZLE)` testing `SWIZZLE == "row"`).
+std::map<std::string, std::vector<nlohmann::json>> compared_literals(const PythonModule& m, TSNode body, int depth = 0);
 // Parameters the body indexes with integer literals (`stride_q[0]`, `res[1] + offs`): Triton takes
 // them as tuples. Parameter -> element count (the largest index + 1).
 std::map<std::string, int> tuple_parameters(const PythonModule& m, TSNode body, const std::set<std::string>& params);

@@ -134,6 +134,16 @@ MOVES = (
          "only annotations that name something imported from typing (or typing.X); tl.constexpr and "
          "tl.* annotations stay. Tried when the failure names typing, whatever the installed Triton "
          "resolves"),
+    Move("constexpr.str_default", "a jitted helper's `NAME: tl.constexpr = \"row\"` (a string default a call "
+         "leaves out)", "NAME: tl.constexpr = tl.constexpr(\"row\")", None, None,
+         "Triton 3.x's code generator wraps the defaults a call of a jitted function leaves out in "
+         "constexpr only for dtypes, numbers, bools and jitted functions (`call_JitFunction`); a "
+         "string default reaches the callee raw and answers \"AttributeError: 'str' object has no "
+         "attribute 'type'\"",
+         "only string literal defaults of parameters annotated constexpr in functions whose decorators "
+         "mention jit; tried when a check fails with missing_name, whatever the installed Triton "
+         "resolves (a constexpr a caller passes explicitly is one already, so the rewrite changes "
+         "nothing else)"),
     Move("AttrsDescriptor", "from triton.compiler.compiler import AttrsDescriptor", None, "3.3", None,
          "triton-lang/triton#4734 (refactored, Triton 3.2), triton-lang/triton#6080 (gone in 3.3)",
          "Inductor headers only: the kernel-only form (`module_checked: kernel_only`) leaves it out"),
@@ -604,6 +614,31 @@ def _port_constexpr_function_callees(source):
     return "\n".join(lines), len(found)
 
 
+def _port_string_defaults(source):
+    """`DIRECTION: tl.constexpr = "lower"` of a jitted function -> `DIRECTION: tl.constexpr =
+    tl.constexpr("lower")`, spelled with the parameter's own annotation: (text, count)."""
+    import ast
+    tree = _parsed(source)
+    if tree is None:
+        return source, 0
+    edits = _ByteEdits(source)
+    for fn in _jitted_functions(tree):
+        a = fn.args
+        positional = a.posonlyargs + a.args
+        pairs = list(zip(positional[len(positional) - len(a.defaults):], a.defaults))
+        pairs += [(arg, d) for arg, d in zip(a.kwonlyargs, a.kw_defaults) if d is not None]
+        for arg, default in pairs:
+            if (arg.annotation is None or not ast.unparse(arg.annotation).endswith("constexpr")
+                    or not isinstance(default, ast.Constant) or not isinstance(default.value, str)):
+                continue
+            ann = edits.data[edits.at(arg.annotation.lineno, arg.annotation.col_offset):
+                             edits.at(arg.annotation.end_lineno, arg.annotation.end_col_offset)]
+            begin = edits.at(default.lineno, default.col_offset)
+            end = edits.at(default.end_lineno, default.end_col_offset)
+            edits.replace(begin, end, ann + b"(" + edits.data[begin:end] + b")")
+    return edits.text(), len(edits.edits)
+
+
 def _port_typing_annotations(source):
     """`def f(x) -> Tuple[tl.tensor, tl.tensor]:` in a kernel -> `def f(x):`: (text, count)."""
     found = _typing_annotations(source)
@@ -814,6 +849,10 @@ def port(source, installed):
     if "typing" in out:
         out, n = _port_typing_annotations(out)
         note("typing.annotation", "a typing annotation of a jitted function", "no annotation", n)
+
+    if "constexpr" in out:
+        out, n = _port_string_defaults(out)
+        note("constexpr.str_default", "NAME: tl.constexpr = \"...\"", "NAME: tl.constexpr = tl.constexpr(\"...\")", n)
 
     if applies(moves["get_int_dtype"], v) and "get_int_dtype" in out:
         out, n = _port_get_int_dtype(out)

@@ -251,6 +251,21 @@ class PortText(unittest.TestCase):
         self.assertTrue(triton_ports.moved_signature("ValueError: 'to' is not in list"))
         self.assertFalse(triton_ports.moved_signature("ValueError: Scalar 99999999999 is out of range"))
 
+    def test_string_defaults_of_jitted_constexpr_parameters_become_constexprs(self):
+        # A call that leaves DIRECTION out hands the callee the raw str on Triton 3.x; wrapped, it
+        # is the constexpr a caller passing it would hand. Other defaults and host code stay.
+        src = HDR + ("@triton.jit\ndef diag(N: tl.constexpr, DIRECTION: tl.constexpr = 'lower', *,\n"
+                     "         MODE: triton.language.constexpr = \"row\", K: tl.constexpr = 4, s=\"x\"):\n"
+                     "    return N\n"
+                     "def host(mode: str = \"row\"):\n    return mode\n")
+        out, rewrites = triton_ports.port(src, installed())
+        self.assertIn("DIRECTION: tl.constexpr = tl.constexpr('lower'), *,\n", out)
+        self.assertIn("MODE: triton.language.constexpr = triton.language.constexpr(\"row\"), K: tl.constexpr = 4,"
+                      " s=\"x\"):", out)
+        self.assertIn("def host(mode: str = \"row\"):", out)
+        self.assertEqual([(r["move"], r["count"]) for r in rewrites], [("constexpr.str_default", 2)])
+        compile(out, "ported.py", "exec")
+
     def test_typing_annotations_of_a_jitted_function_are_dropped(self):
         # Triton 3.x refuses `typing.Tuple` as a referenced function; its annotations never
         # mattered to code generation. tl.constexpr annotations and host functions stay.
