@@ -87,12 +87,95 @@ bool truthy(const nlohmann::json& v) {
   return true;
 }
 
+namespace {
+
+// Whether the module's own code reaches `statement`: true or false where every `if` around it
+// decides by its constants, nullopt where one does not (or another compound statement holds it).
+std::optional<bool> reached(const ConstantEvaluator& constants, TSNode statement) {
+  auto holds = [&](TSNode condition) -> std::optional<bool> {
+    auto v = constants.eval(condition, 1);
+    if (!v) return std::nullopt;
+    return truthy(*v);
+  };
+  // The conditions before `clause` in its `if` (the `if`'s own and each earlier `elif`'s): all false.
+  auto none_before = [&](TSNode if_statement, TSNode clause) -> std::optional<bool> {
+    auto first = holds(field(if_statement, "condition"));
+    if (!first) return std::nullopt;
+    if (*first) return false;
+    bool decided = true;
+    bool none = true;
+    for_each_named_child(if_statement, [&](TSNode c) {
+      if (!none || !decided || ts_node_start_byte(c) >= ts_node_start_byte(clause) || !is_type(c, "elif_clause")) return;
+      auto v = holds(field(c, "condition"));
+      if (!v) decided = false;
+      else if (*v) none = false;
+    });
+    if (!decided) return std::nullopt;
+    return none;
+  };
+  for (TSNode n = statement, up = ts_node_parent(n); !ts_node_is_null(up); n = up, up = ts_node_parent(up)) {
+    std::string_view t = node_type(up);
+    if (t == "module" || t == "block") continue;
+    std::optional<bool> here;
+    if (t == "if_statement" && ts_node_eq(field(up, "consequence"), n)) here = holds(field(up, "condition"));
+    else if (t == "elif_clause" || t == "else_clause") {
+      TSNode owner = ts_node_parent(up);
+      here = none_before(owner, up);
+      if (here && *here && t == "elif_clause") here = holds(field(up, "condition"));
+    } else if (t == "if_statement") {
+      continue;  // the clause this came through decided
+    } else {
+      return std::nullopt;
+    }
+    if (!here || !*here) return here;
+  }
+  return true;
+}
+
+}  // namespace
+
 TSNode ConstantEvaluator::module_constant(const std::string& name) const {
   auto bindings = m_.bindings_of(name);
-  if (bindings.size() != 1 || bindings[0]->kind != StatementKind::Assignment) return TSNode{};
-  TSNode assign = ts_node_named_child(bindings[0]->node, 0);
-  if (!is_type(assign, "assignment") || m_.text_of(field(assign, "left")) != name) return TSNode{};
-  return field(assign, "right");
+  // The value of `name = value` (an expression statement), else a null node.
+  auto rhs = [&](TSNode statement) -> TSNode {
+    TSNode assign = ts_node_named_child(statement, 0);
+    if (!is_type(assign, "assignment") || m_.text_of(field(assign, "left")) != name) return TSNode{};
+    return field(assign, "right");
+  };
+  if (bindings.size() == 1 && bindings[0]->kind == StatementKind::Assignment) return rhs(bindings[0]->node);
+  // `if ENABLE_AUTOTUNING: configs = [...] else: configs = [...]` (the `if` is one module
+  // statement): the one assignment the module's constants reach, where they rule out every other.
+  std::vector<TSNode> assignments;
+  bool plain = true;
+  std::function<void(TSNode)> collect = [&](TSNode n) {
+    for_each_named_child(n, [&](TSNode c) {
+      if (is_type(c, "block") || is_type(c, "elif_clause") || is_type(c, "else_clause") || is_type(c, "if_statement"))
+        collect(c);
+      else if (is_type(c, "expression_statement") && !ts_node_is_null(rhs(c)))
+        assignments.push_back(c);
+    });
+  };
+  for (const auto* b : bindings) {
+    if (b->kind == StatementKind::Assignment) assignments.push_back(b->node);
+    else if (is_type(b->node, "if_statement")) collect(b->node);
+    else plain = false;
+  }
+  // Conditions naming the name itself, or chains of such choices, stop at a few levels.
+  static thread_local int choosing = 0;
+  if (!plain || assignments.empty() || choosing >= 4) return TSNode{};
+  ++choosing;
+  struct Done {
+    ~Done() { --choosing; }
+  } done;
+  TSNode taken{};
+  for (TSNode a : assignments) {
+    auto r = reached(*this, a);
+    if (!r) return TSNode{};
+    if (!*r) continue;
+    if (!ts_node_is_null(taken)) return TSNode{};
+    taken = rhs(a);
+  }
+  return taken;
 }
 
 std::optional<nlohmann::json> ConstantEvaluator::eval(TSNode n, int depth) const {

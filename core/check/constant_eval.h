@@ -20,7 +20,8 @@ class ConstantEvaluator {
   ConstantEvaluator(const PythonModule& module, Lookup lookup) : m_(module), lookup_(std::move(lookup)) {}
 
   std::optional<nlohmann::json> eval(TSNode expression, int depth = 0) const;
-  // The right-hand side of the single module-level `name = ...` binding, if there is exactly one.
+  // The right-hand side of the module-level `name = ...` binding: the only one, or the only one of
+  // several that the module's constants reach (`if FLAG: name = a` / `else: name = b`).
   TSNode module_constant(const std::string& name) const;
 
  private:
