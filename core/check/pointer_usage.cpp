@@ -775,11 +775,11 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
   // A loaded value used inside another address is an index: integer elements.
   std::set<std::string> offset_names;
   std::vector<TSNode> nested_loads;
+  // What a name was bound to where it is read, each binding walked once: `x = tl.load(x)` reads
+  // memory through the parameter, not through what it loaded. By the value's start byte.
+  std::set<uint32_t> expanded;
   {
     std::vector<TSNode> work;
-    // What a name was bound to where it is read, each binding walked once: `x = tl.load(x)` reads
-    // memory through the parameter, not through what it loaded.
-    std::set<uint32_t> expanded;
     auto walk_bindings = [&](TSNode name) {
       auto it = assigned.find(m_.text_of(name));
       if (it == assigned.end()) return;
@@ -922,6 +922,9 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
   for (const auto& [local, rhss] : assigned) {
     if (!offset_names.count(local)) continue;
     for (TSNode rhs : rhss) {
+      // Only the bindings an offset reads: `bias = tl.load(bias + offs)` loads through the
+      // parameter, whose name the rebinding reuses.
+      if (!expanded.count(ts_node_start_byte(rhs))) continue;
       TSNode load = load_in(rhs);
       if (ts_node_is_null(load)) continue;
       std::string dtype = cast_type(rhs);
