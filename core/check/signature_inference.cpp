@@ -219,9 +219,16 @@ bool apply_launch_fact(const LaunchFact& f, bool is_constexpr, const PointerFact
   if (f.role == "tensor") {
     if (is_constexpr) return false;
     auto dt = body.dtypes.find(p.name);
-    std::string dtype = !f.dtype.empty() ? f.dtype : dt != body.dtypes.end() ? dt->second : (index_name(p.name) ? "i32" : "fp32");
+    // Autocast's cast (`@custom_fwd(cast_inputs=torch.float16)`) reaches floating tensors only: an
+    // index or packed-weight tensor the kernel uses as integers keeps its integer type.
+    bool integral_use = dt != body.dtypes.end() && (dt->second[0] == 'i' || dt->second[0] == 'u') && dt->second != "i1";
+    bool autocast_overruled = f.autocast && integral_use;
+    std::string dtype = !f.dtype.empty() && !autocast_overruled ? f.dtype
+                        : dt != body.dtypes.end()                ? dt->second
+                                                                 : (index_name(p.name) ? "i32" : "fp32");
     p.type = "*" + dtype;
-    if (f.dtype.empty()) p.why += dt != body.dtypes.end() ? "; element type from its use" : "; element type unknown";
+    if (autocast_overruled) p.why += "; autocast casts floating tensors only: element type from its use";
+    else if (f.dtype.empty()) p.why += dt != body.dtypes.end() ? "; element type from its use" : "; element type unknown";
     nlohmann::ordered_json t = nlohmann::ordered_json::object();
     t["shape"] = f.shape;
     t["dtype"] = dtype;

@@ -97,6 +97,7 @@ std::string role_of(const std::optional<json>& v, LaunchArgument& a) {
     a.dtype = (*v)["dtype"].is_string() ? (*v)["dtype"].get<std::string>() : "";
     a.shape = (*v)["shape"];
     a.tensor = (*v)["$tensor"].get<std::string>();
+    a.autocast = v->contains("$autocast");
     return "tensor";
   }
   if (v->is_object() && v->contains("$descriptor")) {

@@ -23,6 +23,8 @@ struct LaunchArgument {
   std::string param;          // the kernel parameter it binds (set when the launch is linked)
   bool nominal = false;       // the value follows from the nominal sizes, not from the code alone
   bool ratio = false;         // a ratio of sizes (`K // scale.shape[1]`): the stand-ins cannot tell it
+  bool autocast = false;      // tensors: dtype is the one `@custom_fwd(cast_inputs=...)` casts floating
+                              // tensors to, which an integer tensor does not take
 };
 
 // A place where code launches a Triton kernel: `k[grid](...)` or `k.run(..., grid=...)`.

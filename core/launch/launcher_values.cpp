@@ -431,6 +431,18 @@ LauncherValues::LauncherValues(const PythonModule& m, TSNode function, uint32_t 
                    : !cast_inputs.empty() && !handed_integral ? json(cast_inputs)
                    : handed                                   ? (*handed)["dtype"]
                                                               : json(nullptr);
+      // The tensor's type is autocast's (here or in the caller), not one the code states.
+      bool autocast = !handed_allowed && stated == dtype_.end() &&
+                      ((!cast_inputs.empty() && !handed_integral) || (handed && handed->contains("$autocast")));
+      struct AutocastMark {
+        LauncherValues& v;
+        const std::string& name;
+        bool on;
+        ~AutocastMark() {
+          auto e = v.env_.find(name);
+          if (on && e != v.env_.end() && is_tensor(e->second)) e->second["$autocast"] = true;
+        }
+      } autocast_mark{*this, name, autocast};
       // `List[torch.Tensor]`, `Tuple[Tensor, ...]`: containers of tensors, not tensors.
       bool container = false;
       for (const char* c : {"List", "list", "Tuple", "tuple", "Sequence", "Dict", "dict", "Iterable"})
@@ -1971,6 +1983,7 @@ std::optional<json> LauncherValues::method(const json& self, const std::string& 
     out["shape"] = new_shape;
     out["dtype"] = dtype;
     if (fresh) out["$tensor"] = "";
+    if (fresh) out.erase("$autocast");  // a cast or a new buffer states its own type
     return out;
   };
   if (name == "stride") {
