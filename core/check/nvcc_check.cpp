@@ -251,8 +251,10 @@ nlohmann::json nvcc_check(const std::string& nvcc, const CudaUnit& unit, const N
     out << unit.standalone;
     if (!out) throw Error::in(source.string(), "cannot write");
   }
-  // As the harness compiles (cuda_kernel.py's RELAXED_CONSTEXPR): as PyTorch builds extensions.
-  ChildOutcome o = run_limited({nvcc, "-cubin", "-arch=" + limits.arch, "--resource-usage", "--expt-relaxed-constexpr", "-o",
+  // As the harness compiles (cuda_kernel.py's RELAXED_CONSTEXPR and EXTENDED_LAMBDA): as PyTorch
+  // builds extensions.
+  ChildOutcome o = run_limited({nvcc, "-cubin", "-arch=" + limits.arch, "--resource-usage", "--expt-relaxed-constexpr",
+                                "--extended-lambda", "-o",
                                 (dir / "k.cubin").string(), source.string()},
                                dir, dir / "nvcc.txt", limits);
   std::string output = replace_all(read_all(dir / "nvcc.txt"), source.string(), source.filename().string());

@@ -176,14 +176,18 @@ def include_flags(source):
 # PyTorch's cpp_extension builds every CUDA extension with it, and kernels written for extensions
 # call constexpr host functions from device code (`std::min`, a numeric type's operators).
 RELAXED_CONSTEXPR = "--expt-relaxed-constexpr"
+# PyTorch builds ATen with it and extensions commonly add it: device code that takes a
+# `[] __device__ (...)` lambda (a functor a kernel template applies) compiles only with it. It
+# enables a language feature and changes nothing in code without such lambdas.
+EXTENDED_LAMBDA = "--extended-lambda"
 
 
 def compile_cubin(nvcc, source, arch, out_dir, timeout_s, mem_limit_mb=0):
     """(returncode or None on timeout, output, compile_ms, cubin path). nvcc runs in its own
     session so that a timeout kills cicc and ptxas with it; mem_limit_mb caps its address space."""
     cubin = os.path.join(out_dir, os.path.splitext(os.path.basename(source))[0] + ".cubin")
-    cmd = [nvcc, "-cubin", "-arch=" + arch, "--resource-usage", RELAXED_CONSTEXPR, *include_flags(source), "-o", cubin,
-           source]
+    cmd = [nvcc, "-cubin", "-arch=" + arch, "--resource-usage", RELAXED_CONSTEXPR, EXTENDED_LAMBDA,
+           *include_flags(source), "-o", cubin, source]
 
     def limits():
         if mem_limit_mb > 0:

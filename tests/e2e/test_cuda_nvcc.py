@@ -21,8 +21,9 @@ def nvcc_cubin(source, workdir, name):
     src = os.path.join(workdir, name + ".cu")
     with open(src, "w") as f:
         f.write(source)
-    r = subprocess.run([NVCC, "-cubin", "-arch=sm_90", cuda_kernel.RELAXED_CONSTEXPR, *cuda_kernel.include_flags(src), "-o",
-                        os.path.join(workdir, name + ".cubin"), src], capture_output=True, text=True, timeout=300)
+    r = subprocess.run([NVCC, "-cubin", "-arch=sm_90", cuda_kernel.RELAXED_CONSTEXPR, cuda_kernel.EXTENDED_LAMBDA,
+                        *cuda_kernel.include_flags(src), "-o", os.path.join(workdir, name + ".cubin"), src],
+                       capture_output=True, text=True, timeout=300)
     return r.returncode == 0, r.stderr
 
 

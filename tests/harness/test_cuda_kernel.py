@@ -199,6 +199,20 @@ class ToolkitPorts(unittest.TestCase):
             code, output, _, _ = ck.compile_cubin(ck.find_nvcc(), src, "sm_90", tmp, 120)
         self.assertEqual(code, 0, output)
 
+    @unittest.skipUnless(ck.find_nvcc(), "nvcc not installed")
+    def test_device_lambdas_compile(self):
+        # A kernel template applying a `[] __device__` functor, as extensions pass them.
+        unit = ("template <typename F>\n__global__ void apply(float* x, F f) { x[threadIdx.x] = f(x[threadIdx.x]); }\n"
+                "__global__ void twice(float* x) {\n  auto f = [] __host__ __device__ (float v) { return 2.0f * v; };\n"
+                "  x[threadIdx.x] = f(x[threadIdx.x]);\n}\n"
+                "void launch(float* x) { apply<<<1, 32>>>(x, [] __device__ (float v) { return v + 1.0f; }); }\n")
+        with tempfile.TemporaryDirectory() as tmp:
+            src = os.path.join(tmp, "k.cu")
+            with open(src, "w") as f:
+                f.write(unit)
+            code, output, _, _ = ck.compile_cubin(ck.find_nvcc(), src, "sm_90", tmp, 120)
+        self.assertEqual(code, 0, output)
+
 
 class Diagnostics(unittest.TestCase):
     def test_usage_of_mangled_and_extern_c_entries(self):
