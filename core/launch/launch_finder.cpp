@@ -585,10 +585,8 @@ class Finder {
     json g = nullptr;
     if (v && v->is_number_integer()) g = json::array({*v});
     else if (v && v->is_array() && !v->empty() && v->size() <= 3) g = *v;
-    if (g.is_array()) {
-      for (const auto& x : g)
-        if (!x.is_number_integer()) g = nullptr;
-    }
+    // Integers only (a tensor's `(out_len,)`, with out_len a sum of lengths, is no grid known here).
+    if (g.is_array() && !std::all_of(g.begin(), g.end(), [](const json& x) { return x.is_number_integer(); })) g = nullptr;
     if (g.is_array()) {
       while (g.size() < 3) g.push_back(1);
       site.grid = g;

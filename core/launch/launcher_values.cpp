@@ -264,6 +264,13 @@ json tensor_arithmetic(const json& a, const std::string& op, const json& b) {
   return tensor("", shape, dtype);
 }
 
+// A value tested for truth. A tensor's truth is its data's (`if out_len == 0:` of a sum, `if
+// mask.any():`), which no evaluation here knows.
+std::optional<json> tested(std::optional<json> v) {
+  if (v && LauncherValues::is_tensor(*v)) return std::nullopt;
+  return v;
+}
+
 int64_t dtype_bytes(const std::string& dt) {
   if (dt == "fp64" || dt == "i64" || dt == "u64") return 8;
   if (dt == "fp32" || dt == "i32" || dt == "u32") return 4;
@@ -1053,7 +1060,7 @@ void LauncherValues::run(TSNode block, uint32_t until, int depth, uint32_t start
       if (call_depth_ > 0) {
         // A helper: only the branch its values decide, so that the return reached is the right one.
         for (auto& [cond, body] : branches) {
-          std::optional<json> v = ts_node_is_null(cond) ? std::optional<json>(true) : eval(cond);
+          std::optional<json> v = ts_node_is_null(cond) ? std::optional<json>(true) : tested(eval(cond));
           if (!v) {
             // The values do not decide which return is reached (`if torch.compiler.is_compiling():
             // return x.contiguous()`): a value all the paths from here agree on is still known.
@@ -1086,7 +1093,7 @@ void LauncherValues::run(TSNode block, uint32_t until, int depth, uint32_t start
           open.push_back(body);
           continue;
         }
-        auto v = ts_node_is_null(cond) ? std::optional<json>(true) : eval(cond);
+        auto v = ts_node_is_null(cond) ? std::optional<json>(true) : tested(eval(cond));
         if (!v) {
           open.push_back(body);
         } else if (check::truthy(*v)) {
@@ -1097,7 +1104,7 @@ void LauncherValues::run(TSNode block, uint32_t until, int depth, uint32_t start
       for (auto it = open.rbegin(); it != open.rend(); ++it) run(*it, until, depth + 1);
     } else if (t == "assert_statement") {
       // Counted, not obeyed: the caller tells stand-in sizes the launcher rejects by these.
-      auto v = eval(named_child(s, 0));
+      auto v = tested(eval(named_child(s, 0)));
       if (v && !check::truthy(*v)) ++tally_->failed_asserts;
     } else if (t == "for_statement") {
       // `for bn, bm in CONFIGS:` over a sequence the launcher knows: the first pass binds the first
@@ -1273,7 +1280,7 @@ std::set<std::string> LauncherValues::defaults_read(TSNode e) const {
 void LauncherValues::note_contradiction(TSNode condition, bool truth) {
   if (from_defaults_.empty()) return;
   int sizes_before = tally_->sizes_read;
-  auto v = eval(condition);
+  auto v = tested(eval(condition));
   if (!v || check::truthy(*v) == truth || tally_->sizes_read > sizes_before) return;
   // `if D <= 512: ... else: launch` with stand-in sizes: the sizes are off, not the defaults.
   if (defaults_read(condition).count(kStandInSize)) return;
@@ -1549,7 +1556,7 @@ std::optional<json> LauncherValues::eval(TSNode e, int depth) const {
     return std::nullopt;
   }
   if (t == "not_operator") {
-    auto v = eval(child(e, "argument"), depth + 1);
+    auto v = tested(eval(child(e, "argument"), depth + 1));
     if (!v) return std::nullopt;
     return !check::truthy(*v);
   }
@@ -1561,7 +1568,7 @@ std::optional<json> LauncherValues::eval(TSNode e, int depth) const {
     return arithmetic(*a, m_.text_of(child(e, "operator")), *b);
   }
   if (t == "boolean_operator") {
-    auto a = eval(child(e, "left"), depth + 1);
+    auto a = tested(eval(child(e, "left"), depth + 1));
     if (!a) return std::nullopt;
     std::string op = m_.text_of(child(e, "operator"));
     if (op == "and" && !check::truthy(*a)) return a;
@@ -1598,7 +1605,7 @@ std::optional<json> LauncherValues::eval(TSNode e, int depth) const {
   }
   if (t == "conditional_expression") {
     TSNode body = named_child(e, 0), cond = named_child(e, 1), other = named_child(e, 2);
-    auto c = eval(cond, depth + 1);
+    auto c = tested(eval(cond, depth + 1));
     if (!c) return eval(body, depth + 1);  // the first branch: what the code reads as the usual case
     return eval(check::truthy(*c) ? body : other, depth + 1);
   }

@@ -35,7 +35,7 @@ LAUNCHED = {"act_kernel": "activation", "dequant_kernel": "dequantize", "scale_k
             "gated_scale_kernel": "gated_scale", "tile_kernel": "tiled", "tile_kernel_tuned": "tiled",
             "flagged_kernel": "flagged", "scale_rows": ("scale_by_row_max", "counted_rows"),
             "table_rows": "gather_groups", "tile_copy": "copy_with_fallback", "ragged_rows": "ragged_sums",
-            "unpack_scale": "unpack_scale_launch", "axpy_kernel": "_launch_axpy",
+            "unpack_scale": "unpack_scale_launch", "axpy_kernel": "_launch_axpy", "merge_rows": "merge_segments",
             # two test functions each define and launch their own `kernel`
             "kernel": ("test_fill", "test_negate")}
 
@@ -68,7 +68,7 @@ class ExportWithLauncher(unittest.TestCase):
     def test_records_hold_kernel_and_launcher(self):
         records, summary = self.export("--with-launcher")
         self.assertEqual({r["kernel_name"] for r in records}, set(LAUNCHED))
-        self.assertIn("written with their launcher: 67", summary)
+        self.assertIn("written with their launcher: 68", summary)
         for r in records:
             want = LAUNCHED[r["kernel_name"]]
             self.assertIn(r["launcher"], want if isinstance(want, tuple) else (want,), r["kernel_name"])
