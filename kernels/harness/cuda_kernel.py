@@ -42,6 +42,20 @@ MAX_ELEMENTS = 1 << 26
 # sizes (`dout[(b * T + t) * C + c]`, four of them in attention layouts) stay inside buffers a GPU
 # holds 16 workers' worth of.
 INT_DEFAULT = 64
+# With more sizes to guess (a deformable convolution's channels x kernel_h x kernel_w x height x
+# width), each stand-in shrinks so that their product stays inside the largest buffer: a power of
+# two, at least this, so that vectorized accesses (float4 over a channel count) stay aligned.
+INT_DEFAULT_FLOOR = 8
+
+
+def int_stand_in(sizes):
+    """The stand-in of each of `sizes` integers a launch does not give: INT_DEFAULT while four or
+    fewer multiply, else the largest power of two whose `sizes`-th power MAX_ELEMENTS holds
+    (never below INT_DEFAULT_FLOOR)."""
+    if sizes <= 4:
+        return INT_DEFAULT
+    bits = (MAX_ELEMENTS.bit_length() - 1) // sizes
+    return max(INT_DEFAULT_FLOOR, min(INT_DEFAULT, 1 << bits))
 
 
 class CudaError(RuntimeError):
@@ -454,15 +468,21 @@ def packed_accessor_value(data, side, index_type, rank):
 
 def plan_launch(spec):
     """Arguments, grid and block for one launch, and what was guessed: pointers get a zeroed
-    buffer each, integers INT_DEFAULT (1 for names with 'stride', 0 for 'offset'), floats 1.0
-    (1e-5 for 'eps'); one thread per element of the largest integer, in blocks of the
-    kernel's __launch_bounds__ or DEFAULT_BLOCK. Buffers hold an n x n matrix of the largest
-    integer and the product of the four largest, within MIN_ELEMENTS..MAX_ELEMENTS."""
+    buffer each, integers int_stand_in(how many sizes are guessed) (1 for names with 'stride', 0
+    for 'offset'), floats 1.0 (1e-5 for 'eps'); one thread per element of the largest integer, in
+    blocks of the kernel's __launch_bounds__ or DEFAULT_BLOCK. Buffers hold an n x n matrix of the
+    largest integer and the product of the four largest (of every guessed size, when more are),
+    within MIN_ELEMENTS..MAX_ELEMENTS."""
     params = [parse_param(d) for d in spec.get("params") or []]
     if spec.get("param_kinds"):
         params = resolve_types(params, spec["param_kinds"])
     given = spec.get("args") or {}
     args, guessed = [], []
+    sizes = sum(1 for p in params
+                if not p["pointer"] and not p["reference"] and p["name"] not in given and p["type"] in _SCALARS
+                and not _SCALARS[p["type"]][1] and p["type"] != "bool"
+                and "stride" not in p["name"].lower() and "offset" not in p["name"].lower())
+    stand_in = int_stand_in(sizes)
     for p in params:
         info = tensor_info(p)
         if info:
@@ -489,12 +509,12 @@ def plan_launch(spec):
             elif p["type"] == "bool":
                 value = False
             else:
-                value = 1 if "stride" in lname else 0 if "offset" in lname else INT_DEFAULT
+                value = 1 if "stride" in lname else 0 if "offset" in lname else stand_in
         args.append(("scalar", p["name"], (p["type"], value)))
     ints = [v for kind, _, d in args if kind == "scalar" for t, v in [d]
             if t in _SCALARS and not _SCALARS[t][1] and t != "bool"]
     biggest = max(ints) if ints else 1
-    elements = min(MAX_ELEMENTS, max(MIN_ELEMENTS, 4 * biggest * biggest, largest_product(ints, 4)))
+    elements = min(MAX_ELEMENTS, max(MIN_ELEMENTS, 4 * biggest * biggest, largest_product(ints, max(4, sizes))))
     m = re.search(r"__launch_bounds__\s*\(\s*(\d+)", spec.get("launch_bounds") or "")
     block = min(int(m.group(1)), 1024) if m else DEFAULT_BLOCK
     block3 = spec.get("block") or [block, 1, 1]

@@ -83,6 +83,26 @@ class Parameters(unittest.TestCase):
         self.assertEqual(given["elements"], min(ck.MAX_ELEMENTS, 8 * 1024 * 768))
         self.assertEqual(ck.largest_product([3, 0, 5, 2, 7, 1], 3), 105)
 
+    def test_many_sizes_shrink_so_their_product_fits(self):
+        # A deformable im2col indexes channels x kernel_h x kernel_w x height x width: five or more
+        # guessed sizes each of 64 would index past any buffer; each shrinks to a power of two
+        # whose product the buffers hold. Strides, offsets and floats are no sizes.
+        sizes = ["int n", "int channels", "int kernel_h", "int kernel_w", "int height", "int width"]
+        spec = {"params": ["const float* im", "float* col"] + sizes + ["int stride_h", "float scale"]}
+        p = ck.plan_launch(spec)
+        values = {name: v for kind, name, d in p["args"] if kind == "scalar" for _, v in [d]}
+        self.assertEqual([values[s.split()[1]] for s in sizes], [16] * 6)
+        self.assertEqual((values["stride_h"], values["scale"]), (1, 1.0))
+        self.assertGreaterEqual(p["elements"], 16 ** 6)
+        self.assertLessEqual(p["elements"], ck.MAX_ELEMENTS)
+        # Four or fewer keep INT_DEFAULT; a given size is no guess and does not count.
+        four = ck.plan_launch({"params": ["float* x"] + sizes[:4]})
+        self.assertEqual({d[1] for kind, _, d in four["args"] if kind == "scalar"}, {ck.INT_DEFAULT})
+        given = ck.plan_launch(dict(spec, args={"n": 2, "channels": 3}))
+        self.assertEqual({d[1] for kind, name, d in given["args"] if kind == "scalar" and name in ("height", "width")},
+                         {ck.INT_DEFAULT})
+        self.assertEqual([ck.int_stand_in(k) for k in (4, 5, 6, 7, 12)], [64, 32, 16, 8, 8])
+
     def test_plan(self):
         spec = {"params": ["const float* a", "double* b", "int n", "float eps", "int stride"],
                 "launch_bounds": "__launch_bounds__(128)"}
