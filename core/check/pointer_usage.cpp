@@ -547,6 +547,9 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
       for (const auto& p : bases_of(value)) {
         note(p, "passed to " + callee + "(" + target + ")");
         auto d = hf.dtypes.find(target);
+        // The helper's float `other=` fill says as little of the width here as there.
+        if (d != hf.dtypes.end() && hf.dtype_from_float_fill.count(target) && !out.dtypes.count(p))
+          out.dtype_from_float_fill.insert(p);
         if (d != hf.dtypes.end()) set_dtype(p, d->second, "as in " + callee);
         if (hf.pointer_tables.count(target)) out.pointer_tables.insert(p);
       }
