@@ -12,11 +12,13 @@ std::optional<nlohmann::json> eval_with(const PythonModule& m, const Env& env, T
   return e.eval(n);
 }
 
-// False when an enclosing `if`/`elif`/`else` is decided against the node under `env`.
-bool reachable_under(const PythonModule& m, const Env& env, TSNode node, TSNode body) {
-  auto decided = [&](TSNode condition, bool want) {
+std::optional<bool> branch_taken(const PythonModule& m, const Env& env, TSNode node, TSNode body) {
+  bool open = false;
+  // False when `condition` is decided against `want`; an undecided one leaves the answer open.
+  auto holds = [&](TSNode condition, bool want) {
     auto v = eval_with(m, env, condition);
-    return v && truthy(*v) != want;  // decided against
+    if (!v) open = true;
+    return !v || truthy(*v) == want;
   };
   TSNode child = node;
   for (TSNode parent = ts_node_parent(child); !ts_node_is_null(parent) && !ts_node_eq(child, body);
@@ -24,21 +26,22 @@ bool reachable_under(const PythonModule& m, const Env& env, TSNode node, TSNode 
     if (is_type(parent, "if_statement") || is_type(parent, "elif_clause")) {
       TSNode consequence = field(parent, "consequence");
       if (!ts_node_is_null(consequence) && ts_node_eq(child, consequence)) {
-        if (decided(field(parent, "condition"), true)) return false;
+        if (!holds(field(parent, "condition"), true)) return false;
       } else if (is_type(parent, "if_statement") && (is_type(child, "elif_clause") || is_type(child, "else_clause"))) {
         // Reached only when the `if` and every earlier `elif` were false.
-        if (decided(field(parent, "condition"), false)) return false;
+        if (!holds(field(parent, "condition"), false)) return false;
         bool past = false, ruled_out = false;
         for_each_named_child(parent, [&](TSNode c) {
           if (past || ruled_out) return;
           if (ts_node_eq(c, child)) past = true;
-          else if (is_type(c, "elif_clause") && decided(field(c, "condition"), false)) ruled_out = true;
+          else if (is_type(c, "elif_clause") && !holds(field(c, "condition"), false)) ruled_out = true;
         });
         if (ruled_out) return false;
       }
     }
     if (is_type(parent, "function_definition")) break;
   }
+  if (open) return std::nullopt;
   return true;
 }
 

@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "core/check/branch_reach.h"
 #include "core/check/name_text.h"
 #include "plugins/inductor/python_literal.h"
 
@@ -87,53 +88,6 @@ bool truthy(const nlohmann::json& v) {
   return true;
 }
 
-namespace {
-
-// Whether the module's own code reaches `statement`: true or false where every `if` around it
-// decides by its constants, nullopt where one does not (or another compound statement holds it).
-std::optional<bool> reached(const ConstantEvaluator& constants, TSNode statement) {
-  auto holds = [&](TSNode condition) -> std::optional<bool> {
-    auto v = constants.eval(condition, 1);
-    if (!v) return std::nullopt;
-    return truthy(*v);
-  };
-  // The conditions before `clause` in its `if` (the `if`'s own and each earlier `elif`'s): all false.
-  auto none_before = [&](TSNode if_statement, TSNode clause) -> std::optional<bool> {
-    auto first = holds(field(if_statement, "condition"));
-    if (!first) return std::nullopt;
-    if (*first) return false;
-    bool decided = true;
-    bool none = true;
-    for_each_named_child(if_statement, [&](TSNode c) {
-      if (!none || !decided || ts_node_start_byte(c) >= ts_node_start_byte(clause) || !is_type(c, "elif_clause")) return;
-      auto v = holds(field(c, "condition"));
-      if (!v) decided = false;
-      else if (*v) none = false;
-    });
-    if (!decided) return std::nullopt;
-    return none;
-  };
-  for (TSNode n = statement, up = ts_node_parent(n); !ts_node_is_null(up); n = up, up = ts_node_parent(up)) {
-    std::string_view t = node_type(up);
-    if (t == "module" || t == "block") continue;
-    std::optional<bool> here;
-    if (t == "if_statement" && ts_node_eq(field(up, "consequence"), n)) here = holds(field(up, "condition"));
-    else if (t == "elif_clause" || t == "else_clause") {
-      TSNode owner = ts_node_parent(up);
-      here = none_before(owner, up);
-      if (here && *here && t == "elif_clause") here = holds(field(up, "condition"));
-    } else if (t == "if_statement") {
-      continue;  // the clause this came through decided
-    } else {
-      return std::nullopt;
-    }
-    if (!here || !*here) return here;
-  }
-  return true;
-}
-
-}  // namespace
-
 TSNode ConstantEvaluator::module_constant(const std::string& name) const {
   auto bindings = m_.bindings_of(name);
   // The value of `name = value` (an expression statement), else a null node.
@@ -169,7 +123,8 @@ TSNode ConstantEvaluator::module_constant(const std::string& name) const {
   } done;
   TSNode taken{};
   for (TSNode a : assignments) {
-    auto r = reached(*this, a);
+    // Under the module's constants alone (a lookup of this evaluator's is no module's value).
+    auto r = branch_taken(m_, {}, a, TSNode{});
     if (!r) return TSNode{};
     if (!*r) continue;
     if (!ts_node_is_null(taken)) return TSNode{};

@@ -45,6 +45,8 @@ TSNode keyword(TSNode call, std::string_view name, const PythonModule& m) {
 
 }  // namespace
 
+bool integer_element_type(const std::string& d) { return !d.empty() && (d[0] == 'i' || d[0] == 'u') && d != "i1"; }
+
 std::string triton_dtype(const std::string& name) {
   static const std::map<std::string, std::string> kTypes = {
       {"float16", "fp16"}, {"bfloat16", "bf16"}, {"float32", "fp32"},  {"float64", "fp64"}, {"int8", "i8"},
@@ -699,7 +701,6 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
     auto q = m_.qualified_name(target);
     return triton_dtype(q ? *q : m_.text_of(target));
   };
-  auto integer_type = [](const std::string& d) { return !d.empty() && (d[0] == 'i' || d[0] == 'u') && d != "i1"; };
   // An integer literal outside int32 is an int64 constant to Triton, as in
   // `tl.where(mask, pos, 99999999999)`: the code compiles only if the other branch is as wide.
   auto wide_literal = [&](TSNode e) {
@@ -769,7 +770,7 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
     if (ts_node_is_null(branches[0]) || ts_node_is_null(branches[1])) return;
     for (int i = 0; i < 2; ++i) {
       std::string dtype = stated_type(branches[1 - i]);
-      if (dtype.empty() || (where && !integer_type(dtype))) continue;
+      if (dtype.empty() || (where && !integer_element_type(dtype))) continue;
       for (TSNode load : loads_of(branches[i]))
         for (const auto& p : bases_of(address_of(load)))
           set_dtype(p, dtype, "the other branch of a conditional is " + dtype);
@@ -993,7 +994,7 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
     return names;
   };
   // `tl.zeros(shape, dtype=tl.int32)`, `tl.full(shape, 0, dtype=tl.int64)`, `tl.cast(0, dtype=tl.int64)`.
-  auto integer_fill = [&](TSNode e) { return integer_type(made_type(e)); };
+  auto integer_fill = [&](TSNode e) { return integer_element_type(made_type(e)); };
   // A loaded value that only integers can be used as: a loop bound, an operand of `//`, shifts
   // or bitwise operators, or tl.cdiv. Triton rejects all of these on floats, so the guess of
   // fp32 elements would fail to compile a kernel that is fine.

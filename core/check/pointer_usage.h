@@ -93,4 +93,7 @@ void for_each_call_argument(const PythonModule& m, TSNode call, TSNode callee,
 // "triton.language.float16" / "tl.float16" -> "fp16"; empty when not a Triton dtype.
 std::string triton_dtype(const std::string& qualified_or_text);
 
+// An integer element type ("i32", "u8", "i64"), not the bool "i1" nor a floating one.
+bool integer_element_type(const std::string& dtype);
+
 }  // namespace mine::check

@@ -221,8 +221,7 @@ bool apply_launch_fact(const LaunchFact& f, bool is_constexpr, const PointerFact
     auto dt = body.dtypes.find(p.name);
     // Autocast's cast (`@custom_fwd(cast_inputs=torch.float16)`) reaches floating tensors only: an
     // index or packed-weight tensor the kernel uses as integers keeps its integer type.
-    bool integral_use = dt != body.dtypes.end() && (dt->second[0] == 'i' || dt->second[0] == 'u') && dt->second != "i1";
-    bool autocast_overruled = f.autocast && integral_use;
+    bool autocast_overruled = f.autocast && dt != body.dtypes.end() && integer_element_type(dt->second);
     std::string dtype = !f.dtype.empty() && !autocast_overruled ? f.dtype
                         : dt != body.dtypes.end()                ? dt->second
                                                                  : (index_name(p.name) ? "i32" : "fp32");

@@ -106,6 +106,11 @@ int64_t normalized_axis(int64_t axis, size_t rank) { return axis < 0 ? axis + st
 // Results of torch's sorting, searching and counting functions, whose index and count tensors
 // torch makes int64 whatever the input (`vals, idx = torch.sort(x)`, `counts.cumsum(0)`): `self`
 // the tensor they work on, `args` the arguments after it. nullopt for any other function.
+// A tensor's element type that torch counts as integral: integers and bool ("i64", "u8", "i1").
+bool integral_dtype(const json& dt) {
+  return dt.is_string() && !dt.get<std::string>().empty() && (dt.get<std::string>()[0] == 'i' || dt.get<std::string>()[0] == 'u');
+}
+
 bool indexing_function(const std::string& name) {
   static const std::set<std::string> kNames = {"sort",    "argsort", "topk",   "cumsum",  "cumprod",           "nonzero",
                                                "argmax",  "argmin",  "bincount", "unique", "unique_consecutive", "searchsorted"};
@@ -127,9 +132,6 @@ std::optional<json> indexing_result(const json& self, const std::string& name, c
     return k != keywords.end() && k->second && check::truthy(*k->second);
   };
   auto indices = [&](const json& s) { return tensor("", s, "i64"); };
-  auto integral = [](const json& dt) {
-    return dt.is_string() && (dt.get<std::string>()[0] == 'i' || dt.get<std::string>()[0] == 'u');
-  };
   if (name == "sort") return json::array({tensor("", shape, dtype), indices(shape)});
   if (name == "argsort") return indices(shape);
   if (name == "topk") {
@@ -149,7 +151,7 @@ std::optional<json> indexing_result(const json& self, const std::string& name, c
   if (name == "cumsum" || name == "cumprod") {
     auto dt = keywords.find("dtype");
     if (dt != keywords.end() && dt->second && LauncherValues::is_dtype(*dt->second)) return tensor("", shape, (*dt->second)["$dtype"]);
-    return tensor("", shape, integral(dtype) || dtype == "i1" ? json("i64") : dtype);
+    return tensor("", shape, integral_dtype(dtype) ? json("i64") : dtype);
   }
   if (name == "nonzero" || name == "argmax" || name == "argmin" || name == "bincount") return indices(nullptr);
   if (name == "unique" || name == "unique_consecutive") {
@@ -195,9 +197,6 @@ std::optional<json> derived_result(const json& self, const std::string& name, co
                                    const std::map<std::string, std::optional<json>>& keywords) {
   const json shape = known_shape(self) ? self["shape"] : json(nullptr);
   const json& dtype = self["dtype"];
-  auto integral = [&] {
-    return dtype.is_string() && (dtype.get<std::string>()[0] == 'i' || dtype.get<std::string>()[0] == 'u');
-  };
   auto stated = keywords.find("dtype");
   bool stated_dtype = stated != keywords.end() && stated->second && LauncherValues::is_dtype(*stated->second);
   if (elementwise_function(name)) {
@@ -205,7 +204,7 @@ std::optional<json> derived_result(const json& self, const std::string& name, co
     if (stated_dtype) return tensor("", shape, (*stated->second)["$dtype"]);
     bool divides = name == "div" || name == "true_divide";
     bool rounds = keywords.count("rounding_mode") || (args.size() > 1 && args[1] && args[1]->is_string());
-    return tensor("", shape, divides && !rounds && integral() ? json("fp32") : dtype);
+    return tensor("", shape, divides && !rounds && integral_dtype(dtype) ? json("fp32") : dtype);
   }
   if (!reduction_function(name)) return std::nullopt;
   auto k = keywords.find("dim");
@@ -218,7 +217,7 @@ std::optional<json> derived_result(const json& self, const std::string& name, co
   json out_dtype = stated_dtype                                                          ? (*stated->second)["$dtype"]
                    : name == "all" || name == "any"                                      ? json("i1")
                    : name == "count_nonzero"                                             ? json("i64")
-                   : (name == "sum" || name == "nansum" || name == "prod") && (integral() || dtype == "i1") ? json("i64")
+                   : (name == "sum" || name == "nansum" || name == "prod") && integral_dtype(dtype) ? json("i64")
                                                                                          : dtype;
   json out_shape = nullptr;
   if (!dim || dim->is_null()) {
