@@ -254,12 +254,11 @@ json tensor_arithmetic(const json& a, const std::string& op, const json& b) {
   static const std::set<std::string> kComparisons = {"<", "<=", ">", ">=", "==", "!="};
   if (kComparisons.count(op)) return tensor("", shape, "i1");
   if (op == "@") return tensor("", nullptr, first["dtype"]);
-  auto floating = [](const json& dt) { return dt.is_string() && dt.get<std::string>().rfind("fp", 0) == 0; };
+  auto floating = [](const json& dt) { return dt.is_string() && !integral_dtype(dt); };  // bf16 too
   json dtype = first["dtype"];
   if (ta && tb && !floating(a["dtype"]) && floating(b["dtype"])) dtype = b["dtype"];
-  bool integral = dtype.is_string() && !floating(dtype);
   bool float_scalar = (!ta && a.is_number_float()) || (!tb && b.is_number_float());
-  if (integral && (op == "/" || float_scalar)) dtype = "fp32";
+  if (integral_dtype(dtype) && (op == "/" || float_scalar)) dtype = "fp32";
   return tensor("", shape, dtype);
 }
 
@@ -430,8 +429,7 @@ LauncherValues::LauncherValues(const PythonModule& m, TSNode function, uint32_t 
       bool handed_allowed = handed && allowed != allowed_dtypes_.end() && (*handed)["dtype"].is_string() &&
                             allowed->second.count((*handed)["dtype"].get<std::string>());
       // Autocast casts floating tensors only: an integer tensor the caller hands keeps its type.
-      bool handed_integral = handed && (*handed)["dtype"].is_string() &&
-                             (*handed)["dtype"].get<std::string>().rfind("fp", 0) != 0;
+      bool handed_integral = handed && integral_dtype((*handed)["dtype"]);
       json dtype = handed_allowed                             ? (*handed)["dtype"]
                    : stated != dtype_.end()                   ? json(stated->second)
                    : !cast_inputs.empty() && !handed_integral ? json(cast_inputs)

@@ -34,8 +34,9 @@ LAUNCHED = {"act_kernel": "activation", "dequant_kernel": "dequantize", "scale_k
             "norm_fwd_kernel": "NormFunction.forward", "norm_bwd_kernel": "NormFunction.backward",
             "gated_scale_kernel": "gated_scale", "tile_kernel": "tiled", "tile_kernel_tuned": "tiled",
             "flagged_kernel": "flagged", "scale_rows": ("scale_by_row_max", "counted_rows"),
-            "table_rows": "gather_groups", "tile_copy": "copy_with_fallback", "ragged_rows": "ragged_sums",
-            "unpack_scale": "unpack_scale_launch", "axpy_kernel": "_launch_axpy", "merge_rows": "merge_segments",
+            "table_rows": "gather_groups", "tile_copy": "copy_with_fallback",
+            "ragged_rows": ("ragged_sums", "bf16_ragged_sums"), "unpack_scale": "unpack_scale_launch",
+            "axpy_kernel": "_launch_axpy", "merge_rows": ("merge_segments", "scaled_segments"),
             # two test functions each define and launch their own `kernel`
             "kernel": ("test_fill", "test_negate")}
 
