@@ -106,14 +106,30 @@ std::pair<nlohmann::json, std::string> constexpr_fallback(const std::string& nam
 }
 
 // Names used as the end of a tl.arange: those must be powers of two. `tl.arange(0, pad_hd // 2)`:
-// every name in the end expression sizes the range, and a guess of 1 would make it empty.
+// every name in the end expression sizes the range, and a guess of 1 would make it empty. So do
+// the names in a block's shape, which Triton wants in powers of two too: `tl.zeros((BLOCK, D1))`,
+// `tl.full(...)`, and a block pointer's or descriptor's `block_shape` (a guess of 1 there makes a
+// tl.dot's K dimension 1, which it refuses).
 std::set<std::string> arange_bounds(const PythonModule& m, TSNode body) {
   std::set<std::string> out;
+  auto shape_names = [&](TSNode shape) {
+    if (!is_type(shape, "tuple") && !is_type(shape, "list")) return;
+    for_each_named_child(shape, [&](TSNode e) { identifiers_in(m, e, {"call", "attribute"}, out); });
+  };
   for_each_call(body, [&](TSNode n) {
     auto q = m.qualified_name(field(n, "function"));
     TSNode args = field(n, "arguments");
     if (q && ends_with(*q, "language.arange") && ts_node_named_child_count(args) >= 2)
       identifiers_in(m, ts_node_named_child(args, 1), {"call", "attribute"}, out);
+    if (q && (ends_with(*q, "language.zeros") || ends_with(*q, "language.full")) && ts_node_named_child_count(args) >= 1)
+      shape_names(ts_node_named_child(args, 0));
+    // make_block_ptr(base, shape, strides, offsets, block_shape, order)
+    if (q && ends_with(*q, "language.make_block_ptr") && ts_node_named_child_count(args) >= 5 &&
+        !is_type(ts_node_named_child(args, 4), "keyword_argument"))
+      shape_names(ts_node_named_child(args, 4));
+    for_each_named_child(args, [&](TSNode a) {
+      if (is_type(a, "keyword_argument") && m.text_of(field(a, "name")) == "block_shape") shape_names(field(a, "value"));
+    });
   });
   return out;
 }

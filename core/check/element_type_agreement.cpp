@@ -90,6 +90,15 @@ void agree_element_types(const ElementTypeInputs& in, InferredSignature& out) {
     bool launch_open = p.origin == Origin::Launch && f != launched.end() && f->second.dtype.empty();
     if (is_guess(p.origin) || launch_open) out.assumed_fp32.push_back(name);
   }
+  // A dtype constexpr the launch sets from its caller's tensors (`DTYPE=to_triton(x.dtype)`) keeps
+  // its fp32 default here only for want of the caller: it is as open as those tensors, and must
+  // move with them when the harness retypes them (a bf16 store of `h.to(DTYPE)` fails otherwise).
+  for (const auto& name : in.order) {
+    const InferredParam& p = by_name[name];
+    if (p.type != "constexpr" || p.value != "tl.float32") continue;
+    if (is_guess(p.origin) || (p.origin == Origin::Default && in.launch_unresolved.count(name)))
+      out.assumed_fp32.push_back(name);
+  }
 }
 
 }  // namespace mine::check

@@ -2,8 +2,10 @@
 // After every fact source has typed the pointers, the element types that must agree with one
 // another: a copy's two sides, a tl.dot's two operands, the tensors a launcher leaves open beside
 // the one floating type it fixes; and which pointers are fp32 only for want of evidence
-// (`assumed_fp32`, which the harness may retype when a tl.dot names the width).
+// (`assumed_fp32`, which the harness may retype when a tl.dot names the width), with the dtype
+// constexprs left at an fp32 default where the launch hands one the scan could not read.
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -19,6 +21,7 @@ struct ElementTypeInputs {
   const std::map<std::string, LaunchFact>& launched;  // what the chosen launch says
   bool launcher_chosen;                             // whether a launch was followed at all
   const std::vector<std::string>& order;            // parameter order, for `assumed_fp32`
+  const std::set<std::string>& launch_unresolved;   // parameters the chosen launch binds to what the scan could not evaluate
 };
 
 void agree_element_types(const ElementTypeInputs& in, InferredSignature& out);

@@ -39,6 +39,7 @@ namespace mine::check {
 namespace {
 
 constexpr size_t kMaxAutotuneConfigs = 64;  // a generated grid can be huge; --autotune times each one
+constexpr int64_t kDotMinimum = 16;  // each dimension of a tl.dot: M, N and K
 
 int64_t cdiv(int64_t a, int64_t b) { return b > 0 ? (a + b - 1) / b : a; }
 
@@ -256,6 +257,10 @@ bool apply_launch_fact(const LaunchFact& f, bool is_constexpr, const PointerFact
     p.value = f.role == "none" ? nlohmann::json(nullptr) : f.value;
     return true;
   }
+  // A number handed to a parameter the body loads or stores through: the launch binds it wrongly
+  // (EquiTriton's backward hands six arguments for eight, shifting each), or the number is an
+  // address Triton would not take either. The body's use decides.
+  if ((f.role == "int" || f.role == "float" || f.role == "bool") && body.pointers.count(p.name)) return false;
   if (f.role == "int") {
     int64_t v = f.value.get<int64_t>();
     p.type = (v > INT32_MAX || v < INT32_MIN) ? "i64" : "i32";
@@ -407,6 +412,11 @@ InferredSignature triton_signature(const KernelSource& k, HelperReads& helpers) 
     });
     return found;
   };
+  bool calls_dot = !facts.dot_operands.empty();
+  for_each_call(field(site->definition, "body"), [&](TSNode n) {
+    auto q = m->qualified_name(field(n, "function"));
+    calls_dot = calls_dot || (q && ends_with(*q, "language.dot"));
+  });
   std::map<std::string, int> tuples, called, called_unpacked;
   std::map<std::string, std::string> loop_tuples;
   std::set<std::string> defining;
@@ -474,7 +484,10 @@ InferredSignature triton_signature(const KernelSource& k, HelperReads& helpers) 
     InferredParam p;
     p.name = pn.name;
     std::string annotation = ts_node_is_null(pn.annotation) ? "" : m->text_of(pn.annotation);
-    bool is_constexpr = contains(annotation, "constexpr") || autotune.keys.count(pn.name) || heuristic_keys.count(pn.name) ||
+    // A heuristic may hand a runtime argument too (`'seg': lambda args: args['seg'](args['B1'])`,
+    // a tensor): one the body loads through is a pointer, not a constexpr.
+    bool heuristic_constexpr = heuristic_keys.count(pn.name) && !facts.pointers.count(pn.name);
+    bool is_constexpr = contains(annotation, "constexpr") || autotune.keys.count(pn.name) || heuristic_constexpr ||
                         splat_keys.count(pn.name);
     // Triton itself types a parameter annotated `tl.pointer_type(tl.int64)` or `tl.int64`: no
     // launch or guess can differ.
@@ -518,6 +531,14 @@ InferredSignature triton_signature(const KernelSource& k, HelperReads& helpers) 
         fact->second.text != "None" && facts.numeric_params.count(pn.name))
       fact = launched.end();
     if (fact != launched.end() && apply_launch_fact(fact->second, is_constexpr, facts, p, out)) {
+      // A block that follows from the stand-in sizes (`BLOCK_D = triton.cdiv(d, 4)`: 8 of 32) can
+      // come out below the 16 each dimension of a tl.dot needs; the repository's real sizes are
+      // larger than the stand-in, and so is its block.
+      if (p.type == "constexpr" && fact->second.nominal && bounds.count(p.name) && p.value.is_number_integer() &&
+          p.value.get<int64_t>() > 0 && p.value.get<int64_t>() < kDotMinimum && calls_dot) {
+        p.value = kDotMinimum;
+        p.why += "; raised to 16, the least a tl.dot takes (the stand-in sizes gave less)";
+      }
       // Known to the heuristics and settled for the fallbacks, a constexpr None included.
       if (p.type == "constexpr") known[p.name] = p.value;
       else if (out.args.contains(p.name)) known[p.name] = out.args[p.name];
@@ -685,7 +706,7 @@ InferredSignature triton_signature(const KernelSource& k, HelperReads& helpers) 
     auto values = reader.heuristics(d, heuristic_env, ints, keys, nominal);
     for (const auto& [name, v] : values) {
       auto it = by_name.find(name);
-      if (it == by_name.end() || known.count(name)) continue;
+      if (it == by_name.end() || known.count(name) || it->second.type != "constexpr") continue;
       it->second.value = v;
       it->second.origin = nominal.count(name) ? Origin::Fallback : Origin::Heuristics;
       it->second.why = nominal.count(name) ? "heuristic with 1024 for integer arguments" : "heuristic";
@@ -781,7 +802,11 @@ InferredSignature triton_signature(const KernelSource& k, HelperReads& helpers) 
   }
   std::vector<std::string> order;
   for (const auto& pn : params) order.push_back(pn.name);
-  agree_element_types({by_name, facts, launched, chosen.has_value(), order}, out);
+  std::set<std::string> launch_unresolved;
+  if (chosen)
+    for (const auto& a : k.launches[*chosen].args)
+      if (a.role == "unknown" && !a.param.empty()) launch_unresolved.insert(a.param);
+  agree_element_types({by_name, facts, launched, chosen.has_value(), order, launch_unresolved}, out);
   // Tables of addresses are buffers the check fills with the address of a scratch buffer: a
   // pointer even where the launch hands an integer (an address its caller took from a tensor).
   for (const auto& pn : params) {

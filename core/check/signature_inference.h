@@ -37,6 +37,8 @@ struct InferredSignature {
   std::vector<std::string> notes;        // why parts could not be inferred
   // Pointers typed *fp32 only because nothing stated their element type (a launch tensor the
   // launcher takes from its caller included): the harness may retype them when a tl.dot says so.
+  // Also the dtype constexprs at `tl.float32` for the same want (guessed, or a default the launch
+  // overrides with what the scan could not evaluate): they move with the pointers.
   std::vector<std::string> assumed_fp32;
   // Parameters that hold addresses the kernel dereferences (PointerFacts::pointer_tables).
   std::vector<std::string> pointer_tables;

@@ -282,7 +282,7 @@ def unknown_scalars(params):
 _INSTANTIATION = re.compile(r"\bmine_instantiation_(\w+)\s*=\s*\(void\s*\*\)\s*&\s*([^;]+);")
 PARAM_KINDS = "mine_param_kinds"
 # Kinds of a parameter in the probe's table, above the size in bytes.
-_KIND_FLOAT, _KIND_SIGNED, _KIND_UNSIGNED, _KIND_POINTER = 1, 2, 3, 4
+_KIND_FLOAT, _KIND_SIGNED, _KIND_UNSIGNED, _KIND_POINTER, _KIND_ENUM = 1, 2, 3, 4, 5
 
 _PROBE = """
 // Added by the check: the size and kind of each parameter of the (instantiated) kernel, as nvcc
@@ -293,7 +293,8 @@ namespace mine_probe {
 template <typename T> constexpr unsigned long long kind() {
   return (unsigned long long)sizeof(T) | ((unsigned long long)(
       std::is_floating_point<T>::value ? %(float)d : std::is_integral<T>::value ?
-      (std::is_signed<T>::value ? %(signed)d : %(unsigned)d) : std::is_pointer<T>::value ? %(pointer)d : 0) << 32);
+      (std::is_signed<T>::value ? %(signed)d : %(unsigned)d) : std::is_pointer<T>::value ? %(pointer)d :
+      std::is_enum<T>::value ? %(enum)d : 0) << 32);
 }
 template <typename F, unsigned I> struct at;
 template <typename... A, unsigned I> struct at<void (*)(A...), I> {
@@ -334,7 +335,7 @@ def param_probe(source_text, entry, count):
         return None
     items = ", ".join("mine_probe::at<mine_probe::entry, %d>::value" % i for i in range(count))
     return _PROBE % {"float": _KIND_FLOAT, "signed": _KIND_SIGNED, "unsigned": _KIND_UNSIGNED,
-                     "pointer": _KIND_POINTER, "entry": function, "table": PARAM_KINDS,
+                     "pointer": _KIND_POINTER, "enum": _KIND_ENUM, "entry": function, "table": PARAM_KINDS,
                      "count": count, "items": items}
 
 
@@ -346,7 +347,8 @@ _SIZED_INTS = {(1, _KIND_SIGNED): "int8_t", (2, _KIND_SIGNED): "int16_t", (4, _K
 
 def resolve_types(params, kinds):
     """Parameters whose type the probe resolved, as the argument table knows them: `opmath_t` of
-    4 floating bytes is a float; a pointer typedef is a pointer. Other types stay as written."""
+    4 floating bytes is a float; a pointer typedef is a pointer; an enum an integer of its size.
+    Other types stay as written."""
     out = []
     for p, k in zip(params, kinds or []):
         size, kind = k & 0xFFFFFFFF, k >> 32
@@ -355,6 +357,10 @@ def resolve_types(params, kinds):
                 p = dict(p, pointer=True, resolved=p["type"])
             elif (size, kind) in _SIZED_INTS:
                 p = dict(p, type=_SIZED_INTS[(size, kind)], resolved=p["type"])
+            elif kind == _KIND_ENUM and (size, _KIND_SIGNED) in _SIZED_INTS:
+                # An enumeration (`reduce_t reduce_type`) passes as an integer of its size; its
+                # stand-in is 0, the first enumerator unless the enum says otherwise.
+                p = dict(p, type=_SIZED_INTS[(size, _KIND_SIGNED)], resolved=p["type"], enum=True)
         out.append(p)
     return out + params[len(out):]
 
@@ -508,6 +514,8 @@ def plan_launch(spec):
                 value = 1e-5 if "eps" in lname else 1.0
             elif p["type"] == "bool":
                 value = False
+            elif p.get("enum"):
+                value = 0
             else:
                 value = 1 if "stride" in lname else 0 if "offset" in lname else stand_in
         args.append(("scalar", p["name"], (p["type"], value)))

@@ -639,6 +639,14 @@ class Worker:
                 p["signature"][name] = "*" + half
                 p["args"][i] = (name, kind, (launch.TORCH_DTYPES[half], detail[1]))
                 moved[name] = "*" + half
+        # A dtype constexpr as open as those pointers (`DTYPE` handed from the caller's tensors)
+        # moves with them: `tl.store(bf16_ptr, h.to(DTYPE))` wants the pointers' type.
+        to_dtype = HALF_CONSTEXPR.get(half)
+        if moved and to_dtype:
+            for name, value in p["constexprs"].items():
+                if name in assumed and value == "tl.float32":
+                    p["constexprs"][name] = to_dtype
+                    moved[name] = to_dtype
         if moved:
             row["retyped"] = moved
         return bool(moved)
@@ -808,6 +816,8 @@ def first_verdict(row):
 
 
 MAX_SHRINKS = 3
+# The dtype constexpr that goes with pointers retyped to a half type.
+HALF_CONSTEXPR = {"bf16": "tl.bfloat16", "fp16": "tl.float16"}
 GUARD_BYTE = 0xA5
 # The buffer every address in a pointer table points at (peer and symmetric-memory pointers of
 # one GPU): large enough for a rank's row at stand-in strides.

@@ -401,6 +401,9 @@ __global__ void copy_rows(int n, F_ dst, F_ src) {
   if (i < n) dst[i] = src[i];
 }
 __global__ void __launch_bounds__(128) bounded(F_ x) { x[threadIdx.x] = 0.f; }
+enum reduce_t { SUM = 0, MEAN = 1, MAX = 2 };
+enum class Wide : long long { A, B };
+__global__ void reduce_rows(F_ x, const reduce_t how, Wide w) { if (how == MAX && w == Wide::B) x[0] = 1.f; }
 """
 PROBED_PARAMS = ["const int n", "const opmath_t scale", "scalar_t alpha", "real beta", "scalar_t* y", "int64_t* idx",
                  "unsigned short u"]
@@ -429,6 +432,10 @@ class ParameterProbe(unittest.TestCase):
             ck.plan_launch({"params": ["opmath_t s", "Info info"], "param_kinds": [8 | 1 << 32, 24]})
         plan = ck.plan_launch({"params": ["opmath_t s", "idx_t i"], "param_kinds": [8 | 1 << 32, 4 | 3 << 32]})
         self.assertEqual([d for _, _, d in plan["args"]], [("double", 1.0), ("uint32_t", ck.INT_DEFAULT)])
+        # An enumeration passes as an integer of its size, its first enumerator (0).
+        plan = ck.plan_launch({"params": ["float* x", "const reduce_t how", "Wide w"],
+                               "param_kinds": [8 | 4 << 32, 4 | 5 << 32, 8 | 5 << 32]})
+        self.assertEqual([d for kind, _, d in plan["args"] if kind == "scalar"], [("int32_t", 0), ("int64_t", 0)])
 
     @unittest.skipUnless(NVCC, "nvcc not found: the probe's compile is skipped")
     def test_nvcc_states_each_parameter_in_the_cubin(self):
@@ -457,6 +464,19 @@ class ParameterProbe(unittest.TestCase):
                 raw = _fake.elf_symbol_bytes(f.read(), ck.PARAM_KINDS)
         kinds = [int.from_bytes(raw[i:i + 8], "little") for i in range(0, len(raw), 8)]
         self.assertEqual([(k & 0xFFFFFFFF, k >> 32) for k in kinds], [(4, 2), (8, 4), (8, 4)])
+
+    @unittest.skipUnless(NVCC, "nvcc not found: the probe's compile is skipped")
+    def test_nvcc_states_enumerations_with_their_size(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            unit = os.path.join(tmp, "k.cu")
+            with open(unit, "w") as f:
+                f.write(TYPEDEF_PARAMS + ck.param_probe(TYPEDEF_PARAMS, "reduce_rows", 3))
+            code, output, _, cubin = ck.compile_cubin(NVCC, unit, "sm_90", tmp, 300)
+            self.assertEqual(code, 0, output)
+            with open(cubin, "rb") as f:
+                raw = _fake.elf_symbol_bytes(f.read(), ck.PARAM_KINDS)
+        kinds = [int.from_bytes(raw[i:i + 8], "little") for i in range(0, len(raw), 8)]
+        self.assertEqual([(k & 0xFFFFFFFF, k >> 32) for k in kinds], [(8, 4), (4, 5), (8, 5)])
 
 
 @unittest.skipUnless(NVCC, "nvcc not found ($NVCC, $CUDA_HOME/bin, $PATH, /usr/local/cuda/bin): CUDA compiles skipped")

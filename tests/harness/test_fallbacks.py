@@ -118,6 +118,20 @@ def k(x_ptr, BLOCK: tl.constexpr):
         raise RuntimeError("out of resource: shared memory, Required: %d, Hardware limit: 232448" % need)
 '''
 
+# As WIDE_KERNEL, storing through x_ptr a value cast to DTYPE, which must be x_ptr's type.
+WIDE_DTYPE_KERNEL = HDR + '''
+import triton.compiler
+@triton.jit
+def k(x_ptr, BLOCK: tl.constexpr, DTYPE: tl.constexpr):
+    pointer = triton.compiler.current_signature["x_ptr"]
+    width = 4 if pointer == "*fp32" else 2
+    need = triton.compiler.current_options.get("num_stages", 3) * BLOCK * 512 * width
+    if need > 232448:
+        raise RuntimeError("out of resource: shared memory, Required: %d, Hardware limit: 232448" % need)
+    if DTYPE.name != pointer[1:]:
+        raise ValueError("Block element type(%s) and value element type(%s) mismatch" % (pointer[1:], DTYPE.name))
+'''
+
 SIG = {"signature": {"x_ptr": "*fp32"}}
 DOT_SIG = {"signature": {"a_ptr": "*fp32", "b_ptr": "*fp16"}, "constexprs": {"BLOCK": 64}}
 
@@ -166,6 +180,14 @@ class Fallbacks(unittest.TestCase):
             (17, "k", WIDE_KERNEL, dict(SIG, constexprs={"BLOCK": 128}, options={"num_stages": 2},
                                         guessed=[], assumed_fp32=["x_ptr"])),
             (18, "k", WIDE_KERNEL, dict(SIG, constexprs={"BLOCK": 128}, options={"num_stages": 2}, guessed=[])),
+            # DTYPE at its fp32 default because the launch hands the caller's type: assumed too.
+            (19, "k", WIDE_DTYPE_KERNEL, dict(SIG, constexprs={"BLOCK": 128, "DTYPE": "tl.float32"},
+                                              options={"num_stages": 2}, guessed=[],
+                                              assumed_fp32=["x_ptr", "DTYPE"])),
+            # DTYPE stated: it stays, and the store's mismatch is reported.
+            (20, "k", WIDE_DTYPE_KERNEL, dict(SIG, constexprs={"BLOCK": 128, "DTYPE": "tl.float32"},
+                                              options={"num_stages": 2}, guessed=[],
+                                              assumed_fp32=["x_ptr"])),
         ]
         write_bundle(bundle, kernels)
         for kid, text in ((4, KERNEL_ONLY), (6, BROKEN_BODY_ONLY), (14, KERNEL_ONLY_IMPORT_FAILS)):
@@ -181,7 +203,7 @@ class Fallbacks(unittest.TestCase):
         cls.tmp.cleanup()
 
     def test_all_kernels_reported(self):
-        self.assertEqual(sorted(self.rows), list(range(1, 19)), self.proc.stderr[-2000:])
+        self.assertEqual(sorted(self.rows), list(range(1, 21)), self.proc.stderr[-2000:])
 
     def test_results_of_other_targets_name_the_target(self):
         self.assertEqual(self.rows[8]["target"], "ascend")
@@ -233,6 +255,15 @@ class Fallbacks(unittest.TestCase):
         r = self.rows[18]
         self.assertEqual((r["status"], r["error_class"]), ("fail", "resource_limit"), r["message"])
         self.assertNotIn("retyped", r)
+
+    def test_an_assumed_dtype_constexpr_moves_with_the_assumed_pointers(self):
+        r = self.rows[19]
+        self.assertEqual(r["status"], "ok", r["message"])
+        self.assertEqual(r["retyped"], {"x_ptr": "*bf16", "DTYPE": "tl.bfloat16"})
+        r = self.rows[20]
+        self.assertEqual(r["status"], "fail")
+        self.assertIn("Block element type(bf16) and value element type(fp32) mismatch", r["message"])
+        self.assertEqual(r["retyped"], {"x_ptr": "*bf16"})
 
     def test_stated_blocks_are_not_changed(self):
         r = self.rows[3]
