@@ -112,9 +112,19 @@ std::pair<nlohmann::json, std::string> constexpr_fallback(const std::string& nam
 // tl.dot's K dimension 1, which it refuses).
 std::set<std::string> arange_bounds(const PythonModule& m, TSNode body) {
   std::set<std::string> out;
+  // A dimension chosen by a flag (`D if not FP8 else D_PACKED`): its branches are dimensions,
+  // its condition is not.
+  std::function<void(TSNode)> dimension_names = [&](TSNode e) {
+    if (is_type(e, "conditional_expression") && ts_node_named_child_count(e) == 3) {
+      dimension_names(ts_node_named_child(e, 0));
+      dimension_names(ts_node_named_child(e, 2));
+      return;
+    }
+    identifiers_in(m, e, {"call", "attribute", "conditional_expression"}, out);
+  };
   auto shape_names = [&](TSNode shape) {
     if (!is_type(shape, "tuple") && !is_type(shape, "list")) return;
-    for_each_named_child(shape, [&](TSNode e) { identifiers_in(m, e, {"call", "attribute"}, out); });
+    for_each_named_child(shape, dimension_names);
   };
   for_each_call(body, [&](TSNode n) {
     auto q = m.qualified_name(field(n, "function"));

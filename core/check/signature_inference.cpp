@@ -257,10 +257,6 @@ bool apply_launch_fact(const LaunchFact& f, bool is_constexpr, const PointerFact
     p.value = f.role == "none" ? nlohmann::json(nullptr) : f.value;
     return true;
   }
-  // A number handed to a parameter the body loads or stores through: the launch binds it wrongly
-  // (EquiTriton's backward hands six arguments for eight, shifting each), or the number is an
-  // address Triton would not take either. The body's use decides.
-  if ((f.role == "int" || f.role == "float" || f.role == "bool") && body.pointers.count(p.name)) return false;
   if (f.role == "int") {
     int64_t v = f.value.get<int64_t>();
     p.type = (v > INT32_MAX || v < INT32_MIN) ? "i64" : "i32";
@@ -472,6 +468,7 @@ InferredSignature triton_signature(const KernelSource& k, HelperReads& helpers) 
   std::map<std::string, LaunchFact> launched;
   std::optional<size_t> chosen = preferred_launch(k.launches);
   out.launch_count = k.launches.size();
+
   if (chosen) {
     const LaunchSite& site = k.launches[*chosen];
     launched = launch_facts(site);
@@ -479,6 +476,24 @@ InferredSignature triton_signature(const KernelSource& k, HelperReads& helpers) 
     out.launch = {{"id", site.id}, {"path", site.path}, {"line", site.line}, {"launcher", site.launcher}};
     for (const auto& [key, v] : site.options.items())
       if (key == "num_warps" || key == "num_stages" || key == "num_ctas" || key == "maxnreg") out.options[key] = v;
+  }
+  // A launch of positional arguments only that leaves a parameter without default unbound, where
+  // no splat or decorator can supply it, is short: the arguments it does hand may sit a place too
+  // early. (One that binds by keyword names what it binds; a parameter it leaves out is supplied
+  // elsewhere, by a config the scan did not read.)
+  bool launch_short = false;
+  if (chosen && k.launches[*chosen].complete) {
+    std::set<std::string> bound;
+    bool by_keyword = false;
+    for (const auto& a : k.launches[*chosen].args) {
+      bound.insert(a.param);
+      by_keyword = by_keyword || !a.keyword.empty();
+    }
+    if (!by_keyword)
+      for (const auto& pn : params)
+        launch_short = launch_short || (ts_node_is_null(pn.default_value) && !bound.count(pn.name) &&
+                                        !autotune.keys.count(pn.name) && !heuristic_keys.count(pn.name) &&
+                                        !splat_keys.count(pn.name));
   }
   for (const auto& pn : params) {
     InferredParam p;
@@ -529,6 +544,13 @@ InferredSignature triton_signature(const KernelSource& k, HelperReads& helpers) 
     // guard its uses.
     if (fact != launched.end() && fact->second.value.is_null() && fact->second.role == "none" &&
         fact->second.text != "None" && facts.numeric_params.count(pn.name))
+      fact = launched.end();
+    // A short launch (EquiTriton's backward hands six arguments for eight) can bind each a place
+    // too early: a number it binds to a parameter the body loads or stores through is no fact,
+    // and the body's use decides. (A full launch's 0 for a pointer its kernel leaves unused,
+    // `residual if HAS_RESIDUAL else 0`, stays.)
+    if (fact != launched.end() && launch_short && facts.pointers.count(pn.name) &&
+        (fact->second.role == "int" || fact->second.role == "float" || fact->second.role == "bool"))
       fact = launched.end();
     if (fact != launched.end() && apply_launch_fact(fact->second, is_constexpr, facts, p, out)) {
       // A block that follows from the stand-in sizes (`BLOCK_D = triton.cdiv(d, 4)`: 8 of 32) can
