@@ -530,6 +530,17 @@ class ClosureBuilder {
         }
       }
     std::unordered_map<std::string_view, std::string> by_signature;
+    // The kernel's own file keeps the names of its imports too: one it rebinds later
+    // (`from triton.language import topk as tl_topk`, then `if ...: from ... import sort_impl as
+    // tl_topk`) is the same variable in the file's order, and what reads it between (`sig =
+    // inspect.signature(tl_topk)`) reads the import. Renamed, the import would be left unread.
+    for (Entity* e : needed_)
+      if ((e->kind == EntityKind::External || e->kind == EntityKind::KeptImport) && e->module == m0_ &&
+          !by_signature.count(signature(*e))) {
+        by_signature[signature(*e)] = e->name;
+        emitted_[e] = e->name;
+        taken.insert(e->name);
+      }
     for (Entity* e : needed_)
       if (e->kind == EntityKind::External || e->kind == EntityKind::KeptImport) {
         auto same = by_signature.find(signature(*e));
