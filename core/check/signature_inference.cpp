@@ -561,6 +561,7 @@ InferredSignature triton_signature(const KernelSource& k, HelperReads& helpers) 
         p.value = kDotMinimum;
         p.why += "; raised to 16, the least a tl.dot takes (the stand-in sizes gave less)";
       }
+      if (p.type == "constexpr" && fact->second.nominal && p.value.is_number_integer()) out.nominal.push_back(p.name);
       // Known to the heuristics and settled for the fallbacks, a constexpr None included.
       if (p.type == "constexpr") known[p.name] = p.value;
       else if (out.args.contains(p.name)) known[p.name] = out.args[p.name];

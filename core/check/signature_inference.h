@@ -42,6 +42,9 @@ struct InferredSignature {
   std::vector<std::string> assumed_fp32;
   // Parameters that hold addresses the kernel dereferences (PointerFacts::pointer_tables).
   std::vector<std::string> pointer_tables;
+  // Constexprs whose launch value follows from the stand-in sizes (`HEAD_DIM = q.shape[-1]`): the
+  // harness may move one to the block size it must match (a shape mismatch names both).
+  std::vector<std::string> nominal;
   // A Triton 1.x kernel's keyword splat (`**meta`): its name; its keys are constexpr params above,
   // which the harness makes real parameters before it compiles.
   std::string keyword_splat;

@@ -272,6 +272,31 @@ void PythonModule::collect_statements(TSNode block, int depth) {
             }
           bound_before.insert(bound_here.begin(), bound_here.end());
         }
+      } else if (is_type(c, "try_statement")) {
+        // `try: import triton / except ImportError: triton = _Dummy()` with more than simple
+        // statements (stub classes): a handler stands in for a package where it is missing, and
+        // kernels run where it is installed, so a name the body binds to a module it imports
+        // keeps the body's binding, as for the branches of an `if` above. Other names keep every
+        // binding in order: a fallback definition (`except AttributeError: def helper(...)`) is
+        // what a standalone needs where the body's attribute is gone.
+        std::vector<std::pair<size_t, size_t>> handlers;
+        std::set<std::string> bound_by_body;
+        for (TSNode b : blocks_of(c)) {
+          size_t first = statements_.size();
+          collect_statements(b, depth + 1);
+          TSNode clause = ts_node_parent(b);
+          if (is_type(clause, "except_clause") || is_type(clause, "except_group_clause")) {
+            handlers.push_back({first, statements_.size()});
+          } else if (!is_type(clause, "finally_clause")) {
+            for (size_t i = first; i < statements_.size(); ++i)
+              for (const auto& b : statements_[i].imports)
+                if (!b.star && b.imported.empty()) bound_by_body.insert(b.local);
+          }
+        }
+        for (const auto& [first, last] : handlers)
+          for (size_t i = first; i < last; ++i)
+            for (const auto& name : statements_[i].binds)
+              if (bound_by_body.count(name)) alternatives_.insert({i, name});
       } else {
         for (TSNode b : blocks_of(c)) collect_statements(b, depth + 1);
       }

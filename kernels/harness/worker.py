@@ -546,7 +546,7 @@ class Worker:
         dimensions exceed its 2**20 elements); the guess is at fault, not the kernel, so the
         guessed power-of-two constexprs are halved and the compile retried a few times."""
         grows = 0
-        retyped = narrowed = False
+        retyped = narrowed = matched = False
         if task.get("grow"):
             # The pool's second try after a fault: every stand-in buffer larger at once.
             row["grown"] = grow_buffers(p, None, task["grow"], MAX_SECOND_TRY_BYTES)
@@ -561,6 +561,13 @@ class Worker:
                 # had to assume fp32: the kernel dots one type, so the assumed pointers take it.
                 if not retyped and self.retype_guessed_pointers(p, exc_message(e), row, spec):
                     retyped = True
+                    continue
+                # Two block dimensions that must agree (`k` loaded as [BLOCK_N, HEAD_DIM] under a
+                # [1, BLOCK_N] mask: a kernel written for HEAD_DIM == BLOCK_N), one of them a stand-in
+                # (a constexpr the launch derives from the stand-in sizes, or a guess): the stand-in
+                # takes the other's size, once.
+                if not matched and self.match_block_sizes(p, exc_message(e), row, spec):
+                    matched = True
                     continue
                 # Software pipelining multiplies a tile's shared memory by num_stages; launch sites
                 # tuned for operands narrower than the types the check had to assume (fp8 data
@@ -617,6 +624,30 @@ class Worker:
         p["constexprs"].update(guesses)
         p["constexprs"][name] = value
         row["mode"] = {name: value}
+        return True
+
+    @staticmethod
+    def match_block_sizes(p, message, row, spec):
+        """After `Cannot make_shape_compatible: incompatible dimensions at index i: a and b`, the
+        stand-in constexprs (the bundle's `nominal` and guessed ones) of value a take b, or those of
+        b take a; where both sides have some, the smaller value moves to the larger. Recorded in
+        row["matched_sizes"]; False when the message names no such sizes or no stand-in has them."""
+        m = _INCOMPATIBLE_DIMS.search(message)
+        if not m:
+            return False
+        a, b = int(m.group(1)), int(m.group(2))
+        stand_ins = set(spec.get("nominal") or []) | set(p["guessed"])
+        holding = {v: [n for n, x in p["constexprs"].items()
+                       if n in stand_ins and type(x) is int and x == v] for v in (a, b)}
+        if holding[a] and holding[b]:
+            old, new = min(a, b), max(a, b)
+        elif holding[a] or holding[b]:
+            old, new = (a, b) if holding[a] else (b, a)
+        else:
+            return False
+        for name in holding[old]:
+            p["constexprs"][name] = new
+        row["matched_sizes"] = {name: new for name in holding[old]}
         return True
 
     @staticmethod
@@ -816,6 +847,7 @@ def first_verdict(row):
 
 
 MAX_SHRINKS = 3
+_INCOMPATIBLE_DIMS = re.compile(r"incompatible dimensions at index \d+: (\d+) and (\d+)")
 # The dtype constexpr that goes with pointers retyped to a half type.
 HALF_CONSTEXPR = {"bf16": "tl.bfloat16", "fp16": "tl.float16"}
 GUARD_BYTE = 0xA5

@@ -132,6 +132,14 @@ def k(x_ptr, BLOCK: tl.constexpr, DTYPE: tl.constexpr):
         raise ValueError("Block element type(%s) and value element type(%s) mismatch" % (pointer[1:], DTYPE.name))
 '''
 
+# Written for HEAD_DIM == BLOCK_N (a mask of the wrong orientation): other sizes do not broadcast.
+MATCHED_KERNEL = HDR + '''
+@triton.jit
+def k(x_ptr, HEAD_DIM: tl.constexpr, BLOCK_N: tl.constexpr):
+    if HEAD_DIM != BLOCK_N:
+        raise ValueError("Cannot make_shape_compatible: incompatible dimensions at index 1: %d and %d" % (HEAD_DIM, BLOCK_N))
+'''
+
 SIG = {"signature": {"x_ptr": "*fp32"}}
 DOT_SIG = {"signature": {"a_ptr": "*fp32", "b_ptr": "*fp16"}, "constexprs": {"BLOCK": 64}}
 
@@ -188,6 +196,9 @@ class Fallbacks(unittest.TestCase):
             (20, "k", WIDE_DTYPE_KERNEL, dict(SIG, constexprs={"BLOCK": 128, "DTYPE": "tl.float32"},
                                               options={"num_stages": 2}, guessed=[],
                                               assumed_fp32=["x_ptr"])),
+            # HEAD_DIM follows from the stand-in sizes; BLOCK_N is the launch's literal.
+            (21, "k", MATCHED_KERNEL, dict(SIG, constexprs={"HEAD_DIM": 32, "BLOCK_N": 64}, nominal=["HEAD_DIM"])),
+            (22, "k", MATCHED_KERNEL, dict(SIG, constexprs={"HEAD_DIM": 32, "BLOCK_N": 64})),  # both stated
         ]
         write_bundle(bundle, kernels)
         for kid, text in ((4, KERNEL_ONLY), (6, BROKEN_BODY_ONLY), (14, KERNEL_ONLY_IMPORT_FAILS)):
@@ -203,7 +214,7 @@ class Fallbacks(unittest.TestCase):
         cls.tmp.cleanup()
 
     def test_all_kernels_reported(self):
-        self.assertEqual(sorted(self.rows), list(range(1, 21)), self.proc.stderr[-2000:])
+        self.assertEqual(sorted(self.rows), list(range(1, 23)), self.proc.stderr[-2000:])
 
     def test_results_of_other_targets_name_the_target(self):
         self.assertEqual(self.rows[8]["target"], "ascend")
@@ -264,6 +275,14 @@ class Fallbacks(unittest.TestCase):
         self.assertEqual(r["status"], "fail")
         self.assertIn("Block element type(bf16) and value element type(fp32) mismatch", r["message"])
         self.assertEqual(r["retyped"], {"x_ptr": "*bf16"})
+
+    def test_a_stand_in_size_takes_the_block_size_it_must_match(self):
+        r = self.rows[21]
+        self.assertEqual(r["status"], "ok", r["message"])
+        self.assertEqual(r["matched_sizes"], {"HEAD_DIM": 64})
+        r = self.rows[22]
+        self.assertEqual((r["status"], r["error_class"]), ("fail", "type_error"), r["message"])
+        self.assertNotIn("matched_sizes", r)
 
     def test_stated_blocks_are_not_changed(self):
         r = self.rows[3]

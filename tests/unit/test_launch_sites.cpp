@@ -248,6 +248,15 @@ TEST_CASE("signatures follow the repository's launches first, as the kernel file
   CHECK(by_name["lonely_kernel"].launch_count == 0);
   CHECK(by_name["lonely_zero"].launch_count == 0);
   CHECK(by_name["sgd_kernel"].launch_count == 1);
+  // Constexprs the launch derives from the stand-in sizes are named for the harness; literals not.
+  auto nominal = [&](const std::string& kernel, const std::string& param) {
+    const auto& n = by_name[kernel].nominal;
+    return std::find(n.begin(), n.end(), param) != n.end();
+  };
+  CHECK(nominal("quarter_dot", "BLOCK_D"));
+  CHECK(nominal("block_cumsum", "D"));
+  CHECK_FALSE(nominal("fits_head", "BLOCK_M"));
+  CHECK_FALSE(nominal("tiled_rows", "M"));
 }
 
 TEST_CASE("launches bind by import, alias and name, and skip callees from outside the repository", "[launch]") {
