@@ -1445,6 +1445,146 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
                 set_dtype(p, casts[i], "its loads share a name another branch casts to " + casts[i]);
               }
   });
+  // A name bound before an `if` and bound again inside it keeps its type (Triton refuses `initial
+  // value for x is of type int32, but the then block redefines it as fp32`). Where one binding's
+  // type is stated (`tl.full(..., tl.int1)`, `tl.zeros(..., dtype=T)`, a cast, a comparison, a
+  // literal, `tl.where(c, 0, 1)`, reductions of those) and the other's value is loaded elements
+  // combined elementwise (`qv[:, None] & kv[None, :]`, `tl.sum(ind)`), the loaded pointers hold
+  // that type: blksprs's validity masks are bool, mdy_triton's selected indices int32.
+  {
+    static const std::set<std::string> kReductions = {"sum", "max", "min", "cumsum", "reduce"};
+    auto dtype_argument = [&](TSNode call, uint32_t position) -> std::string {
+      TSNode d = keyword(call, "dtype", m_);
+      if (ts_node_is_null(d)) d = argument(call, position);
+      if (ts_node_is_null(d)) return "";
+      auto q = m_.qualified_name(d);
+      return triton_dtype(q ? *q : m_.text_of(d));
+    };
+    std::function<std::string(TSNode, int)> stated_type = [&](TSNode e, int depth) -> std::string {
+      if (ts_node_is_null(e) || depth > 4) return "";
+      if (is_type(e, "parenthesized_expression")) return stated_type(ts_node_named_child(e, 0), depth + 1);
+      if (is_type(e, "integer")) return "i32";
+      if (is_type(e, "float")) return "fp32";
+      if (is_type(e, "comparison_operator")) return "i1";
+      if (!is_type(e, "call")) return "";
+      std::string name = op_name(e);
+      if (name == "full") return dtype_argument(e, 2);
+      if (name == "zeros") return dtype_argument(e, 1);
+      if (name == "where") {
+        std::string a = stated_type(argument(e, 1), depth + 1), b = stated_type(argument(e, 2), depth + 1);
+        return a == b ? a : "";
+      }
+      if (kReductions.count(name)) {
+        std::string t = stated_type(argument(e, 0), depth + 1);
+        return t == "i1" ? "i32" : t;  // a sum of booleans counts them
+      }
+      return cast_type(e);
+    };
+    // The loads whose elements an expression combines without changing their type: every leaf a
+    // load (or an integer literal), since `a + b` takes the wider of two types and says nothing of
+    // a load added to an int64 offset. `pure` turns false at any other leaf.
+    bool pure = true;
+    std::function<void(TSNode, std::vector<TSNode>&, int)> flowing = [&](TSNode e, std::vector<TSNode>& out, int depth) {
+      if (ts_node_is_null(e) || depth > 4) {
+        pure = false;
+        return;
+      }
+      if (is_type(e, "parenthesized_expression") || is_type(e, "subscript") || is_type(e, "unary_operator")) {
+        flowing(is_type(e, "subscript") ? field(e, "value") : is_type(e, "unary_operator") ? field(e, "argument")
+                                                                                           : ts_node_named_child(e, 0),
+                out, depth + 1);
+      } else if (is_type(e, "binary_operator")) {
+        std::string op = m_.text_of(field(e, "operator"));
+        if (op != "&" && op != "|" && op != "^" && op != "+" && op != "-" && op != "*") {
+          pure = false;
+          return;
+        }
+        for (TSNode side : {field(e, "left"), field(e, "right")})
+          if (!is_type(side, "integer")) flowing(side, out, depth + 1);
+      } else if (is_type(e, "call") && op_name(e) == "load") {
+        out.push_back(e);
+      } else if (is_type(e, "call") && kReductions.count(op_name(e))) {
+        flowing(argument(e, 0), out, depth + 1);  // a sum widens narrow integers: i32 is their default anyway
+      } else if (is_type(e, "identifier")) {
+        auto it = assigned.find(m_.text_of(e));
+        if (it == assigned.end() || updated.count(m_.text_of(e))) {
+          pure = false;
+          return;
+        }
+        for (TSNode rhs : reaching(it->second, ts_node_start_byte(e))) flowing(rhs, out, depth + 1);
+      } else {
+        pure = false;
+      }
+    };
+    auto agree = [&](const std::string& type, TSNode value, const std::string& name) {
+      if (type.empty()) return;
+      std::vector<TSNode> loads;
+      pure = true;
+      flowing(value, loads, 0);
+      if (!pure) return;
+      for (TSNode load : loads)
+        for (const auto& p : bases_of(address_of(load))) {
+          // The default width of integer evidence gives way to the width the binding states.
+          if (out.dtypes.count(p) && out.dtypes[p] == "i32" && (type == "i1" || integer_element_type(type)))
+            out.dtypes.erase(p);
+          set_dtype(p, type, "its loads are bound to " + name + ", which holds " + type + " elsewhere in an if");
+        }
+    };
+    // Only a condition decided at run time makes Triton join the branches; one of constexprs
+    // (`if USE_FP8:`) keeps a single branch, which may rebind the name to anything.
+    std::set<std::string> constexpr_params;
+    for (const auto& pn : parameter_nodes(m_, function.definition))
+      if (!ts_node_is_null(pn.annotation) && m_.text_of(pn.annotation).find("constexpr") != std::string::npos)
+        constexpr_params.insert(pn.name);
+    auto decided_at_run_time = [&](TSNode condition) {
+      std::set<std::string> names;
+      bool type_query = false;  // `x.dtype.is_fp16()`, `x.shape[0] == 1`: known when compiling
+      for_each_node(condition, [&](TSNode x) {
+        if (is_type(x, "identifier")) names.insert(m_.text_of(x));
+        if (is_type(x, "attribute")) {
+          std::string attr = m_.text_of(field(x, "attribute"));
+          type_query = type_query || attr == "dtype" || attr == "element_ty" || attr == "shape" || attr == "type";
+        }
+      });
+      if (type_query) return false;
+      for (const auto& name : names) {
+        if (param_set.count(name) && !constexpr_params.count(name) && !assigned.count(name)) return true;
+        auto it = assigned.find(name);
+        if (it == assigned.end()) continue;
+        for (TSNode rhs : it->second) {
+          bool computed = false;
+          for_each_call(rhs, [&](TSNode c) { computed = computed || !op_name(c).empty(); });
+          if (computed || (is_type(rhs, "call") && !op_name(rhs).empty())) return true;
+        }
+      }
+      return false;
+    };
+    for_each_node(body, [&](TSNode n) {
+      if (!is_type(n, "if_statement") || !decided_at_run_time(field(n, "condition"))) return;
+      std::vector<TSNode> blocks{field(n, "consequence")};
+      for_each_named_child(n, [&](TSNode c) {
+        if (is_type(c, "elif_clause")) blocks.push_back(field(c, "consequence"));
+        if (is_type(c, "else_clause")) blocks.push_back(field(c, "body"));
+      });
+      for (TSNode block : blocks) {
+        // The binding each name has when the block ends: its last assignment there.
+        std::map<std::string, TSNode> last;
+        for_each_named_child(block, [&](TSNode st) {
+          TSNode a = is_type(st, "expression_statement") ? ts_node_named_child(st, 0) : TSNode{};
+          if (is_type(a, "assignment") && is_type(field(a, "left"), "identifier"))
+            last[m_.text_of(field(a, "left"))] = field(a, "right");
+        });
+        for (const auto& [name, inside] : last) {
+          auto it = assigned.find(name);
+          if (it == assigned.end() || updated.count(name)) continue;
+          std::vector<TSNode> before = reaching(it->second, ts_node_start_byte(n));
+          if (before.size() != 1 || ts_node_start_byte(before[0]) >= ts_node_start_byte(n)) continue;
+          agree(stated_type(before[0], 0), inside, name);
+          agree(stated_type(inside, 0), before[0], name);
+        }
+      }
+    });
+  }
   // A parameter that is a load's fill or a store's value is a value, not an address.
   for (const auto& op : ops) {
     TSNode value = op.name == "load" ? keyword(op.call, "other", m_) : stored_value(op);
