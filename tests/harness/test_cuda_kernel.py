@@ -437,46 +437,32 @@ class ParameterProbe(unittest.TestCase):
                                "param_kinds": [8 | 4 << 32, 4 | 5 << 32, 8 | 5 << 32]})
         self.assertEqual([d for kind, _, d in plan["args"] if kind == "scalar"], [("int32_t", 0), ("int64_t", 0)])
 
-    @unittest.skipUnless(NVCC, "nvcc not found: the probe's compile is skipped")
-    def test_nvcc_states_each_parameter_in_the_cubin(self):
+    def probed_kinds(self, source, entry, count):
+        """(size, kind) of each parameter, as nvcc writes the probe's table into the cubin."""
         with tempfile.TemporaryDirectory() as tmp:
             unit = os.path.join(tmp, "k.cu")
             with open(unit, "w") as f:
-                f.write(PROBED + ck.param_probe(PROBED, "axpy", len(PROBED_PARAMS)))
+                f.write(source + ck.param_probe(source, entry, count))
             code, output, _, cubin = ck.compile_cubin(NVCC, unit, "sm_90", tmp, 300)
             self.assertEqual(code, 0, output)
             with open(cubin, "rb") as f:
                 raw = _fake.elf_symbol_bytes(f.read(), ck.PARAM_KINDS)
         kinds = [int.from_bytes(raw[i:i + 8], "little") for i in range(0, len(raw), 8)]
+        return [(k & 0xFFFFFFFF, k >> 32) for k in kinds]
+
+    @unittest.skipUnless(NVCC, "nvcc not found: the probe's compile is skipped")
+    def test_nvcc_states_each_parameter_in_the_cubin(self):
         # int, double (the macro), float (scalar_t), float (the typedef), two pointers, unsigned short
-        self.assertEqual([(k & 0xFFFFFFFF, k >> 32) for k in kinds],
+        self.assertEqual(self.probed_kinds(PROBED, "axpy", len(PROBED_PARAMS)),
                          [(4, 2), (8, 1), (4, 1), (4, 1), (8, 4), (8, 4), (2, 3)])
 
     @unittest.skipUnless(NVCC, "nvcc not found: the probe's compile is skipped")
     def test_nvcc_resolves_a_plain_kernels_typedefs(self):
-        with tempfile.TemporaryDirectory() as tmp:
-            unit = os.path.join(tmp, "k.cu")
-            with open(unit, "w") as f:
-                f.write(TYPEDEF_PARAMS + ck.param_probe(TYPEDEF_PARAMS, "copy_rows", 3))
-            code, output, _, cubin = ck.compile_cubin(NVCC, unit, "sm_90", tmp, 300)
-            self.assertEqual(code, 0, output)
-            with open(cubin, "rb") as f:
-                raw = _fake.elf_symbol_bytes(f.read(), ck.PARAM_KINDS)
-        kinds = [int.from_bytes(raw[i:i + 8], "little") for i in range(0, len(raw), 8)]
-        self.assertEqual([(k & 0xFFFFFFFF, k >> 32) for k in kinds], [(4, 2), (8, 4), (8, 4)])
+        self.assertEqual(self.probed_kinds(TYPEDEF_PARAMS, "copy_rows", 3), [(4, 2), (8, 4), (8, 4)])
 
     @unittest.skipUnless(NVCC, "nvcc not found: the probe's compile is skipped")
     def test_nvcc_states_enumerations_with_their_size(self):
-        with tempfile.TemporaryDirectory() as tmp:
-            unit = os.path.join(tmp, "k.cu")
-            with open(unit, "w") as f:
-                f.write(TYPEDEF_PARAMS + ck.param_probe(TYPEDEF_PARAMS, "reduce_rows", 3))
-            code, output, _, cubin = ck.compile_cubin(NVCC, unit, "sm_90", tmp, 300)
-            self.assertEqual(code, 0, output)
-            with open(cubin, "rb") as f:
-                raw = _fake.elf_symbol_bytes(f.read(), ck.PARAM_KINDS)
-        kinds = [int.from_bytes(raw[i:i + 8], "little") for i in range(0, len(raw), 8)]
-        self.assertEqual([(k & 0xFFFFFFFF, k >> 32) for k in kinds], [(8, 4), (4, 5), (8, 5)])
+        self.assertEqual(self.probed_kinds(TYPEDEF_PARAMS, "reduce_rows", 3), [(8, 4), (4, 5), (8, 5)])
 
 
 @unittest.skipUnless(NVCC, "nvcc not found ($NVCC, $CUDA_HOME/bin, $PATH, /usr/local/cuda/bin): CUDA compiles skipped")
