@@ -606,7 +606,7 @@ CudaSource::Instantiation CudaSource::instantiation_of(const CudaKernelSite& sit
   // Set for a second look at the launches, after none named its types outright: a type the host
   // code leaves open (a host template's type parameter, AT_DISPATCH's scalar_t) is float then.
   bool assume_float = false;
-  auto template_argument = [&](TSNode at, const std::string& name) -> std::string {
+  auto template_argument = [&](TSNode at, const std::string& name, bool first_of_several = false) -> std::string {
     TSNode function{}, declaration{};
     for (TSNode up = ts_node_parent(at); !ts_node_is_null(up); up = ts_node_parent(up))
       if (is(up, "function_definition")) {
@@ -644,7 +644,7 @@ CudaSource::Instantiation CudaSource::instantiation_of(const CudaKernelSite& sit
       several = several || (!value.empty() && value != piece);
       if (value.empty()) value = piece;
     });
-    if (type_parameter) return several || value.empty() ? (assume_float ? "float" : "") : value;
+    if (type_parameter) return (several && !first_of_several) || value.empty() ? (assume_float ? "float" : "") : value;
     // Values the callers disagree on (`launch<true>` and `launch<false>`) are each an
     // instantiation the repository makes: the first one written.
     return value;
@@ -696,6 +696,51 @@ CudaSource::Instantiation CudaSource::instantiation_of(const CudaKernelSite& sit
     out.from = "as launched at line " + std::to_string(line_of(c)) + (assume_float ? ", its open types as float" : "");
   };
   walk(root(), from_launches);
+  if (!out.arguments_text.empty()) return out;
+  // A launch that names no template arguments (`lookup<<<g, b>>>(n, keys.data_ptr<K>(), ...)`
+  // inside `template <typename K, typename V> void dispatch(...)`) lets nvcc deduce them from the
+  // arguments: each type parameter is the element type of the `data_ptr<...>()` handed to a
+  // parameter of that type, the launcher's own parameter resolved through its callers
+  // (`dispatch<uint32_t, uint64_t>(...)`, the first one written: each is an instantiation the
+  // repository makes). Every parameter must be deduced so.
+  auto from_deduced_launches = [&](TSNode c) {
+    if (!out.arguments_text.empty() || !is(c, "call_expression")) return;
+    TSNode f = field_of(c, "function");
+    if (!is(f, "identifier") || text_of(f) != site.name) return;
+    if (ts_node_start_byte(c) >= ts_node_start_byte(site.node) && ts_node_end_byte(c) <= ts_node_end_byte(site.node))
+      return;
+    TSNode kernel = function_in(site.node), tparams = field_of(site.node, "parameters");
+    TSNode args = field_of(c, "arguments");
+    if (ts_node_is_null(kernel) || ts_node_is_null(tparams) || ts_node_is_null(args)) return;
+    // The kernel's function parameters, in order: (declared type, whether a pointer).
+    std::vector<std::string> declared;
+    walk(field_of(kernel, "declarator"), [&](TSNode d) {
+      if (is(d, "parameter_declaration")) declared.push_back(text_of(field_of(d, "type")));
+    });
+    std::string text;
+    for (uint32_t i = 0; i < ts_node_named_child_count(tparams); ++i) {
+      if (!is(ts_node_named_child(tparams, i), "type_parameter_declaration")) return;
+      std::string name = template_parameter_name(site.node, i), piece;
+      for (size_t j = 0; piece.empty() && j < declared.size() && j < ts_node_named_child_count(args); ++j) {
+        if (declared[j] != name) continue;
+        walk(ts_node_named_child(args, static_cast<uint32_t>(j)), [&](TSNode t) {
+          if (!piece.empty() || !is(t, "template_argument_list")) return;
+          TSNode owner = ts_node_parent(t);
+          std::string method = text_of(field_of(owner, "name"));
+          if (method != "data_ptr" && method != "data" && method != "mutable_data_ptr" && method != "const_data_ptr") return;
+          TSNode type = ts_node_named_child(t, 0);
+          if (ts_node_is_null(type)) return;
+          std::string written = text_of(type);
+          piece = known_type_name(written) ? written : template_argument(c, written, true);
+        });
+      }
+      if (piece.empty()) return;
+      text += (i ? ", " : "") + piece;
+    }
+    out.arguments_text = text;  // known types only: nothing of the unit to close over
+    out.from = "as deduced from the launch at line " + std::to_string(line_of(c));
+  };
+  walk(root(), from_deduced_launches);
   if (!out.arguments_text.empty()) return out;
   // Defaults, before launches whose types are assumed: each parameter's own, a type parameter
   // without one as float. Integer parameters without a default take stand-ins only after the
