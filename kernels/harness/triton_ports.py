@@ -669,9 +669,12 @@ def moved_signature(message):
     """True when a failure message says a call used keywords an API has since dropped (the
     dot.trans move), a jitted function's annotations name typing (typing.annotation), a flip
     without dim met Triton 3.6's check (flip.dim), or an attribute was read from a one-element
-    tuple (tuple.single: "'to' is not in list"), which a port can fix although the class is not
+    tuple (tuple.single: "'to' is not in list"), or such a tuple was handed where a tensor goes
+    (`mask = offs < N,` then `tl.load(..., mask=mask)`: "cannot convert [...] of type <class
+    'triton.language.core.tuple'> to tensor"), which a port can fix although the class is not
     missing_name."""
     return bool(message) and ("unexpected keyword argument 'trans_" in message or
+                              "of type <class 'triton.language.core.tuple'> to tensor" in message or
                               "'dtype' object is not callable" in message or
                               "Unsupported function referenced: typing." in message or
                               "Unsupported function referenced: <function " in message or

@@ -250,6 +250,12 @@ class PortText(unittest.TestCase):
         # asks for the port; other ValueErrors do not.
         self.assertTrue(triton_ports.moved_signature("ValueError: 'to' is not in list"))
         self.assertFalse(triton_ports.moved_signature("ValueError: Scalar 99999999999 is out of range"))
+        # So does handing one as a load's mask; the port takes an unparenthesized one too.
+        self.assertTrue(triton_ports.moved_signature(
+            "TypeError: cannot convert ['int1[constexpr[32]]'] of type <class 'triton.language.core.tuple'> to tensor"))
+        self.assertFalse(triton_ports.moved_signature("TypeError: cannot convert 3.5 of type <class 'float'> to tensor"))
+        bare = HDR + "@triton.jit\ndef k(x_ptr, n):\n    offs = tl.arange(0, 16)\n    mask = offs < n,\n    v = tl.load(x_ptr + offs, mask=mask)\n"
+        self.assertIn("    mask = (offs < n)\n", triton_ports.port(bare, installed())[0])
 
     def test_string_defaults_of_jitted_constexpr_parameters_become_constexprs(self):
         # A call that leaves DIRECTION out hands the callee the raw str on Triton 3.x; wrapped, it
