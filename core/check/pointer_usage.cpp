@@ -1381,15 +1381,20 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
     for (const auto& [at, use] : named)
       for (const auto& p : bases_of(use.first)) set_dtype(p, use.second, "its element type selects a branch");
   }
-  // `if c: token = tl.load(a + i) else: token = tl.load(b + i)` with a condition Triton decides at
-  // run time: the name must have one type after the `if`, so `a` and `b` hold one element type.
-  for_each_node(body, [&](TSNode n) {
-    if (!is_type(n, "if_statement")) return;
+  // The blocks of an `if` statement: its consequence, then each `elif`'s and the `else`'s.
+  auto if_blocks = [&](TSNode n) {
     std::vector<TSNode> blocks{field(n, "consequence")};
     for_each_named_child(n, [&](TSNode c) {
       if (is_type(c, "elif_clause")) blocks.push_back(field(c, "consequence"));
       if (is_type(c, "else_clause")) blocks.push_back(field(c, "body"));
     });
+    return blocks;
+  };
+  // `if c: token = tl.load(a + i) else: token = tl.load(b + i)` with a condition Triton decides at
+  // run time: the name must have one type after the `if`, so `a` and `b` hold one element type.
+  for_each_node(body, [&](TSNode n) {
+    if (!is_type(n, "if_statement")) return;
+    std::vector<TSNode> blocks = if_blocks(n);
     if (blocks.size() < 2) return;
     // name -> the pointers its last binding in each block loads through, and the type a block
     // casts it to (`c0 = c0.to(tl.int64)`)
@@ -1453,32 +1458,26 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
   // that type: blksprs's validity masks are bool, mdy_triton's selected indices int32.
   {
     static const std::set<std::string> kReductions = {"sum", "max", "min", "cumsum", "reduce"};
-    auto dtype_argument = [&](TSNode call, uint32_t position) -> std::string {
-      TSNode d = keyword(call, "dtype", m_);
-      if (ts_node_is_null(d)) d = argument(call, position);
-      if (ts_node_is_null(d)) return "";
-      auto q = m_.qualified_name(d);
-      return triton_dtype(q ? *q : m_.text_of(d));
-    };
-    std::function<std::string(TSNode, int)> stated_type = [&](TSNode e, int depth) -> std::string {
+    // What stated_type reads (a cast, `tl.zeros`/`tl.full`/`tl.cast`, a wide literal), and
+    // literals, comparisons, `tl.where` of two of one type and reductions of those.
+    std::function<std::string(TSNode, int)> binding_type = [&](TSNode e, int depth) -> std::string {
       if (ts_node_is_null(e) || depth > 4) return "";
-      if (is_type(e, "parenthesized_expression")) return stated_type(ts_node_named_child(e, 0), depth + 1);
+      if (is_type(e, "parenthesized_expression")) return binding_type(ts_node_named_child(e, 0), depth + 1);
+      if (std::string stated = stated_type(e); !stated.empty()) return stated;
       if (is_type(e, "integer")) return "i32";
       if (is_type(e, "float")) return "fp32";
       if (is_type(e, "comparison_operator")) return "i1";
       if (!is_type(e, "call")) return "";
       std::string name = op_name(e);
-      if (name == "full") return dtype_argument(e, 2);
-      if (name == "zeros") return dtype_argument(e, 1);
       if (name == "where") {
-        std::string a = stated_type(argument(e, 1), depth + 1), b = stated_type(argument(e, 2), depth + 1);
+        std::string a = binding_type(argument(e, 1), depth + 1), b = binding_type(argument(e, 2), depth + 1);
         return a == b ? a : "";
       }
       if (kReductions.count(name)) {
-        std::string t = stated_type(argument(e, 0), depth + 1);
+        std::string t = binding_type(argument(e, 0), depth + 1);
         return t == "i1" ? "i32" : t;  // a sum of booleans counts them
       }
-      return cast_type(e);
+      return "";
     };
     // The loads whose elements an expression combines without changing their type: every leaf a
     // load (or an integer literal), since `a + b` takes the wider of two types and says nothing of
@@ -1561,12 +1560,7 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
     };
     for_each_node(body, [&](TSNode n) {
       if (!is_type(n, "if_statement") || !decided_at_run_time(field(n, "condition"))) return;
-      std::vector<TSNode> blocks{field(n, "consequence")};
-      for_each_named_child(n, [&](TSNode c) {
-        if (is_type(c, "elif_clause")) blocks.push_back(field(c, "consequence"));
-        if (is_type(c, "else_clause")) blocks.push_back(field(c, "body"));
-      });
-      for (TSNode block : blocks) {
+      for (TSNode block : if_blocks(n)) {
         // The binding each name has when the block ends: its last assignment there.
         std::map<std::string, TSNode> last;
         for_each_named_child(block, [&](TSNode st) {
@@ -1579,8 +1573,8 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
           if (it == assigned.end() || updated.count(name)) continue;
           std::vector<TSNode> before = reaching(it->second, ts_node_start_byte(n));
           if (before.size() != 1 || ts_node_start_byte(before[0]) >= ts_node_start_byte(n)) continue;
-          agree(stated_type(before[0], 0), inside, name);
-          agree(stated_type(inside, 0), before[0], name);
+          agree(binding_type(before[0], 0), inside, name);
+          agree(binding_type(inside, 0), before[0], name);
         }
       }
     });

@@ -468,7 +468,6 @@ InferredSignature triton_signature(const KernelSource& k, HelperReads& helpers) 
   std::map<std::string, LaunchFact> launched;
   std::optional<size_t> chosen = preferred_launch(k.launches);
   out.launch_count = k.launches.size();
-
   if (chosen) {
     const LaunchSite& site = k.launches[*chosen];
     launched = launch_facts(site);
