@@ -1345,6 +1345,15 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
           for (TSNode load : loads_of(unwrap_layout(argument(dot, i))))
             for (const auto& p : bases_of(address_of(load))) set_dtype(p, "i8", "operand of a tl.dot into an int32 accumulator");
     }
+    // `tl.dot(a, b, out_dtype=tl.int32)`: the same GEMM, its product's type stated in the call.
+    for_each_op("dot", [&](TSNode n) {
+      TSNode out_dtype = keyword(n, "out_dtype", m_);
+      auto q = ts_node_is_null(out_dtype) ? std::nullopt : m_.qualified_name(out_dtype);
+      if (!q || triton_dtype(*q) != "i32") return;
+      for (int i = 0; i < 2; ++i)
+        for (TSNode load : loads_of(unwrap_layout(argument(n, i))))
+          for (const auto& p : bases_of(address_of(load))) set_dtype(p, "i8", "operand of a tl.dot with out_dtype=tl.int32");
+    });
   }
   // `if a_ptr.dtype.element_ty == tl.float16:` (or through a name bound to it) chooses code by the
   // element type: with no other evidence, the first type the kernel names is one it handles.

@@ -812,9 +812,12 @@ InferredSignature triton_signature(const KernelSource& k, HelperReads& helpers) 
     }
     TSNode body = field(site->definition, "body");
     for (const auto& [name, uses] : descriptor_uses(*m, body, names, constexpr_names)) {
+      InferredParam& p = by_name[name];
+      // A descriptor the launcher built keeps the block it was built with: the body's offsets
+      // do not tell a block split in two (`c_desc.store([m, n + BLOCK_N // 2], c1)`).
+      if (p.origin == Origin::Launch && p.type.rfind("tensordesc<", 0) == 0) continue;
       std::string type = descriptor_type(*m, body, uses, known);
       if (type.empty()) continue;
-      InferredParam& p = by_name[name];
       p.type = type;
       p.origin = Origin::Code;
       p.why = "loaded and stored through as a TMA descriptor";

@@ -31,15 +31,36 @@ struct Target {
   bool external = false;  // imported from outside the repository: not one of its kernels
 };
 
+// The first of `local`'s import bindings that names a module of the repository (`try: from .ops
+// import k / except ImportError: from ops import k` resolves whichever layout the tree has), with
+// where it lives; the first binding and no location when none does.
+std::pair<const ImportBinding*, ModuleLocation> located_import(const PythonModule& m, const ModuleIndex* index,
+                                                               const std::string& local) {
+  auto alternatives = m.import_alternatives(local);
+  if (alternatives.empty()) return {nullptr, {}};
+  if (index)
+    for (const ImportBinding* b : alternatives) {
+      ModuleLocation loc = b->imported.empty() ? index->absolute(b->module, m.path())
+                                               : index->imported(b->module, b->level, m.path());
+      if (loc.found()) return {b, loc};
+    }
+  return {alternatives.front(), {}};
+}
+
 // Where `ops` of `ops.kernel` lives when it names a module of the repository.
 ModuleLocation module_of(const PythonModule& m, const ModuleIndex* index, const std::string& local) {
-  const ImportBinding* b = m.import_of(local);
-  if (!b || !index) return {};
-  if (b->imported.empty()) return index->absolute(b->module, m.path());
-  ModuleLocation package = index->imported(b->module, b->level, m.path());
-  if (!package.dir.empty()) {
-    ModuleLocation sub = index->submodule(package.dir, b->imported);
-    if (sub.found()) return sub;
+  if (!index) return {};
+  for (const ImportBinding* b : m.import_alternatives(local)) {
+    if (b->imported.empty()) {
+      ModuleLocation loc = index->absolute(b->module, m.path());
+      if (loc.found()) return loc;
+      continue;
+    }
+    ModuleLocation package = index->imported(b->module, b->level, m.path());
+    if (!package.dir.empty()) {
+      ModuleLocation sub = index->submodule(package.dir, b->imported);
+      if (sub.found()) return sub;
+    }
   }
   return {};
 }
@@ -54,15 +75,15 @@ Target resolve(const PythonModule& m, const ModuleIndex* index, TSNode callee) {
       t.path = m.path();
       return t;
     }
-    const ImportBinding* b = m.import_of(t.name);
-    if (!b) return t;  // nested definition, star import: matched by name
-    if (b->imported.empty()) {
+    const ImportBinding* first = m.import_of(t.name);
+    if (!first) return t;  // nested definition, star import: matched by name
+    if (first->imported.empty()) {
       t.external = true;  // `import x` binds a module, which is never launched
       return t;
     }
     if (!index) return t;
-    ModuleLocation loc = index->imported(b->module, b->level, m.path());
-    if (!loc.found()) {
+    auto [b, loc] = located_import(m, index, t.name);
+    if (!loc.found() || b->imported.empty()) {
       t.external = true;
       return t;
     }
@@ -81,9 +102,9 @@ Target resolve(const PythonModule& m, const ModuleIndex* index, TSNode callee) {
         ModuleLocation loc = module_of(m, index, base);
         if (!loc.file.empty()) t.path = loc.file;
         else if (!loc.found() && index) {
-          const ImportBinding* b = m.import_of(base);
-          ModuleLocation top = index->imported(b->module, b->level, m.path());
-          t.external = !top.found();
+          t.external = true;
+          for (const ImportBinding* b : m.import_alternatives(base))
+            if (index->imported(b->module, b->level, m.path()).found()) t.external = false;
         }
       }
     }
@@ -137,10 +158,9 @@ LauncherValues::CalleeLookup callee_lookup(const ModuleIndex* index, const Modul
     if (is_type(fn, "identifier")) {
       name = from.text_of(fn);
       if (const FunctionSite* f = module_function(from, name)) return {&from, f->definition};
-      const ImportBinding* b = from.import_of(name);
-      if (!b || b->imported.empty() || !index || !module_at) return {};
-      ModuleLocation loc = index->imported(b->module, b->level, from.path());
-      if (loc.file.empty()) return {};
+      if (!index || !module_at) return {};
+      auto [b, loc] = located_import(from, index, name);
+      if (!b || b->imported.empty() || loc.file.empty()) return {};
       where = module_at(loc.file);
       name = b->imported;
     } else if (is_type(fn, "attribute") && is_type(field(fn, "object"), "identifier") && module_at) {

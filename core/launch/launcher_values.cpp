@@ -1342,7 +1342,7 @@ void LauncherValues::assign(TSNode left, const std::optional<json>& value, TSNod
     std::string name = m_.text_of(left);
     if (!ts_node_is_null(right)) assigned_[name] = right;
     if (!value) {
-      env_.erase(name);
+      if (!untold_call_tensor(name, right)) env_.erase(name);
       return;
     }
     json v = *value;
@@ -1369,9 +1369,22 @@ void LauncherValues::assign(TSNode left, const std::optional<json>& value, TSNod
       return;
     }
     bool fits = value && value->is_array() && n == parts.size();
-    for (size_t i = 0; i < parts.size(); ++i)
+    for (size_t i = 0; i < parts.size(); ++i) {
+      if (!fits && is_type(parts[i], "identifier") && untold_call_tensor(m_.text_of(parts[i]), right)) continue;
       assign(parts[i], fits ? std::optional<json>((*value)[i]) : std::nullopt, TSNode{});
+    }
   }
+}
+
+bool LauncherValues::untold_call_tensor(const std::string& name, TSNode right) {
+  if (!is_type(right, "call") || !rank_.count(name)) return false;
+  // `scale = scale.contiguous()` where scale is None or a number on this path: no tensor here.
+  TSNode fn = child(right, "function");
+  if (is_type(fn, "attribute") && is_type(child(fn, "object"), "identifier"))
+    if (auto held = this->name(m_.text_of(child(fn, "object"))); held && !is_tensor(*held)) return false;
+  auto stated = dtype_.find(name);
+  env_[name] = parameter_tensor(name, stated != dtype_.end() ? json(stated->second) : json(nullptr));
+  return true;
 }
 
 TSNode LauncherValues::assigned(const std::string& name) const {

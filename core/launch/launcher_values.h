@@ -156,6 +156,10 @@ class LauncherValues {
   std::optional<nlohmann::json> agreed_return(const std::vector<std::pair<TSNode, TSNode>>& branches,
                                               uint32_t until) const;
   void assign(TSNode left, const std::optional<nlohmann::json>& value, TSNode right);
+  // `Q = convert_to_tensor(q)` (or `Q, mask = pad(q)`) then `B, S, H = Q.shape`: a call whose
+  // result the code does not tell, read as a tensor of some rank, is laid out as a parameter read
+  // so would be. False, and nothing bound, otherwise.
+  bool untold_call_tensor(const std::string& name, TSNode right);
   // The names an assignment target (`a`, `(a, b)`, `a[i]`) binds are no longer known.
   void forget(TSNode target);
   // What `condition` being `truth` says of the names it tests, on the path to a launch:

@@ -357,16 +357,32 @@ std::vector<const ModuleStatement*> PythonModule::bindings_of(const std::string&
   return out;
 }
 
-const ImportBinding* PythonModule::import_of(const std::string& name) const {
-  const ImportBinding* found = nullptr;
+namespace {
+
+// `triton = None`: a module-level placeholder for an optional module that is missing.
+bool binds_none(const SyntaxTree& tree, const ModuleStatement& s) {
+  if (s.kind != StatementKind::Assignment) return false;
+  TSNode assign = ts_node_named_child(s.node, 0);
+  return is_type(assign, "assignment") && is_type(field(assign, "left"), "identifier") &&
+         is_type(field(assign, "right"), "none");
+}
+
+}  // namespace
+
+std::vector<const ImportBinding*> PythonModule::import_alternatives(const std::string& name) const {
+  std::vector<const ImportBinding*> found;
   for (const ModuleStatement* s : bindings_of(name)) {
-    const ImportBinding* here = nullptr;
+    size_t before = found.size();
     for (const auto& b : s->imports)
-      if (!b.star && b.local == name) here = &b;
-    if (!here) return nullptr;
-    if (!found) found = here;
+      if (!b.star && b.local == name) found.push_back(&b);
+    if (found.size() == before && !binds_none(*tree_, *s)) return {};
   }
   return found;
+}
+
+const ImportBinding* PythonModule::import_of(const std::string& name) const {
+  auto found = import_alternatives(name);
+  return found.empty() ? nullptr : found.front();
 }
 
 std::vector<std::string> PythonModule::public_names() const {

@@ -59,7 +59,12 @@ class PythonModule {
 
   // Statements binding `name` at module level, in source order.
   std::vector<const ModuleStatement*> bindings_of(const std::string& name) const;
-  // The import binding for `name` when every module-level binding of it is an import.
+  // The import bindings for `name`, in source order, when every module-level binding of it is an
+  // import, or a `name = None` that stands for the optional module being absent (`triton = None`
+  // before `try: import triton`). `try: from .ops import k / except ImportError: from ops import
+  // k` gives both: the first is what runs where the package imports; a resolver may try the next.
+  std::vector<const ImportBinding*> import_alternatives(const std::string& name) const;
+  // The first of them, or nullptr.
   const ImportBinding* import_of(const std::string& name) const;
   // Names a `from this_module import *` would bring in (respects __all__ when it is a literal list).
   std::vector<std::string> public_names() const;

@@ -529,6 +529,21 @@ class ClosureBuilder {
           claim(e, e->name, "");
         }
       }
+    // `try: from .ops import k / except ImportError: from ops import k`: the definition the
+    // body's import brings in keeps the name the guarded statement binds (its handler, which only
+    // runs where the package did not import, rebinds it as written), as a plain import's would.
+    std::set<std::string> shared_names;
+    for (Entity* e : needed_) {
+      if (e->kind != EntityKind::Definition || e->module == m0_ || shared_names.count(e->name)) continue;
+      auto binders = m0_->bindings_of(e->name);
+      const ImportBinding* b = m0_->import_of(e->name);
+      if (binders.size() == 1 && binders.front()->kind == StatementKind::Guarded && !root_.binds.count(e->name) &&
+          b && b->imported == e->name) {
+        emitted_[e] = e->name;
+        taken.insert(e->name);
+        shared_names.insert(e->name);
+      }
+    }
     std::unordered_map<std::string_view, std::string> by_signature;
     // The kernel's own file keeps the names of its imports too: one it rebinds later
     // (`from triton.language import topk as tl_topk`, then `if ...: from ... import sort_impl as
@@ -561,7 +576,7 @@ class ClosureBuilder {
     for (Entity* e : needed_)
       if (e->kind == EntityKind::Unresolved) taken.insert(firsts.emplace_back(first_component(e->name)));
     for (Entity* e : needed_)
-      if (e->kind == EntityKind::Definition && e->module != m0_) {
+      if (e->kind == EntityKind::Definition && e->module != m0_ && !shared_names.count(emitted(e))) {
         // A builtin's name would shadow the builtin for the kernel's own file.
         if (is_python_builtin(e->name)) taken.insert(e->name);
         auto tag = c_.module_tags.find(e->module);
