@@ -380,6 +380,16 @@ std::vector<const ImportBinding*> PythonModule::import_alternatives(const std::s
   return found;
 }
 
+bool PythonModule::placeholder_for_import(const ModuleStatement& s) const {
+  if (!binds_none(*tree_, s) || s.binds.size() != 1) return false;
+  const std::string& name = *s.binds.begin();
+  for (const ModuleStatement* later : bindings_of(name))
+    if (later->order > s.order)
+      for (const auto& b : later->imports)
+        if (!b.star && b.local == name) return true;
+  return false;
+}
+
 const ImportBinding* PythonModule::import_of(const std::string& name) const {
   auto found = import_alternatives(name);
   return found.empty() ? nullptr : found.front();

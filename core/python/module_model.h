@@ -66,6 +66,9 @@ class PythonModule {
   std::vector<const ImportBinding*> import_alternatives(const std::string& name) const;
   // The first of them, or nullptr.
   const ImportBinding* import_of(const std::string& name) const;
+  // `triton = None` before a later statement imports `triton` (`try: import triton`): a
+  // placeholder for the module where the import fails, written before it.
+  bool placeholder_for_import(const ModuleStatement& s) const;
   // Names a `from this_module import *` would bring in (respects __all__ when it is a literal list).
   std::vector<std::string> public_names() const;
   // Names bound by `from x import *` statements: (binding, statement).

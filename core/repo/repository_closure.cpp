@@ -972,6 +972,12 @@ class ClosureBuilder {
         after_text += "\n\n" + statement_text(m, *s) + "\n";
         continue;
       }
+      // `triton = None` before `try: import triton`: the import block is hoisted, and so is its
+      // placeholder, which must stay before it (after it, it would undo the import).
+      if (m->placeholder_for_import(*s)) {
+        top[pos] = statement_text(m, *s);
+        continue;
+      }
       add_definition(statement_text(m, *s));
     }
     for (auto& [pos, text] : top) import_text += text + "\n";

@@ -40,7 +40,7 @@ LAUNCHED = {"act_kernel": "activation", "dequant_kernel": "dequantize", "scale_k
             "cast_store_kernel": "cast_store", "default_store_kernel": "default_store",
             "quarter_dot": "quarter_blocks", "shifted_copy": "shifted", "maybe_residual": "add_maybe",
             "shift_kernel": "shift", "flip_kernel": "flip", "int8_out_dtype_kernel": None,
-            "rowsum_kernel": ("row_sums", "scaled_row_sums"), "split_store_kernel": "split_store",
+            "rowsum_kernel": ("row_sums", "scaled_row_sums", "padded_row_sums"), "split_store_kernel": "split_store",
             # two test functions each define and launch their own `kernel`
             "kernel": ("test_fill", "test_negate")}
 

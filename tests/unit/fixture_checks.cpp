@@ -2,6 +2,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <map>
 #include <set>
 #include <sstream>
@@ -15,13 +16,13 @@ std::string joined(const std::set<std::string>& names) {
   return out;
 }
 
-// The standalone's lines, trimmed, as `standalone has/lacks` name them.
-std::set<std::string> trimmed_lines(const std::string& text) {
-  std::set<std::string> lines;
+// The standalone's lines, trimmed, in order, as `standalone has/lacks/orders` name them.
+std::vector<std::string> trimmed_lines(const std::string& text) {
+  std::vector<std::string> lines;
   std::istringstream in(text);
   for (std::string line; std::getline(in, line);) {
     size_t b = line.find_first_not_of(" \t"), e = line.find_last_not_of(" \t\r");
-    if (b != std::string::npos) lines.insert(line.substr(b, e - b + 1));
+    if (b != std::string::npos) lines.push_back(line.substr(b, e - b + 1));
   }
   return lines;
 }
@@ -51,9 +52,17 @@ void check_snapshot(const std::string& plugin, const RepoSnapshot& snap, const F
       if (value == "absent") CHECK_FALSE(k.meta.contains(key));
       else CHECK(k.meta.value(key, nlohmann::json()) == nlohmann::json::parse(value));
     }
-    std::set<std::string> lines = trimmed_lines(k.standalone);
+    std::vector<std::string> ordered = trimmed_lines(k.standalone);
+    std::set<std::string> lines(ordered.begin(), ordered.end());
     for (const auto& text : want.standalone_has) CHECK(lines.count(text) == 1);
     for (const auto& text : want.standalone_lacks) CHECK(lines.count(text) == 0);
+    for (const auto& [first, second] : want.standalone_orders) {
+      INFO("standalone orders " << first << " before " << second);
+      auto a = std::find(ordered.begin(), ordered.end(), first), b = std::find(ordered.begin(), ordered.end(), second);
+      REQUIRE(a != ordered.end());
+      REQUIRE(b != ordered.end());
+      CHECK(a < b);
+    }
     if (want.not_self_contained) {
       CHECK_FALSE(k.self_contained);
     } else {

@@ -28,6 +28,7 @@ FixtureExpectations read_expectations(const std::string& text) {
   static const std::regex unresolved(R"(^(?:#|//)\s*expect:\s*kernel\s+(\S+)\s+unresolved\s+(.*)$)");
   static const std::regex not_contained(R"(^(?:#|//)\s*expect:\s*kernel\s+(\S+)\s+not self-contained\s*$)");
   static const std::regex standalone(R"(^(?:#|//)\s*expect:\s*kernel\s+(\S+)\s+standalone\s+(has|lacks)\s+(.*\S)\s*$)");
+  static const std::regex orders(R"(^(?:#|//)\s*expect:\s*kernel\s+(\S+)\s+standalone\s+orders\s+(.*\S)\s+before\s+(.*\S)\s*$)");
   static const std::regex meta(R"(^(?:#|//)\s*expect:\s*kernel\s+(\S+)\s+meta\s+(\S+)\s+(.*\S)\s*$)");
   static const std::regex absent(R"(^(?:#|//)\s*expect:\s*no kernel\s+(\S+)\s*$)");
   FixtureExpectations out;
@@ -47,6 +48,8 @@ FixtureExpectations read_expectations(const std::string& text) {
       k.unresolved = split_names(m[2]);
     } else if (std::regex_match(line, m, not_contained)) {
       out.kernels[m[1]].not_self_contained = true;
+    } else if (std::regex_match(line, m, orders)) {
+      out.kernels[m[1]].standalone_orders.emplace_back(m[2], m[3]);
     } else if (std::regex_match(line, m, standalone)) {
       auto& k = out.kernels[m[1]];
       (m[2] == "has" ? k.standalone_has : k.standalone_lacks).push_back(m[3]);

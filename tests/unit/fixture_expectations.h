@@ -24,6 +24,8 @@ struct KernelExpectation {
   std::set<std::string> unresolved;
   bool not_self_contained = false;
   std::vector<std::string> standalone_has, standalone_lacks;
+  // `standalone orders A before B`: both lines there, A's first occurrence before B's.
+  std::vector<std::pair<std::string, std::string>> standalone_orders;
   std::map<std::string, std::string> meta;  // key -> JSON text, or "absent"
 };
 
