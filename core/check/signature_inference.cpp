@@ -697,6 +697,13 @@ InferredSignature triton_signature(const KernelSource& k, HelperReads& helpers) 
   for (auto& [name, p] : by_name) {
     if (p.type != "constexpr" || known.count(name) || heuristic_keys.count(name)) continue;
     auto [v, why] = fallback(name);
+    // A static_range count that is also a block of a tl.dot (`d_offs = tl.arange(0, HEAD_DIM)`,
+    // `tl.dot(q, tl.trans(k))`): the small count would give a dot under its least size.
+    if (v.is_number_integer() && v.get<int64_t>() < kDotMinimum && calls_dot && bounds.count(name) &&
+        unrolled.count(name)) {
+      v = kDotMinimum;
+      why += "; 16, the least a tl.dot takes, as a block it also bounds";
+    }
     p.value = v, p.origin = Origin::Fallback, p.why = why;
     known[name] = v;
   }
