@@ -1323,6 +1323,11 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
   // `acc = tl.zeros(..., dtype=tl.int32)` then `acc += tl.dot(a, b)`: an integer GEMM, whose
   // operands Triton dots as int8 only (fp operands give an fp32 product the accumulator refuses).
   {
+    auto int8_operands = [&](TSNode dot, const char* why) {
+      for (int i = 0; i < 2; ++i)
+        for (TSNode load : loads_of(unwrap_layout(argument(dot, i))))
+          for (const auto& p : bases_of(address_of(load))) set_dtype(p, "i8", why);
+    };
     for (const auto& [local, rhss] : assigned) {
       bool int32_accumulator = false;
       for (TSNode rhs : rhss) {
@@ -1340,19 +1345,13 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
       for (TSNode rhs : rhss)  // `acc = tl.dot(a, b, acc)`
         if (is_type(rhs, "call") && op_name(rhs) == "dot" && m_.text_of(rhs).find(local) != std::string::npos)
           dots.push_back(rhs);
-      for (TSNode dot : dots)
-        for (int i = 0; i < 2; ++i)
-          for (TSNode load : loads_of(unwrap_layout(argument(dot, i))))
-            for (const auto& p : bases_of(address_of(load))) set_dtype(p, "i8", "operand of a tl.dot into an int32 accumulator");
+      for (TSNode dot : dots) int8_operands(dot, "operand of a tl.dot into an int32 accumulator");
     }
     // `tl.dot(a, b, out_dtype=tl.int32)`: the same GEMM, its product's type stated in the call.
     for_each_op("dot", [&](TSNode n) {
       TSNode out_dtype = keyword(n, "out_dtype", m_);
       auto q = ts_node_is_null(out_dtype) ? std::nullopt : m_.qualified_name(out_dtype);
-      if (!q || triton_dtype(*q) != "i32") return;
-      for (int i = 0; i < 2; ++i)
-        for (TSNode load : loads_of(unwrap_layout(argument(n, i))))
-          for (const auto& p : bases_of(address_of(load))) set_dtype(p, "i8", "operand of a tl.dot with out_dtype=tl.int32");
+      if (q && triton_dtype(*q) == "i32") int8_operands(n, "operand of a tl.dot with out_dtype=tl.int32");
     });
   }
   // `if a_ptr.dtype.element_ty == tl.float16:` (or through a name bound to it) chooses code by the

@@ -413,6 +413,11 @@ InferredSignature triton_signature(const KernelSource& k, HelperReads& helpers) 
     auto q = m->qualified_name(field(n, "function"));
     calls_dot = calls_dot || (q && ends_with(*q, "language.dot"));
   });
+  // A block (a tl.arange bound) of a kernel that calls tl.dot, at a value under the 16 each
+  // dimension of a dot needs.
+  auto under_dot_minimum = [&](const std::string& name, const nlohmann::json& v) {
+    return calls_dot && bounds.count(name) && v.is_number_integer() && v.get<int64_t>() < kDotMinimum;
+  };
   std::map<std::string, int> tuples, called, called_unpacked;
   std::map<std::string, std::string> loop_tuples;
   std::set<std::string> defining;
@@ -555,8 +560,8 @@ InferredSignature triton_signature(const KernelSource& k, HelperReads& helpers) 
       // A block that follows from the stand-in sizes (`BLOCK_D = triton.cdiv(d, 4)`: 8 of 32) can
       // come out below the 16 each dimension of a tl.dot needs; the repository's real sizes are
       // larger than the stand-in, and so is its block.
-      if (p.type == "constexpr" && fact->second.nominal && bounds.count(p.name) && p.value.is_number_integer() &&
-          p.value.get<int64_t>() > 0 && p.value.get<int64_t>() < kDotMinimum && calls_dot) {
+      if (p.type == "constexpr" && fact->second.nominal && under_dot_minimum(p.name, p.value) &&
+          p.value.get<int64_t>() > 0) {
         p.value = kDotMinimum;
         p.why += "; raised to 16, the least a tl.dot takes (the stand-in sizes gave less)";
       }
@@ -699,8 +704,7 @@ InferredSignature triton_signature(const KernelSource& k, HelperReads& helpers) 
     auto [v, why] = fallback(name);
     // A static_range count that is also a block of a tl.dot (`d_offs = tl.arange(0, HEAD_DIM)`,
     // `tl.dot(q, tl.trans(k))`): the small count would give a dot under its least size.
-    if (v.is_number_integer() && v.get<int64_t>() < kDotMinimum && calls_dot && bounds.count(name) &&
-        unrolled.count(name)) {
+    if (unrolled.count(name) && under_dot_minimum(name, v)) {
       v = kDotMinimum;
       why += "; 16, the least a tl.dot takes, as a block it also bounds";
     }

@@ -33,12 +33,13 @@ struct Target {
 
 // The first of `local`'s import bindings that names a module of the repository (`try: from .ops
 // import k / except ImportError: from ops import k` resolves whichever layout the tree has), with
-// where it lives; the first binding and no location when none does.
+// where it lives; the first binding and no location when none does, or when the first binds a
+// module (`import x`), which is what the name is wherever it imports.
 std::pair<const ImportBinding*, ModuleLocation> located_import(const PythonModule& m, const ModuleIndex* index,
                                                                const std::string& local) {
   auto alternatives = m.import_alternatives(local);
   if (alternatives.empty()) return {nullptr, {}};
-  if (index)
+  if (index && !alternatives.front()->imported.empty())
     for (const ImportBinding* b : alternatives) {
       ModuleLocation loc = b->imported.empty() ? index->absolute(b->module, m.path())
                                                : index->imported(b->module, b->level, m.path());
@@ -75,15 +76,14 @@ Target resolve(const PythonModule& m, const ModuleIndex* index, TSNode callee) {
       t.path = m.path();
       return t;
     }
-    const ImportBinding* first = m.import_of(t.name);
-    if (!first) return t;  // nested definition, star import: matched by name
-    if (first->imported.empty()) {
+    auto [b, loc] = located_import(m, index, t.name);
+    if (!b) return t;  // nested definition, star import: matched by name
+    if (b->imported.empty()) {
       t.external = true;  // `import x` binds a module, which is never launched
       return t;
     }
     if (!index) return t;
-    auto [b, loc] = located_import(m, index, t.name);
-    if (!loc.found() || b->imported.empty()) {
+    if (!loc.found()) {
       t.external = true;
       return t;
     }

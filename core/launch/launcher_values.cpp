@@ -8,6 +8,7 @@
 #include "core/check/name_text.h"
 #include "core/python/function_parameters.h"
 #include "core/python/module_model.h"
+#include "core/python/name_scopes.h"
 #include "core/python/named_children.h"
 #include "core/python/python_type_set.h"
 
@@ -1380,15 +1381,7 @@ bool LauncherValues::untold_call_tensor(const std::string& name, TSNode right) {
   if (!is_type(right, "call") || !rank_.count(name)) return false;
   // Not an untold update of the name's own value (`q = F.pad(q, ...)`): the launcher's reads of
   // the name (`bs, n, h, r, d = q.shape` before a view) need not describe what the call made.
-  bool reads_itself = false;
-  std::vector<TSNode> stack{right};
-  while (!stack.empty() && !reads_itself && stack.size() < 4096) {
-    TSNode n = stack.back();
-    stack.pop_back();
-    if (is_type(n, "identifier")) reads_itself = m_.text_of(n) == name;
-    else each_named_child(n, [&](TSNode c) { stack.push_back(c); });
-  }
-  if (reads_itself) return false;
+  if (free_names(m_.tree(), right).names.count(name)) return false;
   // `scale = scale.contiguous()` where scale is None or a number on this path: no tensor here.
   TSNode fn = child(right, "function");
   if (is_type(fn, "attribute") && is_type(child(fn, "object"), "identifier"))
