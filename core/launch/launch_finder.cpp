@@ -500,6 +500,19 @@ class Finder {
     site.args.push_back(std::move(a));
   }
 
+  // `*x.stride()`, `*x.shape`: as many arguments as x has dimensions, counted only where the
+  // launcher's code states x's rank (`x = x.view(-1, N)`, `B, H, N = x.shape`), not guessed it.
+  bool counted(TSNode list, const LauncherValues& values) const {
+    if (ts_node_is_null(list)) return false;
+    TSNode of = list;
+    if (is_type(list, "call")) of = field(list, "function");
+    if (!is_type(of, "attribute")) return true;
+    std::string attr = m_.text_of(field(of, "attribute"));
+    if (attr != "stride" && attr != "shape" && attr != "size") return true;
+    auto t = values.eval(field(of, "object"));
+    return !(t && LauncherValues::is_tensor(*t) && t->contains("$rank_guessed"));
+  }
+
   void arguments(TSNode call, const LauncherValues& values, LaunchSite& site) {
     int position = 0;
     bool positions_known = true;
@@ -564,6 +577,8 @@ class Finder {
         } else if (handed != caller_->sequences.end()) {
           // `def _launch(grid, args): k[grid](*args, ...)`: the tuple the launcher's caller hands it.
           spread(handed->second, m_.text_of(inner));
+        } else if (auto v = counted(list, values) ? values.eval(list) : std::nullopt; v && v->is_array()) {
+          spread(*v, m_.text_of(inner));
         } else {
           site.complete = false;
           positions_known = false;

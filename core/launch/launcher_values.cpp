@@ -1143,7 +1143,10 @@ void LauncherValues::run(TSNode block, uint32_t until, int depth, uint32_t start
 json LauncherValues::parameter_tensor(const std::string& name, const json& dtype) {
   auto rank = rank_.find(name);
   int r = rank != rank_.end() ? rank->second : widest_rank_;
-  return tensor(name, r > 0 ? nominal_shape(r, param_dim()) : json(nullptr), dtype);
+  json t = tensor(name, r > 0 ? nominal_shape(r, param_dim()) : json(nullptr), dtype);
+  // The widest rank stated elsewhere is a guess: enough for sizes, not to count `*x.stride()`.
+  if (rank == rank_.end() && r > 0) t["$rank_guessed"] = true;
+  return t;
 }
 
 TSNode LauncherValues::owning_class(TSNode function) const {
@@ -2050,7 +2053,10 @@ std::optional<json> LauncherValues::method(const json& self, const std::string& 
     json dims = json::array();
     bool ok = true;
     if ((name == "view_as" || name == "reshape_as" || name == "expand_as") && !args.empty() && args[0] && is_tensor(*args[0])) {
-      return with((*args[0])["shape"], self["dtype"], false);
+      json out = with((*args[0])["shape"], self["dtype"], false);
+      if (args[0]->contains("$rank_guessed")) out["$rank_guessed"] = true;
+      else out.erase("$rank_guessed");
+      return out;
     }
     size_t count = name == "new_full" ? std::min<size_t>(args.size(), 1) : args.size();
     for (size_t i = 0; i < count && ok; ++i) {
@@ -2078,9 +2084,15 @@ std::optional<json> LauncherValues::method(const json& self, const std::string& 
     auto stated = keywords.find("dtype");  // `q.new_empty(n, dtype=torch.float32)`
     if (name.rfind("new_", 0) == 0 && stated != keywords.end() && stated->second && is_dtype(*stated->second))
       dtype = (*stated->second)["$dtype"];
-    return with(dims, dtype, name.rfind("new_", 0) == 0);
+    json out = with(dims, dtype, name.rfind("new_", 0) == 0);
+    if (name != "expand") out.erase("$rank_guessed");  // the dimensions written out state the rank
+    return out;
   }
-  if (name == "flatten") return with(shaped ? json::array({product(shape)}) : json(nullptr), self["dtype"], false);
+  if (name == "flatten") {
+    json out = with(shaped ? json::array({product(shape)}) : json(nullptr), self["dtype"], false);
+    out.erase("$rank_guessed");
+    return out;
+  }
   if (name == "t") {
     json s = shape;
     if (shaped && rank == 2) std::swap(s[0], s[1]);

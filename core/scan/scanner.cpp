@@ -425,7 +425,8 @@ void Scanner::extract(const SourceTree& tree, const std::string& repo_name,
     }
     out.file.kernel_count = static_cast<int>(out.kernels.size());
     // Launch sites: the kernels of this or other files, as this file calls them.
-    if (!failed && !notebook && has_suffix(entry.path, ".py") && may_hold_launches(text)) {
+    // Notebooks too: a tutorial launches its kernels in a later cell (lines are the joined cells').
+    if (!failed && (notebook || has_suffix(entry.path, ".py")) && may_hold_launches(text)) {
       if (const PythonModule* module = view.python()) {
         try {
           out.launches = find_launches(*module, repo.index, repo.module);

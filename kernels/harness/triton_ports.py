@@ -134,6 +134,13 @@ MOVES = (
          "only annotations that name something imported from typing (or typing.X); tl.constexpr and "
          "tl.* annotations stay. Tried when the failure names typing, whatever the installed Triton "
          "resolves"),
+    Move("const_pointer_type", "NAME: tl.const_pointer_type (a jitted function's parameter annotation)",
+         "NAME (no annotation)", "3.1", None,
+         "triton-lang/triton#4187 ([FRONTEND] Making const pointer as an attribute of pointer_type "
+         "class instead of being a separate class, merged 2024-07-27): Triton 3.6 answers "
+         "\"module 'triton.language' has no attribute 'const_pointer_type'\" when the module loads",
+         "only annotations that are exactly tl.const_pointer_type; the annotation only asked Triton "
+         "to refuse stores through the parameter, so the code generated is the same without it"),
     Move("constexpr.str_default", "a jitted helper's `NAME: tl.constexpr = \"row\"` (a string default a call "
          "leaves out)", "NAME: tl.constexpr = tl.constexpr(\"row\")", None, None,
          "Triton 3.x's code generator wraps the defaults a call of a jitted function leaves out in "
@@ -181,6 +188,7 @@ _CUDA_LIBDEVICE_ATTR = re.compile(_prefixes(_TL) + r"\.extra\.cuda\.libdevice\.(
 _CUDA_LIBDEVICE_IMPORT = re.compile(r"^(\s*)from\s+triton\.language\.extra\.cuda\s+import\s+libdevice\b", re.M)
 _LIBDEVICE_2_0_IMPORT = re.compile(r"^(\s*)from\s+triton\.language\s+import\s+libdevice\b", re.M)
 _FLOAT8E4 = re.compile(_prefixes(_TL) + r"\.float8e4(?![\w])")
+_CONST_POINTER = re.compile(r"(?:tl|triton\.language)\.const_pointer_type")
 _DOT_CALL = re.compile(r"\b(?:tl|triton\.language)\.dot\(")
 _TRANS_KEYWORD = re.compile(r"^\s*(trans_a|trans_b)\s*=\s*(True|False)\s*$")
 _EXPERIMENTAL_MAKE_DESC = re.compile(_prefixes(_TL) + r"\._experimental_make_tensor_descriptor\b")
@@ -537,8 +545,8 @@ def _port_single_tuples(source):
 
 
 def _typing_annotations(source):
-    """Byte spans to delete: the annotations of jitted functions (`-> Tuple[...]`, `: Optional[int]`)
-    that name something imported from typing; empty when the source does not parse."""
+    """The annotations of jitted functions (`-> Tuple[...]`, `: Optional[int]`) that name something
+    imported from typing; empty when the source does not parse."""
     import ast
     tree = _parsed(source)
     if tree is None:
@@ -550,15 +558,27 @@ def _typing_annotations(source):
         elif isinstance(node, ast.Import):
             typing_names.update(a.asname or a.name for a in node.names if a.name == "typing")
 
-    def names_typing(annotation):
-        return annotation is not None and any(
-            isinstance(n, ast.Name) and n.id in typing_names for n in ast.walk(annotation))
+    return _annotations_where(tree, lambda annotation: any(
+        isinstance(n, ast.Name) and n.id in typing_names for n in ast.walk(annotation)))
+
+
+def _const_pointer_annotations(source):
+    """`offs: tl.const_pointer_type` parameters of jitted functions; empty when it does not parse."""
+    import ast
+    tree = _parsed(source)
+    if tree is None:
+        return []
+    return _annotations_where(tree, lambda annotation: bool(_CONST_POINTER.fullmatch(ast.unparse(annotation))))
+
+
+def _annotations_where(tree, matches):
+    """[("returns", annotation) | ("arg", arg)]: the annotations of jitted functions that `matches`."""
     found = []
     for node in _jitted_functions(tree):
-        if names_typing(node.returns):
+        if node.returns is not None and matches(node.returns):
             found.append(("returns", node.returns))
         for a in node.args.posonlyargs + node.args.args + node.args.kwonlyargs:
-            if names_typing(a.annotation):
+            if a.annotation is not None and matches(a.annotation):
                 found.append(("arg", a))
     return found
 
@@ -639,9 +659,10 @@ def _port_string_defaults(source):
     return edits.text(), len(edits.edits)
 
 
-def _port_typing_annotations(source):
-    """`def f(x) -> Tuple[tl.tensor, tl.tensor]:` in a kernel -> `def f(x):`: (text, count)."""
-    found = _typing_annotations(source)
+def _port_typing_annotations(source, found=None):
+    """`def f(x) -> Tuple[tl.tensor, tl.tensor]:` in a kernel -> `def f(x):`: (text, count).
+    `found` (from `_annotations_where`) names other annotations to drop the same way."""
+    found = _typing_annotations(source) if found is None else found
     if not found:
         return source, 0
     edits = _ByteEdits(source)
@@ -852,6 +873,11 @@ def port(source, installed):
     if "typing" in out:
         out, n = _port_typing_annotations(out)
         note("typing.annotation", "a typing annotation of a jitted function", "no annotation", n)
+
+    if (applies(moves["const_pointer_type"], v) and _CONST_POINTER.search(out)
+            and not installed.resolves("triton.language.const_pointer_type")):
+        out, n = _port_typing_annotations(out, _const_pointer_annotations(out))
+        note("const_pointer_type", "NAME: tl.const_pointer_type", "NAME", n)
 
     if "constexpr" in out:
         out, n = _port_string_defaults(out)

@@ -287,6 +287,22 @@ class PortText(unittest.TestCase):
         compile(out, "ported.py", "exec")
         self.assertTrue(triton_ports.moved_signature("RuntimeError: Unsupported function referenced: typing.Tuple"))
 
+    def test_const_pointer_type_annotations_are_dropped_where_triton_lacks_them(self):
+        # Triton 2.x to 3.0 had tl.const_pointer_type; 3.1 folded it into pointer_type and a module
+        # that annotates a helper's parameter with it no longer loads. Other annotations, host
+        # functions and a Triton that still has the class keep theirs.
+        src = HDR + ("@triton.jit\ndef load_fn(ptrs, offs: tl.const_pointer_type,\n"
+                     "            LIM: tl.constexpr, rows: triton.language.const_pointer_type = None):\n"
+                     "    return tl.load(ptrs, mask=offs < LIM)\n"
+                     "def host(o: tl.const_pointer_type):\n    return o\n")
+        out, rewrites = triton_ports.port(src, installed())
+        self.assertIn("def load_fn(ptrs, offs,\n            LIM: tl.constexpr, rows = None):\n", out)
+        self.assertIn("def host(o: tl.const_pointer_type):\n", out)
+        self.assertEqual([(r["move"], r["count"]) for r in rewrites], [("const_pointer_type", 2)])
+        compile(out, "ported.py", "exec")
+        self.assertEqual(triton_ports.port(src, installed(resolves=("triton.language.const_pointer_type",)))[1], [])
+        self.assertEqual(triton_ports.port(src, installed(version="3.0.0"))[1], [])
+
     def test_plain_functions_a_constexpr_function_calls_become_constexpr_functions(self):
         # OpenAI's triton_kernels: `is_hip()` (a constexpr_function, through an alias bound in a
         # version switch) calls the plain `current_target()`, which Triton 3.6's dependency hash
