@@ -70,6 +70,8 @@ std::pair<nlohmann::json, std::string> constexpr_fallback(const std::string& nam
   // `for i in tl.static_range(W)` copies the body W times: a guess of 1024 for a letter makes
   // one compile take minutes (conv widths, hyper-connection counts), and real counts are small.
   if (use.unrolled) return {4, "tl.static_range bound"};
+  // A size-like guess (or a stand-in size of 32) shifts an int32 out of range: `(1 << 32) - 1`.
+  if (use.shift_width && !arange_bound) return {4, "a shift's width: a bit count"};
   if (use.condition && !arange_bound) return {false, "tested as a condition"};
   // `dtype_min_value`: a value of the dtype (a load's `other=`), not the dtype itself.
   if (ends_with(up, "VALUE") || ends_with(up, "_VAL")) return {0, "value name"};
@@ -290,6 +292,18 @@ std::set<std::string> static_range_operands(const PythonModule& m, TSNode body) 
       if (is_type(a, "keyword_argument") || is_type(a, "comment")) return;
       if (index++ < 2) counts(a);
     });
+  });
+  return out;
+}
+
+std::set<std::string> shift_widths(const PythonModule& m, TSNode body) {
+  std::set<std::string> out;
+  for_each_node(body, [&](TSNode n) {
+    if (!is_type(n, "binary_operator")) return;
+    std::string op = m.text_of(field(n, "operator"));
+    bool power_of_two = op == "**" && m.text_of(field(n, "left")) == "2";
+    if (op != "<<" && op != ">>" && !power_of_two) return;
+    identifiers_in(m, field(n, "right"), {"call", "attribute", "subscript"}, out);
   });
   return out;
 }

@@ -43,6 +43,7 @@ struct ConstexprUse {
   bool dtype = false;         // where Triton wants a dtype
   bool integer_dtype = false; // a dtype whose values the kernel shifts or masks
   bool unrolled = false;      // in a tl.static_range: the loop is unrolled at compile time
+  bool shift_width = false;   // shifts by it (`(1 << BITS) - 1`, `w >> (BITS * j)`): a bit count
   bool condition = false;     // tested as a condition (`if INVERT:`, `1 if flag else 0`)
   std::optional<bool> pointer_branch;  // the value that takes the branch using a parameter as a pointer
   bool defining_branch = false;        // the first flag of a chain that alone binds a name read later
@@ -74,6 +75,8 @@ std::map<std::string, int> called_results(const PythonModule& m, TSNode body, co
 std::set<std::string> loop_bound_operands(const PythonModule& m, TSNode body);
 // Identifiers in the bounds of tl.static_range, whose loops Triton unrolls.
 std::set<std::string> static_range_operands(const PythonModule& m, TSNode body);
+// Names a shift's width reads (`(1 << BITS) - 1`, `w >> (BITS * j)`, `2 ** LOG_N`): bit counts.
+std::set<std::string> shift_widths(const PythonModule& m, TSNode body);
 // Names tested for truth on their own (`if INVERT:`), also inside helpers they are handed to.
 std::set<std::string> condition_operands(const PythonModule& m, TSNode body, int depth = 0);
 // Flags of `if USE_INT4: b_ptrs = ... elif USE_INT8: b_ptrs = ...` chains without an else whose

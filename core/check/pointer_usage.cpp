@@ -665,6 +665,16 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
       TSNode cond = tested_expression(field(up, "condition"));
       if (is_type(cond, "identifier") && param_set.count(m_.text_of(cond))) return;
     }
+    // Through ops that only move elements: `tl.reshape(vu, (C, D)).to(tl.float8e4nv, bitcast=True)`.
+    for (int hop = 0; hop < 4 && is_type(value, "call"); ++hop) {
+      static const std::set<std::string> kMoving = {"reshape", "view", "trans", "permute", "broadcast_to",
+                                                    "expand_dims", "ravel", "flip"};
+      TSNode call_fn = field(value, "function");
+      if (kMoving.count(op_name(value))) value = argument(value, 0);  // `tl.reshape(x, ...)`
+      else if (is_type(call_fn, "attribute") && kMoving.count(m_.text_of(field(call_fn, "attribute"))))
+        value = field(call_fn, "object");  // `x.reshape(...)`
+      else break;
+    }
     for (TSNode load : loads_of(value))
       for (const auto& p : bases_of(address_of(load)))
         set_dtype(p, byte ? "u8" : "i16", "loaded values bitcast to " + dtype);

@@ -394,6 +394,7 @@ InferredSignature triton_signature(const KernelSource& k, HelperReads& helpers) 
   std::set<std::string> loop_bounds = loop_bound_operands(*m, field(site->definition, "body"));
   std::set<std::string> dtype_uses = dtype_operands(*m, field(site->definition, "body"));
   std::set<std::string> unrolled = static_range_operands(*m, field(site->definition, "body"));
+  std::set<std::string> shifts = shift_widths(*m, field(site->definition, "body"));
   std::set<std::string> conditions = condition_operands(*m, field(site->definition, "body"));
   std::map<std::string, std::string> string_options = string_option_operands(*m, field(site->definition, "body"));
   std::map<std::string, nlohmann::json> selectors = selector_values(*m, field(site->definition, "body"));
@@ -447,6 +448,7 @@ InferredSignature triton_signature(const KernelSource& k, HelperReads& helpers) 
     u.dtype = dtype_uses.count(name) > 0;
     u.integer_dtype = facts.integer_dtype_params.count(name) > 0;
     u.unrolled = unrolled.count(name) > 0;
+    u.shift_width = shifts.count(name) > 0;
     u.condition = conditions.count(name) > 0;
     auto flag = facts.pointer_branch_flags.find(name);
     if (flag != facts.pointer_branch_flags.end()) u.pointer_branch = flag->second;
@@ -526,6 +528,8 @@ InferredSignature triton_signature(const KernelSource& k, HelperReads& helpers) 
     // A loop Triton unrolls as often as a nominal size says would take minutes to compile; the
     // repository's real counts are small (the body fallback's 4 stands for them).
     if (fact != launched.end() && fact->second.nominal && is_constexpr && unrolled.count(pn.name)) fact = launched.end();
+    // A bit count (`(1 << bits) - 1`) handed a stand-in size of 32 shifts an int32 out of range.
+    if (fact != launched.end() && fact->second.nominal && is_constexpr && shifts.count(pn.name)) fact = launched.end();
     // A ratio of sizes (`group = K // scale.shape[1]`, `G = HQ // H`) is 1 with any stand-in sizes
     // that are all alike; the kernel's own sources and fallbacks know better than that 1.
     if (fact != launched.end() && fact->second.ratio && is_constexpr) fact = launched.end();

@@ -211,12 +211,14 @@ class Finder {
     path_flags_ = path_flags(call, function);
     caller_ = &caller_values(function);
     for (const auto& [name, v] : caller_->modes) path_flags_.emplace(name, v);  // a flag the path tests wins
+    // A launch in a script's or a notebook's own code reads the module's statements before it.
+    TSNode evaluated = ts_node_is_null(function) ? m_.tree().root() : function;
     auto evaluate = [&](int64_t dim) {
-      return std::make_unique<LauncherValues>(m_, function, ts_node_start_byte(call), callees_, &path_flags_, 0, dim,
+      return std::make_unique<LauncherValues>(m_, evaluated, ts_node_start_byte(call), callees_, &path_flags_, 0, dim,
                                               &tensor_facts_, nullptr, 0, nullptr, &caller_->tensors);
     };
     std::unique_ptr<LauncherValues> values = evaluate(LauncherValues::kNominalDim);
-    skew_at_ = {function, ts_node_start_byte(call)};
+    skew_at_ = {evaluated, ts_node_start_byte(call)};
     // The alternate evaluation runs with kAlternateDim whatever stand-in size the launch is
     // described with: one serves the nominal size and every larger one tried below.
     alternate_.reset();

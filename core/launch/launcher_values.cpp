@@ -358,9 +358,10 @@ LauncherValues::LauncherValues(const PythonModule& m, TSNode function, uint32_t 
     dtype_ = known->second.dtype;
     widest_rank_ = known->second.widest_rank;
     counted_only_ = known->second.counted_only;
+    exact_rank_ = known->second.exact_rank;
   } else {
     ranks(body);  // counted_only_ too
-    if (facts) facts->emplace(body.id, TensorFacts{rank_, dtype_, widest_rank_, counted_only_});
+    if (facts) facts->emplace(body.id, TensorFacts{rank_, dtype_, widest_rank_, counted_only_, exact_rank_});
   }
   // `@custom_fwd(cast_inputs=torch.float16)`: autocast hands the launcher its floating tensors
   // in that type.
@@ -484,12 +485,16 @@ LauncherValues::LauncherValues(const PythonModule& m, TSNode function, uint32_t 
                 : (*handed)["shape"].is_array() ? static_cast<int>((*handed)["shape"].size())
                                                  : widest_rank_;
         env_[name] = tensor(name, r > 0 ? nominal_shape(r, param_dim()) : json(nullptr), dtype);
+        bool stated_rank = rank != rank_.end() ? exact_rank_.count(name) > 0
+                                               : (*handed)["shape"].is_array() && !handed->contains("$rank_guessed");
+        if (r > 0 && !stated_rank) env_[name]["$rank_guessed"] = true;
       } else if (!d && a.empty() && rank == rank_.end() && stated == dtype_.end() && counted_only_.count(name)) {
         // `def fwd(x, QB): SN2 = N2 // QB`: a size the caller chooses; left unknown, every value
         // computed from it (and each kernel argument made of those) would be guessed apart from it.
         env_[name] = param_dim();
       } else if (rank != rank_.end() || stated != dtype_.end()) {
         env_[name] = tensor(name, rank != rank_.end() ? nominal_shape(rank->second, param_dim()) : json(nullptr), dtype);
+        if (rank != rank_.end() && !exact_rank_.count(name)) env_[name]["$rank_guessed"] = true;
       }
     }
     run(body, until, 0);
@@ -935,6 +940,7 @@ void LauncherValues::ranks(TSNode body) {
       for (const auto& name : group) dtype_.emplace(name, known);
   }
   for (const std::string& name : exact) widest_rank_ = std::max(widest_rank_, rank_[name]);
+  exact_rank_ = exact;
   for (auto& [name, rank] : rank_)
     if (!exact.count(name)) rank = std::max(rank, widest_rank_);
   // `n = cu_seqlens.numel() - 1` and nothing else of its layout: offsets and counts, flat. (Not
@@ -1144,8 +1150,9 @@ json LauncherValues::parameter_tensor(const std::string& name, const json& dtype
   auto rank = rank_.find(name);
   int r = rank != rank_.end() ? rank->second : widest_rank_;
   json t = tensor(name, r > 0 ? nominal_shape(r, param_dim()) : json(nullptr), dtype);
-  // The widest rank stated elsewhere is a guess: enough for sizes, not to count `*x.stride()`.
-  if (rank == rank_.end() && r > 0) t["$rank_guessed"] = true;
+  // A rank that is only a bound (`x.shape[-1]`), or the widest stated elsewhere, is a guess: enough
+  // for sizes, not to count `*x.stride()`.
+  if (r > 0 && !exact_rank_.count(name)) t["$rank_guessed"] = true;
   return t;
 }
 

@@ -35,6 +35,7 @@ class LauncherValues {
     std::map<std::string, std::string> dtype;
     int widest_rank = 0;
     std::set<std::string> counted_only;  // names the launcher uses only as counts (count_uses)
+    std::set<std::string> exact_rank;    // names whose rank the code states, not bounds
   };
   // Counts an evaluation and the helpers it calls keep together.
   struct Tally {
@@ -231,6 +232,7 @@ class LauncherValues {
   std::map<std::string, int> rank_;   // tensors' ranks as the launcher's code implies them
   std::map<std::string, nlohmann::json> shape_;  // whole shapes it states (`assert_size_stride(x, (4, 64), ...)`)
   int widest_rank_ = 0;               // the largest rank the code states
+  std::set<std::string> exact_rank_;  // tensors whose rank the code states (`M, N = x.shape`)
   std::set<std::string> counted_only_;  // names the launcher uses only as counts (count_uses)
   std::map<std::string, std::string> dtype_;  // element types its asserts state (`x.dtype == torch.int8`)
   // All the types an `x.dtype in (torch.float16, torch.bfloat16)` allows (dtype_ holds the first).

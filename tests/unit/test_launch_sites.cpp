@@ -2,6 +2,7 @@
 //   In launcher files:
 //   # expect: launch KERNEL in LAUNCHER args p=role[:dtype][shape][=value], ...   every argument, in order
 //   # expect: launch KERNEL in LAUNCHER grid JSON                               grid_value as stored
+//   (LAUNCHER `-`: a launch in the module's own code; notebooks state theirs in their cells)
 //   In kernel files (the signature `mine check` infers with the launches attached):
 //   # expect: kernel NAME signature p=type, ...   # expect: kernel NAME constexprs P=json, ...
 //   # expect: kernel NAME guessed p, ...          # expect: kernel NAME args p=json, ...
@@ -20,6 +21,7 @@
 #include "core/launch/launch_binding.h"
 #include "core/launch/launch_finder.h"
 #include "core/launch/launcher_values.h"
+#include "core/notebook/notebook_reader.h"
 #include "core/python/function_parameters.h"
 #include "core/scan/scanner.h"
 #include "corpus/check_store.h"
@@ -116,7 +118,7 @@ void scan(ScannedRepo& out) {
   auto corpus = Corpus::open(out.db.string(), Corpus::Access::ReadWrite);
   corpus->store(corpus->begin_scan("scan", nlohmann::json::array()), scanner.extract(*tree, "fixture/launch"));
   for (const auto& e : fs::recursive_directory_iterator(root))
-    if (e.path().extension() == ".py") out.files.push_back(e.path());
+    if (e.path().extension() == ".py" || e.path().extension() == ".ipynb") out.files.push_back(e.path());
 }
 
 // Calls `check(file, line, match)` for every line of the repository's files that `expect` matches.
@@ -124,7 +126,8 @@ template <typename Check>
 int for_each_expectation(const ScannedRepo& repo, const std::regex& expect, Check check) {
   int seen = 0;
   for (const auto& file : repo.files) {
-    std::stringstream lines(read_text(file));
+    std::string text = read_text(file);
+    std::stringstream lines(file.extension() == ".ipynb" ? read_notebook(text).text : text);
     std::string line;
     while (std::getline(lines, line)) {
       std::smatch m;
@@ -147,7 +150,7 @@ TEST_CASE("launch sites are recorded as the launcher files expect", "[launch]") 
     std::string kernel = m[1], launcher = m[2], what = m[3], expected = m[4];
     INFO(file.filename().string() << ": " << line);
     auto rows = corpus->query("SELECT l.args, l.grid_value FROM kernel_launches l JOIN kernels k ON k.id = l.kernel_id "
-                              "WHERE k.name = '" + kernel + "' AND l.launcher = '" + launcher + "'");
+                              "WHERE k.name = '" + kernel + "' AND l.launcher = '" + (launcher == "-" ? "" : launcher) + "'");
     REQUIRE(rows.rows.size() == 1);
     if (what == "args") {
       CHECK(rendered_args(nlohmann::json::parse(rows.rows[0][0].get<std::string>())) == trim(expected));
@@ -158,7 +161,7 @@ TEST_CASE("launch sites are recorded as the launcher files expect", "[launch]") 
   });
   CHECK(checked >= 9);
   // No launch row for calls that launch nothing of the repository (torch.empty, x.reshape ...).
-  CHECK(corpus->query("SELECT count(*) FROM kernel_launches").rows[0][0] == 91);
+  CHECK(corpus->query("SELECT count(*) FROM kernel_launches").rows[0][0] == 96);
   // The launch inside `pytest.raises` is marked, the one after it is not.
   auto refused = corpus->query("SELECT l.line, l.expects_error FROM kernel_launches l JOIN kernels k ON k.id = l.kernel_id "
                                "WHERE k.name = 'fill_one' ORDER BY l.line");
@@ -211,7 +214,7 @@ TEST_CASE("signatures follow the repository's launches first, as the kernel file
   auto corpus = Corpus::open(repo.db.string(), Corpus::Access::ReadOnly);
   std::vector<CheckKernel> kernels = select_check_kernels(*corpus, "plugin = 'triton'", 0);
   attach_launches(*corpus, kernels);
-  REQUIRE(kernels.size() == 92);
+  REQUIRE(kernels.size() == 95);
   std::map<std::string, check::InferredSignature> by_name;
   for (const auto& k : kernels) by_name[k.name] = check::infer_signature({k.plugin, k.name, k.standalone, k.meta, nullptr, k.launches});
   static const std::regex kExpect(R"(^# expect: kernel (\S+) (signature|constexprs|guessed|assumed|args|tensors|grid|options) ?(.*)$)");
