@@ -296,6 +296,37 @@ std::set<std::string> static_range_operands(const PythonModule& m, TSNode body) 
   return out;
 }
 
+std::set<std::string> multiplied_trip_counts(const PythonModule& m, TSNode body) {
+  std::set<std::string> out;
+  for_each_call(body, [&](TSNode n) {
+    std::string fn = m.text_of(field(n, "function"));
+    auto q = m.qualified_name(field(n, "function"));
+    if (fn != "range" && !(q && (ends_with(*q, "language.range") || ends_with(*q, "language.static_range")))) return;
+    std::vector<TSNode> positional;
+    for_each_named_child(field(n, "arguments"), [&](TSNode a) {
+      if (!is_type(a, "keyword_argument") && !is_type(a, "comment")) positional.push_back(a);
+    });
+    if (positional.empty()) return;
+    TSNode end = positional.size() == 1 ? positional[0] : positional[1];
+    // `kd * kh * kw * blocks`: the product of the names, not a stride or an offset added to it.
+    std::set<std::string> names;
+    int factors = 0;
+    std::function<void(TSNode)> factor = [&](TSNode e) {
+      if (is_type(e, "parenthesized_expression")) return factor(ts_node_named_child(e, 0));
+      if (is_type(e, "binary_operator") && m.text_of(field(e, "operator")) == "*") {
+        factor(field(e, "left"));
+        factor(field(e, "right"));
+        return;
+      }
+      if (is_type(e, "identifier")) names.insert(m.text_of(e));
+      ++factors;
+    };
+    factor(end);
+    if (factors >= 3 || (factors == 2 && names.size() == 2)) out.insert(names.begin(), names.end());
+  });
+  return out;
+}
+
 std::set<std::string> shift_widths(const PythonModule& m, TSNode body) {
   std::set<std::string> out;
   for_each_node(body, [&](TSNode n) {

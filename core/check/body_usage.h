@@ -75,6 +75,9 @@ std::map<std::string, int> called_results(const PythonModule& m, TSNode body, co
 std::set<std::string> loop_bound_operands(const PythonModule& m, TSNode body);
 // Identifiers in the bounds of tl.static_range, whose loops Triton unrolls.
 std::set<std::string> static_range_operands(const PythonModule& m, TSNode body);
+// Names multiplied into one loop's trip count (`range(KD * KH * KW * blocks)`): a conv's
+// kernel sizes, where stand-in sizes of 32 each make 32^3 iterations.
+std::set<std::string> multiplied_trip_counts(const PythonModule& m, TSNode body);
 // Names a shift's width reads (`(1 << BITS) - 1`, `w >> (BITS * j)`, `2 ** LOG_N`): bit counts.
 std::set<std::string> shift_widths(const PythonModule& m, TSNode body);
 // Names tested for truth on their own (`if INVERT:`), also inside helpers they are handed to.

@@ -394,6 +394,8 @@ InferredSignature triton_signature(const KernelSource& k, HelperReads& helpers) 
   std::set<std::string> loop_bounds = loop_bound_operands(*m, field(site->definition, "body"));
   std::set<std::string> dtype_uses = dtype_operands(*m, field(site->definition, "body"));
   std::set<std::string> unrolled = static_range_operands(*m, field(site->definition, "body"));
+  // Counts multiplied into one loop's trip count are small counts too, as a static_range's are.
+  for (const auto& name : multiplied_trip_counts(*m, field(site->definition, "body"))) unrolled.insert(name);
   std::set<std::string> shifts = shift_widths(*m, field(site->definition, "body"));
   std::set<std::string> conditions = condition_operands(*m, field(site->definition, "body"));
   std::map<std::string, std::string> string_options = string_option_operands(*m, field(site->definition, "body"));
