@@ -297,6 +297,8 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
           }
           else if (is_type(fn, "attribute") && m_.text_of(field(fn, "attribute")) == "to")
             bases(field(fn, "object"), found, seen, depth + 1);
+          else if (name == "cast")  // `tl.cast(dst, tl.pointer_type(tl.uint32))`, as `.to` is
+            bases(argument(e, 0), found, seen, depth + 1);
           else if (const FunctionSite* helper = name.empty() ? helper_of(e) : nullptr) {
             const PointerFacts& hf = facts(*helper);
             if (!hf.returned_bases.empty())
@@ -854,6 +856,15 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
     auto q = is_type(target, "call") ? m_.qualified_name(field(target, "function")) : std::nullopt;
     if (!q || !ends_with(*q, "pointer_type")) return;
     std::vector<TSNode> sources{to ? field(fn, "object") : argument(n, 0)};
+    // `tl.cast(dst_i32, tl.pointer_type(tl.uint32))` of a parameter: a pointer to what it is cast
+    // to pointing at (a launcher's int address, `x.data_ptr()`, becomes such a buffer).
+    if (is_type(sources[0], "identifier") && param_set.count(m_.text_of(sources[0]))) {
+      TSNode element = argument(target, 0);
+      auto e = ts_node_is_null(element) ? std::nullopt : m_.qualified_name(element);
+      note(m_.text_of(sources[0]), "cast to a pointer type");
+      set_dtype(m_.text_of(sources[0]), e ? triton_dtype(*e) : "", "cast to a pointer to its elements");
+      return;
+    }
     if (is_type(sources[0], "identifier")) {
       std::string local = m_.text_of(sources[0]);
       for_each_node(body, [&](TSNode x) {
