@@ -364,6 +364,7 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
     for (const auto& p : bases_of(op.address)) {
       note(p, "tl." + op.name + " address");
       addressed.insert(p);
+      out.addressed.insert(p);
     }
   for (TSNode a : dtype_reads) {
     TSNode object = field(a, "object");
@@ -550,6 +551,7 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
       if (!hf.pointers.count(target)) return;
       for (const auto& p : bases_of(value)) {
         note(p, "passed to " + callee + "(" + target + ")");
+        if (hf.addressed.count(target)) out.addressed.insert(p);
         auto d = hf.dtypes.find(target);
         // The helper's float `other=` fill says as little of the width here as there.
         if (d != hf.dtypes.end() && hf.dtype_from_float_fill.count(target) && !out.dtypes.count(p))

@@ -13,6 +13,7 @@ namespace mine::check {
 // What a kernel's body says about its parameters as pointers.
 struct PointerFacts {
   std::set<std::string> pointers;              // used as a pointer base (load/store/atomics/block pointers/.dtype)
+  std::set<std::string> addressed;             // of those, the ones a load, store or atomic addresses (here or in a helper)
   std::map<std::string, std::string> dtypes;   // pointer -> Triton element type the code implies ("fp16", "i32")
   std::map<std::string, std::string> evidence; // pointer -> what in the code said so, for the corpus
   // Flag parameters choosing between a pointer and a value use of the same parameter

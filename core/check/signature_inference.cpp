@@ -562,6 +562,9 @@ InferredSignature triton_signature(const KernelSource& k, HelperReads& helpers) 
     if (fact != launched.end() && launch_short && facts.pointers.count(pn.name) &&
         (fact->second.role == "int" || fact->second.role == "float" || fact->second.role == "bool"))
       fact = launched.end();
+    // Nor is a float the launcher's annotation makes of what the body loads through (`w_scale:
+    // float`, handed a 0-d tensor by every caller): Triton loads through no float.
+    if (fact != launched.end() && fact->second.role == "float" && facts.addressed.count(pn.name)) fact = launched.end();
     if (fact != launched.end() && apply_launch_fact(fact->second, is_constexpr, facts, p, out)) {
       // A block that follows from the stand-in sizes (`BLOCK_D = triton.cdiv(d, 4)`: 8 of 32) can
       // come out below the 16 each dimension of a tl.dot needs; the repository's real sizes are

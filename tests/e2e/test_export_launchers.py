@@ -43,7 +43,7 @@ LAUNCHED = {"act_kernel": "activation", "dequant_kernel": "dequantize", "scale_k
             "rowsum_kernel": ("row_sums", "scaled_row_sums", "padded_row_sums"), "split_store_kernel": "split_store",
             "mask_bits_kernel": "unpack", "copy_rows_kernel": ("copy_rows", "copy_guessed"),
             # launched in the notebook's own code: no function launches it
-            "halve_kernel": None,
+            "halve_kernel": None, "scaled_gemv_kernel": "scale_rows",
             # two test functions each define and launch their own `kernel`
             "kernel": ("test_fill", "test_negate")}
 
@@ -76,7 +76,7 @@ class ExportWithLauncher(unittest.TestCase):
     def test_records_hold_kernel_and_launcher(self):
         records, summary = self.export("--with-launcher")
         self.assertEqual({r["kernel_name"] for r in records}, set(LAUNCHED))
-        self.assertIn("written with their launcher: 79", summary)
+        self.assertIn("written with their launcher: 80", summary)
         for r in records:
             want = LAUNCHED[r["kernel_name"]]
             self.assertIn(r["launcher"], want if isinstance(want, tuple) else (want,), r["kernel_name"])
