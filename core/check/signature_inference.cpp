@@ -401,13 +401,13 @@ InferredSignature triton_signature(const KernelSource& k, HelperReads& helpers) 
   std::map<std::string, std::string> string_options = string_option_operands(*m, field(site->definition, "body"));
   std::map<std::string, nlohmann::json> selectors = selector_values(*m, field(site->definition, "body"));
   std::map<std::string, std::vector<nlohmann::json>> enumerated = compared_literals(*m, field(site->definition, "body"));
-  // A name handed as the `mask=` or `other=` of a load or store, which take None.
-  auto load_store_option = [&](const std::string& name) {
+  // A name handed as the `mask=` (or also the `other=`) of a load or store, which take None.
+  auto load_store_option = [&](const std::string& name, bool mask_only = false) {
     bool found = false;
     for_each_node(field(site->definition, "body"), [&](TSNode n) {
       if (found || !is_type(n, "keyword_argument")) return;
       std::string key = m->text_of(field(n, "name"));
-      found = (key == "mask" || key == "other") && m->text_of(field(n, "value")) == name;
+      found = (key == "mask" || (key == "other" && !mask_only)) && m->text_of(field(n, "value")) == name;
     });
     return found;
   };
@@ -626,6 +626,10 @@ InferredSignature triton_signature(const KernelSource& k, HelperReads& helpers) 
         // is a value the kernel is written for, and Triton takes None as a constant.
         p.type = "constexpr", p.value = nullptr, p.origin = Origin::Default, p.why = "None default the body accepts";
         known[p.name] = p.value;
+      } else if (!d && load_store_option(pn.name, true)) {
+        // `def masked_store(ptr, offsets, val, mask): tl.store(ptr + offsets, val, mask=mask)`: a
+        // helper checked on its own; Triton wants a boolean mask.
+        p.type = "i1", p.origin = Origin::Code, p.why = "a load's or store's mask";
       } else if (loop_bounds.count(pn.name)) {
         p.type = "i32", p.origin = Origin::Code, p.why = "loop bound";
       } else if (facts.integer_params.count(pn.name)) {
