@@ -618,14 +618,19 @@ std::map<std::string, std::string> tuple_loop_bounds(const PythonModule& m, TSNo
 
 // Identifiers inside the arguments of float-only math (tl.exp(-x), tl.sqrt(var + eps)): a
 // scalar there must be a float, since Triton refuses integer operands for these.
-std::set<std::string> float_math_operands(const PythonModule& m, TSNode body) {
+bool float_only_math(const std::string& op) {
   static const std::set<std::string> kFloatOnly = {"exp", "exp2", "log", "log2", "log1p", "sqrt", "rsqrt", "sqrt_rn",
-                                                   "sin", "cos", "tanh", "sigmoid", "erf", "fdiv", "div_rn"};
+                                                   "sin", "cos", "tanh", "sigmoid", "erf", "fdiv", "div_rn", "floor",
+                                                   "ceil"};
+  return kFloatOnly.count(op) > 0;
+}
+
+std::set<std::string> float_math_operands(const PythonModule& m, TSNode body) {
   std::set<std::string> out;
   for_each_call(body, [&](TSNode n) {
     auto q = m.qualified_name(field(n, "function"));
     std::string op = q ? q->substr(q->rfind('.') + 1) : "";
-    if (q && q->rfind("triton.language", 0) == 0 && kFloatOnly.count(op))
+    if (q && q->rfind("triton.language", 0) == 0 && float_only_math(op))
       identifiers_in(m, field(n, "arguments"), {"call", "keyword_argument"}, out);
   });
   return out;

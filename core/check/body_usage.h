@@ -102,6 +102,8 @@ std::map<std::string, int> tuple_parameters(const PythonModule& m, TSNode body, 
 // Parameters indexed with the variable of a `for i in tl.static_range(N)` loop (`buf_tuple[i]`,
 // a tuple of one buffer per peer), each with the name N of its loop bound: a tuple that long.
 std::map<std::string, std::string> tuple_loop_bounds(const PythonModule& m, TSNode body, const std::set<std::string>& params);
+// Triton math that refuses integer operands (tl.exp, tl.sqrt, tl.floor, tl.div_rn ...), by op name.
+bool float_only_math(const std::string& op);
 // Identifiers inside the arguments of float-only math (tl.exp, tl.sqrt, ...).
 std::set<std::string> float_math_operands(const PythonModule& m, TSNode body);
 

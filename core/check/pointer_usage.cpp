@@ -1042,7 +1042,9 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
         inner.pop_back();
         if (is_type(x, "identifier")) use_as_int(m_.text_of(x), ts_node_start_byte(x));
         if (is_type(x, "call") && op_name(x) == "load") continue;  // a nested load types its own pointer
-        // `input.shape[1] // 2`: a tensor's shape and type are integers (or types) whatever it holds.
+        // `range(tl.floor(tl.div_rn(start, 128)).to(tl.int32), ...)`: what float-only math reads
+        // is a float, whatever integer its result is cast to.
+        if (is_type(x, "call") && float_only_math(op_name(x))) continue;        // `input.shape[1] // 2`: a tensor's shape and type are integers (or types) whatever it holds.
         if (is_type(x, "attribute")) {
           std::string attr = m_.text_of(field(x, "attribute"));
           if (attr == "shape" || attr == "dtype" || attr == "type" || attr == "ndim" || attr == "numel" ||
