@@ -236,12 +236,18 @@ class Finder {
       for (const ParameterNodes& p : tensor_facts_.nodes.parameters(m_, function))
         if (p.name == m_.text_of(callee)) return;
     std::vector<std::pair<TSNode, Target>> targets;
-    std::vector<TSNode> candidates;
-    expand(callee, candidates, 0);
-    for (TSNode candidate : candidates) {
-      Target target = resolve(m_, index_, candidate);
-      if (!target.external && !target.name.empty()) targets.emplace_back(candidate, std::move(target));
-    }
+    auto find_targets = [&](TSNode expression) {
+      std::vector<TSNode> candidates;
+      expand(expression, candidates, 0);
+      for (TSNode candidate : candidates) {
+        Target target = resolve(m_, index_, candidate);
+        if (!target.external && !target.name.empty()) targets.emplace_back(candidate, std::move(target));
+      }
+    };
+    // `kernel.fn[grid](...)`: the autotuned (or heuristics-wrapped) kernel's own JITFunction, its
+    // configs bypassed; the kernel all the same (unless `fn` itself names one: `self.fn = k`).
+    if (is_type(callee, "attribute") && m_.text_of(field(callee, "attribute")) == "fn") find_targets(field(callee, "object"));
+    if (targets.empty()) find_targets(callee);
     if (targets.empty()) return;
     // The launches as one stand-in size gives them, and the signs that the launcher rejects that
     // size: the asserts it fails, and which arguments and grid dimensions came out 0.

@@ -32,7 +32,7 @@ LAUNCHED = {"act_kernel": "activation", "dequant_kernel": "dequantize", "scale_k
             "segment_sum": "segments", "block_quant": "quantize", "_sum_rows": "sum_rows",
             "amax_kernel": ("amax", "amax_any"), "half_scale_kernel": "half_scale",
             "norm_fwd_kernel": "NormFunction.forward", "norm_bwd_kernel": "NormFunction.backward",
-            "gated_scale_kernel": "gated_scale", "tile_kernel": "tiled", "tile_kernel_tuned": "tiled",
+            "gated_scale_kernel": "gated_scale", "tile_kernel": "tiled", "tile_kernel_tuned": ("tiled", "tiled_untuned"),
             "flagged_kernel": "flagged", "scale_rows": ("scale_by_row_max", "counted_rows"),
             "table_rows": "gather_groups", "tile_copy": "copy_with_fallback",
             "ragged_rows": ("ragged_sums", "bf16_ragged_sums"), "unpack_scale": "unpack_scale_launch",
