@@ -102,6 +102,21 @@ std::optional<std::pair<std::optional<int64_t>, std::optional<int64_t>>> literal
   return std::make_pair(bounds[0], bounds[1]);
 }
 
+// The indices of `x[a, b, ...]`: tree-sitter gives each its own `subscript` field (read with a
+// cursor: 0.20.7's ts_node_field_name_for_child misses all but the first).
+std::vector<TSNode> subscript_keys(TSNode subscript) {
+  std::vector<TSNode> keys;
+  TSTreeCursor cursor = ts_tree_cursor_new(subscript);
+  if (ts_tree_cursor_goto_first_child(&cursor)) {
+    do {
+      const char* f = ts_tree_cursor_current_field_name(&cursor);
+      if (f && std::string_view(f) == "subscript") keys.push_back(ts_tree_cursor_current_node(&cursor));
+    } while (ts_tree_cursor_goto_next_sibling(&cursor));
+  }
+  ts_tree_cursor_delete(&cursor);
+  return keys;
+}
+
 int64_t normalized_axis(int64_t axis, size_t rank) { return axis < 0 ? axis + static_cast<int64_t>(rank) : axis; }
 
 // Results of torch's sorting, searching and counting functions, whose index and count tensors
@@ -330,6 +345,41 @@ json LauncherValues::nominal_shape(int rank, int64_t dim) {
 LauncherValues::LauncherValues(const PythonModule& m, const json& env) : m_(m) {
   if (env.is_object())
     for (const auto& [k, v] : env.items()) env_[k] = v;
+}
+
+// The shape of `x[...]` for a tensor of `shape`: an integer drops its dimension, `:` keeps it, a
+// slice of literals keeps what it selects, `None` adds a 1 and `...` stands for the dimensions
+// the others leave; null where an index is anything else (a tensor, a slice of variables).
+json LauncherValues::indexed_shape(const json& shape, TSNode subscript, int depth) const {
+  if (!shape.is_array()) return nullptr;
+  std::vector<TSNode> keys = subscript_keys(subscript);
+  size_t consumed = 0;
+  for (TSNode k : keys) consumed += is_type(k, "none") || is_type(k, "ellipsis") ? 0 : 1;
+  if (consumed > shape.size()) return nullptr;
+  json out = json::array();
+  size_t dim = 0;
+  for (TSNode k : keys) {
+    if (is_type(k, "ellipsis")) {
+      for (size_t fill = shape.size() - consumed; fill > 0; --fill) out.push_back(shape[dim++]);
+    } else if (is_type(k, "none")) {
+      out.push_back(1);
+    } else if (is_type(k, "slice")) {
+      auto bounds = literal_slice(m_, k);
+      if (!bounds) return nullptr;
+      int64_t size = as_int(shape[dim++]);
+      auto clamp = [&](std::optional<int64_t> b, int64_t missing) {
+        int64_t v = b ? (*b < 0 ? *b + size : *b) : missing;
+        return std::min(std::max<int64_t>(v, 0), size);
+      };
+      out.push_back(std::max<int64_t>(0, clamp(bounds->second, size) - clamp(bounds->first, 0)));
+    } else {
+      auto i = eval(k, depth + 1);
+      if (!i || !is_int(*i)) return nullptr;
+      ++dim;
+    }
+  }
+  while (dim < shape.size()) out.push_back(shape[dim++]);
+  return out;
 }
 
 // In from_defaults_, for values computed from the stand-in sizes.
@@ -1542,7 +1592,7 @@ std::optional<json> LauncherValues::eval(TSNode e, int depth) const {
     if (!container) return std::nullopt;
     if (is_tensor(*container)) {  // a view of the same buffer
       json out = *container;
-      out["shape"] = nullptr;
+      out["shape"] = indexed_shape((*container)["shape"], e, depth);
       return out;
     }
     if (auto bounds = container->is_array() ? literal_slice(m_, key) : std::nullopt) {

@@ -100,6 +100,8 @@ class LauncherValues {
   LauncherValues(const PythonModule& m, const nlohmann::json& env);
 
   std::optional<nlohmann::json> eval(TSNode e, int depth = 0) const;
+  // The shape `x[...]` (the subscript node) gives a tensor of `shape`; null where it cannot tell.
+  nlohmann::json indexed_shape(const nlohmann::json& shape, TSNode subscript, int depth) const;
   // Whether any value so far (of the construction, of every eval since, of the helpers they
   // called) came from the stand-in size `dim` (skewed or not). Until one does, the evaluation
   // with another size or skew runs alike and gives the very same values: launch sites skip it.

@@ -41,7 +41,7 @@ LAUNCHED = {"act_kernel": "activation", "dequant_kernel": "dequantize", "scale_k
             "quarter_dot": "quarter_blocks", "shifted_copy": "shifted", "maybe_residual": "add_maybe",
             "shift_kernel": "shift", "flip_kernel": "flip", "int8_out_dtype_kernel": None,
             "rowsum_kernel": ("row_sums", "scaled_row_sums", "padded_row_sums"), "split_store_kernel": "split_store",
-            "mask_bits_kernel": "unpack", "copy_rows_kernel": ("copy_rows", "copy_guessed"),
+            "mask_bits_kernel": "unpack", "copy_rows_kernel": ("copy_rows", "copy_guessed", "first_channel"),
             # launched in the notebook's own code: no function launches it
             "halve_kernel": None, "scaled_gemv_kernel": "scale_rows",
             # two test functions each define and launch their own `kernel`
