@@ -34,6 +34,14 @@ void identifiers_in(const PythonModule& m, TSNode e, std::initializer_list<const
   }
 }
 
+// `range(...)`, `tl.range(...)`, `tl.static_range(...)`: a loop's bounds.
+bool loop_call(const PythonModule& m, TSNode call) {
+  TSNode fn = field(call, "function");
+  auto q = m.qualified_name(fn);
+  return (is_type(fn, "identifier") && m.text_of(fn) == "range") ||
+         (q && (ends_with(*q, "language.range") || ends_with(*q, "language.static_range")));
+}
+
 }  // namespace
 
 std::pair<nlohmann::json, std::string> constexpr_fallback(const std::string& name, const ConstexprUse& use) {
@@ -258,11 +266,7 @@ std::map<std::string, int> called_results(const PythonModule& m, TSNode body, co
 std::set<std::string> loop_bound_operands(const PythonModule& m, TSNode body) {
   std::set<std::string> out;
   for_each_call(body, [&](TSNode n) {
-    TSNode fn = field(n, "function");
-    auto q = m.qualified_name(fn);
-    bool loop = (is_type(fn, "identifier") && m.text_of(fn) == "range") ||
-                (q && (ends_with(*q, "language.range") || ends_with(*q, "language.static_range")));
-    if (loop) identifiers_in(m, field(n, "arguments"), {"call", "keyword_argument"}, out);
+    if (loop_call(m, n)) identifiers_in(m, field(n, "arguments"), {"call", "keyword_argument"}, out);
   });
   return out;
 }
@@ -299,9 +303,7 @@ std::set<std::string> static_range_operands(const PythonModule& m, TSNode body) 
 std::set<std::string> multiplied_trip_counts(const PythonModule& m, TSNode body) {
   std::set<std::string> out;
   for_each_call(body, [&](TSNode n) {
-    std::string fn = m.text_of(field(n, "function"));
-    auto q = m.qualified_name(field(n, "function"));
-    if (fn != "range" && !(q && (ends_with(*q, "language.range") || ends_with(*q, "language.static_range")))) return;
+    if (!loop_call(m, n)) return;
     std::vector<TSNode> positional;
     for_each_named_child(field(n, "arguments"), [&](TSNode a) {
       if (!is_type(a, "keyword_argument") && !is_type(a, "comment")) positional.push_back(a);

@@ -387,10 +387,10 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
         std::string name = op_name(operand);
         TSNode fn = field(operand, "function");
         std::string method = is_type(fn, "attribute") ? m_.text_of(field(fn, "attribute")) : "";
-        bool layout = name == "trans" || name == "permute" || name == "reshape" || name == "view" ||
-                      name == "expand_dims" || name == "broadcast_to";
-        if (layout && !ts_node_is_null(argument(operand, 0))) operand = argument(operand, 0);
-        else if (name.empty() && (method == "trans" || method == "permute" || method == "reshape"))
+        static const std::set<std::string> kLayout = {"trans",        "permute",      "reshape", "view",
+                                                      "expand_dims", "broadcast_to", "ravel",   "flip"};
+        if (kLayout.count(name) && !ts_node_is_null(argument(operand, 0))) operand = argument(operand, 0);
+        else if (name.empty() && kLayout.count(method))
           operand = field(fn, "object");
         else break;
       } else {
@@ -670,16 +670,7 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
       if (is_type(cond, "identifier") && param_set.count(m_.text_of(cond))) return;
     }
     // Through ops that only move elements: `tl.reshape(vu, (C, D)).to(tl.float8e4nv, bitcast=True)`.
-    for (int hop = 0; hop < 4 && is_type(value, "call"); ++hop) {
-      static const std::set<std::string> kMoving = {"reshape", "view", "trans", "permute", "broadcast_to",
-                                                    "expand_dims", "ravel", "flip"};
-      TSNode call_fn = field(value, "function");
-      if (kMoving.count(op_name(value))) value = argument(value, 0);  // `tl.reshape(x, ...)`
-      else if (is_type(call_fn, "attribute") && kMoving.count(m_.text_of(field(call_fn, "attribute"))))
-        value = field(call_fn, "object");  // `x.reshape(...)`
-      else break;
-    }
-    for (TSNode load : loads_of(value))
+    for (TSNode load : loads_of(unwrap_layout(value)))
       for (const auto& p : bases_of(address_of(load)))
         set_dtype(p, byte ? "u8" : "i16", "loaded values bitcast to " + dtype);
   });
@@ -1044,7 +1035,8 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
         if (is_type(x, "call") && op_name(x) == "load") continue;  // a nested load types its own pointer
         // `range(tl.floor(tl.div_rn(start, 128)).to(tl.int32), ...)`: what float-only math reads
         // is a float, whatever integer its result is cast to.
-        if (is_type(x, "call") && float_only_math(op_name(x))) continue;        // `input.shape[1] // 2`: a tensor's shape and type are integers (or types) whatever it holds.
+        if (is_type(x, "call") && float_only_math(op_name(x))) continue;
+        // `input.shape[1] // 2`: a tensor's shape and type are integers (or types) whatever it holds.
         if (is_type(x, "attribute")) {
           std::string attr = m_.text_of(field(x, "attribute"));
           if (attr == "shape" || attr == "dtype" || attr == "type" || attr == "ndim" || attr == "numel" ||

@@ -102,6 +102,16 @@ std::optional<std::pair<std::optional<int64_t>, std::optional<int64_t>>> literal
   return std::make_pair(bounds[0], bounds[1]);
 }
 
+// The [begin, end) that a literal slice's bounds select of `size` elements, as Python clamps them.
+std::pair<int64_t, int64_t> sliced_range(const std::pair<std::optional<int64_t>, std::optional<int64_t>>& bounds,
+                                         int64_t size) {
+  auto clamp = [&](std::optional<int64_t> b, int64_t missing) {
+    int64_t v = b ? (*b < 0 ? *b + size : *b) : missing;
+    return std::min(std::max<int64_t>(v, 0), size);
+  };
+  return {clamp(bounds.first, 0), clamp(bounds.second, size)};
+}
+
 // The indices of `x[a, b, ...]`: tree-sitter gives each its own `subscript` field (read with a
 // cursor: 0.20.7's ts_node_field_name_for_child misses all but the first).
 std::vector<TSNode> subscript_keys(TSNode subscript) {
@@ -366,12 +376,8 @@ json LauncherValues::indexed_shape(const json& shape, TSNode subscript, int dept
     } else if (is_type(k, "slice")) {
       auto bounds = literal_slice(m_, k);
       if (!bounds) return nullptr;
-      int64_t size = as_int(shape[dim++]);
-      auto clamp = [&](std::optional<int64_t> b, int64_t missing) {
-        int64_t v = b ? (*b < 0 ? *b + size : *b) : missing;
-        return std::min(std::max<int64_t>(v, 0), size);
-      };
-      out.push_back(std::max<int64_t>(0, clamp(bounds->second, size) - clamp(bounds->first, 0)));
+      auto [begin, end] = sliced_range(*bounds, as_int(shape[dim++]));
+      out.push_back(std::max<int64_t>(0, end - begin));
     } else {
       auto i = eval(k, depth + 1);
       if (!i || !is_int(*i)) return nullptr;
@@ -1596,14 +1602,9 @@ std::optional<json> LauncherValues::eval(TSNode e, int depth) const {
       return out;
     }
     if (auto bounds = container->is_array() ? literal_slice(m_, key) : std::nullopt) {
-      int64_t size = static_cast<int64_t>(container->size());
-      auto clamp = [&](std::optional<int64_t> b, int64_t missing) {
-        int64_t v = b ? (*b < 0 ? *b + size : *b) : missing;
-        return std::min(std::max<int64_t>(v, 0), size);
-      };
+      auto [begin, end] = sliced_range(*bounds, static_cast<int64_t>(container->size()));
       json out = json::array();
-      for (int64_t i = clamp(bounds->first, 0); i < clamp(bounds->second, size); ++i)
-        out.push_back((*container)[static_cast<size_t>(i)]);
+      for (int64_t i = begin; i < end; ++i) out.push_back((*container)[static_cast<size_t>(i)]);
       return out;
     }
     auto k = eval(key, depth + 1);

@@ -659,10 +659,9 @@ def _port_string_defaults(source):
     return edits.text(), len(edits.edits)
 
 
-def _port_typing_annotations(source, found=None):
-    """`def f(x) -> Tuple[tl.tensor, tl.tensor]:` in a kernel -> `def f(x):`: (text, count).
-    `found` (from `_annotations_where`) names other annotations to drop the same way."""
-    found = _typing_annotations(source) if found is None else found
+def _drop_annotations(source, found):
+    """The annotations `found` (from `_annotations_where`) deleted: `def f(x) -> Tuple[tl.tensor,
+    tl.tensor]:` -> `def f(x):`, `offs: tl.const_pointer_type` -> `offs`. (text, count)."""
     if not found:
         return source, 0
     edits = _ByteEdits(source)
@@ -871,12 +870,12 @@ def port(source, installed):
              "the same function as a constexpr_function", n)
 
     if "typing" in out:
-        out, n = _port_typing_annotations(out)
+        out, n = _drop_annotations(out, _typing_annotations(out))
         note("typing.annotation", "a typing annotation of a jitted function", "no annotation", n)
 
     if (applies(moves["const_pointer_type"], v) and _CONST_POINTER.search(out)
             and not installed.resolves("triton.language.const_pointer_type")):
-        out, n = _port_typing_annotations(out, _const_pointer_annotations(out))
+        out, n = _drop_annotations(out, _const_pointer_annotations(out))
         note("const_pointer_type", "NAME: tl.const_pointer_type", "NAME", n)
 
     if "constexpr" in out:
