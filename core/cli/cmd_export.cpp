@@ -318,7 +318,10 @@ int run_export(const std::vector<std::string>& args) {
     auto launcher = code.form == "original" ? launchers.find(k.id) : launchers.end();
     const KernelLauncher* with = launcher != launchers.end() ? &launcher->second : nullptr;
     if (with) {
-      code.code = with->standalone;
+      // A launcher handed its kernel by its callers (`def run(kernel, x)`) does not reach it:
+      // the kernel's own module goes first.
+      bool reached = with->standalone.find("def " + k.name + "(") != std::string::npos;
+      code.code = reached ? with->standalone : code.code + "\n\n" + with->standalone;
       ++with_launchers;
     }
     ++written_forms[code.form];

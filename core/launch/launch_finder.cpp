@@ -224,17 +224,27 @@ class Finder {
     alternate_.reset();
     // `kernel = _fwd_kernel` (or `... if cond else ...`, or `table[name]["update"]`) in the
     // launcher: follow the local name.
+    // A conditional launches either kernel (expand), even where the stand-in values decide its
+    // test: a default (`gemma=False`) picks one path of several the repository takes.
     for (int hops = 0; hops < 3 && is_type(callee, "identifier"); ++hops) {
       TSNode to = values->assigned(m_.text_of(callee));
-      if (is_type(to, "conditional_expression")) to = ts_node_named_child(to, 0);
-      if (!is_type(to, "identifier") && !is_type(to, "attribute") && !is_type(to, "subscript") && !is_type(to, "call")) break;
+      if (!is_type(to, "identifier") && !is_type(to, "attribute") && !is_type(to, "subscript") && !is_type(to, "call") &&
+          !is_type(to, "conditional_expression"))
+        break;
       callee = to;
     }
     // `def run(kernel, x): kernel[grid](x)`: the caller chooses the kernel; the parameter's name
-    // is no kernel's, and matching it by name would bind every kernel called `kernel`.
-    if (is_type(callee, "identifier") && !ts_node_is_null(function) && ts_node_is_null(values->assigned(m_.text_of(callee))))
-      for (const ParameterNodes& p : tensor_facts_.nodes.parameters(m_, function))
-        if (p.name == m_.text_of(callee)) return;
+    // is no kernel's, and matching it by name would bind every kernel called `kernel`. The
+    // kernels this file's calls of the launcher hand that parameter are what it launches.
+    std::vector<TSNode> handed;
+    if (is_type(callee, "identifier") && !ts_node_is_null(function) && ts_node_is_null(values->assigned(m_.text_of(callee)))) {
+      const std::vector<ParameterNodes>& params = tensor_facts_.nodes.parameters(m_, function);
+      for (size_t i = 0; i < params.size(); ++i)
+        if (params[i].name == m_.text_of(callee)) {
+          handed = kernels_handed(function, params[i].name, static_cast<int>(i));
+          if (handed.empty()) return;
+        }
+    }
     std::vector<std::pair<TSNode, Target>> targets;
     auto find_targets = [&](TSNode expression) {
       std::vector<TSNode> candidates;
@@ -246,8 +256,10 @@ class Finder {
     };
     // `kernel.fn[grid](...)`: the autotuned (or heuristics-wrapped) kernel's own JITFunction, its
     // configs bypassed; the kernel all the same (unless `fn` itself names one: `self.fn = k`).
-    if (is_type(callee, "attribute") && m_.text_of(field(callee, "attribute")) == "fn") find_targets(field(callee, "object"));
-    if (targets.empty()) find_targets(callee);
+    for (TSNode h : handed) find_targets(h);
+    if (handed.empty() && is_type(callee, "attribute") && m_.text_of(field(callee, "attribute")) == "fn")
+      find_targets(field(callee, "object"));
+    if (handed.empty() && targets.empty()) find_targets(callee);
     if (targets.empty()) return;
     // The launches as one stand-in size gives them, and the signs that the launcher rejects that
     // size: the asserts it fails, and which arguments and grid dimensions came out 0.
@@ -387,6 +399,9 @@ class Finder {
     if (depth > 8 || out.size() > 64) return;
     if (is_type(e, "identifier") || is_type(e, "attribute")) {
       out.push_back(e);
+    } else if (is_type(e, "conditional_expression")) {
+      expand(ts_node_named_child(e, 0), out, depth + 1);
+      expand(ts_node_named_child(e, 2), out, depth + 1);
     } else if (is_type(e, "call")) {
       std::string fn = m_.text_of(field(e, "function"));
       if (fn.size() >= 11 && (fn.compare(fn.size() - 11, 11, "wrap_triton") == 0 ||
@@ -700,29 +715,9 @@ class Finder {
     if (ts_node_is_null(function)) return kNone;  // a launch at module level
     auto [slot, fresh] = callers_.try_emplace(ts_node_start_byte(function));
     if (!fresh) return slot->second;
-    TSNode definition = function;
-    if (is_type(ts_node_parent(function), "decorated_definition")) definition = ts_node_parent(function);
-    if (!is_type(ts_node_parent(definition), "module")) return slot->second;
-    std::string name = m_.text_of(field(function, "name"));
-    const std::string& text = m_.tree().text();
-    for (size_t at = text.find(name); at != std::string::npos; at = text.find(name, at + name.size())) {
-      uint32_t begin = static_cast<uint32_t>(at), end = static_cast<uint32_t>(at + name.size());
-      if (begin >= ts_node_start_byte(definition) && end <= ts_node_end_byte(definition))
-        continue;  // the launcher's own definition or a recursive call
-      TSNode id = ts_node_descendant_for_byte_range(m_.tree().root(), begin, end);
-      // The name itself, not a longer one holding it (`fused_add` for `add`) nor a string.
-      if (!is_type(id, "identifier") || ts_node_start_byte(id) != begin || ts_node_end_byte(id) != end) continue;
-      TSNode call = ts_node_parent(id);
-      if (!is_type(call, "call") || !ts_node_eq(field(call, "function"), id)) continue;
-      // A call in the module's own code (a `__main__` block) is evaluated over the module.
-      TSNode caller = m_.tree().root();
-      for (TSNode n = ts_node_parent(call); !ts_node_is_null(n); n = ts_node_parent(n))
-        if (is_type(n, "function_definition")) {
-          caller = n;
-          break;
-        }
-      LauncherValues values(m_, caller, ts_node_start_byte(call), callees_, nullptr, 0, LauncherValues::kNominalDim,
-                            &tensor_facts_);
+    for (TSNode call : calls_of(function)) {
+      LauncherValues values(m_, enclosing_function(call), ts_node_start_byte(call), callees_, nullptr, 0,
+                            LauncherValues::kNominalDim, &tensor_facts_);
       for (const auto& [param, v] : values.call_arguments(m_, function, call)) {
         if (LauncherValues::is_tensor(v) && v["dtype"].is_string()) slot->second.tensors[param] = v;
         else if (v.is_boolean() || v.is_string() || v.is_null()) slot->second.modes[param] = v;
@@ -733,6 +728,70 @@ class Finder {
       break;  // the first call decides
     }
     return slot->second;
+  }
+
+  // The calls of a module-level `function` in this file, in order; none for methods and nested
+  // functions, which are called through objects and closures.
+  std::vector<TSNode> calls_of(TSNode function) const {
+    std::vector<TSNode> out;
+    TSNode definition = function;
+    if (is_type(ts_node_parent(function), "decorated_definition")) definition = ts_node_parent(function);
+    if (!is_type(ts_node_parent(definition), "module")) return out;
+    std::string name = m_.text_of(field(function, "name"));
+    const std::string& text = m_.tree().text();
+    for (size_t at = text.find(name); at != std::string::npos; at = text.find(name, at + name.size())) {
+      uint32_t begin = static_cast<uint32_t>(at), end = static_cast<uint32_t>(at + name.size());
+      if (begin >= ts_node_start_byte(definition) && end <= ts_node_end_byte(definition))
+        continue;  // the launcher's own definition or a recursive call
+      TSNode id = ts_node_descendant_for_byte_range(m_.tree().root(), begin, end);
+      // The name itself, not a longer one holding it (`fused_add` for `add`) nor a string.
+      if (!is_type(id, "identifier") || ts_node_start_byte(id) != begin || ts_node_end_byte(id) != end) continue;
+      TSNode call = ts_node_parent(id);
+      if (is_type(call, "call") && ts_node_eq(field(call, "function"), id)) out.push_back(call);
+    }
+    return out;
+  }
+
+  // The function a call is made in; the module's root for its own code (a `__main__` block),
+  // which is evaluated over the module.
+  TSNode enclosing_function(TSNode call) const {
+    for (TSNode n = ts_node_parent(call); !ts_node_is_null(n); n = ts_node_parent(n))
+      if (is_type(n, "function_definition")) return n;
+    return m_.tree().root();
+  }
+
+  // What this file's calls of `function` hand its parameter `param` (at `position`): names of
+  // the module or its imports, or the caller's local name for one (`k = _fwd if causal else
+  // _bwd; run(k, x)`). Nothing for a name the file cannot place, which would be matched by name.
+  std::vector<TSNode> kernels_handed(TSNode function, const std::string& param, int position) {
+    std::vector<TSNode> out;
+    for (TSNode call : calls_of(function)) {
+      TSNode arg{};
+      int index = 0;
+      bool positional = true;
+      for_each_named_child(field(call, "arguments"), [&](TSNode a) {
+        if (is_type(a, "keyword_argument")) {
+          if (m_.text_of(field(a, "name")) == param) arg = field(a, "value");
+        } else if (is_type(a, "list_splat") || is_type(a, "dictionary_splat")) {
+          positional = false;
+        } else if (!is_type(a, "comment")) {
+          if (positional && index == position) arg = a;
+          ++index;
+        }
+      });
+      if (is_type(arg, "identifier") && !m_.import_of(m_.text_of(arg)) && !defined_here(m_, m_.text_of(arg))) {
+        TSNode caller = enclosing_function(call);
+        if (ts_node_eq(caller, m_.tree().root())) continue;
+        LauncherValues values(m_, caller, ts_node_start_byte(call), callees_, nullptr, 0, LauncherValues::kNominalDim,
+                              &tensor_facts_);
+        arg = values.assigned(m_.text_of(arg));
+      }
+      std::vector<TSNode> candidates;
+      expand(arg, candidates, 0);
+      for (TSNode c : candidates)
+        if (!is_type(c, "identifier") || m_.import_of(m_.text_of(c)) || defined_here(m_, m_.text_of(c))) out.push_back(c);
+    }
+    return out;
   }
 
   std::vector<TSNode> ancestors_;  // the walk's path from the root to the node it is at, that node included

@@ -1436,9 +1436,14 @@ void LauncherValues::assign(TSNode left, const std::optional<json>& value, TSNod
       return;
     }
     bool fits = value && value->is_array() && n == parts.size();
+    // `fwd, bwd = ops.k_fwd, ops.k_bwd`: each name is assigned its own expression (assigned()).
+    std::vector<TSNode> sides;
+    if (is_type(right, "expression_list") || is_type(right, "tuple"))
+      each_named_child(right, [&](TSNode c) { sides.push_back(c); });
+    if (sides.size() != parts.size()) sides.assign(parts.size(), TSNode{});
     for (size_t i = 0; i < parts.size(); ++i) {
       if (!fits && is_type(parts[i], "identifier") && untold_call_tensor(m_.text_of(parts[i]), right)) continue;
-      assign(parts[i], fits ? std::optional<json>((*value)[i]) : std::nullopt, TSNode{});
+      assign(parts[i], fits ? std::optional<json>((*value)[i]) : std::nullopt, sides[i]);
     }
   }
 }
