@@ -823,6 +823,9 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
       if (is_type(n, "call") && op_name(n) == "load") nested_loads.push_back(n);
       // `tl.argmax(x, 1)` is an index whatever x holds.
       if (is_type(n, "call") && (op_name(n) == "argmax" || op_name(n) == "argmin")) continue;
+      // `px = tl.floor(sx).to(tl.int32)`: what float-only math reads is a float, whatever
+      // integer its result is cast to and indexes with.
+      if (is_type(n, "call") && float_only_math(op_name(n))) continue;
       // A comparison is boolean whatever its operands hold (`qk_mask = (qk + gap) >= qk_max`).
       if (is_type(n, "comparison_operator")) continue;
       // An atomic returns the old elements at its address (`off = tl.atomic_add(counts, n)`): the
@@ -1603,6 +1606,47 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
         }
       }
     });
+  }
+  // Loaded values that reach float-only math (`dx = tl.load(pos + i) - tl.load(pos + j)`, then
+  // `tl.sqrt(dx * dx)`) are floats, whatever the pointer's name suggests (`positions`); of no
+  // stated width. A cast on the way stops it: what was cast may be anything.
+  {
+    std::vector<TSNode> work;
+    std::set<std::string> followed;
+    for_each_call(body, [&](TSNode n) {
+      if (float_only_math(op_name(n)))
+        for_each_named_child(field(n, "arguments"), [&](TSNode a) {
+          if (!is_type(a, "keyword_argument")) work.push_back(a);
+        });
+    });
+    for (size_t steps = 0; !work.empty() && steps < 20000; ++steps) {
+      TSNode x = work.back();
+      work.pop_back();
+      std::string_view t = node_type(x);
+      if (t == "identifier") {
+        std::string name = m_.text_of(x);
+        if (!followed.insert(name).second) continue;
+        for (const auto* sources : {&assigned, &updated})
+          if (auto it = sources->find(name); it != sources->end()) work.insert(work.end(), it->second.begin(), it->second.end());
+      } else if (t == "call") {
+        std::string name = op_name(x);
+        if (name == "load") {
+          for (const auto& p : bases_of(argument(x, 0)))
+            if (!out.dtypes.count(p)) {
+              set_dtype(p, "fp32", "loaded values reach float-only math");
+              out.dtype_from_float_fill.insert(p);
+            }
+        } else if (name == "minimum" || name == "maximum" || name == "where" || integer_preserving(name)) {
+          for_each_named_child(field(x, "arguments"), [&](TSNode c) {
+            if (!is_type(c, "keyword_argument")) work.push_back(c);
+          });
+        }
+      } else if (t == "binary_operator" || t == "parenthesized_expression" || t == "unary_operator") {
+        for_each_named_child(x, [&](TSNode c) { work.push_back(c); });
+      } else if (t == "subscript") {
+        work.push_back(field(x, "value"));
+      }
+    }
   }
   // A parameter that is a load's fill or a store's value is a value, not an address.
   for (const auto& op : ops) {
