@@ -112,6 +112,8 @@ std::pair<nlohmann::json, std::string> constexpr_fallback(const std::string& nam
   // M, N, K, D ...: problem sizes that kernels check against their blocks
   // (`tl.static_assert(K % BLOCK_SIZE_K == 0)`); 1024 is a multiple of every block guessed above.
   if (name.size() == 1 && std::isupper(static_cast<unsigned char>(name[0]))) return {1024, "dimension letter"};
+  // Triton refuses `tl.ceil` and `tl.sqrt` of an integer constant.
+  if (use.float_math && !arange_bound) return {1.0, "operand of float math"};
   return {1, kNoValueFound};
 }
 

@@ -45,6 +45,7 @@ struct ConstexprUse {
   bool unrolled = false;      // in a tl.static_range: the loop is unrolled at compile time
   bool shift_width = false;   // shifts by it (`(1 << BITS) - 1`, `w >> (BITS * j)`): a bit count
   bool condition = false;     // tested as a condition (`if INVERT:`, `1 if flag else 0`)
+  bool float_math = false;    // read by float-only math (`tl.ceil(RADIUS)`): a float
   std::optional<bool> pointer_branch;  // the value that takes the branch using a parameter as a pointer
   bool defining_branch = false;        // the first flag of a chain that alone binds a name read later
   std::optional<std::string> string_option;  // handed to a Triton option that takes a string

@@ -74,7 +74,8 @@ void agree_element_types(const ElementTypeInputs& in, InferredSignature& out) {
       for (auto& [name, p] : by_name) {
         auto f = launched.find(name);
         if (p.origin != Origin::Launch || f == launched.end() || f->second.role != "tensor" || !f->second.dtype.empty()) continue;
-        if (p.type != "*fp32" || facts.dtypes.count(name)) continue;  // the body's own reading of it wins
+        // The body's own reading of its width wins; a float fill or float math states none.
+        if (p.type != "*fp32" || (facts.dtypes.count(name) && !facts.dtype_from_float_fill.count(name))) continue;
         p.type = "*" + *floats.begin();
         p.why += "; the launcher's floating type";
         if (out.tensors.contains(name)) out.tensors[name]["dtype"] = *floats.begin();

@@ -1641,7 +1641,14 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
             if (!is_type(c, "keyword_argument")) work.push_back(c);
           });
         }
-      } else if (t == "binary_operator" || t == "parenthesized_expression" || t == "unary_operator") {
+      } else if (t == "binary_operator") {
+        // `sum_sq / lens`: a true division is a float whatever it divides.
+        std::string op = m_.text_of(field(x, "operator"));
+        if (op == "+" || op == "-" || op == "*") {
+          work.push_back(field(x, "left"));
+          work.push_back(field(x, "right"));
+        }
+      } else if (t == "parenthesized_expression" || t == "unary_operator") {
         for_each_named_child(x, [&](TSNode c) { work.push_back(c); });
       } else if (t == "subscript") {
         work.push_back(field(x, "value"));

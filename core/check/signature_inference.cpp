@@ -451,6 +451,7 @@ InferredSignature triton_signature(const KernelSource& k, HelperReads& helpers) 
     u.integer_dtype = facts.integer_dtype_params.count(name) > 0;
     u.unrolled = unrolled.count(name) > 0;
     u.shift_width = shifts.count(name) > 0;
+    u.float_math = float_operands.count(name) > 0 && !loop_bounds.count(name) && !facts.integer_params.count(name);
     u.condition = conditions.count(name) > 0;
     auto flag = facts.pointer_branch_flags.find(name);
     if (flag != facts.pointer_branch_flags.end()) u.pointer_branch = flag->second;
