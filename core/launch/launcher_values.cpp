@@ -738,6 +738,13 @@ void LauncherValues::count_uses(const CountVisit& v, TSNode body, CountUses& use
   } else if (binary_operator.has(up)) {
     std::string op = m_.text_of(field(up, "operator"));
     if (op == "//" || op == "%" || op == "<<" || op == ">>") uses.counted.insert(name);
+    // `math.ceil(NC / group)`: a true division rounded to a count, as `triton.cdiv` is.
+    if (op == "/") {
+      TSNode args = above_up();
+      TSNode rounded = argument_list.has(args) ? ts_node_parent(args) : TSNode{};
+      std::string fn = call.has(rounded) ? m_.text_of(field(rounded, "function")) : "";
+      if (ends_with(fn, "ceil") || ends_with(fn, "floor")) uses.counted.insert(name);
+    }
   } else if (argument_list.has(up)) {
     TSNode called = above_up();
     if (call.has(called)) {
