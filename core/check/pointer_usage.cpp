@@ -1607,6 +1607,59 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
       }
     });
   }
+  // Seeds of loop-carried floats (PointerFacts::float_seeds).
+  {
+    auto in_loop = [&](TSNode n) {
+      for (TSNode up = ts_node_parent(n); !ts_node_is_null(up) && !ts_node_eq(up, body); up = ts_node_parent(up))
+        if (is_type(up, "for_statement") || is_type(up, "while_statement")) return true;
+      return false;
+    };
+    // Reaches a float literal, float-only math or a load of elements not known to be integers,
+    // through the names it reads.
+    auto floating = [&](TSNode rhs) {
+      std::vector<TSNode> work{rhs};
+      std::set<std::string> seen;
+      for (size_t steps = 0; !work.empty() && steps < 5000; ++steps) {
+        TSNode x = work.back();
+        work.pop_back();
+        std::string_view t = node_type(x);
+        if (t == "float") return true;
+        if (t == "identifier") {
+          std::string name = m_.text_of(x);
+          if (!seen.insert(name).second) continue;
+          for (const auto* sources : {&assigned, &updated})
+            if (auto it = sources->find(name); it != sources->end()) work.insert(work.end(), it->second.begin(), it->second.end());
+          continue;
+        }
+        if (t == "call") {
+          std::string name = op_name(x);
+          if (float_only_math(name)) return true;
+          if (name == "load") {
+            bool integer = false;
+            for (const auto& p : bases_of(argument(x, 0)))
+              integer = integer || (out.dtypes.count(p) && integer_element_type(out.dtypes[p]));
+            if (!integer) return true;
+            continue;
+          }
+          work.push_back(field(x, "arguments"));  // not the callee's name
+          continue;
+        }
+        for_each_named_child(x, [&](TSNode c) { work.push_back(c); });
+      }
+      return false;
+    };
+    for (const auto& [local, rhss] : assigned) {
+      std::string seed;
+      for (TSNode r : rhss)
+        if (is_type(r, "identifier") && param_set.count(m_.text_of(r)) && !in_loop(r)) seed = m_.text_of(r);
+      if (seed.empty() || seed == local) continue;
+      bool carried = false;
+      for (const auto* sources : {&assigned, &updated})
+        if (auto it = sources->find(local); it != sources->end())
+          for (TSNode r : it->second) carried = carried || (!is_type(r, "identifier") && in_loop(r) && floating(r));
+      if (carried) out.float_seeds.insert(seed);
+    }
+  }
   // Loaded values that reach float-only math (`dx = tl.load(pos + i) - tl.load(pos + j)`, then
   // `tl.sqrt(dx * dx)`) are floats, whatever the pointer's name suggests (`positions`); of no
   // stated width. A cast on the way stops it: what was cast may be anything.

@@ -28,6 +28,10 @@ struct PointerFacts {
   // Parameters used as numbers: operands of arithmetic or of an ordering comparison, here or in a
   // helper they are handed to. A launch's None for one of them cannot be what the kernel runs with.
   std::set<std::string> numeric_params;
+  // Scalar parameters that seed a value a loop carries and rebinds from loaded or float values
+  // (`acc = bg` then `acc = tl.where(v, blend(c, acc), acc)` in the loop): floats, as the loop's
+  // value must keep its type.
+  std::set<std::string> float_seeds;
   // Parameters the kernel compares with None (`if bias is None:`): it has a path for a launch that
   // leaves them out, so a None the launch hands one is what the kernel runs with.
   std::set<std::string> none_guarded;

@@ -639,6 +639,8 @@ InferredSignature triton_signature(const KernelSource& k, HelperReads& helpers) 
         p.type = "i32", p.origin = Origin::Code, p.why = "used as an integer (an offset, index or bound)";
       } else if (float_operands.count(pn.name)) {
         p.type = "fp32", p.origin = Origin::Code, p.why = "operand of float math";
+      } else if (facts.float_seeds.count(pn.name)) {
+        p.type = "fp32", p.origin = Origin::Code, p.why = "seeds a float the loop carries";
       } else if (conditions.count(pn.name)) {
         // `if not is_causal:` of a runtime scalar used in no arithmetic: a bool (an i32 there
         // fails to compile under `not`).
