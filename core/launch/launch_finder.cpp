@@ -224,6 +224,14 @@ class Finder {
     alternate_.reset();
     // `kernel = _fwd_kernel` (or `... if cond else ...`, or `table[name]["update"]`) in the
     // launcher: follow the local name.
+    // `if dtype == torch.bfloat16: kernel = _k_bf16 / elif ...: kernel = _k_fp16`: each binding
+    // of the launched local on the way to the launch is a kernel it launches, not only the one
+    // the evaluation's path ends with.
+    std::vector<TSNode> other_bindings;
+    if (is_type(callee, "identifier") && !ts_node_is_null(function))
+      if (TSNode last = values->assigned(m_.text_of(callee)); !ts_node_is_null(last))
+        for (TSNode b : bindings_before(function, m_.text_of(callee), ts_node_start_byte(call)))
+          if (!ts_node_eq(b, last)) other_bindings.push_back(b);
     // A conditional launches either kernel (expand), even where the stand-in values decide its
     // test: a default (`gemma=False`) picks one path of several the repository takes.
     for (int hops = 0; hops < 3 && is_type(callee, "identifier"); ++hops) {
@@ -260,6 +268,21 @@ class Finder {
     if (handed.empty() && is_type(callee, "attribute") && m_.text_of(field(callee, "attribute")) == "fn")
       find_targets(field(callee, "object"));
     if (handed.empty() && targets.empty()) find_targets(callee);
+    for (TSNode b : other_bindings) {
+      std::vector<TSNode> candidates;
+      expand(b, candidates, 0);
+      for (TSNode candidate : candidates) {
+        // A name the file cannot place would be matched by name (`kernel = impl`).
+        if (is_type(candidate, "identifier") && !m_.import_of(m_.text_of(candidate)) &&
+            !defined_here(m_, m_.text_of(candidate)))
+          continue;
+        Target target = resolve(m_, index_, candidate);
+        bool seen = std::any_of(targets.begin(), targets.end(), [&](const auto& t) {
+          return t.second.name == target.name && t.second.path == target.path && t.second.owner == target.owner;
+        });
+        if (!seen && !target.external && !target.name.empty()) targets.emplace_back(candidate, std::move(target));
+      }
+    }
     if (targets.empty()) return;
     // The launches as one stand-in size gives them, and the signs that the launcher rejects that
     // size: the asserts it fails, and which arguments and grid dimensions came out 0.
@@ -748,6 +771,26 @@ class Finder {
       if (!is_type(id, "identifier") || ts_node_start_byte(id) != begin || ts_node_end_byte(id) != end) continue;
       TSNode call = ts_node_parent(id);
       if (is_type(call, "call") && ts_node_eq(field(call, "function"), id)) out.push_back(call);
+    }
+    return out;
+  }
+
+  // The right sides of `name = ...` in `function`'s own body (not in nested definitions) before
+  // byte `until`, in order.
+  std::vector<TSNode> bindings_before(TSNode function, const std::string& name, uint32_t until) const {
+    std::vector<TSNode> out;
+    std::vector<TSNode> stack{field(function, "body")};
+    while (!stack.empty() && out.size() < 16) {
+      TSNode n = stack.back();
+      stack.pop_back();
+      if (ts_node_start_byte(n) >= until) continue;
+      if (is_type(n, "function_definition") || is_type(n, "class_definition") || is_type(n, "lambda")) continue;
+      if (is_type(n, "assignment") && is_type(field(n, "left"), "identifier") && m_.text_of(field(n, "left")) == name) {
+        if (!ts_node_is_null(field(n, "right"))) out.push_back(field(n, "right"));
+        continue;
+      }
+      uint32_t count = ts_node_named_child_count(n);
+      for (uint32_t i = count; i-- > 0;) stack.push_back(ts_node_named_child(n, i));
     }
     return out;
   }

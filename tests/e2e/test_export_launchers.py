@@ -45,7 +45,7 @@ LAUNCHED = {"act_kernel": "activation", "dequant_kernel": "dequantize", "scale_k
             # launched in the notebook's own code: no function launches it
             "halve_kernel": None, "scaled_gemv_kernel": "scale_rows",
             # handed to their launcher by its callers, or chosen by a conditional
-            "scale_rows_kernel": "run_chosen", "shift_rows_kernel": ("run_chosen", "run_pair"),
+            "scale_rows_kernel": ("run_chosen", "run_typed"), "shift_rows_kernel": ("run_chosen", "run_pair", "run_typed"),
             "logsum_rows_kernel": ("reduce_rows", "reduce_log"), "maxsum_rows_kernel": ("reduce_rows", "reduce_log"),
             "exp_rows_kernel": "exp_rows", "group_sums_kernel": "group_sums",
             # two test functions each define and launch their own `kernel`

@@ -161,7 +161,7 @@ TEST_CASE("launch sites are recorded as the launcher files expect", "[launch]") 
   });
   CHECK(checked >= 9);
   // No launch row for calls that launch nothing of the repository (torch.empty, x.reshape ...).
-  CHECK(corpus->query("SELECT count(*) FROM kernel_launches").rows[0][0] == 108);
+  CHECK(corpus->query("SELECT count(*) FROM kernel_launches").rows[0][0] == 110);
   // The launch inside `pytest.raises` is marked, the one after it is not.
   auto refused = corpus->query("SELECT l.line, l.expects_error FROM kernel_launches l JOIN kernels k ON k.id = l.kernel_id "
                                "WHERE k.name = 'fill_one' ORDER BY l.line");
