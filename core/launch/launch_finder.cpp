@@ -222,8 +222,6 @@ class Finder {
     // The alternate evaluation runs with kAlternateDim whatever stand-in size the launch is
     // described with: one serves the nominal size and every larger one tried below.
     alternate_.reset();
-    // `kernel = _fwd_kernel` (or `... if cond else ...`, or `table[name]["update"]`) in the
-    // launcher: follow the local name.
     // `if dtype == torch.bfloat16: kernel = _k_bf16 / elif ...: kernel = _k_fp16`: each binding
     // of the launched local on the way to the launch is a kernel it launches, not only the one
     // the evaluation's path ends with.
@@ -232,6 +230,7 @@ class Finder {
       if (TSNode last = values->assigned(m_.text_of(callee)); !ts_node_is_null(last))
         for (TSNode b : bindings_before(function, m_.text_of(callee), ts_node_start_byte(call)))
           if (!ts_node_eq(b, last)) other_bindings.push_back(b);
+    // `kernel = _fwd_kernel` (or `table[name]["update"]`) in the launcher: follow the local name.
     // A conditional launches either kernel (expand), even where the stand-in values decide its
     // test: a default (`gemma=False`) picks one path of several the repository takes.
     for (int hops = 0; hops < 3 && is_type(callee, "identifier"); ++hops) {
@@ -254,35 +253,26 @@ class Finder {
         }
     }
     std::vector<std::pair<TSNode, Target>> targets;
-    auto find_targets = [&](TSNode expression) {
+    // `placed_only`: leave out names the file cannot place (see placed()).
+    auto find_targets = [&](TSNode expression, bool placed_only) {
       std::vector<TSNode> candidates;
       expand(expression, candidates, 0);
       for (TSNode candidate : candidates) {
-        Target target = resolve(m_, index_, candidate);
-        if (!target.external && !target.name.empty()) targets.emplace_back(candidate, std::move(target));
-      }
-    };
-    // `kernel.fn[grid](...)`: the autotuned (or heuristics-wrapped) kernel's own JITFunction, its
-    // configs bypassed; the kernel all the same (unless `fn` itself names one: `self.fn = k`).
-    for (TSNode h : handed) find_targets(h);
-    if (handed.empty() && is_type(callee, "attribute") && m_.text_of(field(callee, "attribute")) == "fn")
-      find_targets(field(callee, "object"));
-    if (handed.empty() && targets.empty()) find_targets(callee);
-    for (TSNode b : other_bindings) {
-      std::vector<TSNode> candidates;
-      expand(b, candidates, 0);
-      for (TSNode candidate : candidates) {
-        // A name the file cannot place would be matched by name (`kernel = impl`).
-        if (is_type(candidate, "identifier") && !m_.import_of(m_.text_of(candidate)) &&
-            !defined_here(m_, m_.text_of(candidate)))
-          continue;
+        if (placed_only && !placed(candidate)) continue;
         Target target = resolve(m_, index_, candidate);
         bool seen = std::any_of(targets.begin(), targets.end(), [&](const auto& t) {
           return t.second.name == target.name && t.second.path == target.path && t.second.owner == target.owner;
         });
         if (!seen && !target.external && !target.name.empty()) targets.emplace_back(candidate, std::move(target));
       }
-    }
+    };
+    // `kernel.fn[grid](...)`: the autotuned (or heuristics-wrapped) kernel's own JITFunction, its
+    // configs bypassed; the kernel all the same (unless `fn` itself names one: `self.fn = k`).
+    for (TSNode h : handed) find_targets(h, true);
+    if (handed.empty() && is_type(callee, "attribute") && m_.text_of(field(callee, "attribute")) == "fn")
+      find_targets(field(callee, "object"), false);
+    if (handed.empty() && targets.empty()) find_targets(callee, false);
+    for (TSNode b : other_bindings) find_targets(b, true);
     if (targets.empty()) return;
     // The launches as one stand-in size gives them, and the signs that the launcher rejects that
     // size: the asserts it fails, and which arguments and grid dimensions came out 0.
@@ -803,9 +793,9 @@ class Finder {
     return m_.tree().root();
   }
 
-  // What this file's calls of `function` hand its parameter `param` (at `position`): names of
-  // the module or its imports, or the caller's local name for one (`k = _fwd if causal else
-  // _bwd; run(k, x)`). Nothing for a name the file cannot place, which would be matched by name.
+  // What this file's calls of `function` hand its parameter `param` (at `position`), a caller's
+  // local name followed to what it holds (`k = _fwd if causal else _bwd; run(k, x)`). The
+  // finder keeps only what it can place (placed()).
   std::vector<TSNode> kernels_handed(TSNode function, const std::string& param, int position) {
     std::vector<TSNode> out;
     for (TSNode call : calls_of(function)) {
@@ -822,19 +812,25 @@ class Finder {
           ++index;
         }
       });
-      if (is_type(arg, "identifier") && !m_.import_of(m_.text_of(arg)) && !defined_here(m_, m_.text_of(arg))) {
+      if (is_type(arg, "identifier") && !placed(arg)) {
         TSNode caller = enclosing_function(call);
         if (ts_node_eq(caller, m_.tree().root())) continue;
         LauncherValues values(m_, caller, ts_node_start_byte(call), callees_, nullptr, 0, LauncherValues::kNominalDim,
                               &tensor_facts_);
         arg = values.assigned(m_.text_of(arg));
       }
-      std::vector<TSNode> candidates;
-      expand(arg, candidates, 0);
-      for (TSNode c : candidates)
-        if (!is_type(c, "identifier") || m_.import_of(m_.text_of(c)) || defined_here(m_, m_.text_of(c))) out.push_back(c);
+      if (!ts_node_is_null(arg)) out.push_back(arg);
     }
     return out;
+  }
+
+  // Whether the file places the launched expression: an attribute, or a name it defines or
+  // imports. Any other name (`kernel = impl`, a caller's local) would be matched by name with
+  // every kernel of the repository so called.
+  bool placed(TSNode e) const {
+    if (!is_type(e, "identifier")) return true;
+    std::string name = m_.text_of(e);
+    return m_.import_of(name) || defined_here(m_, name);
   }
 
   std::vector<TSNode> ancestors_;  // the walk's path from the root to the node it is at, that node included
