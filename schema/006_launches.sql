@@ -10,7 +10,7 @@
 -- META keys), which grid_env (JSON: names the grid reads -> nominal values) then supplies.
 -- options: JSON num_warps, num_stages, ... given at the launch.
 -- args: JSON array, one object per argument:
---   {param, keyword?, position, text, role, dtype?, value?, shape?, tensor?, nominal?, ratio?, autocast?}
+--   {param, keyword?, position, text, role, dtype?, value?, shape?, tensor?, nominal?, ratio?, sizes?, autocast?}
 --   param: the kernel parameter it binds ('' when none does); role: tensor | descriptor | int |
 --   float | bool | str | none | dtype | tuple | unknown; dtype: Triton element type of a tensor,
 --   a descriptor's tensor or a dtype ("fp16"); value: nominal value of a scalar, a string, a dtype
@@ -22,7 +22,8 @@
 --   argument views, so arguments sharing a buffer can be told apart; nominal: true when the value
 --   follows from those stand-in sizes; ratio: true when it is a ratio of sizes (`cdiv(K,
 --   scales.shape[1])`), which alike stand-ins make 1 whatever it is (mine check then ignores it
---   for constexprs); autocast: true when a tensor's dtype is the one `@custom_fwd(cast_inputs=...)`
+--   for constexprs); sizes: true when such a ratio also shapes a tensor of the launch (`torch.empty(B,
+--   K)` with K the ratio: mine check then keeps it, as the tensor is allocated with it); autocast: true when a tensor's dtype is the one `@custom_fwd(cast_inputs=...)`
 --   casts floating tensors to (an integer tensor it does not cast: mine check lets the kernel's
 --   integer use of the pointer decide).
 -- complete: 0 when a *args / **kwargs of the launch could not be expanded.

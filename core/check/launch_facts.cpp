@@ -34,12 +34,12 @@ std::map<std::string, LaunchFact> launch_facts(const LaunchSite& launch) {
   std::map<std::string, LaunchFact> out;
   for (const auto& a : launch.args) {
     if (a.param.empty() || a.role == "unknown") continue;
-    out[a.param] = {a.role, a.dtype, a.value, a.shape, a.text, a.nominal, a.ratio, a.autocast};
+    out[a.param] = {a.role, a.dtype, a.value, a.shape, a.text, a.nominal, a.ratio, a.sizes, a.autocast};
   }
   // Keywords no parameter takes go by their own name: a Triton 1.x kernel's `**meta` reads them.
   for (const auto& a : launch.args)
     if (a.param.empty() && !a.keyword.empty() && a.role != "unknown" && !out.count(a.keyword))
-      out[a.keyword] = {a.role, a.dtype, a.value, a.shape, a.text, a.nominal, a.ratio, a.autocast};
+      out[a.keyword] = {a.role, a.dtype, a.value, a.shape, a.text, a.nominal, a.ratio, a.sizes, a.autocast};
   return out;
 }
 

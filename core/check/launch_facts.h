@@ -20,6 +20,7 @@ struct LaunchFact {
   std::string text;            // the argument as written, for the corpus's `why`
   bool nominal = false;        // follows from the nominal sizes the launcher was evaluated with
   bool ratio = false;          // a ratio of sizes, which the nominal sizes make 1 whatever it is
+  bool sizes = false;          // ... that a tensor of the launch is shaped with
   bool autocast = false;       // tensors: dtype is autocast's, which integer tensors do not take
 };
 

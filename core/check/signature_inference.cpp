@@ -534,8 +534,9 @@ InferredSignature triton_signature(const KernelSource& k, HelperReads& helpers) 
     // A bit count (`(1 << bits) - 1`) handed a stand-in size of 32 shifts an int32 out of range.
     if (fact != launched.end() && fact->second.nominal && is_constexpr && shifts.count(pn.name)) fact = launched.end();
     // A ratio of sizes (`group = K // scale.shape[1]`, `G = HQ // H`) is 1 with any stand-in sizes
-    // that are all alike; the kernel's own sources and fallbacks know better than that 1.
-    if (fact != launched.end() && fact->second.ratio && is_constexpr) fact = launched.end();
+    // that are all alike; the kernel's own sources and fallbacks know better than that 1, unless
+    // the launch shapes a tensor with it (`torch.empty(B, K)`), which the kernel then indexes.
+    if (fact != launched.end() && fact->second.ratio && !fact->second.sizes && is_constexpr) fact = launched.end();
     // A mode selector (`if p_loss == 1: ... elif p_loss == 2:`) handed a stand-in size would take
     // no branch at all; its first literal is a mode the kernel has.
     if (fact != launched.end() && fact->second.nominal && is_constexpr && selectors.count(pn.name)) fact = launched.end();

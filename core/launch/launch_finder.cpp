@@ -469,7 +469,10 @@ class Finder {
       auto q = qualname_.find(ts_node_start_byte(function));
       if (q != qualname_.end()) site.launcher = q->second;
     }
+    argument_nodes_.clear();
+    moved_ratios_.clear();
     arguments(call, values, site);
+    mark_sizing_ratios(site);
     if (site.kind == "run") {
       TSNode g = keyword_value(call, "grid", [&](TSNode x) { return m_.text_of(x); });
       grid = g;
@@ -507,8 +510,27 @@ class Finder {
     return *slot;
   }
 
+  // A ratio whose skewed value shapes a tensor of the same launch (`K = math.ceil(NC / group)`,
+  // `torch.empty(B, K, F)`): the tensor is allocated with the launch's value, so the kernel must
+  // run with it too, whatever a guess would say.
+  void mark_sizing_ratios(LaunchSite& site) {
+    for (const MovedRatio& r : moved_ratios_) {
+      for (size_t j = 0; j < site.args.size() && j < argument_nodes_.size() && !site.args[r.index].sizes; ++j) {
+        const LaunchArgument& t = site.args[j];
+        if (t.role != "tensor" || !t.shape.is_array() || ts_node_is_null(argument_nodes_[j])) continue;
+        auto skewed = skewed_value(r.skew, argument_nodes_[j], std::nullopt);
+        if (!skewed || !LauncherValues::is_tensor(*skewed) || !(*skewed)["shape"].is_array()) continue;
+        const json& moved = (*skewed)["shape"];
+        if (moved.size() != t.shape.size()) continue;
+        for (size_t i = 0; i < moved.size(); ++i)
+          if (t.shape[i] == r.value && moved[i] == r.moved) site.args[r.index].sizes = true;
+      }
+    }
+  }
+
   void add_argument(TSNode value, const std::string& keyword, int position, const LauncherValues& values,
                     LaunchSite& site) {
+    argument_nodes_.push_back(value);
     LaunchArgument a;
     a.keyword = keyword;
     a.position = position;
@@ -528,6 +550,7 @@ class Finder {
           auto x = skewed_value(skew, value, v);
           if (x && *x != *v) {
             a.nominal = a.ratio = true;
+            moved_ratios_.push_back({site.args.size(), skew, *v, *x});
             break;  // the other skew need not be evaluated
           }
         }
@@ -588,6 +611,7 @@ class Finder {
             a.text = "(" + text + ")[" + std::to_string(i) + "]";
             a.role = role_of(v[i], a);
             a.nominal = v[i].is_number();
+            argument_nodes_.push_back(TSNode{});  // no expression of its own to evaluate again
             site.args.push_back(std::move(a));
           }
         };
@@ -833,6 +857,15 @@ class Finder {
     return m_.import_of(name) || defined_here(m_, name);
   }
 
+  // This launch's argument nodes, in the order of its arguments, and its ratios with the skew
+  // that moved them (mark_sizing_ratios).
+  struct MovedRatio {
+    size_t index;
+    int skew;
+    json value, moved;
+  };
+  std::vector<TSNode> argument_nodes_;
+  std::vector<MovedRatio> moved_ratios_;
   std::vector<TSNode> ancestors_;  // the walk's path from the root to the node it is at, that node included
   std::map<std::string, json> path_flags_;        // this launch's (see path_flags)
   std::map<uint32_t, CallerValues> callers_;      // by launcher (start byte)

@@ -13,6 +13,7 @@ nlohmann::json arguments_json(const std::vector<LaunchArgument>& args) {
     if (!a.tensor.empty()) o["tensor"] = a.tensor;
     if (a.nominal) o["nominal"] = true;
     if (a.ratio) o["ratio"] = true;
+    if (a.sizes) o["sizes"] = true;
     if (a.autocast) o["autocast"] = true;
     out.push_back(std::move(o));
   }
@@ -36,6 +37,7 @@ std::vector<LaunchArgument> arguments_from_json(const nlohmann::json& args) {
     arg.tensor = a.value("tensor", "");
     arg.nominal = a.value("nominal", false);
     arg.ratio = a.value("ratio", false);
+    arg.sizes = a.value("sizes", false);
     arg.autocast = a.value("autocast", false);
     out.push_back(std::move(arg));
   }

@@ -23,6 +23,7 @@ struct LaunchArgument {
   std::string param;          // the kernel parameter it binds (set when the launch is linked)
   bool nominal = false;       // the value follows from the nominal sizes, not from the code alone
   bool ratio = false;         // a ratio of sizes (`K // scale.shape[1]`): the stand-ins cannot tell it
+  bool sizes = false;         // a ratio a tensor of the same launch is shaped with (`torch.empty(B, K)`)
   bool autocast = false;      // tensors: dtype is the one `@custom_fwd(cast_inputs=...)` casts floating
                               // tensors to, which an integer tensor does not take
 };
