@@ -23,7 +23,7 @@ void agree_element_types(const ElementTypeInputs& in, InferredSignature& out) {
     auto stated = [&](const std::string& name) -> std::string {
       auto it = by_name.find(name);
       if (it == by_name.end() || it->second.type.size() < 2 || it->second.type[0] != '*') return "";
-      bool body_stated = facts.dtypes.count(name) && !facts.dtype_from_float_fill.count(name);
+      bool body_stated = facts.width_stated(name);
       return fixed(name) || body_stated ? it->second.type : "";
     };
     // Only the fp32 assumed for want of evidence gives way: an index's width guessed from its name
@@ -75,7 +75,7 @@ void agree_element_types(const ElementTypeInputs& in, InferredSignature& out) {
         auto f = launched.find(name);
         if (p.origin != Origin::Launch || f == launched.end() || f->second.role != "tensor" || !f->second.dtype.empty()) continue;
         // The body's own reading of its width wins; a float fill or float math states none.
-        if (p.type != "*fp32" || (facts.dtypes.count(name) && !facts.dtype_from_float_fill.count(name))) continue;
+        if (p.type != "*fp32" || facts.width_stated(name)) continue;
         p.type = "*" + *floats.begin();
         p.why += "; the launcher's floating type";
         if (out.tensors.contains(name)) out.tensors[name]["dtype"] = *floats.begin();
@@ -85,7 +85,7 @@ void agree_element_types(const ElementTypeInputs& in, InferredSignature& out) {
   // much an assumption as no evidence at all.
   for (const auto& name : in.order) {
     const InferredParam& p = by_name[name];
-    bool width_stated = facts.dtypes.count(name) && !facts.dtype_from_float_fill.count(name);
+    bool width_stated = facts.width_stated(name);
     if (p.type != "*fp32" || width_stated) continue;
     auto f = launched.find(name);
     bool launch_open = p.origin == Origin::Launch && f != launched.end() && f->second.dtype.empty();

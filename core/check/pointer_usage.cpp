@@ -336,6 +336,12 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
     out.dtypes[p] = dtype;
     out.evidence[p] += "; " + why;
   };
+  // Floating elements of no stated width (PointerFacts::width_unstated).
+  auto set_floating = [&](const std::string& p, const std::string& why) {
+    if (out.dtypes.count(p)) return;
+    out.width_unstated.insert(p);
+    set_dtype(p, "fp32", why);
+  };
   // `.to(tl.X)` applied to `e`, directly or via a local assigned once from such a cast.
   auto cast_type = [&](TSNode e) -> std::string {
     for (int hop = 0; hop < 2 && !ts_node_is_null(e); ++hop) {
@@ -554,8 +560,8 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
         if (hf.addressed.count(target)) out.addressed.insert(p);
         auto d = hf.dtypes.find(target);
         // The helper's float `other=` fill says as little of the width here as there.
-        if (d != hf.dtypes.end() && hf.dtype_from_float_fill.count(target) && !out.dtypes.count(p))
-          out.dtype_from_float_fill.insert(p);
+        if (d != hf.dtypes.end() && hf.width_unstated.count(target) && !out.dtypes.count(p))
+          out.width_unstated.insert(p);
         if (d != hf.dtypes.end()) set_dtype(p, d->second, "as in " + callee);
         if (hf.pointer_tables.count(target)) out.pointer_tables.insert(p);
       }
@@ -1684,11 +1690,7 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
       } else if (t == "call") {
         std::string name = op_name(x);
         if (name == "load") {
-          for (const auto& p : bases_of(argument(x, 0)))
-            if (!out.dtypes.count(p)) {
-              set_dtype(p, "fp32", "loaded values reach float-only math");
-              out.dtype_from_float_fill.insert(p);
-            }
+          for (const auto& p : bases_of(argument(x, 0))) set_floating(p, "loaded values reach float-only math");
         } else if (name == "minimum" || name == "maximum" || name == "where" || integer_preserving(name)) {
           for_each_named_child(field(x, "arguments"), [&](TSNode c) {
             if (!is_type(c, "keyword_argument")) work.push_back(c);
@@ -1723,8 +1725,7 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
     bool is_float = is_type(literal, "float") || text.find("float(") != std::string::npos;
     bool is_bool = is_type(literal, "true") || is_type(literal, "false");
     for (const auto& p : bases_of(op.address)) {
-      if (is_float && !out.dtypes.count(p)) out.dtype_from_float_fill.insert(p);
-      if (is_float) set_dtype(p, "fp32", "other=" + text);
+      if (is_float) set_floating(p, "other=" + text);
       if (is_bool) set_dtype(p, "i1", "other=" + text);
     }
   }

@@ -35,8 +35,11 @@ struct PointerFacts {
   // Parameters the kernel compares with None (`if bias is None:`): it has a path for a launch that
   // leaves them out, so a None the launch hands one is what the kernel runs with.
   std::set<std::string> none_guarded;
-  // Pointers whose fp32 comes only from a float `other=` fill: floating, of no stated width.
-  std::set<std::string> dtype_from_float_fill;
+  // Pointers whose fp32 comes only from a float `other=` fill or from float-only math on their
+  // values: floating, of no stated width.
+  std::set<std::string> width_unstated;
+  // Whether the body states the element type of `p`, width included (see width_unstated).
+  bool width_stated(const std::string& p) const { return dtypes.count(p) && !width_unstated.count(p); }
   // Tables of addresses: parameters whose loaded values the kernel casts to pointers
   // (`tl.load(peer_ptrs + r).to(tl.pointer_type(tl.float32))`, symmetric-memory and peer-pointer
   // kernels). Their stand-ins must hold addresses a kernel may dereference.

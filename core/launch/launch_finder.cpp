@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <optional>
@@ -752,7 +753,8 @@ class Finder {
     if (ts_node_is_null(function)) return kNone;  // a launch at module level
     auto [slot, fresh] = callers_.try_emplace(ts_node_start_byte(function));
     if (!fresh) return slot->second;
-    for (TSNode call : calls_of(function)) {
+    // The first call decides.
+    for (TSNode call : calls_of(function, 1)) {
       LauncherValues values(m_, enclosing_function(call), ts_node_start_byte(call), callees_, nullptr, 0,
                             LauncherValues::kNominalDim, &tensor_facts_);
       for (const auto& [param, v] : values.call_arguments(m_, function, call)) {
@@ -762,21 +764,20 @@ class Finder {
                  std::all_of(v.begin(), v.end(), [](const json& x) { return LauncherValues::is_tensor(x) || x.is_number(); }))
           slot->second.sequences[param] = v;
       }
-      break;  // the first call decides
     }
     return slot->second;
   }
 
-  // The calls of a module-level `function` in this file, in order; none for methods and nested
-  // functions, which are called through objects and closures.
-  std::vector<TSNode> calls_of(TSNode function) const {
+  // The calls of a module-level `function` in this file, in order, at most `limit`; none for
+  // methods and nested functions, which are called through objects and closures.
+  std::vector<TSNode> calls_of(TSNode function, size_t limit = SIZE_MAX) const {
     std::vector<TSNode> out;
     TSNode definition = function;
     if (is_type(ts_node_parent(function), "decorated_definition")) definition = ts_node_parent(function);
     if (!is_type(ts_node_parent(definition), "module")) return out;
     std::string name = m_.text_of(field(function, "name"));
     const std::string& text = m_.tree().text();
-    for (size_t at = text.find(name); at != std::string::npos; at = text.find(name, at + name.size())) {
+    for (size_t at = text.find(name); at != std::string::npos && out.size() < limit; at = text.find(name, at + name.size())) {
       uint32_t begin = static_cast<uint32_t>(at), end = static_cast<uint32_t>(at + name.size());
       if (begin >= ts_node_start_byte(definition) && end <= ts_node_end_byte(definition))
         continue;  // the launcher's own definition or a recursive call
