@@ -93,6 +93,7 @@ nlohmann::json write_bundle(const std::string& dir_text, const std::vector<Bundl
     if (!k.target.is_null()) entry["target"] = k.target;
     if (!k.signature.assumed_fp32.empty()) entry["assumed_fp32"] = k.signature.assumed_fp32;
     if (!k.signature.pointer_tables.empty()) entry["pointer_tables"] = k.signature.pointer_tables;
+    if (!k.signature.addresses.empty()) entry["addresses"] = k.signature.addresses;
     if (!k.signature.nominal.empty()) entry["nominal"] = k.signature.nominal;
     if (!k.signature.keyword_splat.empty()) entry["keyword_splat"] = k.signature.keyword_splat;
     list.push_back(std::move(entry));

@@ -432,11 +432,29 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
       return;
     TSNode l = ts_node_named_child(cond, 0), r = ts_node_named_child(cond, 1);
     if (!is_type(l, "attribute")) std::swap(l, r);
-    auto q = m_.qualified_name(r);
-    std::string dtype = triton_dtype(q ? *q : m_.text_of(r));
-    if (dtype.empty() || !is_type(l, "attribute")) return;
+    if (!is_type(l, "attribute")) return;
     std::string attr = m_.text_of(field(l, "attribute"));
     TSNode object = field(l, "object");
+    bool parameter = is_type(object, "identifier") && param_set.count(m_.text_of(object));
+    // `tl.static_assert(x_ptr.dtype == tl.pointer_type(tl.int8))`: a pointer to those elements.
+    if (auto pq = is_type(r, "call") ? m_.qualified_name(field(r, "function")) : std::nullopt;
+        pq && ends_with(*pq, "pointer_type")) {
+      auto e = ts_node_is_null(argument(r, 0)) ? std::nullopt : m_.qualified_name(argument(r, 0));
+      std::string element = e ? triton_dtype(*e) : "";
+      if (attr == "dtype" && parameter && !element.empty()) {
+        note(m_.text_of(object), "tl.static_assert on its pointer type");
+        set_dtype(m_.text_of(object), element, "tl.static_assert on its pointer type");
+      }
+      return;
+    }
+    auto q = m_.qualified_name(r);
+    std::string dtype = triton_dtype(q ? *q : m_.text_of(r));
+    if (dtype.empty()) return;
+    // `tl.static_assert(addr.dtype == tl.int64)` of a parameter no load binds: its own type.
+    if (attr == "dtype" && parameter && loads_of(object).empty()) {
+      out.asserted_scalars[m_.text_of(object)] = dtype;
+      return;
+    }
     if (attr == "element_ty" && is_type(object, "attribute") && m_.text_of(field(object, "attribute")) == "dtype") {
       for (const auto& p : bases_of(field(object, "object"))) set_dtype(p, dtype, "tl.static_assert on its element type");
     } else if (attr == "dtype" && is_type(object, "identifier")) {
@@ -865,6 +883,7 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
       auto e = ts_node_is_null(element) ? std::nullopt : m_.qualified_name(element);
       note(m_.text_of(sources[0]), "cast to a pointer type");
       set_dtype(m_.text_of(sources[0]), e ? triton_dtype(*e) : "", "cast to a pointer to its elements");
+      if (e && !triton_dtype(*e).empty()) out.cast_addresses.emplace(m_.text_of(sources[0]), triton_dtype(*e));
       return;
     }
     if (is_type(sources[0], "identifier")) {

@@ -44,6 +44,12 @@ struct PointerFacts {
   // (`tl.load(peer_ptrs + r).to(tl.pointer_type(tl.float32))`, symmetric-memory and peer-pointer
   // kernels). Their stand-ins must hold addresses a kernel may dereference.
   std::set<std::string> pointer_tables;
+  // Parameters the kernel casts to a pointer itself (`a_ptr.to(tl.pointer_type(tl.float32))`) ->
+  // the element type cast to. Where the launcher hands an integer (LeetGPU's `a_ptr: int`, a
+  // `x.data_ptr()`), the parameter is a 64-bit address of a buffer of those elements.
+  std::map<std::string, std::string> cast_addresses;
+  // Scalar parameters whose type the kernel asserts (`tl.static_assert(addr.dtype == tl.int64)`).
+  std::map<std::string, std::string> asserted_scalars;
   // (destination, source) of values stored as they were loaded: a copy, whose two element types
   // are one (a block pointer's store accepts no other).
   std::vector<std::pair<std::string, std::string>> copies;

@@ -873,6 +873,26 @@ InferredSignature triton_signature(const KernelSource& k, HelperReads& helpers) 
     out.pointer_tables.push_back(pn.name);
   }
   for (const auto& pn : params) {
+    InferredParam& p = by_name[pn.name];
+    if (p.type.empty() || p.type == "constexpr") continue;
+    // The kernel's own assert decides over a pointer its cast made of the parameter.
+    if (auto stated = facts.asserted_scalars.find(pn.name); stated != facts.asserted_scalars.end()) {
+      p.type = stated->second;
+      p.origin = Origin::Code;
+      p.why = "tl.static_assert states " + stated->second;
+    }
+    if (p.type[0] == '*') continue;
+    // An integer the kernel casts to a pointer (`a_ptr.to(tl.pointer_type(tl.float32))` of a
+    // launcher's `a_ptr: int`, a `x.data_ptr()`): a 64-bit address, of a buffer the check
+    // allocates and hands by address, as the repository hands a tensor's.
+    auto cast = facts.cast_addresses.find(pn.name);
+    if (cast == facts.cast_addresses.end() || (p.type[0] != 'i' && p.type[0] != 'u')) continue;
+    p.type = "i64";
+    p.why += (p.why.empty() ? "" : "; ") + std::string("an address: the body casts it to a pointer to ") + cast->second;
+    out.args.erase(pn.name);
+    out.addresses[pn.name] = cast->second;
+  }
+  for (const auto& pn : params) {
     InferredParam p = by_name[pn.name];
     p.guessed = is_guess(p.origin);
     out.params.push_back(std::move(p));

@@ -42,6 +42,9 @@ struct InferredSignature {
   std::vector<std::string> assumed_fp32;
   // Parameters that hold addresses the kernel dereferences (PointerFacts::pointer_tables).
   std::vector<std::string> pointer_tables;
+  // Integer parameters the kernel casts to pointers ({param: element type}): the check hands each
+  // the address of a buffer of those elements.
+  nlohmann::ordered_json addresses = nlohmann::ordered_json::object();
   // Constexprs whose launch value follows from the stand-in sizes (`HEAD_DIM = q.shape[-1]`): the
   // harness may move one to the block size it must match (a shape mismatch names both).
   std::vector<std::string> nominal;

@@ -1867,6 +1867,11 @@ std::optional<json> LauncherValues::call(TSNode n, int depth) const {
       for (const auto& d : *shape) ok = ok && is_int(d);
     return tensor("", ok ? *shape : json(nullptr), dt);
   }
+  // `torch.reshape(x, (C, H, W))`, `torch.flatten(x)`: the method of the tensor it is handed first.
+  static const std::set<std::string> kTensorFunctions = {"reshape", "flatten", "transpose", "swapaxes", "permute",
+                                                         "squeeze", "unsqueeze", "t", "clone", "detach"};
+  if (torch_fn && kTensorFunctions.count(last) && !positional.empty() && q->find('.', 6) == std::string::npos)
+    if (auto x = arg(0); x && is_tensor(*x)) return method(*x, last, child(n, "arguments"), depth, true);
   if (torch_fn && ends_with(last, "_like") && !positional.empty()) {
     auto like = arg(0);
     json dt = dtype_of(keyword("dtype"));
@@ -2048,11 +2053,17 @@ std::map<std::string, json> LauncherValues::call_arguments(const PythonModule& c
   return bound;
 }
 
-std::optional<json> LauncherValues::method(const json& self, const std::string& name, TSNode arguments, int depth) const {
+std::optional<json> LauncherValues::method(const json& self, const std::string& name, TSNode arguments, int depth,
+                                           bool self_first) const {
   std::vector<std::optional<json>> args;
   std::map<std::string, std::optional<json>> keywords;
+  bool skip = self_first;
   each_named_child(arguments, [&](TSNode a) {
     if (is_type(a, "comment")) return;
+    if (skip && !is_type(a, "keyword_argument")) {
+      skip = false;
+      return;
+    }
     if (is_type(a, "keyword_argument")) {
       keywords[m_.text_of(child(a, "name"))] = eval(child(a, "value"), depth + 1);
     } else if (leading_splat(a)) {  // `q.new_empty(NK, *v.shape)`

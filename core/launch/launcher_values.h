@@ -181,7 +181,8 @@ class LauncherValues {
   nlohmann::json attributes_after(TSNode cls, TSNode method, std::string_view name, const std::string& holder,
                                   bool count_sizes);
   std::optional<nlohmann::json> call(TSNode n, int depth) const;
-  std::optional<nlohmann::json> method(const nlohmann::json& self, const std::string& name, TSNode args, int depth) const;
+  std::optional<nlohmann::json> method(const nlohmann::json& self, const std::string& name, TSNode args, int depth,
+                                     bool self_first = false) const;  // self_first: `torch.reshape(self, ...)`
   std::optional<nlohmann::json> name(const std::string& id) const;
 
   std::optional<nlohmann::json> helper(TSNode call, int depth) const;

@@ -223,6 +223,7 @@ def plan(spec, params, source=""):
     constexprs.update(filled)
     guessed += [n for n in g2 if n not in guessed]
     args, int_values = [], list(numels.values())
+    addresses = spec.get("addresses") or {}
     for name, ty in signature.items():
         if ty == "constexpr":
             args.append((name, "constexpr", constexprs[name]))
@@ -230,6 +231,8 @@ def plan(spec, params, source=""):
             args.append((name, "descriptor", descriptor_spec(name, ty)))
         elif ty.startswith("("):
             args.append((name, "tuple", tuple_elements(name, ty)))
+        elif name in addresses:
+            args.append((name, "address", addresses[name]))
         elif not ty.startswith("*"):
             value, was_guess = scalar_value(name, ty, numels, spec.get("args") or {},
                                             LAUNCHED_DEFAULT_INT if spec.get("launch") else DEFAULT_INT)
@@ -263,6 +266,12 @@ def plan(spec, params, source=""):
                       (1 if "stride" in name.lower() else LAUNCHED_DEFAULT_INT))
                 for j, t in enumerate(detail)])
     shaped = spec.get("tensors") or {}
+    for i, (name, kind, detail) in enumerate(args):
+        if kind == "address":  # the buffer an integer address points at, sized as a tensor's
+            dtype = TORCH_DTYPES.get(str(detail).replace("k", ""))
+            if dtype is None:
+                raise ValueError("unknown address element type %r for %r" % (detail, name))
+            args[i] = (name, "address", (dtype, max(elems, shape_elems(shaped.get(name)))))
     for i, (name, ty) in enumerate(signature.items()):
         if ty.startswith("*"):
             base = ty.lstrip("*").replace("k", "")

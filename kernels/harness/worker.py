@@ -792,6 +792,7 @@ class Worker:
         # table. Tables of peers' data buffers and of their signal pads (symmetric memory) must
         # not alias: data written through one would land in the signal slots another spins on.
         scratch = []
+        buffers = []  # alive while the kernel runs: only their addresses are arguments
         for name, kind, detail in p["args"]:
             if kind == "tensor":
                 t = self.guarded_input(name, detail[0], detail[1], generator, guarded)
@@ -799,6 +800,9 @@ class Worker:
                     scratch.append(torch.zeros(POINTER_TARGET_BYTES, dtype=torch.uint8, device="cuda"))
                     fill_addresses(torch, t, scratch[-1])
                 args.append(t)
+            elif kind == "address":  # an integer the kernel casts to a pointer: a buffer's address
+                buffers.append(self.guarded_input(name, detail[0], detail[1], generator, guarded))
+                args.append(buffers[-1].data_ptr())
             elif kind == "descriptor":
                 args.append(self.descriptor(detail, generator))
             elif kind == "tuple":
@@ -817,7 +821,7 @@ class Worker:
         torch.cuda.synchronize()
         row["run_ms"] = round((time.perf_counter() - t0) * 1000.0, 3)
         check_guard_zones(torch, guarded)
-        del scratch
+        del scratch, buffers
         res["run_ms"] = row["run_ms"]
         if cfg is not None and task.get("bench"):
             from triton.testing import do_bench
@@ -920,7 +924,7 @@ def grow_buffers(p, names, factor, budget=MAX_GROWN_BYTES):
     {name: factor} of the buffers that grew."""
     planned = []  # (arg index, element index or None, dtype, n, label)
     for i, (name, kind, detail) in enumerate(p["args"]):
-        if kind == "tensor":
+        if kind in ("tensor", "address"):
             planned.append((i, None, detail[0], detail[1], name))
         elif kind == "tuple":
             for j, (element_kind, value) in enumerate(detail):

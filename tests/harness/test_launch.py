@@ -117,6 +117,20 @@ class Plan(unittest.TestCase):
         with self.assertRaisesRegex(ValueError, "unknown descriptor type .* for 'a_desc'"):
             plan({"signature": {"a_desc": "tensordesc<fp16>"}}, params("a_desc"))
 
+    def test_addresses_are_buffers_handed_by_address(self):
+        # `a_ptr.to(tl.pointer_type(tl.float32))` of an integer: a buffer of fp32, sized as a
+        # tensor would be (its launcher's shape included), in the parameter's place.
+        spec = {"signature": {"a_ptr": "i64", "c": "*fp16", "n": "i32"}, "addresses": {"a_ptr": "fp32"},
+                "tensors": {"a_ptr": {"shape": [4096, 1024], "dtype": "fp32"}}, "args": {"n": 64}}
+        p = plan(spec, params("a_ptr", "c", "n"))
+        self.assertEqual([n for n, _, _ in p["args"]], ["a_ptr", "c", "n"])
+        kind, (dtype, n) = p["args"][0][1], p["args"][0][2]
+        self.assertEqual((kind, dtype), ("address", "float32"))
+        self.assertEqual(n, 4096 * 1024)
+        self.assertEqual(p["args"][1][1], "tensor")
+        with self.assertRaisesRegex(ValueError, "unknown address element type .* for 'a_ptr'"):
+            plan(dict(spec, addresses={"a_ptr": "weird"}), params("a_ptr", "c", "n"))
+
     def test_tuple_parameters(self):
         p = plan({"signature": {"x": "*fp32", "stride_q": "(i32,i32,i32)", "ptrs": "(*fp16,*fp16)"},
                   "args": {"stride_q": [64, 8, 1]}}, params("x", "stride_q", "ptrs"))

@@ -272,6 +272,24 @@ def k(x_ptr, peer_ptrs, n, BLOCK: tl.constexpr):
         # Without the fact, the table holds zeros and the store goes to address 0.
         self.assertNotEqual(rows[2]["status"], "ok")
 
+    def test_an_integer_address_is_handed_a_buffer_of_its_elements(self):
+        raw = HDR + """
+@triton.jit
+def k(a_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    a_ptr = a_ptr.to(tl.pointer_type(tl.float32))
+    offs = tl.arange(0, BLOCK)
+    tl.store(out_ptr + offs, tl.load(a_ptr + offs, mask=offs < n) * 2, mask=offs < n)
+"""
+        sig = {"signature": {"a_ptr": "i64", "out_ptr": "*fp32", "n": "i32"}, "constexprs": {"BLOCK": 256},
+               "args": {"n": 1024}}
+        with tempfile.TemporaryDirectory() as tmp:
+            write_bundle(tmp, [(1, "k", raw, dict(sig, addresses={"a_ptr": "fp32"})),
+                               (2, "k", raw, dict(sig, args={"n": 1024, "a_ptr": 32}))])
+            proc, rows = run(tmp, "--stage", "run", "--jobs", "1")
+        self.assertEqual(rows[1]["status"], "ok", rows[1]["message"])
+        # Without the fact, the kernel reads at address 32.
+        self.assertNotEqual(rows[2]["status"], "ok")
+
     def test_each_pointer_table_leads_to_its_own_buffer(self):
         # Symmetric memory: one table of peers' data buffers, one of their signal pads. Data
         # written through the first must not show in the slots read through the second (a kernel

@@ -7,7 +7,7 @@
 //   # expect: kernel NAME signature p=type, ...   # expect: kernel NAME constexprs P=json, ...
 //   # expect: kernel NAME guessed p, ...          # expect: kernel NAME args p=json, ...
 //   # expect: kernel NAME tensors p=shape, ...    # expect: kernel NAME grid JSON
-//   # expect: kernel NAME options k=json, ...
+//   # expect: kernel NAME options k=json, ...   # expect: kernel NAME addresses p=json, ...
 // The repository is scanned by the real scanner into a real corpus file.
 #include <catch2/catch.hpp>
 #include <unistd.h>
@@ -161,7 +161,7 @@ TEST_CASE("launch sites are recorded as the launcher files expect", "[launch]") 
   });
   CHECK(checked >= 9);
   // No launch row for calls that launch nothing of the repository (torch.empty, x.reshape ...).
-  CHECK(corpus->query("SELECT count(*) FROM kernel_launches").rows[0][0] == 110);
+  CHECK(corpus->query("SELECT count(*) FROM kernel_launches").rows[0][0] == 112);
   // The launch inside `pytest.raises` is marked, the one after it is not.
   auto refused = corpus->query("SELECT l.line, l.expects_error FROM kernel_launches l JOIN kernels k ON k.id = l.kernel_id "
                                "WHERE k.name = 'fill_one' ORDER BY l.line");
@@ -214,10 +214,10 @@ TEST_CASE("signatures follow the repository's launches first, as the kernel file
   auto corpus = Corpus::open(repo.db.string(), Corpus::Access::ReadOnly);
   std::vector<CheckKernel> kernels = select_check_kernels(*corpus, "plugin = 'triton'", 0);
   attach_launches(*corpus, kernels);
-  REQUIRE(kernels.size() == 102);
+  REQUIRE(kernels.size() == 104);
   std::map<std::string, check::InferredSignature> by_name;
   for (const auto& k : kernels) by_name[k.name] = check::infer_signature({k.plugin, k.name, k.standalone, k.meta, nullptr, k.launches});
-  static const std::regex kExpect(R"(^# expect: kernel (\S+) (signature|constexprs|guessed|assumed|args|tensors|grid|options) ?(.*)$)");
+  static const std::regex kExpect(R"(^# expect: kernel (\S+) (signature|constexprs|guessed|assumed|args|tensors|grid|options|addresses) ?(.*)$)");
   int checked = for_each_expectation(repo, kExpect, [&](const fs::path& file, const std::string& line, const std::smatch& m) {
     INFO(file.filename().string() << ": " << line);
     std::string name = m[1], what = m[2], expected = m[3];
@@ -227,6 +227,7 @@ TEST_CASE("signatures follow the repository's launches first, as the kernel file
     if (what == "constexprs") CHECK(normalized(pairs(sig.constexprs())) == normalized(expected));
     if (what == "args") CHECK(normalized(pairs(sig.args)) == normalized(expected));
     if (what == "options") CHECK(normalized(pairs(sig.options)) == normalized(expected));
+    if (what == "addresses") CHECK(normalized(pairs(sig.addresses)) == normalized(expected));
     if (what == "grid") CHECK(sig.grid.dump() == nlohmann::json::parse(expected).dump());
     if (what == "guessed") {
       std::string got;
