@@ -196,6 +196,7 @@ std::unique_ptr<PythonModule> PythonModule::build(std::string path, std::string 
       m->statement_at_[ts_node_start_byte(m->statements_[i].node)] = i;
     }
     m->collect_functions(m->tree_->root(), "", false, false, 0);
+    m->collect_aliases(m->tree_->root(), 0);
   } catch (const Error& e) {
     throw Error::in(m->path_, e.what());
   }
@@ -439,10 +440,66 @@ std::optional<std::string> PythonModule::qualified_name(TSNode expression) const
   } else {
     b = import_of(base);
   }
-  if (!b) return std::nullopt;
-  std::string out = b->target;
+  std::optional<std::string> target;
+  if (b) target = b->target;
+  else if (!aliases_.empty() && !local_scope_binding(base, ts_node_start_byte(n))) target = alias_target(base, 0);
+  if (!target) return std::nullopt;
+  std::string out = *target;
   for (auto it = chain.rbegin(); it != chain.rend(); ++it) out += "." + *it;
   return out;
+}
+
+void PythonModule::collect_aliases(TSNode n, int depth) {
+  if (depth > 64) return;
+  ts::for_each_named_child(n, [&](TSNode c) {
+    std::string_view type = ts_node_type(c);
+    if (type == "function_definition" || type == "class_definition" || type == "decorated_definition") return;
+    if (type == "if_statement" && text_of(field(c, "condition")).find("TYPE_CHECKING") != std::string::npos) {
+      // Only what type checkers see: the alternatives (`else:`) are what runs.
+      ts::for_each_named_child(c, [&](TSNode part) {
+        if (is_type(part, "else_clause") || is_type(part, "elif_clause")) collect_aliases(part, depth + 1);
+      });
+      return;
+    }
+    if (type == "assignment") {
+      TSNode left = field(c, "left"), right = field(c, "right");
+      if (is_type(left, "identifier") && (is_type(right, "identifier") || is_type(right, "attribute")))
+        aliases_[text_of(left)].push_back(right);
+      return;
+    }
+    if (type == "expression_statement" || type == "block" || type == "if_statement" || type == "else_clause" ||
+        type == "elif_clause" || type == "try_statement" || type == "except_clause" || type == "finally_clause")
+      collect_aliases(c, depth + 1);
+  });
+}
+
+std::optional<std::string> PythonModule::module_level_name(TSNode expression, int depth) const {
+  std::vector<std::string> chain;
+  TSNode n = expression;
+  while (is_type(n, "attribute")) {
+    chain.push_back(text_of(field(n, "attribute")));
+    n = field(n, "object");
+  }
+  if (!is_type(n, "identifier")) return std::nullopt;
+  std::string base = text_of(n);
+  std::optional<std::string> target;
+  if (const ImportBinding* b = import_of(base)) target = b->target;
+  else target = alias_target(base, depth + 1);
+  if (!target) return std::nullopt;
+  for (auto it = chain.rbegin(); it != chain.rend(); ++it) *target += "." + *it;
+  return target;
+}
+
+std::optional<std::string> PythonModule::alias_target(const std::string& name, int depth) const {
+  auto found = aliases_.find(name);
+  if (found == aliases_.end() || depth > 4) return std::nullopt;
+  std::optional<std::string> agreed;
+  for (TSNode right : found->second) {
+    auto t = module_level_name(right, depth);
+    if (!t || (agreed && *agreed != *t)) return std::nullopt;
+    agreed = t;
+  }
+  return agreed;
 }
 
 const LocalScope* PythonModule::local_scope_binding(const std::string& name, uint32_t byte) const {

@@ -93,6 +93,11 @@ class PythonModule {
   void collect_statements(TSNode block, int depth);
   void add_statement(TSNode node, StatementKind kind);
   void collect_functions(TSNode n, const std::string& prefix, bool in_class, bool in_function, int depth);
+  void collect_aliases(TSNode n, int depth);
+  // What a module-level alias of an import names (`tl_lang = tl`, `ConstExpr = tl.constexpr`):
+  // nullopt unless every such assignment of `name` resolves, and to one target.
+  std::optional<std::string> alias_target(const std::string& name, int depth) const;
+  std::optional<std::string> module_level_name(TSNode expression, int depth) const;
 
   std::string path_;
   std::unique_ptr<SyntaxTree> tree_;
@@ -103,6 +108,9 @@ class PythonModule {
   // (statement, name): a later branch of an `if` rebinding what an earlier branch bound.
   std::set<std::pair<size_t, std::string>> alternatives_;
   std::vector<LocalScope> local_scopes_;     // functions that import something, in source order
+  // Right-hand sides of module-level `name = other_name` / `name = pkg.attr` assignments (in
+  // if/try blocks too, not under `if TYPE_CHECKING:`), by name.
+  std::map<std::string, std::vector<TSNode>> aliases_;
 };
 
 // `text` with up to `indent` columns of leading blanks removed from every line but the first
