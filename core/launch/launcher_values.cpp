@@ -1868,10 +1868,12 @@ std::optional<json> LauncherValues::call(TSNode n, int depth) const {
     return tensor("", ok ? *shape : json(nullptr), dt);
   }
   // `torch.reshape(x, (C, H, W))`, `torch.flatten(x)`: the method of the tensor it is handed first.
+  // A tensor of no known shape is left unknown: the launcher's reads then stand it in by rank.
   static const std::set<std::string> kTensorFunctions = {"reshape", "flatten", "transpose", "swapaxes", "permute",
                                                          "squeeze", "unsqueeze", "t", "clone", "detach"};
   if (torch_fn && kTensorFunctions.count(last) && !positional.empty() && q->find('.', 6) == std::string::npos)
-    if (auto x = arg(0); x && is_tensor(*x)) return method(*x, last, child(n, "arguments"), depth, true);
+    if (auto x = arg(0); x && is_tensor(*x) && x->contains("shape") && !(*x)["shape"].is_null())
+      return method(*x, last, child(n, "arguments"), depth, true);  // of no known shape, as unknown as before
   if (torch_fn && ends_with(last, "_like") && !positional.empty()) {
     auto like = arg(0);
     json dt = dtype_of(keyword("dtype"));
