@@ -12,7 +12,7 @@ namespace {
 
 // Accelerator names as vendor forks of Triton and PyTorch spell them, to one backend each. AMD
 // and Intel are absent on purpose: their Triton backends compile the same kernels for CUDA (AMD's
-// Gluon layouts excepted, below).
+// Gluon layouts and kernels importing ROCm's aiter library excepted, below).
 const std::map<std::string, std::string>& vendor_names() {
   static const std::map<std::string, std::string> kNames = {
       {"ascend", "ascend"},       {"npu", "ascend"},         {"cann", "ascend"},
@@ -59,13 +59,16 @@ std::optional<KernelTarget> other_backend(const std::string& path, const std::st
   // Unconditional module-level imports first: they hold wherever the file lives (a guarded one
   // inside a function is device detection, not a target).
   static const std::regex kImport(
-      R"((?:^|\n)(?:import|from)[ \t]+((?:torch_(?:npu|mlu|musa|gcu|maca))|triton\.language\.extra\.(?:mlu|cann|ascend|musa|deeplink|kunlunxin|xpu)|triton_ascend)\b)");
+      R"((?:^|\n)(?:import|from)[ \t]+((?:torch_(?:npu|mlu|musa|gcu|maca))|triton\.language\.extra\.(?:mlu|cann|ascend|musa|deeplink|kunlunxin|xpu)|triton_ascend|aiter)\b)");
   std::smatch m;
   if (std::regex_search(standalone, m, kImport)) {
     std::string module = m[1];
     std::string key = module.substr(module.rfind('.') + 1);
     if (starts_with(key, "torch_")) key = key.substr(6);
     if (key == "triton_ascend") key = "ascend";
+    // AMD's ROCm kernel library: a kernel that needs it at run time runs only where ROCm does,
+    // though its own Triton would compile for CUDA.
+    if (key == "aiter") return KernelTarget{"amd", "imports aiter (ROCm's kernel library)"};
     auto it = vendor_names().find(key);
     std::string backend = it != vendor_names().end() ? it->second : key;
     return KernelTarget{backend, "imports " + module};

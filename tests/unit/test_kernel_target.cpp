@@ -31,6 +31,13 @@ TEST_CASE("a module-level vendor import decides wherever the file lives", "[chec
   CHECK(t->backend == "cambricon");
   CHECK(t->evidence == "imports triton.language.extra.mlu");
   CHECK(other_backend("k.py", "import torch_npu\nimport triton\n")->backend == "ascend");
+  // A kernel that imports helpers from ROCm's aiter library runs only where ROCm does.
+  auto rocm = other_backend("mla/decode.py", "import triton\nfrom aiter.ops.triton.utils.pid_preprocessing import pid_grid\n");
+  REQUIRE(rocm);
+  CHECK(rocm->backend == "amd");
+  CHECK(rocm->evidence == "imports aiter (ROCm's kernel library)");
+  CHECK(other_backend("k.py", "import aiter\nimport triton\n")->backend == "amd");
+  CHECK_FALSE(other_backend("k.py", "import aiterx\nfrom waiter import w\n"));
 }
 
 TEST_CASE("CUDA kernels and device probes are no other target", "[check][target]") {
