@@ -119,6 +119,16 @@ ModuleLocation ModuleIndex::absolute(const std::string& dotted, const std::strin
       return m;
     }
   }
+  // The repository root as the package it is installed as (`from fast_moe.kernels.utils import
+  // f` in fast_moe's own files, whose root holds `__init__.py`).
+  if (root_names_.count(parts.front()) && is_package("")) {
+    std::vector<std::string> rest(parts.begin() + 1, parts.end());
+    ModuleLocation m = rest.empty() ? ModuleLocation{"__init__.py", ""} : under("", rest);
+    if (usable(m)) {
+      if (top) *top = ModuleLocation{"__init__.py", ""};
+      return m;
+    }
+  }
   // A package nested in another that imports itself by its own top-level name (a vendored copy,
   // `unsloth_zoo/_vendored/fla/ops/x.py` doing `from fla.ops.utils import exp`): its files are
   // written for its folder's parent on sys.path, so that is where the import lands.

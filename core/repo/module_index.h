@@ -37,6 +37,8 @@ class ModuleIndex {
   ModuleLocation submodule(const std::string& package_dir, const std::string& name) const;
 
   bool has_file(const std::string& path) const { return files_.count(path) > 0; }
+  // Names the root package (a root `__init__.py`) is imported by in its own files (root_package.h).
+  void set_root_package_names(std::set<std::string> names) { root_names_ = std::move(names); }
 
  private:
   ModuleLocation under(const std::string& root, const std::vector<std::string>& parts) const;
@@ -51,6 +53,7 @@ class ModuleIndex {
   std::set<std::string> dirs_;      // every folder holding a .py file, at any depth ("" = root)
   std::set<std::string> packages_;  // folders with an __init__.py
   std::vector<std::string> source_roots_;  // non-package folders that hold a regular package
+  std::set<std::string> root_names_;       // what the root package is imported as, if it is one
 };
 
 // Folder part of a '/' separated path ("" for a top-level file).

@@ -1,4 +1,6 @@
 #include "core/scan/scanner.h"
+
+#include "core/repo/root_package.h"
 #include "core/repo/call_index.h"
 
 #include "core/license/license_detector.h"
@@ -280,6 +282,20 @@ void Scanner::extract(const SourceTree& tree, const std::string& repo_name,
     entry_of.emplace(entries[i].path, i);
   }
   ModuleIndex index(paths);
+  if (entry_of.count("__init__.py") && options_.cross_file) {
+    // The root is a package: the names its own files import it by, from its packaging files.
+    std::unique_ptr<BlobReader> reader = tree.reader();
+    index.set_root_package_names(root_package_names(
+        [&](const std::string& path) -> std::optional<std::string> {
+          auto found = any_entry.find(path);
+          if (found == any_entry.end()) return std::nullopt;
+          SourceEntry entry = *found->second;
+          std::string content;
+          if (!reader->read(entry, 1 << 20, content).empty()) return std::nullopt;
+          return content;
+        },
+        repo_name));
+  }
   ModuleIndex no_other_files({});  // same-file mode: every import leads out of the tree
   std::vector<std::string> python_paths;
   for (const auto& p : paths)

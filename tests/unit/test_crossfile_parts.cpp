@@ -2,10 +2,14 @@
 // which references of a statement are global, and how a notebook becomes a module.
 #include <catch2/catch.hpp>
 
+#include <map>
+#include <set>
+
 #include "core/error.h"
 #include "core/notebook/notebook_reader.h"
 #include "core/repo/global_references.h"
 #include "core/repo/module_index.h"
+#include "core/repo/root_package.h"
 
 using namespace mine;
 
@@ -74,6 +78,41 @@ TEST_CASE("a vendored package's imports of itself by its own name land in the ve
   CHECK_FALSE(index.absolute("fla.ops.op", "zoo/models/qwen.py").found());
   // A name the copy has no module for stays outside the repository.
   CHECK_FALSE(index.absolute("fla.layers", "zoo/_vendored/fla/ops/gate.py").found());
+}
+
+TEST_CASE("a root package's own files import it by the name it is installed as", "[crossfile][index]") {
+  ModuleIndex index({"__init__.py", "kernels/__init__.py", "kernels/utils.py", "kernels/moe.py", "linalg.py"});
+  // Without the name, `fast_moe` is an installed package.
+  CHECK_FALSE(index.absolute("fast_moe.kernels.utils", "kernels/moe.py").found());
+  index.set_root_package_names({"fast_moe"});
+  ModuleLocation top;
+  CHECK(index.absolute("fast_moe.kernels.utils", "kernels/moe.py", &top).file == "kernels/utils.py");
+  CHECK(top.file == "__init__.py");
+  CHECK(index.absolute("fast_moe", "kernels/moe.py").file == "__init__.py");
+  // Other names are not the root: numpy.linalg stays outside, whatever the root holds.
+  CHECK_FALSE(index.absolute("numpy.linalg", "kernels/moe.py").found());
+  // A root that is no package is imported by no name.
+  ModuleIndex plain({"kernels/__init__.py", "kernels/utils.py"});
+  plain.set_root_package_names({"fast_moe"});
+  CHECK_FALSE(plain.absolute("fast_moe.kernels.utils", "kernels/utils.py").found());
+}
+
+TEST_CASE("the root package's names come from its packaging files and its own name", "[crossfile][index]") {
+  std::map<std::string, std::string> files = {
+      {"pyproject.toml", "[build-system]\nrequires = [\"setuptools\"]\n\n[project]\nname = \"fast-moe\"\n"
+                         "[tool.setuptools]\npackages = [\"fast_moe\", \"fast_moe.kernels\", \"moe_extras\"]\n"},
+      {"setup.py", "from setuptools import setup\nsetup(name='legacy.name', version='1')\n"},
+      {"setup.cfg", "[metadata]\nname = cfg-name\n"}};
+  auto read = [&](const std::string& p) -> std::optional<std::string> {
+    auto f = files.find(p);
+    return f == files.end() ? std::nullopt : std::optional<std::string>(f->second);
+  };
+  CHECK(root_package_names(read, "meta/fast_moe") ==
+        std::set<std::string>{"fast_moe", "moe_extras", "legacy_name", "cfg_name"});
+  // A bare clone's folder name, without `.git`; names no import can spell are left out.
+  CHECK(root_package_names([](const std::string&) { return std::nullopt; }, "/src/my-kernels.git") ==
+        std::set<std::string>{"my_kernels"});
+  CHECK(root_package_names([](const std::string&) { return std::nullopt; }, "/src/3d kernels").empty());
 }
 
 TEST_CASE("global references skip locals and carry attribute chains", "[crossfile][references]") {
