@@ -484,7 +484,8 @@ InferredSignature triton_signature(const KernelSource& k, HelperReads& helpers) 
     out.launch_id = site.id;
     out.launch = {{"id", site.id}, {"path", site.path}, {"line", site.line}, {"launcher", site.launcher}};
     for (const auto& [key, v] : site.options.items())
-      if (key == "num_warps" || key == "num_stages" || key == "num_ctas" || key == "maxnreg") out.options[key] = v;
+      if ((key == "num_warps" || key == "num_stages" || key == "num_ctas" || key == "maxnreg") && v.is_number_integer())
+        out.options[key] = v;
   }
   // A launch of positional arguments only that leaves a parameter without default unbound, where
   // no splat or decorator can supply it, is short: the arguments it does hand may sit a place too

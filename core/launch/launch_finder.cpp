@@ -581,7 +581,9 @@ class Finder {
         // An option that follows from nominal sizes (a launcher's int parameter) says nothing.
         auto v = values.eval(value);
         auto w = alternate_value(value, v);
-        if (v && w && *v == *w) site.options[key] = *v;
+        // Only a plain value is an option: `num_warps=config["num_warps"]` of a config the
+        // launcher cannot evaluate stands in as a tensor, which no compile takes.
+        if (v && w && *v == *w && (v->is_number() || v->is_boolean() || v->is_string())) site.options[key] = *v;
         return;
       }
       if (site.kind == "run" && kRunKeywords.count(key)) return;

@@ -509,6 +509,21 @@ LauncherValues::LauncherValues(const PythonModule& m, TSNode function, uint32_t 
       bool container = false;
       for (const char* c : {"List", "list", "Tuple", "tuple", "Sequence", "Dict", "dict", "Iterable"})
         container = container || a.rfind(c, 0) == 0;
+      if (!a.empty() && a.find("Tensor") == std::string::npos) {
+        static const std::set<std::string> kUntensored = {"dict", "Dict", "list", "List", "tuple", "Tuple",
+                                                          "Mapping", "Sequence", "str", "int", "float", "bool"};
+        bool named = false;
+        std::string word;
+        for (char c : a + " ") {
+          if (std::isalnum(static_cast<unsigned char>(c)) || c == '_') {
+            word += c;
+          } else {
+            named = named || kUntensored.count(word);
+            word.clear();
+          }
+        }
+        if (named) annotated_untensored_.insert(name);
+      }
       // `scale: float | None = None`, `Optional[float]`: the kernel computes with a float; the launcher
       // (or the kernel) fills in None only as a shorthand for a value derived later.
       bool optional_float = a.find("float") != std::string::npos && a.find("Tensor") == std::string::npos &&
@@ -548,7 +563,8 @@ LauncherValues::LauncherValues(const PythonModule& m, TSNode function, uint32_t 
         // `def fwd(x, QB): SN2 = N2 // QB`: a size the caller chooses; left unknown, every value
         // computed from it (and each kernel argument made of those) would be guessed apart from it.
         env_[name] = param_dim();
-      } else if (rank != rank_.end() || stated != dtype_.end()) {
+      } else if ((rank != rank_.end() || stated != dtype_.end()) && !container) {
+        // (A `dict` a launcher subscripts, `config["BLOCK"]`, holds no tensor.)
         env_[name] = tensor(name, rank != rank_.end() ? nominal_shape(rank->second, param_dim()) : json(nullptr), dtype);
         if (rank != rank_.end() && !exact_rank_.count(name)) env_[name]["$rank_guessed"] = true;
       }
@@ -1313,7 +1329,8 @@ void LauncherValues::narrow(TSNode condition, bool truth, int depth) {
     auto held = this->name(name);
     bool none_here = negated != truth;
     if (none_here) env_[name] = nullptr;
-    else if (held && held->is_null()) env_[name] = nominal_tensor(name);
+    else if (held && held->is_null() && !annotated_untensored_.count(name)) env_[name] = nominal_tensor(name);
+    else if (held && held->is_null()) env_.erase(name);  // something other than None, not known
   }
 }
 

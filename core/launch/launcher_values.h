@@ -237,6 +237,9 @@ class LauncherValues {
   int widest_rank_ = 0;               // the largest rank the code states
   std::set<std::string> exact_rank_;  // tensors whose rank the code states (`M, N = x.shape`)
   std::set<std::string> counted_only_;  // names the launcher uses only as counts (count_uses)
+  // Parameters annotated as no tensor (`config: dict | None`, `mode: Optional[str]`): a path where
+  // one is not None holds no tensor there either.
+  std::set<std::string> annotated_untensored_;
   std::map<std::string, std::string> dtype_;  // element types its asserts state (`x.dtype == torch.int8`)
   // All the types an `x.dtype in (torch.float16, torch.bfloat16)` allows (dtype_ holds the first).
   std::map<std::string, std::set<std::string>> allowed_dtypes_;
