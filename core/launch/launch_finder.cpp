@@ -244,11 +244,14 @@ class Finder {
     // `def run(kernel, x): kernel[grid](x)`: the caller chooses the kernel; the parameter's name
     // is no kernel's, and matching it by name would bind every kernel called `kernel`. The
     // kernels this file's calls of the launcher hand that parameter are what it launches.
+    // So does a wrapper's (`triton_viz.trace(puzzle)[grid](...)`, see expand).
     std::vector<TSNode> handed;
-    if (is_type(callee, "identifier") && !ts_node_is_null(function) && ts_node_is_null(values->assigned(m_.text_of(callee)))) {
+    TSNode wrapped = callee;
+    for (int hops = 0; hops < 3 && is_type(wrapped, "call"); ++hops) wrapped = ts_node_named_child(field(wrapped, "arguments"), 0);
+    if (is_type(wrapped, "identifier") && !ts_node_is_null(function) && ts_node_is_null(values->assigned(m_.text_of(wrapped)))) {
       const std::vector<ParameterNodes>& params = tensor_facts_.nodes.parameters(m_, function);
       for (size_t i = 0; i < params.size(); ++i)
-        if (params[i].name == m_.text_of(callee)) {
+        if (params[i].name == m_.text_of(wrapped)) {
           handed = kernels_handed(function, params[i].name, static_cast<int>(i));
           if (handed.empty()) return;
         }
@@ -406,8 +409,8 @@ class Finder {
         if (site.grid[i].is_number_integer() && site.grid[i].get<int64_t>() == 0) out.insert("grid" + std::to_string(i));
   }
 
-  // What a launched expression can be: the name itself; the kernel inside
-  // `torch.library.wrap_triton(k)` / `capture_triton(k)`; every kernel of a module-level
+  // What a launched expression can be: the name itself; the kernel inside a wrapper
+  // (`torch.library.wrap_triton(k)`, `triton_viz.trace(k)`); every kernel of a module-level
   // dispatch table (`OPTIMIZERS[name]["update"]`), each a launch of its own.
   void expand(TSNode e, std::vector<TSNode>& out, int depth) const {
     if (depth > 8 || out.size() > 64) return;
@@ -417,12 +420,11 @@ class Finder {
       expand(ts_node_named_child(e, 0), out, depth + 1);
       expand(ts_node_named_child(e, 2), out, depth + 1);
     } else if (is_type(e, "call")) {
-      std::string fn = m_.text_of(field(e, "function"));
-      if (fn.size() >= 11 && (fn.compare(fn.size() - 11, 11, "wrap_triton") == 0 ||
-                              (fn.size() >= 14 && fn.compare(fn.size() - 14, 14, "capture_triton") == 0))) {
-        TSNode first = ts_node_named_child(field(e, "arguments"), 0);
-        if (!ts_node_is_null(first)) expand(first, out, depth + 1);
-      }
+      // A call whose result is launched with a grid wraps the kernel it is handed first:
+      // `wrap_triton(k)`, `capture_triton(k)`, a tracer's `triton_viz.trace(k)`. What its first
+      // argument cannot resolve to a kernel launches nothing.
+      TSNode first = ts_node_named_child(field(e, "arguments"), 0);
+      if (!ts_node_is_null(first) && !is_type(first, "keyword_argument")) expand(first, out, depth + 1);
     } else if (is_type(e, "subscript")) {
       // The keys, outermost table first: a constant key (`["update"]`) picks its entry, any
       // other (`[optimizer_name]`) keeps them all.
