@@ -12,9 +12,9 @@
 -- args: JSON array, one object per argument:
 --   {param, keyword?, position, text, role, dtype?, value?, shape?, tensor?, nominal?, ratio?, sizes?, autocast?}
 --   param: the kernel parameter it binds ('' when none does); role: tensor | descriptor | int |
---   float | bool | str | none | dtype | tuple | unknown; dtype: Triton element type of a tensor,
+--   float | bool | str | none | dtype | tuple | layout | unknown; dtype: Triton element type of a tensor,
 --   a descriptor's tensor or a dtype ("fp16"); value: nominal value of a scalar, a string, a dtype
---   as "tl.float16", a tuple of integers as an array (`x.stride()`, `x.shape`: a kernel indexing
+--   as "tl.float16", a Gluon layout as "$gluon:BlockedLayout([1], [32], [4], [0])", a tuple of integers as an array (`x.stride()`, `x.shape`: a kernel indexing
 --   `x_stride[1]`), or a descriptor's block dimensions as written (`["1", "BLOCK_M", "head_dim"]`);
 --   shape: nominal shape of a tensor (every dimension the code leaves open is 32), or the block a
 --   descriptor (`TensorDescriptor.from_tensor(q, [1, BLOCK_M, D])`) loads (null for a block under

@@ -251,7 +251,7 @@ bool apply_launch_fact(const LaunchFact& f, bool is_constexpr, const PointerFact
   if (f.role == "none" && !is_constexpr && body.pointers.count(p.name) && !body.none_guarded.count(p.name))
     return false;
   if (is_constexpr && f.role == "tuple") return false;  // a constexpr tuple: the body's use decides
-  if (is_constexpr || f.role == "str" || f.role == "none" || f.role == "dtype") {
+  if (is_constexpr || f.role == "str" || f.role == "none" || f.role == "dtype" || f.role == "layout") {
     if (f.role == "dtype" && f.value.is_null()) return false;
     p.type = "constexpr";
     p.value = f.role == "none" ? nlohmann::json(nullptr) : f.value;

@@ -130,6 +130,10 @@ std::string role_of(const std::optional<json>& v, LaunchArgument& a) {
     if (v->contains("block_text")) a.value = (*v)["block_text"];
     return "descriptor";
   }
+  if (v->is_object() && v->contains("$layout")) {  // a Gluon layout, as the Python text that builds it
+    a.value = "$gluon:" + (*v)["$layout"].get<std::string>();
+    return "layout";
+  }
   if (LauncherValues::is_dtype(*v)) {
     a.dtype = (*v)["$dtype"].is_string() ? (*v)["$dtype"].get<std::string>() : "";
     if (!a.dtype.empty()) a.value = triton_dtype_value(a.dtype);

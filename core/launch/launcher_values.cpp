@@ -1731,6 +1731,36 @@ std::optional<json> LauncherValues::eval(TSNode e, int depth) const {
   return std::nullopt;
 }
 
+namespace {
+
+// `v` as Python source: numbers, booleans, None, strings, lists of them and Gluon layouts
+// (launcher values of `{"$layout": text}`); "" for anything else.
+std::string python_literal(const json& v) {
+  if (v.is_boolean()) return v.get<bool>() ? "True" : "False";
+  if (v.is_null()) return "None";
+  if (v.is_number_integer()) return std::to_string(v.get<int64_t>());
+  if (v.is_number()) return v.dump();
+  if (v.is_string()) {
+    std::string s = v.get<std::string>();
+    for (char c : s)
+      if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == ' ' || c == '-')) return "";
+    return "'" + s + "'";
+  }
+  if (v.is_array()) {
+    std::string out = "[";
+    for (size_t i = 0; i < v.size(); ++i) {
+      std::string x = python_literal(v[i]);
+      if (x.empty()) return "";
+      out += (i ? ", " : "") + x;
+    }
+    return out + "]";
+  }
+  if (v.is_object() && v.size() == 1 && v.contains("$layout") && v["$layout"].is_string()) return v["$layout"].get<std::string>();
+  return "";
+}
+
+}  // namespace
+
 std::optional<json> LauncherValues::call(TSNode n, int depth) const {
   TSNode fn = child(n, "function");
   std::vector<TSNode> positional;
@@ -1759,6 +1789,23 @@ std::optional<json> LauncherValues::call(TSNode n, int depth) const {
   }
   std::string last = last_part(callee);
   bool torch_fn = q && q->rfind("torch.", 0) == 0;
+  // A Gluon layout (`gl.BlockedLayout([1], [32], [num_warps], [0])`): a constexpr a kernel takes
+  // whole, kept as the Python text that builds it, of literal arguments only.
+  if (q && q->rfind("triton.experimental.gluon.language.", 0) == 0 && ends_with(last, "Layout")) {
+    std::string text = last + "(";
+    bool ok = true, first = true;
+    auto add = [&](const std::string& key, TSNode node) {
+      auto v = eval(node, depth + 1);
+      std::string literal = v ? python_literal(*v) : "";
+      ok = ok && !literal.empty();
+      text += (first ? "" : ", ") + (key.empty() ? "" : key + "=") + literal;
+      first = false;
+    };
+    for (TSNode p : positional) add("", p);
+    for (const auto& [k, node] : keywords) add(k, node);
+    if (ok && positional.size() + keywords.size() <= 16) return json{{"$layout", text + ")"}};
+    return std::nullopt;
+  }
   // `isinstance(a, (float, int))` of a value the launcher holds: a tensor is a Tensor and no
   // number, a number no Tensor (`a: torch.Tensor | float` goes down the tensor path the nominal
   // value takes, so the flags it sets agree with the argument handed on).

@@ -701,7 +701,22 @@ class Worker:
         shape = stand_in_shape(value)
         if shape is not None:
             return self.stand_in_function(*shape)
+        layout = gluon_layout(value)
+        if layout is not None:
+            return layout
         return value
+
+    def source_class(self, fn):
+        """Gluon kernels compile from Gluon's own AST source (the GLUON language, TTGIR
+        out), as their JIT launcher does; Triton kernels from Triton's."""
+        is_gluon = getattr(fn, "is_gluon", None)
+        if callable(is_gluon) and is_gluon():
+            try:
+                from triton.experimental.gluon._runtime import GluonASTSource
+                return GluonASTSource
+            except ImportError:
+                pass
+        return self.ASTSource
 
     def stand_in_function(self, arity, results=1):
         """A constexpr the kernel calls (`acc = ACTIVATION(acc)`) is a jitted function its
@@ -758,7 +773,7 @@ class Worker:
         for name, a in p.get("attrs", spec.get("attrs") or {}).items():
             if name in names:
                 attrs[(names.index(name),)] = [list(x) for x in a]
-        src = self.ASTSource(fn, launch.signature_for_triton(p["signature"]), ckeys, attrs)
+        src = self.source_class(fn)(fn, launch.signature_for_triton(p["signature"]), ckeys, attrs)
         target = self.GPUTarget("cuda", parse_arch(task["arch"]), 32)
         row["stage_reached"] = "compile"
         self.mark("compile")
@@ -828,6 +843,37 @@ class Worker:
             res["bench_ms"] = do_bench(lambda: ck[grid](*args), return_mode="median")
         del args
         return res
+
+
+GLUON_LAYOUT = re.compile(r"\$gluon:([A-Za-z]+Layout)\((.*)\)\Z", re.S)
+
+
+def gluon_layout(value):
+    """A Gluon layout a launcher builds (`"$gluon:BlockedLayout([1], [32], [4], [0])"`): the
+    layout object, from Gluon's own constructor and the literal arguments the text holds (parsed
+    as Python literals, never run); None for any other value."""
+    m = GLUON_LAYOUT.match(value) if isinstance(value, str) else None
+    if not m:
+        return None
+    import ast
+    try:
+        from triton.experimental.gluon import language as gl
+        call = ast.parse(m.group(0)[len("$gluon:"):], mode="eval").body
+        ctor = getattr(gl, m.group(1))
+        args = [_layout_argument(gl, a) for a in call.args]
+        kwargs = {k.arg: _layout_argument(gl, k.value) for k in call.keywords}
+        return ctor(*args, **kwargs)
+    except Exception:  # an older Triton without Gluon, or a layout it does not know
+        return None
+
+
+def _layout_argument(gl, node):
+    """A literal, or a nested layout (`SliceLayout(1, BlockedLayout(...))`)."""
+    import ast
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id.endswith("Layout"):
+        return getattr(gl, node.func.id)(*[_layout_argument(gl, a) for a in node.args],
+                                          **{k.arg: _layout_argument(gl, k.value) for k in node.keywords})
+    return ast.literal_eval(node)
 
 
 def ported_path(task, spec):

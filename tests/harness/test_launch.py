@@ -2,6 +2,7 @@ import unittest
 
 from util import HARNESS  # noqa: F401
 import launch
+import worker
 from launch import MISSING, plan
 
 INDUCTOR_PERSISTENT = """
@@ -130,6 +131,11 @@ class Plan(unittest.TestCase):
         self.assertEqual(p["args"][1][1], "tensor")
         with self.assertRaisesRegex(ValueError, "unknown address element type .* for 'a_ptr'"):
             plan(dict(spec, addresses={"a_ptr": "weird"}), params("a_ptr", "c", "n"))
+
+    def test_only_gluon_layout_texts_are_layouts(self):
+        # Anything else passes through as it was (a string constexpr, a dtype name, a number).
+        for value in ("relu", "tl.float16", 128, "$gluon:os.system('x')", "$gluon:BlockedLayout"):
+            self.assertIsNone(worker.gluon_layout(value))
 
     def test_tuple_parameters(self):
         p = plan({"signature": {"x": "*fp32", "stride_q": "(i32,i32,i32)", "ptrs": "(*fp16,*fp16)"},

@@ -290,6 +290,28 @@ def k(a_ptr, out_ptr, n, BLOCK: tl.constexpr):
         # Without the fact, the kernel reads at address 32.
         self.assertNotEqual(rows[2]["status"], "ok")
 
+    def test_a_gluon_layout_the_launcher_builds_is_built_for_the_kernel(self):
+        gluon_copy = """import triton
+from triton.experimental import gluon
+from triton.experimental.gluon import language as gl
+
+
+@gluon.jit
+def k(in_ptr, out_ptr, n, XBLOCK: gl.constexpr, layout: gl.constexpr):
+    offs = gl.program_id(0) * XBLOCK + gl.arange(0, XBLOCK, layout=layout)
+    gl.store(out_ptr + offs, gl.load(in_ptr + offs, mask=offs < n), mask=offs < n)
+"""
+        sig = {"signature": {"in_ptr": "*fp32", "out_ptr": "*fp32", "n": "i32"}, "args": {"n": 1024},
+               "options": {"num_warps": 4}, "grid": [8, 1, 1]}
+        layout = "$gluon:BlockedLayout([1], [32], [4], [0])"
+        with tempfile.TemporaryDirectory() as tmp:
+            write_bundle(tmp, [(1, "k", gluon_copy, dict(sig, constexprs={"XBLOCK": 128, "layout": layout})),
+                               (2, "k", gluon_copy, dict(sig, constexprs={"XBLOCK": 128, "layout": 128}))])
+            proc, rows = run(tmp, "--stage", "run", "--jobs", "1")
+        self.assertEqual(rows[1]["status"], "ok", rows[1]["message"])
+        # An integer guess is no layout.
+        self.assertNotEqual(rows[2]["status"], "ok")
+
     def test_each_pointer_table_leads_to_its_own_buffer(self):
         # Symmetric memory: one table of peers' data buffers, one of their signal pads. Data
         # written through the first must not show in the slots read through the second (a kernel
