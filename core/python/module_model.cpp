@@ -427,6 +427,10 @@ std::vector<std::pair<const ImportBinding*, const ModuleStatement*>> PythonModul
 std::optional<std::string> PythonModule::qualified_name(TSNode expression) const {
   TSNode n = expression;
   if (is_type(n, "call")) n = field(n, "function");
+  return dotted_name(n, 0);
+}
+
+std::optional<std::string> PythonModule::dotted_name(TSNode n, int alias_depth) const {
   std::vector<std::string> chain;
   while (is_type(n, "attribute")) {
     chain.push_back(text_of(field(n, "attribute")));
@@ -434,19 +438,17 @@ std::optional<std::string> PythonModule::qualified_name(TSNode expression) const
   }
   if (!is_type(n, "identifier")) return std::nullopt;
   std::string base = text_of(n);
-  const ImportBinding* b = nullptr;
-  if (const LocalScope* local = local_scope_binding(base, ts_node_start_byte(n))) {
-    b = local->import_of(base);
-  } else {
-    b = import_of(base);
-  }
   std::optional<std::string> target;
-  if (b) target = b->target;
-  else if (!aliases_.empty() && !local_scope_binding(base, ts_node_start_byte(n))) target = alias_target(base, 0);
+  if (const LocalScope* local = local_scope_binding(base, ts_node_start_byte(n))) {
+    if (const ImportBinding* b = local->import_of(base)) target = b->target;
+  } else if (const ImportBinding* b = import_of(base)) {
+    target = b->target;
+  } else if (!aliases_.empty()) {
+    target = alias_target(base, alias_depth);
+  }
   if (!target) return std::nullopt;
-  std::string out = *target;
-  for (auto it = chain.rbegin(); it != chain.rend(); ++it) out += "." + *it;
-  return out;
+  for (auto it = chain.rbegin(); it != chain.rend(); ++it) *target += "." + *it;
+  return target;
 }
 
 void PythonModule::collect_aliases(TSNode n, int depth) {
@@ -473,29 +475,12 @@ void PythonModule::collect_aliases(TSNode n, int depth) {
   });
 }
 
-std::optional<std::string> PythonModule::module_level_name(TSNode expression, int depth) const {
-  std::vector<std::string> chain;
-  TSNode n = expression;
-  while (is_type(n, "attribute")) {
-    chain.push_back(text_of(field(n, "attribute")));
-    n = field(n, "object");
-  }
-  if (!is_type(n, "identifier")) return std::nullopt;
-  std::string base = text_of(n);
-  std::optional<std::string> target;
-  if (const ImportBinding* b = import_of(base)) target = b->target;
-  else target = alias_target(base, depth + 1);
-  if (!target) return std::nullopt;
-  for (auto it = chain.rbegin(); it != chain.rend(); ++it) *target += "." + *it;
-  return target;
-}
-
 std::optional<std::string> PythonModule::alias_target(const std::string& name, int depth) const {
   auto found = aliases_.find(name);
   if (found == aliases_.end() || depth > 4) return std::nullopt;
   std::optional<std::string> agreed;
   for (TSNode right : found->second) {
-    auto t = module_level_name(right, depth);
+    auto t = dotted_name(right, depth + 1);
     if (!t || (agreed && *agreed != *t)) return std::nullopt;
     agreed = t;
   }

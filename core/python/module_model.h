@@ -97,7 +97,8 @@ class PythonModule {
   // What a module-level alias of an import names (`tl_lang = tl`, `ConstExpr = tl.constexpr`):
   // nullopt unless every such assignment of `name` resolves, and to one target.
   std::optional<std::string> alias_target(const std::string& name, int depth) const;
-  std::optional<std::string> module_level_name(TSNode expression, int depth) const;
+  // qualified_name of an identifier or attribute chain, following aliases `alias_depth` deep so far.
+  std::optional<std::string> dotted_name(TSNode n, int alias_depth) const;
 
   std::string path_;
   std::unique_ptr<SyntaxTree> tree_;

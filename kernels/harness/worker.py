@@ -5,6 +5,7 @@ Triton (and torch, for load/run) are imported once at start-up so a task pays on
 own kernel. Anything the kernel prints goes to stderr: stdout is the protocol and a stray
 print must not corrupt it.
 """
+import ast
 import contextlib
 import importlib.util
 import json
@@ -845,31 +846,24 @@ class Worker:
         return res
 
 
-GLUON_LAYOUT = re.compile(r"\$gluon:([A-Za-z]+Layout)\((.*)\)\Z", re.S)
+GLUON_LAYOUT = re.compile(r"\$gluon:[A-Za-z]+Layout\(.*\)\Z", re.S)
 
 
 def gluon_layout(value):
     """A Gluon layout a launcher builds (`"$gluon:BlockedLayout([1], [32], [4], [0])"`): the
-    layout object, from Gluon's own constructor and the literal arguments the text holds (parsed
+    layout object, from Gluon's own constructors and the literal arguments the text holds (parsed
     as Python literals, never run); None for any other value."""
-    m = GLUON_LAYOUT.match(value) if isinstance(value, str) else None
-    if not m:
+    if not isinstance(value, str) or not GLUON_LAYOUT.match(value):
         return None
-    import ast
     try:
         from triton.experimental.gluon import language as gl
-        call = ast.parse(m.group(0)[len("$gluon:"):], mode="eval").body
-        ctor = getattr(gl, m.group(1))
-        args = [_layout_argument(gl, a) for a in call.args]
-        kwargs = {k.arg: _layout_argument(gl, k.value) for k in call.keywords}
-        return ctor(*args, **kwargs)
+        return _layout_argument(gl, ast.parse(value[len("$gluon:"):], mode="eval").body)
     except Exception:  # an older Triton without Gluon, or a layout it does not know
         return None
 
 
 def _layout_argument(gl, node):
-    """A literal, or a nested layout (`SliceLayout(1, BlockedLayout(...))`)."""
-    import ast
+    """A layout call (`SliceLayout(1, BlockedLayout(...))`, nested ones too), or a literal."""
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id.endswith("Layout"):
         return getattr(gl, node.func.id)(*[_layout_argument(gl, a) for a in node.args],
                                           **{k.arg: _layout_argument(gl, k.value) for k in node.keywords})
