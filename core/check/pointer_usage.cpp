@@ -174,6 +174,14 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
     if (t == "assignment") {
       TSNode left = field(n, "left"), right = field(n, "right");
       if (is_type(left, "identifier") && !ts_node_is_null(right)) assigned[m_.text_of(left)].push_back(right);
+      // `start, mid, end = 0, count - 1, count`: each name holds the value in its own place.
+      bool tuple_left = is_type(left, "pattern_list") || is_type(left, "tuple_pattern");
+      bool tuple_right = is_type(right, "expression_list") || is_type(right, "tuple");
+      if (tuple_left && tuple_right && ts_node_named_child_count(left) == ts_node_named_child_count(right))
+        for (uint32_t i = 0; i < ts_node_named_child_count(left); ++i) {
+          TSNode name = ts_node_named_child(left, i);
+          if (is_type(name, "identifier")) assigned[m_.text_of(name)].push_back(ts_node_named_child(right, i));
+        }
       // `lo, hi = tl.load(p + tl.arange(0, 2)).split()`: each name holds elements of the operand.
       if ((is_type(left, "pattern_list") || is_type(left, "tuple_pattern")) && is_type(right, "call")) {
         TSNode fn = field(right, "function");

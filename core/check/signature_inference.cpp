@@ -25,6 +25,7 @@
 #include "core/check/branch_reach.h"
 #include "core/check/constant_eval.h"
 #include "core/check/decorator_facts.h"
+#include "core/check/descriptor_hooks.h"
 #include "core/check/descriptor_usage.h"
 #include "core/check/element_type_agreement.h"
 #include "core/check/launch_facts.h"
@@ -347,6 +348,7 @@ InferredSignature triton_signature(const KernelSource& k, HelperReads& helpers) 
   AutotuneConfig autotune;
   std::vector<AutotuneConfig> autotune_configs;
   std::vector<TSNode> heuristic_dicts;
+  bool autotuned = false;
   for (TSNode d : site->decorators) {
     if (!is_type(d, "call")) continue;
     auto q = m->qualified_name(d);
@@ -362,6 +364,7 @@ InferredSignature triton_signature(const KernelSource& k, HelperReads& helpers) 
         first_positional = a;
       }
     });
+    autotuned = autotuned || ends_with(callee, "autotune");
     if (ends_with(callee, "autotune") && !autotune.found) {
       std::vector<AutotuneConfig> all;
       reader.configs(ts_node_is_null(configs) ? first_positional : configs, {}, all, kMaxAutotuneConfigs);
@@ -778,6 +781,43 @@ InferredSignature triton_signature(const KernelSource& k, HelperReads& helpers) 
     p.value = v, p.origin = Origin::Fallback, p.why = "heuristic not evaluable; " + why;
     known[name] = v;
   }
+  // A constexpr the launch computes from another it hands, neither evaluable there
+  // (`HALF=BLOCK // 2` of a `BLOCK` from the caller's config): computed from the other's value as
+  // the launch computes it, so the two agree as they do in the repository.
+  if (chosen) {
+    std::map<std::string, std::string> param_of;  // an argument written as a name -> its parameter
+    for (const auto& a : k.launches[*chosen].args)
+      if (!a.param.empty() && is_identifier_text(a.text)) param_of[a.text] = a.param;
+    for (const auto& a : k.launches[*chosen].args) {
+      auto it = by_name.find(a.param);
+      if (a.role != "unknown" || a.param.empty() || param_of.count(a.text) || it == by_name.end() ||
+          it->second.type != "constexpr" || it->second.origin != Origin::Fallback)
+        continue;
+      std::unique_ptr<PythonModule> expression;
+      try {
+        expression = PythonModule::build("<launch argument>", a.text);
+      } catch (const Error&) {
+        continue;
+      }
+      TSNode root = expression->tree().root();
+      TSNode statement = ts_node_named_child_count(root) == 1 ? ts_node_named_child(root, 0) : TSNode{};
+      if (!is_type(statement, "expression_statement") || ts_node_named_child_count(statement) != 1) continue;
+      std::set<std::string> used;
+      ConstantEvaluator eval(*expression, [&](const std::string& name) -> std::optional<nlohmann::json> {
+        auto param = param_of.find(name);
+        if (param == param_of.end() || param->second == a.param) return std::nullopt;
+        auto value = known.find(param->second);
+        if (value == known.end()) return std::nullopt;
+        used.insert(param->second);
+        return value->second;
+      });
+      auto v = eval.eval(ts_node_named_child(statement, 0));
+      if (!v || !v->is_number_integer() || v->get<int64_t>() < 1 || used.empty()) continue;
+      it->second.value = *v;
+      it->second.why = "computed as the launch computes it (" + a.text + ") from the value of " + *used.begin();
+      known[a.param] = *v;
+    }
+  }
   // Guesses that break the kernel's own tl.static_assert move to values it accepts; what the
   // launch, an annotation or a heuristic of launch values decided stays, except a launch value
   // that only follows from the stand-in sizes (`n = x.shape[-1]` with `tl.static_assert(n == 4)`).
@@ -830,6 +870,29 @@ InferredSignature triton_signature(const KernelSource& k, HelperReads& helpers) 
     }
     p.type = p.type.substr(0, p.type.find('[') + 1) + block + "]>";
   }
+  // A descriptor whose block the autotuner's pre-hook sets: the launcher's block, if any, is a
+  // placeholder the hook replaces before every launch.
+  std::set<std::string> hooked;
+  if (autotuned)
+    for (const auto& [name, dims] : hook_descriptor_blocks(*m, known)) {
+      auto it = by_name.find(name);
+      if (it == by_name.end() || it->second.type == "constexpr") continue;
+      InferredParam& p = it->second;
+      auto f = launched.find(name);
+      auto dt = facts.dtypes.find(name);
+      std::string dtype = f != launched.end() && !f->second.dtype.empty() ? f->second.dtype
+                          : p.type.rfind("tensordesc<", 0) == 0         ? p.type.substr(11, p.type.find('[') - 11)
+                          : dt != facts.dtypes.end()                      ? dt->second
+                                                                          : "fp16";
+      std::string block;
+      for (int64_t d : dims) block += (block.empty() ? "" : ", ") + std::to_string(d);
+      p.type = "tensordesc<" + dtype + "[" + block + "]>";
+      p.origin = Origin::Code;
+      p.why = "a TMA descriptor whose block the autotune pre-hook sets";
+      hooked.insert(name);
+      out.tensors.erase(name);
+      out.args.erase(name);
+    }
   // Parameters the kernel loads and stores through as TMA descriptors take a descriptor type,
   // whatever name or launch role made them pointers or integers above.
   {
@@ -844,7 +907,7 @@ InferredSignature triton_signature(const KernelSource& k, HelperReads& helpers) 
       InferredParam& p = by_name[name];
       // A descriptor the launcher built keeps the block it was built with: the body's offsets
       // do not tell a block split in two (`c_desc.store([m, n + BLOCK_N // 2], c1)`).
-      if (p.origin == Origin::Launch && p.type.rfind("tensordesc<", 0) == 0) continue;
+      if ((p.origin == Origin::Launch || hooked.count(name)) && p.type.rfind("tensordesc<", 0) == 0) continue;
       std::string type = descriptor_type(*m, body, uses, known);
       if (type.empty()) continue;
       p.type = type;

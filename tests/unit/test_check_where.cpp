@@ -24,7 +24,7 @@ TEST_CASE("check --where selects kernels and can do nothing else", "[check][wher
     CHECK(select_check_kernels(*ro, "id IN (SELECT kernel_id FROM kernel_deps)", 0).size() > 0);
     auto tuned = select_check_kernels(
         *ro, "EXISTS (SELECT 1 FROM json_each(meta, '$.decorators') WHERE value LIKE '%autotune')", 0);
-    CHECK(tuned.size() == 5);
+    CHECK(tuned.size() == 6);
   }
 
   SECTION("injected statements are refused and nothing changes") {
