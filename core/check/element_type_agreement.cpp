@@ -66,6 +66,7 @@ void agree_element_types(const ElementTypeInputs& in, InferredSignature& out) {
   // Tensors whose element type the launcher leaves open (`q` handed in by the caller) take the one
   // half-precision type it fixes for the others (`torch.empty(..., dtype=torch.float16)`), if there
   // is exactly one: kernels mix their operands in tl.dot and arithmetic, which wants one type.
+  std::set<std::string> floated;  // tensors that took the launcher's floating type
   if (in.launcher_chosen) {
     std::set<std::string> floats;
     for (const auto& [name, f] : launched)
@@ -79,8 +80,23 @@ void agree_element_types(const ElementTypeInputs& in, InferredSignature& out) {
         p.type = "*" + *floats.begin();
         p.why += "; the launcher's floating type";
         if (out.tensors.contains(name)) out.tensors[name]["dtype"] = *floats.begin();
+        floated.insert(name);
       }
   }
+  // A copy's other side still open (bound to what the scan could not evaluate, `w` of a caller)
+  // takes that type as well: the two buffers hold one type.
+  for (const auto& [dst, src] : facts.copies)
+    for (const auto& [to, from] : {std::pair{src, dst}, std::pair{dst, src}}) {
+      auto it = by_name.find(to);
+      if (!floated.count(from) || floated.count(to) || it == by_name.end() || it->second.type != "*fp32" ||
+          it->second.origin == Origin::Annotation || facts.width_stated(to))
+        continue;
+      auto f = launched.find(to);
+      if (f != launched.end() && !f->second.dtype.empty()) continue;
+      it->second.type = by_name[from].type;
+      it->second.why += "; copied " + std::string(to == src ? "into " : "from ") + from + ", of the launcher's floating type";
+      if (out.tensors.contains(to)) out.tensors[to]["dtype"] = it->second.type.substr(1);
+    }
   // A float `other=` fill says the elements are floating, not how wide: fp32 from it alone is as
   // much an assumption as no evidence at all.
   for (const auto& name : in.order) {

@@ -674,6 +674,32 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
       for (const auto& dst : bases_of(op.address))
         for (const auto& src : bases_of(address_of(load)))
           if (dst != src) out.copies.emplace_back(dst, src);
+    // Stored converted to another load's type (`partial_dw = acc.to(w.dtype)` after `w =
+    // tl.load(W + cols)`, a layout change or two later): the two buffers hold one type.
+    TSNode converted = value;
+    for (int hop = 0; hop < 4 && !ts_node_is_null(converted); ++hop) {
+      converted = unwrap_layout(converted);
+      if (!is_type(converted, "identifier")) break;
+      auto it = assigned.find(m_.text_of(converted));
+      if (it == assigned.end() || it->second.size() > 2) break;
+      // The binding that converts, of at most two (`x = x.to(w.dtype)` then `x = tl.reshape(x, ...)`).
+      TSNode next{};
+      for (TSNode rhs : it->second)
+        if (ts_node_is_null(next) || (is_type(rhs, "call") && is_type(field(rhs, "function"), "attribute") &&
+                                      m_.text_of(field(field(rhs, "function"), "attribute")) == "to"))
+          next = rhs;
+      if (ts_node_eq(next, converted)) break;
+      converted = next;
+    }
+    if (is_type(converted, "call") && is_type(field(converted, "function"), "attribute") &&
+        m_.text_of(field(field(converted, "function"), "attribute")) == "to") {
+      TSNode target = argument(converted, 0);
+      if (is_type(target, "attribute") && m_.text_of(field(target, "attribute")) == "dtype")
+        for (TSNode load : loads_of(field(target, "object")))
+          for (const auto& dst : bases_of(op.address))
+            for (const auto& src : bases_of(address_of(load)))
+              if (dst != src) out.copies.emplace_back(dst, src);
+    }
   }
   // `x.to(tl.float8e4nv, bitcast=True)` (or `x.cast(...)`, `tl.cast(x, ...)`) of loaded values:
   // Triton bitcasts only between types of one width, so the elements are that wide (a byte buffer

@@ -193,6 +193,8 @@ _DOT_CALL = re.compile(r"\b(?:tl|triton\.language)\.dot\(")
 _TRANS_KEYWORD = re.compile(r"^\s*(trans_a|trans_b)\s*=\s*(True|False)\s*$")
 _EXPERIMENTAL_MAKE_DESC = re.compile(_prefixes(_TL) + r"\._experimental_make_tensor_descriptor\b")
 _EXPERIMENTAL_DESC_CALL = re.compile(r"(?:\b(?:tl|triton\.language)\.)?\b_experimental_descriptor_(load|store)\(")
+_EXPERIMENTAL_DESC_ALIAS = re.compile(
+    r"^(\w+)[ \t]*=[ \t]*((?:tl|triton\.language)\.)(_experimental_descriptor_(?:load|store))[ \t]*$", re.M)
 _EXPERIMENTAL_TOOLS_IMPORT = re.compile(
     r"^([ \t]*)((?:import|from)[ \t]+triton\.tools\.experimental_descriptor\b[^\n]*)$", re.M)
 _FLIP_CALL = re.compile(_prefixes(_TL) + r"\.flip\(")
@@ -366,6 +368,16 @@ def _port_descriptor_calls(source):
     """`tl._experimental_descriptor_load(d, offs, shape, dtype)` -> `d.load(offs)` and
     `tl._experimental_descriptor_store(d, v, offs)` -> `d.store(offs, v)`: (text, count)."""
     descriptors = set()
+    # `tl_experimental_descriptor_load = tl._experimental_descriptor_load` at module level, the
+    # name then called: the alias goes, its calls become the experimental call they stand for.
+    aliases = {}
+
+    def unalias(m):
+        aliases[m.group(1)] = m.group(2) + m.group(3)
+        return ""
+    source, n_aliases = _EXPERIMENTAL_DESC_ALIAS.subn(unalias, source)
+    for name, target in aliases.items():
+        source = re.sub(r"(?<![\w.])%s\(" % re.escape(name), target + "(", source)
 
     def rewrite(m, args):
         if len(args) < 3:
@@ -377,6 +389,7 @@ def _port_descriptor_calls(source):
             return "%s.load(%s)" % (args[0], args[1])
         return "%s.store(%s, %s)" % (args[0], args[2], args[1])
     out, count = _rewrite_calls(source, _EXPERIMENTAL_DESC_CALL, rewrite)
+    count += n_aliases
     # The old API took a pointer to the descriptor, and kernels typed results from it
     # (`acc.to(c_desc.dtype.element_ty)`); a tensor descriptor's dtype is the element type itself.
     for name in sorted(descriptors):
@@ -691,14 +704,18 @@ def moved_signature(message):
     without dim met Triton 3.6's check (flip.dim), or an attribute was read from a one-element
     tuple (tuple.single: "'to' is not in list"), or such a tuple was handed where a tensor goes
     (`mask = offs < N,` then `tl.load(..., mask=mask)`: "cannot convert [...] of type <class
-    'triton.language.core.tuple'> to tensor"), which a port can fix although the class is not
-    missing_name."""
+    'triton.language.core.tuple'> to tensor"), or a deprecated spelling a later Triton keeps as a
+    plain function was called inside a kernel ("`_semantic` argument must be provided outside of
+    JIT functions"), which a port can fix although the class is not missing_name."""
     return bool(message) and ("unexpected keyword argument 'trans_" in message or
                               "of type <class 'triton.language.core.tuple'> to tensor" in message or
                               "'dtype' object is not callable" in message or
                               "Unsupported function referenced: typing." in message or
                               "Unsupported function referenced: <function " in message or
                               "between instances of 'int' and 'NoneType'" in message or
+                              # a deprecated spelling kept as a plain function
+                              # (`tl._experimental_make_tensor_descriptor` on Triton 3.6)
+                              "argument must be provided outside of JIT functions" in message or
                               bool(re.search(r"ValueError: '\w+' is not in list", message)))
 
 

@@ -176,6 +176,27 @@ class PortText(unittest.TestCase):
         self.assertEqual(triton_ports.port(src, kept)[1], [])
         self.assertEqual(triton_ports.port(src, installed("3.2.0"))[1], [])
 
+    def test_module_aliases_of_experimental_descriptor_calls_are_ported(self):
+        # lorafusion binds the old ops to module names and calls those inside its kernels.
+        src = HDR + ("tl_experimental_descriptor_load = tl._experimental_descriptor_load\n"
+                     "tl_experimental_descriptor_store = tl._experimental_descriptor_store\n"
+                     "def k(a_desc, c_desc, BM: tl.constexpr):\n"
+                     "    x = tl_experimental_descriptor_load(a_desc, [0, 0], [BM, 64], tl.float16)\n"
+                     "    tl_experimental_descriptor_store(c_desc, x, [0, 0])\n"
+                     "    y = my.tl_experimental_descriptor_load(1)\n")
+        out, rewrites = triton_ports.port(src, installed())
+        self.assertNotIn("= tl._experimental_descriptor", out)
+        self.assertIn("    x = a_desc.load([0, 0])\n", out)
+        self.assertIn("    c_desc.store([0, 0], x)\n", out)
+        self.assertIn("    y = my.tl_experimental_descriptor_load(1)\n", out)  # another object's: as written
+        self.assertEqual([(r["move"], r["count"]) for r in rewrites], [("experimental_descriptor_load", 4)])
+
+    def test_a_deprecated_plain_function_called_in_a_kernel_asks_for_a_port(self):
+        self.assertTrue(triton_ports.moved_signature(
+            "ValueError: Did you forget to add @triton.jit ? (`_semantic` argument must be provided "
+            "outside of JIT functions.)"))
+        self.assertFalse(triton_ports.moved_signature("ValueError: Did you forget to add @triton.jit ?"))
+
     def test_a_ported_descriptors_pointer_dtype_becomes_its_element_type(self):
         # FBGEMM's fp8 gemm: `acc.to(C_ptr.dtype.element_ty)` of the pointer the old API took.
         src = HDR + ("def k(a_desc, C_ptr, BM: tl.constexpr):\n"
