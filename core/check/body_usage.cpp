@@ -70,10 +70,11 @@ std::pair<nlohmann::json, std::string> constexpr_fallback(const std::string& nam
     for (const char* par : {"TP", "SP", "EP", "DP", "PP", "CP"})
       group = group || up == std::string(par) + "_SIZE" || up == std::string(par) + "_WORLD_SIZE";
     if (group) return {1, "process group size: one GPU"};
-    // `size_per_rank` is a size, not a rank.
-    if (up == "RANK" || (ends_with(up, "_RANK") && !contains(up, "PER_RANK")) || up == "MY_PE" || up == "PE" ||
-        up == "RANK_ID")
-      return {0, "rank of the one GPU"};
+    // `size_per_rank` is a size, not a rank; nor is a count the kernel unrolls (a rank-r
+    // factorization's `tl.static_range(RANK)`): a process's rank is no loop count.
+    bool rank = up == "RANK" || (ends_with(up, "_RANK") && !contains(up, "PER_RANK")) || up == "MY_PE" ||
+                up == "PE" || up == "RANK_ID";
+    if (rank && !use.unrolled) return {0, "rank of the one GPU"};
   }
   // `for i in tl.static_range(W)` copies the body W times: a guess of 1024 for a letter makes
   // one compile take minutes (conv widths, hyper-connection counts), and real counts are small.
@@ -274,9 +275,33 @@ std::set<std::string> loop_bound_operands(const PythonModule& m, TSNode body) {
 }
 
 // Identifiers in the arguments of tl.static_range, whose loops Triton unrolls.
-std::set<std::string> static_range_operands(const PythonModule& m, TSNode body) {
+std::set<std::string> static_range_operands(const PythonModule& m, TSNode body, int depth) {
   std::set<std::string> out;
+  // Local constexprs (`num_l: tl.constexpr = LMAX + 1`) handed on count with what they are made of.
+  std::map<std::string, TSNode> locals;
+  for_each_node(body, [&](TSNode n) {
+    if (is_type(n, "assignment") && is_type(field(n, "left"), "identifier") && !ts_node_is_null(field(n, "right")))
+      locals.emplace(m.text_of(field(n, "left")), field(n, "right"));
+  });
   for_each_call(body, [&](TSNode n) {
+    // A helper that unrolls over a parameter: what the call hands it is a count here too
+    // (`_mix(x, LMAX + 1, RANK)` into `for r in tl.static_range(RANK)`).
+    if (depth < 3 && is_type(field(n, "function"), "identifier"))
+      if (const FunctionSite* helper = module_function(m, m.text_of(field(n, "function")))) {
+        std::set<std::string> counted = static_range_operands(m, field(helper->definition, "body"), depth + 1);
+        for_each_call_argument(m, n, helper->definition, [&](const std::string& target, TSNode value) {
+          if (!counted.count(target)) return;
+          for_each_node(value, [&](TSNode id) {
+            if (!is_type(id, "identifier")) return;
+            out.insert(m.text_of(id));
+            auto local = locals.find(m.text_of(id));
+            if (local != locals.end())
+              for_each_node(local->second, [&](TSNode x) {
+                if (is_type(x, "identifier")) out.insert(m.text_of(x));
+              });
+          });
+        });
+      }
     auto q = m.qualified_name(field(n, "function"));
     if (!q || !ends_with(*q, "language.static_range")) return;
     // start and end set the trip count; a large step only makes it smaller. So does a size the

@@ -7,6 +7,7 @@
 #include <cctype>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <set>
 #include <tuple>
 
@@ -107,7 +108,26 @@ void for_each_call_argument(const PythonModule& m, TSNode call, TSNode callee,
       binds = !ts_node_is_null(nodes[i].default_value) || named.count(nodes[i].name);
     if (!binds) return;
   }
+  // `f(a, *strides, n, BLOCK)`: a splat fills as many parameters as the call leaves over, where
+  // that is knowable (one splat, a callee without defaults or variadics); else the positional
+  // arguments after it bind nothing here, rather than the wrong parameters.
+  size_t positional = 0, splats = 0, named = 0;
+  bool variadic = false, defaults = false;
+  for_each_named_child(field(call, "arguments"), [&](TSNode a) {
+    if (is_type(a, "comment")) return;
+    if (is_type(a, "list_splat")) ++splats;
+    else if (is_type(a, "keyword_argument")) ++named;
+    else if (!is_type(a, "dictionary_splat")) ++positional;
+  });
+  for_each_named_child(field(callee, "parameters"), [&](TSNode p) {
+    variadic = variadic || is_type(p, "list_splat_pattern") || is_type(p, "dictionary_splat_pattern");
+  });
+  for (const auto& p : nodes) defaults = defaults || !ts_node_is_null(p.default_value);
+  std::optional<size_t> splat_width;
+  if (splats == 1 && !variadic && !defaults && params.size() >= positional + named)
+    splat_width = params.size() - positional - named;
   size_t index = 0;
+  bool lost = false;  // past a splat of unknown width
   for_each_named_child(field(call, "arguments"), [&](TSNode a) {
     if (is_type(a, "comment")) return;
     std::string target;
@@ -115,7 +135,12 @@ void for_each_call_argument(const PythonModule& m, TSNode call, TSNode callee,
     if (is_type(a, "keyword_argument")) {
       target = m.text_of(field(a, "name"));
       value = field(a, "value");
-    } else if (index < params.size()) {
+    } else if (is_type(a, "list_splat")) {
+      if (splat_width) index += *splat_width;
+      else lost = true;
+    } else if (is_type(a, "dictionary_splat")) {
+      return;
+    } else if (!lost && index < params.size()) {
       target = params[index++];
     }
     if (!target.empty()) visit(target, value);

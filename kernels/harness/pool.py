@@ -329,10 +329,12 @@ class Pool:
         - a fault at run time on buffers sized from stand-in shapes: every buffer grows
           (worker.grow_buffers);
         - a compile that ran out of time with guessed block sizes (128-wide fp32 tiles of a
-          backward kernel spill until ptxas takes minutes): the guessed sizes are quartered."""
+          backward kernel spill until ptxas takes minutes): the guessed sizes are quartered;
+        - one that ran out of time with the first of its autotune configs (Mamba's 256x256 tiles
+          on four warps): the config of the smallest tiles, which the autotuner tries as well."""
         spec = task.get("spec") or {}
         if (row.get("status") != "fail" or spec.get("language", "triton") != "triton" or
-                task.get("grow") or task.get("shrink")):
+                task.get("grow") or task.get("shrink") or task.get("config") is not None):
             return None
         if (row.get("error_class") == "illegal_address" and row.get("stage_reached") == "run" and
                 task.get("stage") == "run"):
@@ -344,7 +346,27 @@ class Pool:
             stage = Pool._last_stage_hint(task)
         if row.get("error_class") == "timeout" and stage == "compile" and blocks:
             return {"shrink": SHRINK_ON_TIMEOUT}
+        if row.get("error_class") == "timeout" and stage == "compile":
+            smallest = Pool._smallest_config(spec.get("autotune") or [])
+            if smallest:
+                return {"config": smallest}
         return None
+
+    @staticmethod
+    def _smallest_config(configs):
+        """Index of the autotune config whose integer constexprs multiply to the least (fewer
+        stages, then warps, on a tie); None where that is the first, which ran already."""
+        def size(i):
+            c = configs[i] if isinstance(configs[i], dict) else {}
+            product = 1
+            for v in (c.get("constexprs") or {}).values():
+                if isinstance(v, int) and not isinstance(v, bool) and v > 0:
+                    product *= v
+            return (product, c.get("num_stages") or 0, c.get("num_warps") or 0, i)
+        if len(configs) < 2:
+            return None
+        best = min(range(len(configs)), key=size)
+        return best if size(best)[:3] < size(0)[:3] else None
 
     @staticmethod
     def _after_retry(first, retry):

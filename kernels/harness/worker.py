@@ -554,6 +554,9 @@ class Worker:
         for _ in range(task.get("shrink") or 0):
             # The pool's second try after a compile ran out of time: smaller guessed blocks.
             halve_guessed_blocks(p, row)
+        if task.get("config") is not None:
+            # Or, for an autotuned kernel, its config of the smallest tiles.
+            spec = use_autotune_config(spec, p, task["config"], row)
         while True:
             try:
                 return self.compile_load_run(fn, spec, p, task, stage, row, None)
@@ -1027,6 +1030,23 @@ def stand_in_source(arity, results):
 def _dtype_name(value):
     m = _DTYPE_TEXT.match(value) if isinstance(value, str) else None
     return m.group(1) if m else None
+
+
+def use_autotune_config(spec, p, index, row):
+    """The spec and plan with autotune config `index`'s constexprs and options in place of the
+    first config's, noted in the row (`config`); the spec unchanged where there is no such config."""
+    configs = spec.get("autotune") or []
+    if not 0 <= index < len(configs) or not isinstance(configs[index], dict):
+        return spec
+    config = configs[index]
+    for name, value in (config.get("constexprs") or {}).items():
+        if name in p["constexprs"]:
+            p["constexprs"][name] = value
+    options = dict(spec.get("options") or {})
+    options.update({k: config[k] for k in ("num_warps", "num_stages") if config.get(k) is not None})
+    row["config"] = index
+    row["constexprs"] = _jsonable(p["constexprs"])
+    return dict(spec, options=options)
 
 
 def halve_guessed_blocks(p, row):

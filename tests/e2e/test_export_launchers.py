@@ -49,7 +49,7 @@ LAUNCHED = {"act_kernel": "activation", "dequant_kernel": "dequantize", "scale_k
             "logsum_rows_kernel": ("reduce_rows", "reduce_log"), "maxsum_rows_kernel": ("reduce_rows", "reduce_log"),
             "exp_rows_kernel": "exp_rows", "group_sums_kernel": "group_sums",
             "add_raw_kernel": "solve", "scale_i8_kernel": "scale_i8", "scaled_copy_kernel": "scaled_copy",
-            "rope_pairs_kernel": "rope_pairs", "weight_grad_rows": "weight_grad",
+            "rope_pairs_kernel": "rope_pairs", "weight_grad_rows": "weight_grad", "radial_mix": "mix", "_mix_orders": "mix",
             # launched through a wrapper (`triton_viz.trace(k)[grid]`), directly or handed
             "negate_kernel": "negate", "square_kernel": "run_traced", "copy_kernel": "copy",
             # two test functions each define and launch their own `kernel`
@@ -84,7 +84,7 @@ class ExportWithLauncher(unittest.TestCase):
     def test_records_hold_kernel_and_launcher(self):
         records, summary = self.export("--with-launcher")
         self.assertEqual({r["kernel_name"] for r in records}, set(LAUNCHED))
-        self.assertIn("written with their launcher: 94", summary)
+        self.assertIn("written with their launcher: 95", summary)
         for r in records:
             want = LAUNCHED[r["kernel_name"]]
             self.assertIn(r["launcher"], want if isinstance(want, tuple) else (want,), r["kernel_name"])

@@ -78,6 +78,32 @@ class RetryAfterFault(unittest.TestCase):
                              {"shrink": pool.SHRINK_ON_TIMEOUT})
         self.assertIsNone(pool.Pool._second_try(dict(guessed, shrink=2), timeout))
 
+    def test_compile_timeouts_of_an_autotuned_kernel_retry_its_smallest_config(self):
+        timeout = {"status": "fail", "error_class": "timeout", "stage_reached": "compile", "message": "no result"}
+        configs = [{"num_stages": 1, "num_warps": 4, "constexprs": {"BLOCK_M": 256, "BLOCK_N": 256}},
+                   {"num_stages": 3, "num_warps": 8, "constexprs": {"BLOCK_M": 64, "BLOCK_N": 128}},
+                   {"num_stages": 2, "num_warps": 4, "constexprs": {"BLOCK_M": 64, "BLOCK_N": 128}}]
+        tuned = {"spec": {"language": "triton", "constexprs": {"BLOCK_M": 256, "BLOCK_N": 256},
+                          "guessed": [], "autotune": configs}, "stage": "run"}
+        self.assertEqual(pool.Pool._second_try(tuned, timeout), {"config": 2})
+        self.assertIsNone(pool.Pool._second_try(dict(tuned, config=2), timeout))  # once
+        self.assertIsNone(pool.Pool._second_try(tuned, dict(timeout, error_class="type_error")))
+        # The first config is already the smallest: nothing else to try.
+        first_small = {"spec": dict(tuned["spec"], autotune=[configs[2], configs[0]]), "stage": "run"}
+        self.assertIsNone(pool.Pool._second_try(first_small, timeout))
+
+    def test_an_autotune_config_replaces_the_first_ones_values(self):
+        spec = {"options": {"num_warps": 4, "num_stages": 1},
+                "autotune": [{"num_warps": 4, "num_stages": 1, "constexprs": {"BLOCK_M": 256}},
+                             {"num_warps": 8, "num_stages": 2, "constexprs": {"BLOCK_M": 64, "OTHER": 3}}]}
+        plan, row = {"constexprs": {"BLOCK_M": 256, "CAUSAL": True}}, {}
+        out = worker.use_autotune_config(spec, plan, 1, row)
+        self.assertEqual(plan["constexprs"], {"BLOCK_M": 64, "CAUSAL": True})  # only the kernel's own
+        self.assertEqual(out["options"], {"num_warps": 8, "num_stages": 2})
+        self.assertEqual(spec["options"], {"num_warps": 4, "num_stages": 1})  # the task's spec as it was
+        self.assertEqual(row["config"], 1)
+        self.assertIs(worker.use_autotune_config(spec, plan, 5, {}), spec)
+
     def test_a_module_killed_after_its_eager_run_ran_eagerly(self):
         # inductor_stage marks "run" once the eager forward passed; an Inductor compile past the
         # timeout then kills the worker with the row's details.
