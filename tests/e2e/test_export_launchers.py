@@ -49,7 +49,9 @@ LAUNCHED = {"act_kernel": "activation", "dequant_kernel": "dequantize", "scale_k
             "logsum_rows_kernel": ("reduce_rows", "reduce_log"), "maxsum_rows_kernel": ("reduce_rows", "reduce_log"),
             "exp_rows_kernel": "exp_rows", "group_sums_kernel": "group_sums",
             "add_raw_kernel": "solve", "scale_i8_kernel": "scale_i8", "scaled_copy_kernel": "scaled_copy",
-            "rope_pairs_kernel": "rope_pairs", "weight_grad_rows": "weight_grad", "radial_mix": "mix", "_mix_orders": "mix",
+            "rope_pairs_kernel": "rope_pairs", "weight_grad_rows": "weight_grad", "radial_mix": "mix",
+            # a jitted helper that returns a value: compiled inside its caller, no launcher of its own
+            "_mix_orders": None,
             # launched through a wrapper (`triton_viz.trace(k)[grid]`), directly or handed
             "negate_kernel": "negate", "square_kernel": "run_traced", "copy_kernel": "copy",
             # two test functions each define and launch their own `kernel`
