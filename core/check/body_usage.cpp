@@ -275,7 +275,23 @@ std::set<std::string> loop_bound_operands(const PythonModule& m, TSNode body) {
 }
 
 // Identifiers in the arguments of tl.static_range, whose loops Triton unrolls.
-std::set<std::string> static_range_operands(const PythonModule& m, TSNode body, int depth) {
+namespace {
+
+using UnrolledByHelper = std::map<const FunctionSite*, std::set<std::string>>;
+
+std::set<std::string> unrolled_operands(const PythonModule& m, TSNode body, int depth, UnrolledByHelper& helpers);
+
+// A helper's unrolled counts, read once however often the body calls it.
+const std::set<std::string>& helper_unrolled(const PythonModule& m, const FunctionSite* helper, int depth,
+                                             UnrolledByHelper& helpers) {
+  auto it = helpers.find(helper);
+  if (it != helpers.end()) return it->second;
+  helpers[helper];  // a recursive helper reads as none while it is read
+  std::set<std::string> found = unrolled_operands(m, field(helper->definition, "body"), depth, helpers);
+  return helpers[helper] = std::move(found);
+}
+
+std::set<std::string> unrolled_operands(const PythonModule& m, TSNode body, int depth, UnrolledByHelper& helpers) {
   std::set<std::string> out;
   // Local constexprs (`num_l: tl.constexpr = LMAX + 1`) handed on count with what they are made of.
   std::map<std::string, TSNode> locals;
@@ -288,7 +304,7 @@ std::set<std::string> static_range_operands(const PythonModule& m, TSNode body, 
     // (`_mix(x, LMAX + 1, RANK)` into `for r in tl.static_range(RANK)`).
     if (depth < 3 && is_type(field(n, "function"), "identifier"))
       if (const FunctionSite* helper = module_function(m, m.text_of(field(n, "function")))) {
-        std::set<std::string> counted = static_range_operands(m, field(helper->definition, "body"), depth + 1);
+        const std::set<std::string>& counted = helper_unrolled(m, helper, depth + 1, helpers);
         for_each_call_argument(m, n, helper->definition, [&](const std::string& target, TSNode value) {
           if (!counted.count(target)) return;
           for_each_node(value, [&](TSNode id) {
@@ -325,6 +341,13 @@ std::set<std::string> static_range_operands(const PythonModule& m, TSNode body, 
     });
   });
   return out;
+}
+
+}  // namespace
+
+std::set<std::string> static_range_operands(const PythonModule& m, TSNode body) {
+  UnrolledByHelper helpers;
+  return unrolled_operands(m, body, 0, helpers);
 }
 
 std::set<std::string> multiplied_trip_counts(const PythonModule& m, TSNode body) {

@@ -76,7 +76,7 @@ std::map<std::string, int> called_results(const PythonModule& m, TSNode body, co
 std::set<std::string> loop_bound_operands(const PythonModule& m, TSNode body);
 // Identifiers in the bounds of tl.static_range, whose loops Triton unrolls, here or in a helper
 // they are handed to.
-std::set<std::string> static_range_operands(const PythonModule& m, TSNode body, int depth = 0);
+std::set<std::string> static_range_operands(const PythonModule& m, TSNode body);
 // Names multiplied into one loop's trip count (`range(KD * KH * KW * blocks)`): a conv's
 // kernel sizes, where stand-in sizes of 32 each make 32^3 iterations.
 std::set<std::string> multiplied_trip_counts(const PythonModule& m, TSNode body);
