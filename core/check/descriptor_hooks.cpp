@@ -32,14 +32,11 @@ void read_hook(const PythonModule& m, const FunctionSite& hook, const Env& known
   const std::string nargs = m.text_of(first);
   // The hook's own locals (`BLOCK_M = nargs["BLOCK_M"]`), by their first binding.
   std::map<std::string, TSNode> locals;
-  std::function<void(TSNode)> collect = [&](TSNode block) {
-    for_each_named_child(block, [&](TSNode st) {
-      TSNode a = is_type(st, "expression_statement") ? ts_node_named_child(st, 0) : TSNode{};
-      if (is_type(a, "assignment") && is_type(field(a, "left"), "identifier"))
-        locals.emplace(m.text_of(field(a, "left")), field(a, "right"));
-    });
-  };
-  collect(field(hook.definition, "body"));
+  for_each_named_child(field(hook.definition, "body"), [&](TSNode st) {
+    TSNode a = is_type(st, "expression_statement") ? ts_node_named_child(st, 0) : TSNode{};
+    if (is_type(a, "assignment") && is_type(field(a, "left"), "identifier"))
+      locals.emplace(m.text_of(field(a, "left")), field(a, "right"));
+  });
   std::set<std::string> evaluating;
   std::function<std::optional<nlohmann::json>(const std::string&)> lookup;
   ConstantEvaluator eval(m, [&](const std::string& name) -> std::optional<nlohmann::json> { return lookup(name); });

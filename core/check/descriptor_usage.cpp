@@ -235,22 +235,35 @@ std::string descriptor_type(const PythonModule& m, TSNode body, const std::vecto
   if (dtype.empty()) dtype = "fp16";  // the common TMA operand; the kernel gave no hint
   for (const auto& use : uses) {
     if (!reachable_under(m, known, use.call, body)) continue;
-    std::string shape;
+    std::vector<int64_t> shape;
     for (size_t d = 0; d < use.block.size(); ++d) {
       TSNode b = use.block[d];
       // An outer offset that no block steps (`desc.load([batch, m * BLOCK_M, k])`, with `batch` a
       // program id) moves one row at a time: a block of 1 there.
       if (ts_node_is_null(b) && d + 1 < use.block.size() && use.block.size() > 2) {
-        shape += (shape.empty() ? "" : ", ") + std::string("1");
+        shape.push_back(1);
         continue;
       }
       auto v = ts_node_is_null(b) ? std::nullopt : eval_with(m, known, b);
       if (!v || !v->is_number_integer() || v->get<int64_t>() < 1) return "";
-      shape += (shape.empty() ? "" : ", ") + std::to_string(v->get<int64_t>());
+      shape.push_back(v->get<int64_t>());
     }
-    return "tensordesc<" + dtype + "[" + shape + "]>";
+    return tensordesc_type(dtype, shape);
   }
   return "";
+}
+
+std::string tensordesc_type(const std::string& dtype, const std::vector<int64_t>& block) {
+  std::string dims;
+  for (int64_t d : block) dims += (dims.empty() ? "" : ", ") + std::to_string(d);
+  return "tensordesc<" + dtype + "[" + dims + "]>";
+}
+
+std::string tensordesc_dtype(const std::string& type) {
+  static const std::string kPrefix = "tensordesc<";
+  size_t open = type.find('[');
+  if (type.rfind(kPrefix, 0) != 0 || open == std::string::npos) return "";
+  return type.substr(kPrefix.size(), open - kPrefix.size());
 }
 
 }  // namespace mine::check

@@ -26,6 +26,11 @@ std::map<std::string, std::vector<DescriptorUse>> descriptor_uses(const PythonMo
                                                                   const std::vector<std::string>& params,
                                                                   const std::set<std::string>& constexprs);
 
+// The type text of a descriptor of `dtype` elements and that block: "tensordesc<fp16[128, 64]>".
+std::string tensordesc_type(const std::string& dtype, const std::vector<int64_t>& block);
+// The element type of such a type text ("fp16"), or "" for any other type.
+std::string tensordesc_dtype(const std::string& type);
+
 // "tensordesc<fp16[128, 64]>" for the first use `known` does not rule out, or "" when its block
 // does not evaluate.
 std::string descriptor_type(const PythonModule& m, TSNode body, const std::vector<DescriptorUse>& uses, const Env& known);

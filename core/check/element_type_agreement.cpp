@@ -9,6 +9,12 @@ void agree_element_types(const ElementTypeInputs& in, InferredSignature& out) {
   auto& by_name = in.by_name;
   const PointerFacts& facts = in.facts;
   const auto& launched = in.launched;
+  auto take = [&](const std::string& to, const std::string& type, const std::string& why) {
+    InferredParam& p = by_name[to];
+    p.type = type;
+    p.why += why;
+    if (out.tensors.contains(to)) out.tensors[to]["dtype"] = type.substr(1);
+  };
   // A copy's source or destination whose element type nothing stated takes the other's stated one
   // (`pad = torch.full(..., dtype=torch.int32)` filled from the caller's `topk_idx`).
   {
@@ -31,12 +37,6 @@ void agree_element_types(const ElementTypeInputs& in, InferredSignature& out) {
     auto open = [&](const std::string& name) {
       auto it = by_name.find(name);
       return it != by_name.end() && it->second.type == "*fp32" && stated(name).empty();
-    };
-    auto take = [&](const std::string& to, const std::string& type, const std::string& why) {
-      InferredParam& p = by_name[to];
-      p.type = type;
-      p.why += why;
-      if (out.tensors.contains(to)) out.tensors[to]["dtype"] = type.substr(1);
     };
     for (const auto& [dst, src] : facts.copies)
       for (const auto& [to, from] : {std::pair{src, dst}, std::pair{dst, src}}) {
@@ -77,9 +77,7 @@ void agree_element_types(const ElementTypeInputs& in, InferredSignature& out) {
         if (p.origin != Origin::Launch || f == launched.end() || f->second.role != "tensor" || !f->second.dtype.empty()) continue;
         // The body's own reading of its width wins; a float fill or float math states none.
         if (p.type != "*fp32" || facts.width_stated(name)) continue;
-        p.type = "*" + *floats.begin();
-        p.why += "; the launcher's floating type";
-        if (out.tensors.contains(name)) out.tensors[name]["dtype"] = *floats.begin();
+        take(name, "*" + *floats.begin(), "; the launcher's floating type");
         floated.insert(name);
       }
   }
@@ -93,9 +91,8 @@ void agree_element_types(const ElementTypeInputs& in, InferredSignature& out) {
         continue;
       auto f = launched.find(to);
       if (f != launched.end() && !f->second.dtype.empty()) continue;
-      it->second.type = by_name[from].type;
-      it->second.why += "; copied " + std::string(to == src ? "into " : "from ") + from + ", of the launcher's floating type";
-      if (out.tensors.contains(to)) out.tensors[to]["dtype"] = it->second.type.substr(1);
+      take(to, by_name[from].type,
+           "; copied " + std::string(to == src ? "into " : "from ") + from + ", of the launcher's floating type");
     }
   // A float `other=` fill says the elements are floating, not how wide: fp32 from it alone is as
   // much an assumption as no evidence at all.

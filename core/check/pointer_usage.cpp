@@ -88,44 +88,33 @@ void for_each_call_argument(const PythonModule& m, TSNode call, TSNode callee,
   std::vector<ParameterNodes> nodes = parameter_nodes(m, callee);
   std::vector<std::string> params;
   for (const auto& p : nodes) params.push_back(p.name);
-  // A call that cannot bind its arguments (a stale call left in a branch the kernel never
-  // compiles, one argument short) says nothing of what its arguments are.
-  {
-    size_t positional = 0;
-    bool splat = false;
-    std::set<std::string> named;
-    for_each_named_child(field(call, "arguments"), [&](TSNode a) {
-      if (is_type(a, "comment")) return;
-      if (is_type(a, "list_splat") || is_type(a, "dictionary_splat")) splat = true;
-      else if (is_type(a, "keyword_argument")) named.insert(m.text_of(field(a, "name")));
-      else ++positional;
-    });
-    for_each_named_child(field(callee, "parameters"), [&](TSNode p) {
-      splat = splat || is_type(p, "list_splat_pattern") || is_type(p, "dictionary_splat_pattern");
-    });
-    bool binds = splat || positional <= params.size();
-    for (size_t i = positional; binds && !splat && i < nodes.size(); ++i)
-      binds = !ts_node_is_null(nodes[i].default_value) || named.count(nodes[i].name);
-    if (!binds) return;
-  }
-  // `f(a, *strides, n, BLOCK)`: a splat fills as many parameters as the call leaves over, where
-  // that is knowable (one splat, a callee without defaults or variadics); else the positional
-  // arguments after it bind nothing here, rather than the wrong parameters.
-  size_t positional = 0, splats = 0, named = 0;
-  bool variadic = false, defaults = false;
+  size_t positional = 0, splats = 0;
+  bool dictionary_splat = false, variadic = false, defaults = false;
+  std::set<std::string> named;
   for_each_named_child(field(call, "arguments"), [&](TSNode a) {
     if (is_type(a, "comment")) return;
     if (is_type(a, "list_splat")) ++splats;
-    else if (is_type(a, "keyword_argument")) ++named;
-    else if (!is_type(a, "dictionary_splat")) ++positional;
+    else if (is_type(a, "dictionary_splat")) dictionary_splat = true;
+    else if (is_type(a, "keyword_argument")) named.insert(m.text_of(field(a, "name")));
+    else ++positional;
   });
   for_each_named_child(field(callee, "parameters"), [&](TSNode p) {
     variadic = variadic || is_type(p, "list_splat_pattern") || is_type(p, "dictionary_splat_pattern");
   });
   for (const auto& p : nodes) defaults = defaults || !ts_node_is_null(p.default_value);
+  // A call that cannot bind its arguments (a stale call left in a branch the kernel never
+  // compiles, one argument short) says nothing of what its arguments are.
+  bool splat = splats > 0 || dictionary_splat || variadic;
+  bool binds = splat || positional <= params.size();
+  for (size_t i = positional; binds && !splat && i < nodes.size(); ++i)
+    binds = !ts_node_is_null(nodes[i].default_value) || named.count(nodes[i].name);
+  if (!binds) return;
+  // `f(a, *strides, n, BLOCK)`: a splat fills as many parameters as the call leaves over, where
+  // that is knowable (one splat, a callee without defaults or variadics); else the positional
+  // arguments after it bind nothing here, rather than the wrong parameters.
   std::optional<size_t> splat_width;
-  if (splats == 1 && !variadic && !defaults && params.size() >= positional + named)
-    splat_width = params.size() - positional - named;
+  if (splats == 1 && !variadic && !defaults && params.size() >= positional + named.size())
+    splat_width = params.size() - positional - named.size();
   size_t index = 0;
   bool lost = false;  // past a splat of unknown width
   for_each_named_child(field(call, "arguments"), [&](TSNode a) {
@@ -376,11 +365,15 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
     set_dtype(p, "fp32", why);
   };
   // `.to(tl.X)` applied to `e`, directly or via a local assigned once from such a cast.
+  // `x.to(...)`: a conversion (or a bitcast) of a value.
+  auto is_to_call = [&](TSNode e) {
+    return is_type(e, "call") && is_type(field(e, "function"), "attribute") &&
+           m_.text_of(field(field(e, "function"), "attribute")) == "to";
+  };
   auto cast_type = [&](TSNode e) -> std::string {
     for (int hop = 0; hop < 2 && !ts_node_is_null(e); ++hop) {
       if (is_type(e, "call")) {
-        TSNode fn = field(e, "function");
-        if (is_type(fn, "attribute") && m_.text_of(field(fn, "attribute")) == "to") {
+        if (is_to_call(e)) {
           TSNode target = argument(e, 0);
           if (ts_node_is_null(target)) return "";
           auto q = m_.qualified_name(target);
@@ -694,11 +687,13 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
     TSNode value = stored_value(op);
     std::string dtype = cast_type(value);
     for (const auto& p : bases_of(op.address)) set_dtype(p, dtype, "stored value cast to " + dtype);
-    // Stored as loaded (`idx = tl.load(t_ptrs)` then `tl.store(p_ptrs, idx)`): a copy, one type.
-    for (TSNode load : loads_of(value))
+    auto copied_from = [&](TSNode load) {
       for (const auto& dst : bases_of(op.address))
         for (const auto& src : bases_of(address_of(load)))
           if (dst != src) out.copies.emplace_back(dst, src);
+    };
+    // Stored as loaded (`idx = tl.load(t_ptrs)` then `tl.store(p_ptrs, idx)`): a copy, one type.
+    for (TSNode load : loads_of(value)) copied_from(load);
     // Stored converted to another load's type (`partial_dw = acc.to(w.dtype)` after `w =
     // tl.load(W + cols)`, a layout change or two later): the two buffers hold one type.
     TSNode converted = value;
@@ -710,20 +705,14 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
       // The binding that converts, of at most two (`x = x.to(w.dtype)` then `x = tl.reshape(x, ...)`).
       TSNode next{};
       for (TSNode rhs : it->second)
-        if (ts_node_is_null(next) || (is_type(rhs, "call") && is_type(field(rhs, "function"), "attribute") &&
-                                      m_.text_of(field(field(rhs, "function"), "attribute")) == "to"))
-          next = rhs;
+        if (ts_node_is_null(next) || is_to_call(rhs)) next = rhs;
       if (ts_node_eq(next, converted)) break;
       converted = next;
     }
-    if (is_type(converted, "call") && is_type(field(converted, "function"), "attribute") &&
-        m_.text_of(field(field(converted, "function"), "attribute")) == "to") {
+    if (is_to_call(converted)) {
       TSNode target = argument(converted, 0);
       if (is_type(target, "attribute") && m_.text_of(field(target, "attribute")) == "dtype")
-        for (TSNode load : loads_of(field(target, "object")))
-          for (const auto& dst : bases_of(op.address))
-            for (const auto& src : bases_of(address_of(load)))
-              if (dst != src) out.copies.emplace_back(dst, src);
+        for (TSNode load : loads_of(field(target, "object"))) copied_from(load);
     }
   }
   // `x.to(tl.float8e4nv, bitcast=True)` (or `x.cast(...)`, `tl.cast(x, ...)`) of loaded values:

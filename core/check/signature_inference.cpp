@@ -240,9 +240,9 @@ bool apply_launch_fact(const LaunchFact& f, bool is_constexpr, const PointerFact
     if (is_constexpr || !f.shape.is_array()) return false;
     auto dt = body.dtypes.find(p.name);
     std::string dtype = !f.dtype.empty() ? f.dtype : dt != body.dtypes.end() ? dt->second : "fp16";
-    std::string block;
-    for (const auto& d : f.shape) block += (block.empty() ? "" : ", ") + std::to_string(d.get<int64_t>());
-    p.type = "tensordesc<" + dtype + "[" + block + "]>";
+    std::vector<int64_t> block;
+    for (const auto& d : f.shape) block.push_back(d.get<int64_t>());
+    p.type = tensordesc_type(dtype, block);
     if (f.dtype.empty()) p.why += "; element type " + std::string(dt != body.dtypes.end() ? "from its use" : "unknown");
     return true;
   }
@@ -880,13 +880,9 @@ InferredSignature triton_signature(const KernelSource& k, HelperReads& helpers) 
       InferredParam& p = it->second;
       auto f = launched.find(name);
       auto dt = facts.dtypes.find(name);
-      std::string dtype = f != launched.end() && !f->second.dtype.empty() ? f->second.dtype
-                          : p.type.rfind("tensordesc<", 0) == 0         ? p.type.substr(11, p.type.find('[') - 11)
-                          : dt != facts.dtypes.end()                      ? dt->second
-                                                                          : "fp16";
-      std::string block;
-      for (int64_t d : dims) block += (block.empty() ? "" : ", ") + std::to_string(d);
-      p.type = "tensordesc<" + dtype + "[" + block + "]>";
+      std::string dtype = f != launched.end() && !f->second.dtype.empty() ? f->second.dtype : tensordesc_dtype(p.type);
+      if (dtype.empty()) dtype = dt != facts.dtypes.end() ? dt->second : "fp16";
+      p.type = tensordesc_type(dtype, dims);
       p.origin = Origin::Code;
       p.why = "a TMA descriptor whose block the autotune pre-hook sets";
       hooked.insert(name);
