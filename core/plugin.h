@@ -1,4 +1,5 @@
 #pragma once
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <set>
@@ -24,6 +25,13 @@ struct ExtractedKernel {
   nlohmann::json meta = nlohmann::json::object();  // plugin-specific, stored as kernels.meta
 };
 
+// Another file of the repository, as a plugin may read it beside the one being scanned.
+struct OtherFile {
+  std::string path;
+  std::function<std::optional<std::string>()> text;  // read on each call
+  std::function<const PythonModule*()> module;       // parsed once, on the first call; nullptr when it does not analyse
+};
+
 // What a plugin sees of one file. The core parses each file once and owns the closure
 // machinery, so that improving dependency resolution improves every plugin at once.
 class FileView {
@@ -34,9 +42,10 @@ class FileView {
   virtual const PythonModule* python() const = 0;  // nullptr when the file is not Python
   // Dependency closure of `root` within the repository, and its standalone module.
   virtual ClosureResult close_over(const ClosureRoot& root, const DependencyLabeler& labeler) const = 0;
-  // Other Python files of the repository whose text calls `name`, parsed, at most `limit` of them
-  // in path order (the rest are not parsed); none outside a repository scan.
-  virtual std::vector<const PythonModule*> modules_calling(const std::string& name, size_t limit) const {
+  // Other Python files of the repository whose text calls `name`, at most `limit` of them in path
+  // order; none outside a repository scan. Each is parsed only when its module is asked for:
+  // callers often rule most of them out by their text first (json.load is not a build's load).
+  virtual std::vector<OtherFile> files_calling(const std::string& name, size_t limit) const {
     (void)name;
     (void)limit;
     return {};

@@ -14,13 +14,24 @@ struct mine_file {
   mutable std::forward_list<std::string> strings;  // keeps handed-out strings alive; constructing it allocates nothing
   // Handles of other files handed out for this one (python_files_calling), alive as long as it.
   mutable std::forward_list<mine_file> others;
+  // Such another file, read and parsed only when the plugin asks (`view` is then null).
+  mine::OtherFile other;
+  mutable std::optional<std::string> other_text;
 
   const mine::PythonModule* python() const {
-    if (!parsed && view) {
-      module = view->python();
+    if (!parsed && (view || other.module)) {
+      module = view ? view->python() : other.module();
       parsed = true;
     }
     return module;
+  }
+  const std::string& path() const { return view ? view->path() : module ? module->path() : other.path; }
+  // Its text without parsing it: a parsed module's own, else read once.
+  const std::string* text() const {
+    if (view) return &view->text();
+    if (module) return &module->tree().text();
+    if (!other_text && other.text) other_text = other.text();
+    return other_text ? &*other_text : nullptr;
   }
   const char* keep(std::string s) const {
     strings.push_front(std::move(s));
@@ -170,10 +181,10 @@ const mine_host kHost = {
     MINE_PLUGIN_ABI_VERSION,
     [](const mine_file* f) -> const char* {
       if (!f) return "";
-      return f->view ? f->view->path().c_str() : f->module->path().c_str();
+      return f->path().c_str();
     },
     [](const mine_file* f, size_t* length) -> const char* {
-      const std::string* text = !f ? nullptr : f->view ? &f->view->text() : &f->module->tree().text();
+      const std::string* text = f ? f->text() : nullptr;
       if (length) *length = text ? text->size() : 0;
       return text ? text->c_str() : "";
     },
@@ -274,10 +285,9 @@ const mine_host kHost = {
       if (!f || !f->view || !name || !out || capacity == 0) return 0;
       try {
         size_t n = 0;
-        for (const PythonModule* m : f->view->modules_calling(name, capacity)) {
+        for (OtherFile& other : f->view->files_calling(name, capacity)) {
           f->others.emplace_front();
-          f->others.front().module = m;
-          f->others.front().parsed = true;
+          f->others.front().other = std::move(other);
           out[n++] = &f->others.front();
         }
         return n;

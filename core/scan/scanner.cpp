@@ -85,13 +85,14 @@ class RepositoryFileView : public FileView {
     if (!repo_.paths_ending) return {};
     return repo_.paths_ending(tail);
   }
-  std::vector<const PythonModule*> modules_calling(const std::string& name, size_t limit) const override {
-    std::vector<const PythonModule*> out;
-    if (!repo_.files_calling || !repo_.module) return out;
+  std::vector<OtherFile> files_calling(const std::string& name, size_t limit) const override {
+    std::vector<OtherFile> out;
+    if (!repo_.files_calling || !repo_.module || !repo_.file_text) return out;
     for (const std::string& path : repo_.files_calling(name)) {
       if (out.size() >= limit) break;
       if (path == path_) continue;
-      if (const PythonModule* m = repo_.module(path)) out.push_back(m);
+      const Repository& repo = repo_;
+      out.push_back({path, [&repo, path] { return repo.file_text(path); }, [&repo, path] { return repo.module(path); }});
     }
     return out;
   }

@@ -187,9 +187,11 @@ struct mine_host {
 
   /* Version 3. Other Python files of the repository whose text calls `name` (`name(` or
    * `obj.name(`; whether the call there is this file's `name` is the plugin's to check through
-   * that file's imports), in path order: writes up to `capacity` handles to `out`, parsing only
-   * those, and returns how many it wrote. The handles answer every Python function above (not
-   * report_*) and live as long as `file`'s strings. 0 outside a repository scan. */
+   * that file's imports), in path order: writes up to `capacity` handles to `out` and returns how
+   * many it wrote. The handles answer every Python function above (not report_*) and live as long
+   * as `file`'s strings; a handle's file is parsed only when a function other than file_path and
+   * file_text is asked of it, so reading the text first to rule a file out costs no parse.
+   * 0 outside a repository scan. */
   size_t (*python_files_calling)(const mine_file* file, const char* name, const mine_file** out, size_t capacity);
 
   /* Version 4. The text of another file of the repository `file` belongs to (any file of its tree,

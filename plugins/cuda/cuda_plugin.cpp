@@ -79,8 +79,8 @@ void extract(const mine_host* host, const mine_file* file, mine_sink* sink, void
     if (m.tree()) return extract_python(m, sink);
     std::string path = m.path();
     if (path.size() > 3 && path.compare(path.size() - 3, 3, ".py") == 0) return;  // Python that did not parse
-    std::string_view text = m.text();
-    CudaSource unit{std::string(text)};
+    std::shared_ptr<const CudaSource> parse = shared_parse(path, m.text());
+    const CudaSource& unit = *parse;
     IncludeResolver includes = resolver_for(m);
     // The macros a build call of the repository's Python code defines for this file, if any.
     if (unit.kernels().empty()) return;

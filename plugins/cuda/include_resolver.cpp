@@ -14,14 +14,17 @@ namespace {
 // per scanned file, includes stay unresolved (and named, as before).
 constexpr size_t kMaxParsedBytes = 8u << 20;
 
-// A header's parse, shared by every resolver that reads the same text: each scanned file has a
-// resolver of its own, and a repository's units include the same few headers (Liger-Kernel
-// parsed its headers 125 times for 10 units, 3.2 G of its 15 G instructions). A CudaSource is the
+// A header's parse, shared by every resolver that reads the same text and by the scan of the
+// header itself: each scanned file has a resolver of its own, and a repository's units include
+// the same few headers (Liger-Kernel parsed its headers 125 times for 10 units, 3.2 G of its
+// 15 G instructions), which are often scanned for kernels of their own too. A CudaSource is the
 // parse of its text alone and is only read once built, by any thread. Kept by path and text (the
 // text compared in full on a hit); past as much text as one file's units may pull in, the kept
 // parses start over (those in use live on with the resolvers holding them), so memory stays
 // within what one more file's resolver held before.
 constexpr size_t kKeptBytes = kMaxParsedBytes;
+
+}  // namespace
 
 std::shared_ptr<const CudaSource> shared_parse(const std::string& path, std::string_view text) {
   static std::mutex mutex;
@@ -42,8 +45,6 @@ std::shared_ptr<const CudaSource> shared_parse(const std::string& path, std::str
   if (kept.emplace(key, source).second) kept_bytes += text.size();
   return source;
 }
-
-}  // namespace
 
 std::optional<std::string> normalized_path(const std::string& path) {
   std::vector<std::string> parts;

@@ -40,6 +40,11 @@ class IncludeResolver {
   size_t bytes_ = 0;  // text parsed so far: a bound on what one file's units may pull in
 };
 
+// The parse of `text`, the file at `path`: the same object for every caller that asks while it is
+// kept (by path and text), so a header scanned for its own kernels and included by other units is
+// parsed once. Safe from several threads.
+std::shared_ptr<const CudaSource> shared_parse(const std::string& path, std::string_view text);
+
 // `a/./b/../c.h` -> `a/c.h`; none when it climbs above the root.
 std::optional<std::string> normalized_path(const std::string& path);
 

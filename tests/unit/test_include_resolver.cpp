@@ -43,6 +43,18 @@ TEST_CASE("resolvers share the parse of a header with the same text", "[cuda]") 
   CHECK(from_c->source->items().size() == 1);
 }
 
+// A header with kernels of its own is scanned as a unit too: that scan and the resolvers of the
+// units including it read one parse.
+TEST_CASE("a header scanned as a unit and included by another share one parse", "[cuda]") {
+  std::map<std::string, std::string> repo = {{"src/ops.cuh", "__global__ void scale(float* x) { x[0] *= 2; }\n"}};
+  std::shared_ptr<const CudaSource> unit = shared_parse("src/ops.cuh", repo["src/ops.cuh"]);
+  auto included = resolver_over(repo).resolve("ops.cuh", "src/k.cu");
+  REQUIRE(included);
+  CHECK(included->source == unit.get());
+  CHECK(unit->kernels().size() == 1);
+  CHECK(shared_parse("src/other.cuh", repo["src/ops.cuh"]) != unit);  // kept by path as well as text
+}
+
 TEST_CASE("what one file's units pull in is bounded per resolver, shared parses included", "[cuda]") {
   std::string big(5u << 20, ' ');
   for (size_t i = 0; i + 8 < big.size(); i += 4096) big.replace(i, 7, "int a;\n");

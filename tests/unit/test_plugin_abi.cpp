@@ -68,3 +68,83 @@ TEST_CASE("discovery hints come through the optional entry point; plugins withou
   declared.abi_version = MINE_PLUGIN_ABI_VERSION + 1;
   CHECK_THROWS_WITH(CAbiPlugin(info, "future.so", &declared), Catch::Contains("future.so") && Catch::Contains("ABI"));
 }
+
+namespace {
+
+// A scanned file whose repository has two other files calling `load`; counts their parses.
+class FileWithCallers : public FileView {
+ public:
+  explicit FileWithCallers(int& parses) : parses_(parses) {}
+  const std::string& path() const override { return path_; }
+  const std::string& text() const override { return text_; }
+  const PythonModule* python() const override { return nullptr; }
+  ClosureResult close_over(const ClosureRoot&, const DependencyLabeler&) const override { return {}; }
+  std::vector<OtherFile> files_calling(const std::string& name, size_t limit) const override {
+    std::vector<OtherFile> out;
+    for (const auto& [path, text] : texts_) {
+      if (name != "load" || out.size() >= limit) break;
+      out.push_back({path, [text = text] { return std::optional<std::string>(text); },
+                     [this, path = path, text = text]() -> const PythonModule* {
+                       ++parses_;
+                       modules_.push_back(PythonModule::build(path, text));
+                       return modules_.back().get();
+                     }});
+    }
+    return out;
+  }
+
+ private:
+  std::string path_ = "kernel.cu", text_ = "__global__ void k() {}\n";
+  std::map<std::string, std::string> texts_ = {{"data.py", "import json\nx = json.load(f)\n"},
+                                               {"setup.py", "def build():\n    load(name='k', sources=['kernel.cu'])\n"}};
+  int& parses_;
+  mutable std::vector<std::unique_ptr<PythonModule>> modules_;
+};
+
+class NoSink : public KernelSink {
+ public:
+  void kernel(ExtractedKernel) override {}
+  void problem(int, const std::string&, const std::string&) override {}
+};
+
+// What the probe plugin saw: per other file, its path, text and function count.
+std::vector<std::string> seen_paths, seen_texts;
+std::vector<size_t> seen_functions;
+int parses_before_functions = -1;
+int* parse_counter = nullptr;
+
+void probe(const mine_host* host, const mine_file* file, mine_sink*, void*) {
+  const mine_file* others[4] = {};
+  size_t n = host->python_files_calling(file, "load", others, 4);
+  for (size_t i = 0; i < n; ++i) {
+    seen_paths.push_back(host->file_path(others[i]));
+    size_t length = 0;
+    const char* text = host->file_text(others[i], &length);
+    seen_texts.emplace_back(text, length);
+  }
+  parses_before_functions = *parse_counter;
+  for (size_t i = 0; i < n; ++i)
+    if (seen_texts[i].find("kernel.cu") != std::string::npos) seen_functions.push_back(host->python_function_count(others[i]));
+}
+
+}  // namespace
+
+// A build lookup reads every file that calls `load` (json.load among them) to find the one naming
+// its source: reading a handle's path and text must not parse it; asking for its functions does.
+TEST_CASE("other files handed to a plugin are parsed only when their Python is asked for", "[plugins][abi]") {
+  int parses = 0;
+  parse_counter = &parses;
+  const char* const suffixes[] = {".cu", nullptr};
+  const char* const prefilters[] = {"__global__", nullptr};
+  mine_plugin_info info = {MINE_PLUGIN_ABI_VERSION, "probe", "1", "", suffixes, prefilters, probe, nullptr, nullptr};
+  CAbiPlugin plugin(&info, "test");
+  FileWithCallers file(parses);
+  NoSink sink;
+  plugin.extract(file, sink);
+  CHECK(seen_paths == std::vector<std::string>{"data.py", "setup.py"});
+  REQUIRE(seen_texts.size() == 2);
+  CHECK(seen_texts[0] == "import json\nx = json.load(f)\n");
+  CHECK(parses_before_functions == 0);
+  CHECK(seen_functions == std::vector<size_t>{1});  // setup.py's build()
+  CHECK(parses == 1);
+}
