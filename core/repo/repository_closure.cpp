@@ -236,7 +236,12 @@ class ClosureBuilder {
       if (memo != c_.resolved.end()) return memo->second;
     }
     auto key = std::make_pair(m, name);
-    if (!resolving_.insert(key).second) return unresolved(m->path(), name, "import cycle through " + m->path());
+    if (!resolving_.insert(key).second) {
+      // Where a cycle closes depends on where its resolution began: kept for this kernel only, so
+      // that what a kernel's closure says does not depend on the kernels resolved before it.
+      ++taint_;
+      return unresolved(m->path(), name, "import cycle through " + m->path());
+    }
     // Whatever went through the kernel's own names depends on the kernel: not cached.
     size_t taint = taint_;
     Entity* e = resolve_uncached(m, name, own ? root_.statement : nullptr);
@@ -1020,7 +1025,7 @@ class ClosureBuilder {
 
   ResolutionCache& c_;
   std::set<std::pair<const PythonModule*, std::string>> resolving_;
-  size_t taint_ = 0;  // counts resolutions that went through the kernel's own names
+  size_t taint_ = 0;  // counts resolutions that went through the kernel's own names or a cycle
   std::unique_ptr<SyntaxTree> root_tree_;
   std::optional<const std::vector<GlobalReference>*> root_references_;
   std::optional<std::vector<GlobalReference>> root_walk_;  // the kernel's own walk, when not shared

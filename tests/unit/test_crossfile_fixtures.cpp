@@ -181,3 +181,21 @@ TEST_CASE("cross-file standalones do not depend on threads or the order files ar
     }
   }
 }
+
+// Where an import cycle closes depends on where its resolution entered. One worker meets
+// `_early.py` first and enters the cycle at the package; `first.py`'s kernel, entering at
+// `first.py`, must still say so, as it does when resolved alone.
+TEST_CASE("an import cycle is reported where the kernel's own resolution closes it", "[crossfile]") {
+  fs::path dir = fs::path(MINE_FIXTURES_DIR) / "crossfile" / "cycle_entry";
+  ScanOptions options;
+  options.jobs = 1;
+  Scanner scanner(all_plugins(), options);
+  RepoSnapshot snap = scanner.extract(*open_source_tree(dir.string()), dir.string());
+  std::map<std::string, std::string> why;  // kernel -> why its WIDTH is unresolved
+  for (const auto& rec : snap.kernels)
+    if (rec.kernel.meta.contains("unresolved"))
+      for (const auto& u : rec.kernel.meta["unresolved"])
+        if (u["name"] == "WIDTH") why[rec.kernel.name] = u["why"].get<std::string>();
+  CHECK(why["early_kernel"] == "import cycle through ring/__init__.py");
+  CHECK(why["first_kernel"] == "import cycle through ring/first.py");
+}
