@@ -227,13 +227,21 @@ class ClosureBuilder {
     return repo_.index->absolute(b.module, m->path());
   }
 
+  // Whether `e` is this kernel's own definition. Another kernel's closure that reached this one
+  // (an annotation under `if TYPE_CHECKING:` naming it, say) cached it as a dependency; for this
+  // kernel it is resolved afresh, as its own name.
+  bool is_root(const Entity* e) const {
+    if (!e || e->kind != EntityKind::Definition || e->module != m0_ || !root_.statement) return false;
+    return std::find(e->statements.begin(), e->statements.end(), root_.statement) != e->statements.end();
+  }
+
   // What `name` means at module level in `m`; nullptr for builtins and the kernel's own names.
   Entity* resolve(const PythonModule* m, const std::string& name) {
     // The kernel's own statement is never its dependency: names it binds resolve without it.
     bool own = m == m0_ && root_.statement && root_.statement->binds.count(name);
     if (!own) {
       auto memo = c_.resolved.find(std::pair<const PythonModule*, std::string_view>(m, name));
-      if (memo != c_.resolved.end()) return memo->second;
+      if (memo != c_.resolved.end() && !is_root(memo->second)) return memo->second;
     }
     auto key = std::make_pair(m, name);
     if (!resolving_.insert(key).second) {
@@ -316,7 +324,7 @@ class ClosureBuilder {
   Entity* member(const ModuleLocation& loc, const std::string& name) {
     auto key = std::make_pair(loc.file + "\n" + loc.dir, name);
     auto memo = c_.members.find(key);
-    if (memo != c_.members.end()) return memo->second;
+    if (memo != c_.members.end() && !is_root(memo->second)) return memo->second;
     size_t taint = taint_;
     Entity* e = member_uncached(loc, name);
     if (taint_ == taint) c_.members[key] = e;

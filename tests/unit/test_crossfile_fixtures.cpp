@@ -199,3 +199,22 @@ TEST_CASE("an import cycle is reported where the kernel's own resolution closes 
   CHECK(why["early_kernel"] == "import cycle through ring/__init__.py");
   CHECK(why["first_kernel"] == "import cycle through ring/first.py");
 }
+
+// A kernel that another kernel's closure reached first (through an annotation under
+// `if TYPE_CHECKING:`) is still its own name in its own closure: an alias of it was emitted as
+// `Model__app_base = ` with nothing after the `=` when the cached resolution was taken.
+TEST_CASE("a kernel reached first as another kernel's dependency resolves as its own name", "[crossfile]") {
+  fs::path dir = fs::path(MINE_FIXTURES_DIR) / "crossfile" / "self_annotation";
+  ScanOptions options;
+  options.jobs = 1;
+  Scanner scanner(all_plugins(), options);
+  RepoSnapshot snap = scanner.extract(*open_source_tree(dir.string()), dir.string());
+  std::map<std::string, std::string> standalone;
+  for (const auto& rec : snap.kernels) standalone[rec.kernel.qualname] = rec.kernel.standalone;
+  REQUIRE(standalone.count("Model"));
+  REQUIRE(standalone.count("Other"));
+  INFO(standalone["Model"]);
+  CHECK(standalone["Model"].find("from app.model import Model as Model__app_base") != std::string::npos);
+  CHECK(standalone["Model"].find("= \n") == std::string::npos);
+  CHECK(standalone["Other"].find("class Model__app_model(torch.nn.Module):") != std::string::npos);  // a dependency there
+}
