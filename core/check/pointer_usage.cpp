@@ -1139,11 +1139,13 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
           if (op != "&" && op != "|" && op != "^") direct_int_reads.push_back(field(n, "left"));
         }
       } else if (is_type(n, "augmented_assignment")) {
-        // `cos_ptr += pos_id * stride`: an offset added to a pointer is an integer.
+        // `cos_ptr += pos_id * stride`: an offset added to a pointer is an integer. A pointer an
+        // op addresses: a helper's `acc += tl.dot(p, v)` on an accumulator handed to it, whose
+        // `.dtype` it reads, adds values, not an offset.
         std::string op = m_.text_of(field(n, "operator"));
         TSNode left = field(n, "left");
         if ((op == "+=" || op == "-=") && is_type(left, "identifier") && param_set.count(m_.text_of(left)) &&
-            out.pointers.count(m_.text_of(left)))
+            out.addressed.count(m_.text_of(left)))
           collect(field(n, "right"));
         if (op == "//=" || op == ">>=" || op == "<<=" || op == "&=" || op == "|=" || op == "^=") {
           collect(left);

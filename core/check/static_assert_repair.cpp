@@ -2,11 +2,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <optional>
 
 #include "core/check/body_usage.h"
 #include "core/check/branch_reach.h"
 #include "core/check/constant_eval.h"
+#include "core/check/pointer_usage.h"
+#include "core/python/function_parameters.h"
 
 namespace mine::check {
 namespace {
@@ -20,9 +23,29 @@ struct Condition {
   TSNode node;          // the assert's condition, or the arange call
   TSNode start, end{};  // arange only (start null: 0)
   bool arange = false;
+  // A helper's condition (`_inner(..., BLOCK_Q, BLOCK_K)` asserting `BLOCK_K % BLOCK_Q == 0`):
+  // the helper's body, and its parameters by the kernel's names handed to them as they are.
+  TSNode helper_body{};
+  std::map<std::string, std::string> kernel_name;  // helper parameter -> the kernel's name
+  std::set<std::string> helper_params;
 };
 
-Verdict judge(const PythonModule& m, const Env& env, const Condition& c, TSNode body) {
+// The values a condition reads: the kernel's own, or a helper's parameters as the call hands them.
+Env env_of(const Env& env, const Condition& c) {
+  if (ts_node_is_null(c.helper_body)) return env;
+  Env out = env;
+  for (const auto& p : c.helper_params) {
+    auto name = c.kernel_name.find(p);
+    auto value = name == c.kernel_name.end() ? env.end() : env.find(name->second);
+    if (value == env.end()) out.erase(p);
+    else out[p] = value->second;
+  }
+  return out;
+}
+
+Verdict judge(const PythonModule& m, const Env& kernel_env, const Condition& c, TSNode kernel_body) {
+  Env env = env_of(kernel_env, c);
+  TSNode body = ts_node_is_null(c.helper_body) ? kernel_body : c.helper_body;
   if (!reachable_under(m, env, c.node, body)) return Verdict::Undecided;
   if (c.arange) {
     auto a = ts_node_is_null(c.start) ? std::optional<nlohmann::json>(0) : eval_with(m, env, c.start);
@@ -39,6 +62,24 @@ Verdict judge(const PythonModule& m, const Env& env, const Condition& c, TSNode 
 std::vector<Condition> conditions_of(const PythonModule& m, TSNode body) {
   std::vector<Condition> out;
   for (TSNode a : static_assert_conditions(m, body)) out.push_back({a, TSNode{}, TSNode{}, false});
+  // The asserts of the module's functions the kernel calls, one level down, where the call hands
+  // the kernel's own names (`BLOCK_Q, d_head, BLOCK_K` positionally or by keyword).
+  for_each_call(body, [&](TSNode call) {
+    TSNode fn = field(call, "function");
+    if (!is_type(fn, "identifier")) return;
+    const FunctionSite* helper = module_function(m, m.text_of(fn));
+    if (!helper || ts_node_eq(field(helper->definition, "body"), body)) return;
+    Condition base{TSNode{}, TSNode{}, TSNode{}, false, field(helper->definition, "body"), {}, {}};
+    for (const auto& p : parameter_names(m, helper->definition)) base.helper_params.insert(p);
+    for_each_call_argument(m, call, helper->definition, [&](const std::string& param, TSNode value) {
+      if (is_type(value, "identifier")) base.kernel_name[param] = m.text_of(value);
+    });
+    for (TSNode a : static_assert_conditions(m, base.helper_body)) {
+      Condition c = base;
+      c.node = a;
+      out.push_back(c);
+    }
+  });
   for_each_call(body, [&](TSNode call) {
     auto q = m.qualified_name(field(call, "function"));
     if (!q || *q != "triton.language.arange") return;
@@ -120,6 +161,16 @@ std::vector<AssertRepair> repair_static_asserts(const PythonModule& m, TSNode bo
       collect(m, condition.end, names, strings);
     } else {
       collect(m, condition.node, names, strings);
+    }
+    if (!ts_node_is_null(condition.helper_body)) {  // the kernel's names the helper's stand for
+      std::vector<std::string> kernel_names;
+      for (const auto& n : names) {
+        auto k = condition.kernel_name.find(n);
+        std::string name = k != condition.kernel_name.end() ? k->second : condition.helper_params.count(n) ? "" : n;
+        if (!name.empty() && std::find(kernel_names.begin(), kernel_names.end(), name) == kernel_names.end())
+          kernel_names.push_back(name);
+      }
+      names = kernel_names;
     }
     std::vector<Candidate> candidates;
     for (size_t i = 0; i < names.size(); ++i)

@@ -399,6 +399,9 @@ class Worker:
             unspecialized = {q.name for q in getattr(fn, "params", ()) if getattr(q, "do_not_specialize", False)}
             specialize.ones_as_constants(p, spec, unspecialized | specialize.converted_names(getattr(fn, "src", "")))
             specialize.attach(p, spec)
+            # (A second try that quarters the guessed blocks after a compile timeout goes without.)
+            if not task.get("shrink"):
+                spec = use_imported_config(spec, p, getattr(self, "imported_configs", None), row)
             row.update(grid=p["grid"], constexprs=_jsonable(p["constexprs"]),
                        guessed=p["guessed"])
             if p.get("attrs"):
@@ -537,7 +540,9 @@ class Worker:
             mspec.loader.exec_module(mod)
             if not hasattr(mod, spec["entry"]):
                 raise MissingEntry("entry %s not found in module" % spec["entry"])
-            return unwrap_jit(getattr(mod, spec["entry"]), self.jit_type), source
+            entry = getattr(mod, spec["entry"])
+            self.imported_configs = imported_autotune_configs(entry)
+            return unwrap_jit(entry, self.jit_type), source
         finally:
             sys.modules.pop(modname, None)
             deferred_imports.remove(placeholders)
@@ -1046,6 +1051,51 @@ def use_autotune_config(spec, p, index, row):
     options.update({k: config[k] for k in ("num_warps", "num_stages") if config.get(k) is not None})
     row["config"] = index
     row["constexprs"] = _jsonable(p["constexprs"])
+    return dict(spec, options=options)
+
+
+def imported_autotune_configs(entry):
+    """The configs of the autotuner `entry` is (or wraps), as the import built them:
+    [{constexprs, num_warps, num_stages}], constexprs of plain values only; None when it is not
+    autotuned. Configs made by the module's own code (`configs=get_configs()`, a loop over
+    block sizes with conditions) are read here where mine could not read them statically."""
+    obj = entry
+    for _ in range(8):
+        configs = getattr(obj, "configs", None)
+        if isinstance(configs, (list, tuple)) and configs and all(hasattr(c, "kwargs") for c in configs):
+            out = []
+            for c in configs:
+                kwargs = c.kwargs if isinstance(c.kwargs, dict) else {}
+                out.append({"constexprs": {k: v for k, v in kwargs.items()
+                                           if isinstance(v, (int, float, str, bool)) and isinstance(k, str)},
+                            "num_warps": getattr(c, "num_warps", None),
+                            "num_stages": getattr(c, "num_stages", None)})
+            return out
+        nxt = getattr(obj, "fn", None)
+        if nxt is None or nxt is obj:
+            break
+        obj = nxt
+    return None
+
+
+def use_imported_config(spec, p, configs, row):
+    """Where mine could not read an autotuned kernel's configs (the entry has no `autotune`), the
+    first config the import built gives the constexprs mine only guessed, and its options where
+    the entry states none, noted in the row (`imported_config`). Values the launch site gave stay.
+    The spec unchanged where nothing applies."""
+    if not configs or spec.get("autotune"):
+        return spec
+    first = configs[0]
+    taken = {n: v for n, v in first["constexprs"].items() if n in p["constexprs"] and n in p["guessed"]}
+    options = dict(spec.get("options") or {})
+    for k in ("num_warps", "num_stages"):
+        if first.get(k) is not None and k not in options:
+            options[k] = first[k]
+    if not taken and options == (spec.get("options") or {}):
+        return spec
+    p["constexprs"].update(taken)
+    p["guessed"] = [n for n in p["guessed"] if n not in taken]
+    row["imported_config"] = dict(first, constexprs=_jsonable(taken), count=len(configs))
     return dict(spec, options=options)
 
 

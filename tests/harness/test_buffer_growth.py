@@ -104,6 +104,40 @@ class RetryAfterFault(unittest.TestCase):
         self.assertEqual(row["config"], 1)
         self.assertIs(worker.use_autotune_config(spec, plan, 5, {}), spec)
 
+    def test_configs_built_by_the_module_replace_guesses_only(self):
+        # `@triton.autotune(configs=get_configs())`, a loop mine cannot read: the import built
+        # them, and the first one's values replace what mine guessed, not what the launch gave.
+        class Config:
+            def __init__(self, kwargs, num_warps=4, num_stages=2):
+                self.kwargs, self.num_warps, self.num_stages = kwargs, num_warps, num_stages
+
+        class JIT:
+            pass
+
+        class Autotuner:
+            def __init__(self, configs):
+                self.configs, self.fn = configs, JIT()
+
+        entry = Autotuner([Config({"BLOCK_Q": 64, "BLOCK_K": 64, "dtype": object()}, 8, 3), Config({"BLOCK_Q": 128})])
+        configs = worker.imported_autotune_configs(entry)
+        self.assertEqual(configs[0], {"constexprs": {"BLOCK_Q": 64, "BLOCK_K": 64}, "num_warps": 8, "num_stages": 3})
+        self.assertEqual(len(configs), 2)
+        self.assertIsNone(worker.imported_autotune_configs(JIT()))
+
+        spec = {"options": {"num_warps": 4}}
+        plan = {"constexprs": {"BLOCK_Q": 128, "BLOCK_K": 32, "n": 7}, "guessed": ["BLOCK_Q", "n"]}
+        row = {}
+        out = worker.use_imported_config(spec, plan, configs, row)
+        self.assertEqual(plan["constexprs"], {"BLOCK_Q": 64, "BLOCK_K": 32, "n": 7})  # BLOCK_K came from the launch
+        self.assertEqual(plan["guessed"], ["n"])
+        self.assertEqual(out["options"], {"num_warps": 4, "num_stages": 3})  # the entry's own warps stay
+        self.assertEqual(row["imported_config"]["constexprs"], {"BLOCK_Q": 64})
+        # Configs mine read itself (the entry's `autotune`) are used as they are.
+        read = {"autotune": [{"constexprs": {"BLOCK_Q": 16}}]}
+        plan = {"constexprs": {"BLOCK_Q": 128}, "guessed": ["BLOCK_Q"]}
+        self.assertIs(worker.use_imported_config(read, plan, configs, {}), read)
+        self.assertEqual(plan["constexprs"], {"BLOCK_Q": 128})
+
     def test_a_module_killed_after_its_eager_run_ran_eagerly(self):
         # inductor_stage marks "run" once the eager forward passed; an Inductor compile past the
         # timeout then kills the worker with the row's details.
