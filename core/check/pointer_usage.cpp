@@ -1449,6 +1449,47 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
       if (q && triton_dtype(*q) == "i32") int8_operands(n, "operand of a tl.dot with out_dtype=tl.int32");
     });
   }
+  // What a tl.dot multiplies: loads, casts of loads, a helper's returned loads, operands handed in.
+  {
+    std::function<void(TSNode, int)> reach = [&](TSNode operand, int depth) {
+      if (ts_node_is_null(operand) || depth > 3) return;
+      operand = unwrap_layout(operand);
+      if (is_to_call(operand)) return reach(field(field(operand, "function"), "object"), depth + 1);
+      for (TSNode load : loads_of(operand))
+        for (const auto& p : bases_of(address_of(load))) out.dotted.insert(p);
+      if (!is_type(operand, "identifier")) return;
+      std::string name = m_.text_of(operand);
+      if (param_set.count(name) && !assigned.count(name)) out.dot_values.insert(name);
+      auto it = assigned.find(name);
+      if (it == assigned.end()) return;
+      for (TSNode rhs : reaching(it->second, ts_node_start_byte(operand))) {
+        if (is_to_call(rhs)) {
+          reach(rhs, depth + 1);
+          continue;
+        }
+        const FunctionSite* helper = is_type(rhs, "call") ? helper_of(rhs) : nullptr;
+        if (!helper) continue;
+        const PointerFacts& hf = facts(*helper);
+        if (hf.returned_loads.empty()) continue;
+        for_each_call_argument(m_, rhs, helper->definition, [&](const std::string& target, TSNode value) {
+          if (hf.returned_loads[0].count(target))
+            for (const auto& p : bases_of(value)) out.dotted.insert(p);
+        });
+      }
+    };
+    for_each_op("dot", [&](TSNode n) {
+      reach(argument(n, 0), 0);
+      reach(argument(n, 1), 0);
+    });
+    for (const auto& [call, helper] : helper_calls) {
+      const PointerFacts& hf = facts(*helper);
+      for_each_call_argument(m_, call, helper->definition, [&](const std::string& target, TSNode value) {
+        if (hf.dot_values.count(target)) reach(value, 0);
+        if (hf.dotted.count(target))
+          for (const auto& p : bases_of(value)) out.dotted.insert(p);
+      });
+    }
+  }
   // `if a_ptr.dtype.element_ty == tl.float16:` (or through a name bound to it) chooses code by the
   // element type: with no other evidence, the first type the kernel names is one it handles.
   {

@@ -56,6 +56,11 @@ struct PointerFacts {
   // Pointers whose loads are the two operands of one tl.dot, as loaded: Triton dots operands of
   // one type (fp8 with fp8, fp16 with fp16), so their element types are one too.
   std::vector<std::pair<std::string, std::string>> dot_operands;
+  // Pointers whose loaded elements a tl.dot multiplies, here or in a helper (through what a
+  // helper returns, or the operands it is handed): floating or int8, never the int32 an
+  // index-like name suggests (an attention indexer's `query_index`). `dot_values`: parameters
+  // whose values are such operands, as handed in.
+  std::set<std::string> dotted, dot_values;
   // Pointers whose loads one name takes in two branches of an `if`: Triton wants the name of one
   // type after it, so their element types are one too.
   std::vector<std::pair<std::string, std::string>> branch_operands;

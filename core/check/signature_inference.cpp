@@ -226,7 +226,7 @@ bool apply_launch_fact(const LaunchFact& f, bool is_constexpr, const PointerFact
     bool autocast_overruled = f.autocast && dt != body.dtypes.end() && integer_element_type(dt->second);
     std::string dtype = !f.dtype.empty() && !autocast_overruled ? f.dtype
                         : dt != body.dtypes.end()                ? dt->second
-                                                                 : (index_name(p.name) ? "i32" : "fp32");
+                        : (index_name(p.name) && !body.dotted.count(p.name) ? "i32" : "fp32");
     p.type = "*" + dtype;
     if (autocast_overruled) p.why += "; autocast casts floating tensors only: element type from its use";
     else if (f.dtype.empty()) p.why += dt != body.dtypes.end() ? "; element type from its use" : "; element type unknown";
@@ -613,12 +613,13 @@ InferredSignature triton_signature(const KernelSource& k, HelperReads& helpers) 
     } else if (facts.pointers.count(pn.name) || (pointer_name(pn.name) && !facts.values.count(pn.name))) {
       bool used = facts.pointers.count(pn.name) > 0;
       auto dt = facts.dtypes.find(pn.name);
-      std::string dtype = dt != facts.dtypes.end() ? dt->second : (index_name(pn.name) ? "i32" : "fp32");
+      bool index = index_name(pn.name) && !facts.dotted.count(pn.name);  // a tl.dot operand is no index
+      std::string dtype = dt != facts.dtypes.end() ? dt->second : (index ? "i32" : "fp32");
       p.type = "*" + dtype;
       p.origin = used ? Origin::Code : Origin::Name;
       auto ev = facts.evidence.find(pn.name);
       p.why = ev != facts.evidence.end() ? ev->second : "pointer name";
-      if (dt == facts.dtypes.end()) p.why += index_name(pn.name) ? "; index name" : "; element type unknown";
+      if (dt == facts.dtypes.end()) p.why += index ? "; index name" : "; element type unknown";
     } else {
       std::optional<nlohmann::json> d = ts_node_is_null(pn.default_value) ? std::nullopt : defaults.eval(pn.default_value);
       if (annotation == "int" || annotation == "float" || annotation == "bool") {
