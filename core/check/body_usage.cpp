@@ -154,6 +154,23 @@ std::set<std::string> arange_bounds(const PythonModule& m, TSNode body) {
       if (is_type(a, "keyword_argument") && m.text_of(field(a, "name")) == "block_shape") shape_names(field(a, "value"));
     });
   });
+  // `BLOCK_D: tl.constexpr = qs5` then `block_shape=(BLOCK_M, BLOCK_D)`: the name it copies
+  // sizes the block too.
+  std::vector<std::pair<std::string, std::string>> copies;  // local -> the name it copies
+  std::vector<TSNode> stack{body};
+  while (!stack.empty()) {
+    TSNode x = stack.back();
+    stack.pop_back();
+    if (is_type(x, "assignment") && is_type(field(x, "left"), "identifier") && is_type(field(x, "right"), "identifier"))
+      copies.emplace_back(m.text_of(field(x, "left")), m.text_of(field(x, "right")));
+    if (is_type(x, "function_definition") && !ts_node_eq(x, body)) continue;
+    for_each_named_child(x, [&](TSNode c) { stack.push_back(c); });
+  }
+  for (bool grew = true; grew;) {
+    grew = false;
+    for (const auto& [local, copied] : copies)
+      if (out.count(local)) grew = out.insert(copied).second || grew;
+  }
   return out;
 }
 
