@@ -73,6 +73,15 @@ std::optional<KernelTarget> other_backend(const std::string& path, const std::st
     std::string backend = it != vendor_names().end() ? it->second : key;
     return KernelTarget{backend, "imports " + module};
   }
+  // A vendor's own Triton modules (`triton.backends.ascend.runtime`, `triton.language.extra.cann
+  // .extension as al`), imported anywhere, even under a `try:` that falls back to plain
+  // `triton.language`: the kernel calls what only that backend has (`al.sub_vec_id()`).
+  static const std::regex kVendorTriton(
+      R"((?:^|\n)[ \t]*(?:import|from)[ \t]+(triton\.(?:language\.extra|backends)\.(ascend|cann|mlu|musa|kunlunxin|deeplink|cambricon|mthreads|metax|iluvatar|enflame|gcu|aipu))\b)");
+  if (std::regex_search(standalone, m, kVendorTriton)) {
+    auto it = vendor_names().find(m[2].str());
+    return KernelTarget{it != vendor_names().end() ? it->second : m[2].str(), "imports " + m[1].str()};
+  }
   // Gluon kernels lay out their tensors for one vendor's instructions: AMD's layouts
   // (`gl.amd.AMDMFMALayout`, `gl.amd.gfx1250.async_copy`) are no program NVIDIA's compiler can
   // lower, whichever folder holds them.

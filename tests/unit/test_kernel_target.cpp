@@ -38,6 +38,14 @@ TEST_CASE("a module-level vendor import decides wherever the file lives", "[chec
   CHECK(rocm->evidence == "imports aiter (ROCm's kernel library)");
   CHECK(other_backend("k.py", "import aiter\nimport triton\n")->backend == "amd");
   CHECK_FALSE(other_backend("k.py", "import aiterx\nfrom waiter import w\n"));
+  // A vendor's Triton modules decide even where a `try:` falls back to plain Triton.
+  auto cann = other_backend("k.py", "try:\n    import triton.language.extra.cann.extension as al\nexcept ImportError:\n"
+                                    "    import triton.language as al\n");
+  REQUIRE(cann);
+  CHECK(cann->backend == "ascend");
+  CHECK(cann->evidence == "imports triton.language.extra.cann");
+  CHECK(other_backend("k.py", "import triton.language as tl\nimport triton.backends.ascend.runtime\n")->backend == "ascend");
+  CHECK_FALSE(other_backend("k.py", "import triton.backends.nvidia.compiler\n"));
 }
 
 TEST_CASE("CUDA kernels and device probes are no other target", "[check][target]") {
