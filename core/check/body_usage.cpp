@@ -312,9 +312,12 @@ std::set<std::string> unrolled_operands(const PythonModule& m, TSNode body, int 
   std::set<std::string> out;
   // Local constexprs (`num_l: tl.constexpr = LMAX + 1`) handed on count with what they are made of.
   std::map<std::string, TSNode> locals;
+  std::multimap<std::string, TSNode> bound;  // every assignment of each local
   for_each_node(body, [&](TSNode n) {
-    if (is_type(n, "assignment") && is_type(field(n, "left"), "identifier") && !ts_node_is_null(field(n, "right")))
+    if (is_type(n, "assignment") && is_type(field(n, "left"), "identifier") && !ts_node_is_null(field(n, "right"))) {
       locals.emplace(m.text_of(field(n, "left")), field(n, "right"));
+      bound.emplace(m.text_of(field(n, "left")), field(n, "right"));
+    }
   });
   for_each_call(body, [&](TSNode n) {
     // A helper that unrolls over a parameter: what the call hands it is a count here too
@@ -356,6 +359,21 @@ std::set<std::string> unrolled_operands(const PythonModule& m, TSNode body, int 
       if (is_type(a, "keyword_argument") || is_type(a, "comment")) return;
       if (index++ < 2) counts(a);
     });
+    // `loop_range: tl.constexpr = window_size` (or `-window_size` on another branch), then
+    // `tl.static_range(loop_range)`: what the local is made of counts too.
+    std::set<std::string> expanded;
+    for (bool grew = true; grew;) {
+      grew = false;
+      for (const std::string name : std::set<std::string>(out)) {
+        if (!expanded.insert(name).second) continue;
+        auto [from, to] = bound.equal_range(name);
+        for (auto it = from; it != to; ++it) {
+          size_t before = out.size();
+          counts(it->second);
+          grew = grew || out.size() != before;
+        }
+      }
+    }
   });
   return out;
 }
