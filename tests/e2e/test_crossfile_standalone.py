@@ -4,7 +4,8 @@ by the real `mine` binary) are Python modules that stand on their own:
   (ast + symtable);
 - each self-contained one runs top to bottom in a fresh interpreter that has nothing of the
   fixture on its path, with stub `triton`/`triton.language` modules written here (definition time
-  only: the decorators are identity functions);
+  only: the decorators are identity functions) and a stub `torch.nn.Module` for the nn.Modules
+  a case holds;
 - `# expect: kernel Q defines a, b` lists exactly the top-level names the standalone defines, and
   `# expect: kernel Q returns EXPR == VALUE` is evaluated in it (the stubs make jitted functions
   plain Python), which shows that renamed clashes still call what the original code called."""
@@ -115,6 +116,12 @@ class CrossFileStandalones(unittest.TestCase):
             f.write(STUB_TRITON)
         with open(os.path.join(stubs, "language", "__init__.py"), "w") as f:
             f.write(STUB_LANGUAGE)
+        torch_nn = os.path.join(cls.tmp.name, "stubs", "torch", "nn")
+        os.makedirs(torch_nn)
+        with open(os.path.join(torch_nn, "..", "__init__.py"), "w") as f:
+            f.write("from . import nn\n")
+        with open(os.path.join(torch_nn, "__init__.py"), "w") as f:
+            f.write("class Module:\n    def __init__(self, *args, **kwargs):\n        pass\n")
         cls.stub_path = os.path.join(cls.tmp.name, "stubs")
         cls.kernels = []
         for case in sorted(os.listdir(CASES)):
