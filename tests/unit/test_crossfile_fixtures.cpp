@@ -182,15 +182,21 @@ TEST_CASE("cross-file standalones do not depend on threads or the order files ar
   }
 }
 
+// A crossfile case scanned by one worker, which meets its files in path order and keeps its
+// resolutions from one kernel to the next.
+RepoSnapshot scan_in_one_worker(const std::string& name) {
+  fs::path dir = fs::path(MINE_FIXTURES_DIR) / "crossfile" / name;
+  ScanOptions options;
+  options.jobs = 1;
+  Scanner scanner(all_plugins(), options);
+  return scanner.extract(*open_source_tree(dir.string()), dir.string());
+}
+
 // Where an import cycle closes depends on where its resolution entered. One worker meets
 // `_early.py` first and enters the cycle at the package; `first.py`'s kernel, entering at
 // `first.py`, must still say so, as it does when resolved alone.
 TEST_CASE("an import cycle is reported where the kernel's own resolution closes it", "[crossfile]") {
-  fs::path dir = fs::path(MINE_FIXTURES_DIR) / "crossfile" / "cycle_entry";
-  ScanOptions options;
-  options.jobs = 1;
-  Scanner scanner(all_plugins(), options);
-  RepoSnapshot snap = scanner.extract(*open_source_tree(dir.string()), dir.string());
+  RepoSnapshot snap = scan_in_one_worker("cycle_entry");
   std::map<std::string, std::string> why;  // kernel -> why its WIDTH is unresolved
   for (const auto& rec : snap.kernels)
     if (rec.kernel.meta.contains("unresolved"))
@@ -204,11 +210,7 @@ TEST_CASE("an import cycle is reported where the kernel's own resolution closes 
 // `if TYPE_CHECKING:`) is still its own name in its own closure: an alias of it was emitted as
 // `Model__app_base = ` with nothing after the `=` when the cached resolution was taken.
 TEST_CASE("a kernel reached first as another kernel's dependency resolves as its own name", "[crossfile]") {
-  fs::path dir = fs::path(MINE_FIXTURES_DIR) / "crossfile" / "self_annotation";
-  ScanOptions options;
-  options.jobs = 1;
-  Scanner scanner(all_plugins(), options);
-  RepoSnapshot snap = scanner.extract(*open_source_tree(dir.string()), dir.string());
+  RepoSnapshot snap = scan_in_one_worker("self_annotation");
   std::map<std::string, std::string> standalone;
   for (const auto& rec : snap.kernels) standalone[rec.kernel.qualname] = rec.kernel.standalone;
   REQUIRE(standalone.count("Model"));
