@@ -184,7 +184,7 @@ TEST_CASE("cross-file standalones do not depend on threads or the order files ar
 
 // A crossfile case scanned by one worker, which meets its files in path order and keeps its
 // resolutions from one kernel to the next.
-RepoSnapshot scan_in_one_worker(const std::string& name) {
+static RepoSnapshot scan_in_one_worker(const std::string& name) {
   fs::path dir = fs::path(MINE_FIXTURES_DIR) / "crossfile" / name;
   ScanOptions options;
   options.jobs = 1;
