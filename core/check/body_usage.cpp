@@ -364,7 +364,8 @@ std::set<std::string> unrolled_operands(const PythonModule& m, TSNode body, int 
     std::set<std::string> expanded;
     for (bool grew = true; grew;) {
       grew = false;
-      for (const std::string name : std::set<std::string>(out)) {
+      std::set<std::string> so_far = out;  // `counts` adds to `out` while this runs
+      for (const std::string& name : so_far) {
         if (!expanded.insert(name).second) continue;
         auto [from, to] = bound.equal_range(name);
         for (auto it = from; it != to; ++it) {

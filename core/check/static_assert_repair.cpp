@@ -61,7 +61,7 @@ Verdict judge(const PythonModule& m, const Env& kernel_env, const Condition& c, 
 
 std::vector<Condition> conditions_of(const PythonModule& m, TSNode body) {
   std::vector<Condition> out;
-  for (TSNode a : static_assert_conditions(m, body)) out.push_back({a, TSNode{}, TSNode{}, false});
+  for (TSNode a : static_assert_conditions(m, body)) out.push_back({a, TSNode{}, TSNode{}, false, TSNode{}, {}, {}});
   // The asserts of the module's functions the kernel calls, one level down, where the call hands
   // the kernel's own names (`BLOCK_Q, d_head, BLOCK_K` positionally or by keyword).
   for_each_call(body, [&](TSNode call) {
@@ -86,8 +86,8 @@ std::vector<Condition> conditions_of(const PythonModule& m, TSNode body) {
     TSNode first = argument(call, 0), second = argument(call, 1);
     if (ts_node_is_null(first)) return;
     // Only aranges whose bounds name constexprs: literal ones are the kernel's own business.
-    if (ts_node_is_null(second)) out.push_back({call, TSNode{}, first, true});
-    else out.push_back({call, first, second, true});
+    if (ts_node_is_null(second)) out.push_back({call, TSNode{}, first, true, TSNode{}, {}, {}});
+    else out.push_back({call, first, second, true, TSNode{}, {}, {}});
   });
   return out;
 }
