@@ -310,18 +310,32 @@ const std::set<std::string>& helper_unrolled(const PythonModule& m, const Functi
 
 std::set<std::string> unrolled_operands(const PythonModule& m, TSNode body, int depth, UnrolledByHelper& helpers) {
   std::set<std::string> out;
-  // Local constexprs (`num_l: tl.constexpr = LMAX + 1`) handed on count with what they are made of.
-  std::map<std::string, TSNode> locals;
-  std::multimap<std::string, TSNode> bound;  // every assignment of each local
+  // Local constexprs (`num_l: tl.constexpr = LMAX + 1`) count with what they are made of: every
+  // assignment of each local, in source order.
+  std::multimap<std::string, TSNode> bound;
   for_each_node(body, [&](TSNode n) {
-    if (is_type(n, "assignment") && is_type(field(n, "left"), "identifier") && !ts_node_is_null(field(n, "right"))) {
-      locals.emplace(m.text_of(field(n, "left")), field(n, "right"));
+    if (is_type(n, "assignment") && is_type(field(n, "left"), "identifier") && !ts_node_is_null(field(n, "right")))
       bound.emplace(m.text_of(field(n, "left")), field(n, "right"));
-    }
   });
+  // start and end set the trip count; a large step only makes it smaller. So does a size the
+  // bound divides (`static_range(HEAD_DIM // X)` runs HEAD_DIM / X times): it is no count.
+  std::function<void(TSNode)> counts = [&](TSNode e) {
+    if (is_type(e, "binary_operator") && m.text_of(field(e, "operator")) == "//") {
+      counts(field(e, "right"));
+      return;
+    }
+    if (is_type(e, "identifier")) {
+      out.insert(m.text_of(e));
+      return;
+    }
+    if (is_type(e, "call")) return;
+    for_each_named_child(e, [&](TSNode c) { counts(c); });
+  };
+  bool unrolls = false;
   for_each_call(body, [&](TSNode n) {
     // A helper that unrolls over a parameter: what the call hands it is a count here too
-    // (`_mix(x, LMAX + 1, RANK)` into `for r in tl.static_range(RANK)`).
+    // (`_mix(x, LMAX + 1, RANK)` into `for r in tl.static_range(RANK)`), with what a local
+    // handed so is first made of.
     if (depth < 3 && is_type(field(n, "function"), "identifier"))
       if (const FunctionSite* helper = module_function(m, m.text_of(field(n, "function")))) {
         const std::set<std::string>& counted = helper_unrolled(m, helper, depth + 1, helpers);
@@ -330,8 +344,8 @@ std::set<std::string> unrolled_operands(const PythonModule& m, TSNode body, int 
           for_each_node(value, [&](TSNode id) {
             if (!is_type(id, "identifier")) return;
             out.insert(m.text_of(id));
-            auto local = locals.find(m.text_of(id));
-            if (local != locals.end())
+            auto local = bound.find(m.text_of(id));
+            if (local != bound.end())
               for_each_node(local->second, [&](TSNode x) {
                 if (is_type(x, "identifier")) out.insert(m.text_of(x));
               });
@@ -340,42 +354,29 @@ std::set<std::string> unrolled_operands(const PythonModule& m, TSNode body, int 
       }
     auto q = m.qualified_name(field(n, "function"));
     if (!q || !ends_with(*q, "language.static_range")) return;
-    // start and end set the trip count; a large step only makes it smaller. So does a size the
-    // bound divides (`static_range(HEAD_DIM // X)` runs HEAD_DIM / X times): it is no count.
-    std::function<void(TSNode)> counts = [&](TSNode e) {
-      if (is_type(e, "binary_operator") && m.text_of(field(e, "operator")) == "//") {
-        counts(field(e, "right"));
-        return;
-      }
-      if (is_type(e, "identifier")) {
-        out.insert(m.text_of(e));
-        return;
-      }
-      if (is_type(e, "call")) return;
-      for_each_named_child(e, [&](TSNode c) { counts(c); });
-    };
+    unrolls = true;
     size_t index = 0;
     for_each_named_child(field(n, "arguments"), [&](TSNode a) {
       if (is_type(a, "keyword_argument") || is_type(a, "comment")) return;
       if (index++ < 2) counts(a);
     });
-    // `loop_range: tl.constexpr = window_size` (or `-window_size` on another branch), then
-    // `tl.static_range(loop_range)`: what the local is made of counts too.
-    std::set<std::string> expanded;
-    for (bool grew = true; grew;) {
-      grew = false;
-      std::set<std::string> so_far = out;  // `counts` adds to `out` while this runs
-      for (const std::string& name : so_far) {
-        if (!expanded.insert(name).second) continue;
-        auto [from, to] = bound.equal_range(name);
-        for (auto it = from; it != to; ++it) {
-          size_t before = out.size();
-          counts(it->second);
-          grew = grew || out.size() != before;
-        }
+  });
+  // `loop_range: tl.constexpr = window_size` (or `-window_size` on another branch), then
+  // `tl.static_range(loop_range)`: what the local is made of counts too.
+  std::set<std::string> expanded;
+  for (bool grew = unrolls; grew;) {
+    grew = false;
+    std::set<std::string> so_far = out;  // `counts` adds to `out` while this runs
+    for (const std::string& name : so_far) {
+      if (!expanded.insert(name).second) continue;
+      auto [from, to] = bound.equal_range(name);
+      for (auto it = from; it != to; ++it) {
+        size_t before = out.size();
+        counts(it->second);
+        grew = grew || out.size() != before;
       }
     }
-  });
+  }
   return out;
 }
 

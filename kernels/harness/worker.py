@@ -100,15 +100,23 @@ def exc_message(e):
     return "\n-- caused by --\n".join(parts)
 
 
-def unwrap_jit(obj, jit_type):
-    """Autotuner, Heuristics and Inductor's CachingAutotuner all keep the JITFunction in .fn."""
+def fn_chain(obj):
+    """`obj` and what it wraps: Autotuner, Heuristics and Inductor's CachingAutotuner all keep
+    the function they wrap in .fn (eight levels at most)."""
     for _ in range(8):
-        if isinstance(obj, jit_type):
-            return obj
+        yield obj
         nxt = getattr(obj, "fn", None)
         if nxt is None or nxt is obj:
-            break
+            return
         obj = nxt
+
+
+def unwrap_jit(obj, jit_type):
+    """The JITFunction `obj` is or wraps."""
+    for o in fn_chain(obj):
+        if isinstance(o, jit_type):
+            return o
+        obj = o
     raise MissingEntry("entry is not a @triton.jit function (got %s)" % type(obj).__name__)
 
 
@@ -1059,8 +1067,7 @@ def imported_autotune_configs(entry):
     [{constexprs, num_warps, num_stages}], constexprs of plain values only; None when it is not
     autotuned. Configs made by the module's own code (`configs=get_configs()`, a loop over
     block sizes with conditions) are read here where mine could not read them statically."""
-    obj = entry
-    for _ in range(8):
+    for obj in fn_chain(entry):
         configs = getattr(obj, "configs", None)
         if isinstance(configs, (list, tuple)) and configs and all(hasattr(c, "kwargs") for c in configs):
             out = []
@@ -1071,10 +1078,6 @@ def imported_autotune_configs(entry):
                             "num_warps": getattr(c, "num_warps", None),
                             "num_stages": getattr(c, "num_stages", None)})
             return out
-        nxt = getattr(obj, "fn", None)
-        if nxt is None or nxt is obj:
-            break
-        obj = nxt
     return None
 
 
