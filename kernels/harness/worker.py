@@ -27,6 +27,7 @@ import deferred_imports  # noqa: E402
 import inductor_stage  # noqa: E402
 import launch  # noqa: E402
 import mode_literals  # noqa: E402
+import offset_reach  # noqa: E402
 import privileges  # noqa: E402
 import sandbox  # noqa: E402
 import shared_state  # noqa: E402
@@ -416,6 +417,8 @@ class Worker:
                 row["attrs"] = p["attrs"]
             if p.get("symbolic_sizes"):
                 row["symbolic_sizes"] = p["symbolic_sizes"]
+            if task.get("grow"):
+                p["reach"] = kernel_reach(source, spec.get("entry"), p)
             if task.get("configs"):
                 row["configs"] = self.autotune(fn, spec, p, task, stage, row)
             else:
@@ -562,8 +565,14 @@ class Worker:
         grows = 0
         retyped = narrowed = matched = False
         if task.get("grow"):
-            # The pool's second try after a fault: every stand-in buffer larger at once.
-            row["grown"] = grow_buffers(p, None, task["grow"], MAX_SECOND_TRY_BYTES)
+            # The pool's second try after a fault: buffers whose addresses the kernel's code bounds
+            # hold what they reach; every other stand-in buffer grows by a factor.
+            reach = p.pop("reach", None) or {}
+            reached, used = reach_buffers(p, reach, MAX_SECOND_TRY_BYTES)
+            if reached:
+                row["reached"] = reached
+            rest = [label for label in buffer_labels(p) if reach.get(label) is None]
+            row["grown"] = grow_buffers(p, rest, task["grow"], MAX_SECOND_TRY_BYTES - used)
         for _ in range(task.get("shrink") or 0):
             # The pool's second try after a compile ran out of time: smaller guessed blocks.
             halve_guessed_blocks(p, row)
@@ -971,6 +980,49 @@ MAX_GROWN_ELEMS = 1 << 26
 MAX_GROWN_BYTES = 1 << 30
 # The pool's second tries run four at a time, after everything else: more room.
 MAX_SECOND_TRY_BYTES = 4 << 30
+
+
+def kernel_reach(source, entry, p):
+    """{pointer: highest element offset} of the plan's kernel at its launch values and grid
+    (offset_reach.py); {} when its code cannot be read."""
+    values = {n: v for n, kind, v in p["args"] if kind == "scalar"}
+    values.update(p["constexprs"])
+    grid = [g if isinstance(g, int) else 1 for g in p["grid"]]
+    try:
+        return offset_reach.reach(source, entry, values, grid) or {}
+    except (SyntaxError, RecursionError, ValueError, TypeError, ZeroDivisionError):
+        return {}
+
+
+def buffer_labels(p):
+    """The labels grow_buffers knows the plan's input buffers by (a tuple's element as "t[1]")."""
+    labels = []
+    for name, kind, detail in p["args"]:
+        if kind in ("tensor", "address"):
+            labels.append(name)
+        elif kind == "tuple":
+            labels += ["%s[%d]" % (name, j) for j, (k, _) in enumerate(detail) if k == "tensor"]
+    return labels
+
+
+def reach_buffers(p, reach, budget):
+    """Grows each input buffer of the plan that a bounded address reaches past (reach: {name:
+    highest element offset or None}) to hold what it reaches, smallest growth first, while the
+    growth stays within `budget` bytes. Returns ({name: elements}, bytes added)."""
+    wanted = []
+    for i, (name, kind, detail) in enumerate(p["args"]):
+        if kind in ("tensor", "address") and isinstance(reach.get(name), int) and reach[name] >= detail[1]:
+            extra = (reach[name] + 1 - detail[1]) * ITEM_BYTES.get(detail[0], 4)
+            wanted.append((extra, i, reach[name] + 1))
+    reached, used = {}, 0
+    for extra, i, n in sorted(wanted):
+        if used + extra > budget:
+            break
+        name, kind, detail = p["args"][i]
+        p["args"][i] = (name, kind, (detail[0], n))
+        reached[name] = n
+        used += extra
+    return reached, used
 
 
 def grow_buffers(p, names, factor, budget=MAX_GROWN_BYTES):
