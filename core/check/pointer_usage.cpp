@@ -884,6 +884,29 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
       for (const auto& b : bases_of(left)) pointer = pointer || addressed.count(b) > 0;
       if (pointer) work.push_back(field(n, "right"));
     });
+    // A tensor descriptor's or block pointer's offsets are indexes too: `desc.load([base + s, 0])`,
+    // `tl.load_tensor_descriptor(desc, [off, 0])`, `tl.advance(p, (0, step))`, `offsets=(row, 0)`.
+    for_each_node(body, [&](TSNode n) {
+      if (!is_type(n, "call")) return;
+      std::string name = op_name(n);
+      TSNode fn = field(n, "function");
+      TSNode offsets{};
+      if (name.empty() && is_type(fn, "attribute")) {
+        std::string method = m_.text_of(field(fn, "attribute"));
+        TSNode first = argument(n, 0);
+        bool listed = !ts_node_is_null(first) && (is_type(first, "list") || is_type(first, "tuple"));
+        if (listed && (method == "load" || method == "store" || method == "gather" || method == "scatter" ||
+                       method.rfind("atomic_", 0) == 0))
+          offsets = first;
+      } else if (name == "load_tensor_descriptor" || name == "store_tensor_descriptor" || name == "advance" ||
+                 name == "_experimental_descriptor_load" || name == "_experimental_descriptor_store") {
+        offsets = argument(n, 1);
+      } else if (name == "make_block_ptr") {
+        offsets = keyword(n, "offsets", m_);
+        if (ts_node_is_null(offsets)) offsets = argument(n, 3);
+      }
+      if (!ts_node_is_null(offsets)) work.push_back(offsets);
+    });
     size_t steps = 0;
     while (!work.empty() && ++steps < 100000) {
       TSNode n = work.back();
