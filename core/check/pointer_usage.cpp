@@ -431,15 +431,29 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
     }
     return operand;
   };
+  // Through a local rebound to another layout of itself (`bits = tl.reshape(bits, [T, B])`), a
+  // few bindings deep.
   auto loads_of = [&](TSNode operand) {
     std::vector<TSNode> found;
-    if (is_type(operand, "call") && op_name(operand) == "load") found.push_back(operand);
-    if (is_type(operand, "identifier")) {
-      auto it = assigned.find(m_.text_of(operand));
-      if (it != assigned.end())
-        for (TSNode rhs : reaching(it->second, ts_node_start_byte(operand)))
-          if (is_type(rhs, "call") && op_name(rhs) == "load") found.push_back(rhs);
-    }
+    std::set<uint32_t> seen;
+    std::function<void(TSNode, int)> visit = [&](TSNode x, int depth) {
+      if (is_type(x, "call") && op_name(x) == "load") {
+        found.push_back(x);
+        return;
+      }
+      if (!is_type(x, "identifier") || depth > 3) return;
+      auto it = assigned.find(m_.text_of(x));
+      if (it == assigned.end()) return;
+      for (TSNode rhs : reaching(it->second, ts_node_start_byte(x))) {
+        if (!seen.insert(ts_node_start_byte(rhs)).second) continue;
+        if (is_type(rhs, "call") && op_name(rhs) == "load") found.push_back(rhs);
+        else if (depth < 3) {
+          TSNode inner = unwrap_layout(rhs);
+          if (!ts_node_eq(inner, rhs) && is_type(inner, "identifier")) visit(inner, depth + 1);
+        }
+      }
+    };
+    visit(operand, 0);
     return found;
   };
   // Each call of the Triton op `name` in the body.
@@ -451,12 +465,33 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
   // The kernel states its element types itself: `tl.static_assert(b.dtype == tl.int8)` after
   // `b = tl.load(b_ptrs)`, `tl.static_assert(x_ptr.dtype.element_ty == tl.bfloat16)`. Before
   // every other dtype rule, which only guess.
-  for_each_op("static_assert", [&](TSNode n) {
-    TSNode cond = argument(n, 0);
-    if (!is_type(cond, "comparison_operator") || ts_node_named_child_count(cond) != 2 ||
-        m_.text_of(cond).find("==") == std::string::npos)
-      return;
-    TSNode l = ts_node_named_child(cond, 0), r = ts_node_named_child(cond, 1);
+  // Each comparison a static assert requires: both sides of an `and`, the first type an `or`
+  // allows (`w_type == tl.uint8 or w_type == tl.float8e4nv`).
+  std::function<void(TSNode, std::vector<TSNode>&)> required = [&](TSNode c, std::vector<TSNode>& into) {
+    if (ts_node_is_null(c) || into.size() > 8) return;
+    if (is_type(c, "parenthesized_expression") && ts_node_named_child_count(c) == 1) {
+      required(ts_node_named_child(c, 0), into);
+    } else if (is_type(c, "boolean_operator")) {
+      std::string op = m_.text_of(field(c, "operator"));
+      required(field(c, "left"), into);
+      if (op == "and") required(field(c, "right"), into);
+    } else if (is_type(c, "comparison_operator")) {
+      into.push_back(c);
+    }
+  };
+  // `mx_dtype: tl.constexpr = mx_ptr.dtype.element_ty`, then `mx_dtype == tl.uint8`: the type read.
+  auto type_read = [&](TSNode side) {
+    if (!is_type(side, "identifier") || param_set.count(m_.text_of(side))) return side;
+    auto it = assigned.find(m_.text_of(side));
+    if (it == assigned.end()) return side;
+    std::vector<TSNode> values = reaching(it->second, ts_node_start_byte(side));
+    if (values.size() != 1 || !is_type(values[0], "attribute")) return side;
+    std::string attr = m_.text_of(field(values[0], "attribute"));
+    return attr == "dtype" || attr == "element_ty" ? values[0] : side;
+  };
+  auto stated_by = [&](TSNode cond) {
+    if (ts_node_named_child_count(cond) != 2 || m_.text_of(cond).find("==") == std::string::npos) return;
+    TSNode l = type_read(ts_node_named_child(cond, 0)), r = type_read(ts_node_named_child(cond, 1));
     if (!is_type(l, "attribute")) std::swap(l, r);
     if (!is_type(l, "attribute")) return;
     std::string attr = m_.text_of(field(l, "attribute"));
@@ -476,9 +511,12 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
     auto q = m_.qualified_name(r);
     std::string dtype = triton_dtype(q ? *q : m_.text_of(r));
     if (dtype.empty()) return;
-    // `tl.static_assert(addr.dtype == tl.int64)` of a parameter no load binds: its own type.
+    // `tl.static_assert(addr.dtype == tl.int64)` of a parameter no load binds: its own type. In a
+    // helper (`def vpopc(x): tl.static_assert(x.dtype == tl.uint32)`), that of the values a caller
+    // loads and hands it.
     if (attr == "dtype" && parameter && loads_of(object).empty()) {
       out.asserted_scalars[m_.text_of(object)] = dtype;
+      out.value_dtypes.emplace(m_.text_of(object), dtype);
       return;
     }
     if (attr == "element_ty" && is_type(object, "attribute") && m_.text_of(field(object, "attribute")) == "dtype") {
@@ -487,6 +525,11 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
       for (TSNode load : loads_of(object))
         for (const auto& p : bases_of(address_of(load))) set_dtype(p, dtype, "tl.static_assert on the loaded values' type");
     }
+  };
+  for_each_op("static_assert", [&](TSNode n) {
+    std::vector<TSNode> comparisons;
+    required(argument(n, 0), comparisons);
+    for (TSNode cond : comparisons) stated_by(cond);
   });
   // `tl.dot_scaled(a, a_scale, "e2m1", b, b_scale, "e4m3", acc)`: Triton checks each operand
   // against its format (e2m1 packs two values in a uint8) and the scales are e8m0 bytes. A
