@@ -693,6 +693,19 @@ InferredSignature triton_signature(const KernelSource& k, HelperReads& helpers) 
   // is what the helper's own reading decides for the parameter it lands in, where the kernel's
   // body says nothing of it.
   auto fallback = [&](const std::string& name) -> std::pair<nlohmann::json, std::string> {
+    // `if ACTIVATION_FN is not None: x = ACTIVATION_FN(x, *args)`: the kernel is written to run
+    // without the function, and a stand-in cannot know what the unpacked arguments hold.
+    if (use_of(name).called && facts.none_guarded.count(name)) {
+      bool unpacked = false;
+      for_each_call(field(site->definition, "body"), [&](TSNode call) {
+        TSNode fn = field(call, "function");
+        if (!is_type(fn, "identifier") || m->text_of(fn) != name) return;
+        for_each_named_child(field(call, "arguments"), [&](TSNode a) {
+          unpacked = unpacked || is_type(a, "list_splat") || is_type(a, "dictionary_splat");
+        });
+      });
+      if (unpacked) return {nullptr, "a function the body tests against None and calls with unpacked arguments"};
+    }
     auto guess = constexpr_fallback(name, use_of(name));
     if (guess.second != kNoValueFound || helpers.depth >= 3) return guess;
     std::optional<std::pair<nlohmann::json, std::string>> found;
