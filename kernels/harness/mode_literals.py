@@ -29,17 +29,26 @@ def _literals(node):
 
 def modes(source, current):
     """{name: [other literals, in source order]} for the names of `current` ({name: the guessed
-    value}) that the module compares with literals of the guessed value's type; the guessed value
-    itself and names without alternatives are left out. {} when the source does not parse."""
+    value}) that the module compares with literals of the guessed value's type, None first for a
+    string mode it also tests with `is None`; the guessed value itself and names without
+    alternatives are left out. {} when the source does not parse."""
     try:
         tree = ast.parse(source)
     except (SyntaxError, ValueError):
         return {}
     seen = {name: [] for name in current}
+    none_tested = set()
     for node in ast.walk(tree):
         if not isinstance(node, ast.Compare) or len(node.ops) != 1:
             continue
         left, right = node.left, node.comparators[0]
+        # `if Y_TMA_MODE is not None:`: the kernel has a path without the mode at all.
+        if isinstance(node.ops[0], (ast.Is, ast.IsNot)):
+            for name_node, other in ((left, right), (right, left)):
+                if (isinstance(name_node, ast.Name) and name_node.id in seen and isinstance(other, ast.Constant)
+                        and other.value is None):
+                    none_tested.add(name_node.id)
+            continue
         if not isinstance(node.ops[0], (ast.Eq, ast.NotEq, ast.In, ast.NotIn)):
             continue
         for name_node, other in ((left, right), (right, left)):
@@ -56,6 +65,9 @@ def modes(source, current):
             if type(value) is not type(guess) or value == guess or value in values:
                 continue
             values.append(value)
+        # A string mode the kernel also tests against None: None first, its simplest path.
+        if name in none_tested and isinstance(guess, str):
+            values.insert(0, None)
         if values:
             out[name] = values[:MAX_PER_NAME]
     return out

@@ -639,7 +639,8 @@ class Worker:
         # String modes first: an integer compared with a literal (`if G == 1:`) is more often a
         # special case than a mode, and the tries are few.
         pairs = [(n, v) for n, vs in (p.get("modes") or {}).items() for v in vs]
-        queue = p.setdefault("_mode_queue", sorted(pairs, key=lambda nv: not isinstance(nv[1], str))[:mode_literals.MAX_TRIES])
+        queue = p.setdefault("_mode_queue", sorted(pairs, key=lambda nv: not isinstance(nv[1], (str, type(None))))
+                             [:mode_literals.MAX_TRIES])
         if not queue:
             return False
         guesses = p.setdefault("_mode_guesses", {n: p["constexprs"][n] for n in (p.get("modes") or {})})

@@ -37,6 +37,20 @@ class Modes(unittest.TestCase):
         # values of another kind (4 is no mode of a bool) are left out; FLAG has no literal.
         self.assertEqual(found, {"CACHE_METHOD": ["vllm"], "ROPE": ["dynamic", "none"], "N": [4]})
 
+    def test_a_string_mode_the_kernel_also_tests_against_none_tries_none_first(self):
+        source = '''
+@triton.jit
+def k(y, Y_TMA_MODE: tl.constexpr):
+    if Y_TMA_MODE is not None:
+        y = make_descriptor(y, Y_TMA_MODE == "ragged")
+    elif Y_TMA_MODE == "dense":
+        pass
+'''
+        self.assertEqual(mode_literals.modes(source, {"Y_TMA_MODE": "ragged"}), {"Y_TMA_MODE": [None, "dense"]})
+        # An integer selector tested against None has no None mode: its guess is a size.
+        self.assertEqual(mode_literals.modes(source.replace('"ragged"', "2").replace('"dense"', "4"),
+                                             {"Y_TMA_MODE": 2}), {"Y_TMA_MODE": [4]})
+
     def test_names_not_guessed_and_sources_that_do_not_parse_have_none(self):
         self.assertEqual(mode_literals.modes(SOURCE, {}), {})
         self.assertEqual(mode_literals.modes("def k(:\n", {"MODE": "a"}), {})
