@@ -942,8 +942,10 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
                        method.rfind("atomic_", 0) == 0))
           offsets = first;
       } else if (name == "load_tensor_descriptor" || name == "store_tensor_descriptor" || name == "advance" ||
-                 name == "_experimental_descriptor_load" || name == "_experimental_descriptor_store") {
+                 name == "_experimental_descriptor_load") {
         offsets = argument(n, 1);
+      } else if (name == "_experimental_descriptor_store") {  // (desc, value, offsets)
+        offsets = argument(n, 2);
       } else if (name == "make_block_ptr") {
         offsets = keyword(n, "offsets", m_);
         if (ts_node_is_null(offsets)) offsets = argument(n, 3);
