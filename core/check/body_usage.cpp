@@ -722,6 +722,28 @@ std::set<std::string> float_math_operands(const PythonModule& m, TSNode body) {
     if (q && q->rfind("triton.language", 0) == 0 && float_only_math(op))
       identifiers_in(m, field(n, "arguments"), {"call", "keyword_argument"}, out);
   });
+  auto float_literal = [&](TSNode x) {
+    while (is_type(x, "parenthesized_expression") || is_type(x, "unary_operator"))
+      x = ts_node_named_child(x, ts_node_named_child_count(x) - 1);
+    return is_type(x, "float");
+  };
+  for_each_node(body, [&](TSNode n) {
+    // `2 * scale if scale >= 1.0 else 2.0`: Triton wants both branches of one type, so what the
+    // other branch computes from is a float; so is a scalar ordered against a float literal.
+    if (is_type(n, "conditional_expression") && ts_node_named_child_count(n) == 3) {
+      TSNode body_branch = ts_node_named_child(n, 0), other = ts_node_named_child(n, 2);
+      if (float_literal(other) && !float_literal(body_branch))
+        identifiers_in(m, body_branch, {"call", "attribute", "subscript", "conditional_expression"}, out);
+      else if (float_literal(body_branch) && !float_literal(other))
+        identifiers_in(m, other, {"call", "attribute", "subscript", "conditional_expression"}, out);
+    } else if (is_type(n, "comparison_operator") && ts_node_named_child_count(n) == 2) {
+      TSNode l = ts_node_named_child(n, 0), r = ts_node_named_child(n, 1);
+      std::string text = m.text_of(n);
+      bool ordered = text.find('<') != std::string::npos || text.find('>') != std::string::npos;
+      if (ordered && is_type(l, "identifier") && float_literal(r)) out.insert(m.text_of(l));
+      if (ordered && is_type(r, "identifier") && float_literal(l)) out.insert(m.text_of(r));
+    }
+  });
   return out;
 }
 
