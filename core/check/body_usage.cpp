@@ -727,15 +727,26 @@ std::set<std::string> float_math_operands(const PythonModule& m, TSNode body) {
       x = ts_node_named_child(x, ts_node_named_child_count(x) - 1);
     return is_type(x, "float");
   };
+  // Names the body binds: their values may be floats already.
+  std::set<std::string> bound;
   for_each_node(body, [&](TSNode n) {
-    // `2 * scale if scale >= 1.0 else 2.0`: Triton wants both branches of one type, so what the
-    // other branch computes from is a float; so is a scalar ordered against a float literal.
+    if (is_type(n, "assignment") || is_type(n, "augmented_assignment") || is_type(n, "for_statement"))
+      identifiers_in(m, field(n, "left"), {}, bound);
+  });
+  // `2 * scale if scale >= 1.0 else 2.0`: Triton wants both branches of one type, so the scalars
+  // the other branch computes from alone are floats; so is a scalar ordered against a float literal.
+  auto computed_from = [&](TSNode branch) {
+    std::set<std::string> names;
+    identifiers_in(m, branch, {"call", "attribute", "subscript", "conditional_expression"}, names);
+    for (const auto& name : names)
+      if (bound.count(name)) return;
+    out.insert(names.begin(), names.end());
+  };
+  for_each_node(body, [&](TSNode n) {
     if (is_type(n, "conditional_expression") && ts_node_named_child_count(n) == 3) {
       TSNode body_branch = ts_node_named_child(n, 0), other = ts_node_named_child(n, 2);
-      if (float_literal(other) && !float_literal(body_branch))
-        identifiers_in(m, body_branch, {"call", "attribute", "subscript", "conditional_expression"}, out);
-      else if (float_literal(body_branch) && !float_literal(other))
-        identifiers_in(m, other, {"call", "attribute", "subscript", "conditional_expression"}, out);
+      if (float_literal(other) && !float_literal(body_branch)) computed_from(body_branch);
+      else if (float_literal(body_branch) && !float_literal(other)) computed_from(other);
     } else if (is_type(n, "comparison_operator") && ts_node_named_child_count(n) == 2) {
       TSNode l = ts_node_named_child(n, 0), r = ts_node_named_child(n, 1);
       std::string text = m.text_of(n);

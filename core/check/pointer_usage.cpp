@@ -896,6 +896,16 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
           set_dtype(p, dtype, "the other branch of a conditional is " + dtype);
     }
   });
+  auto has_float_literal = [&](TSNode e) {
+    std::vector<TSNode> stack{e};
+    for (size_t steps = 0; !stack.empty() && steps < 512; ++steps) {
+      TSNode x = stack.back();
+      stack.pop_back();
+      if (is_type(x, "float")) return true;
+      for_each_named_child(x, [&](TSNode c) { stack.push_back(c); });
+    }
+    return false;
+  };
   // A loaded value used inside another address is an index: integer elements.
   std::set<std::string> offset_names;
   std::vector<TSNode> nested_loads;
@@ -966,6 +976,12 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
       // `px = tl.floor(sx).to(tl.int32)`: what float-only math reads is a float, whatever
       // integer its result is cast to and indexes with.
       if (is_type(n, "call") && float_only_math(op_name(n))) continue;
+      // `tl.maximum(center - support + 0.5, 0).to(tl.int32)`: arithmetic with a float literal is
+      // float arithmetic, whatever integer its result is cast to.
+      if (is_type(n, "call") && is_type(field(n, "function"), "attribute") &&
+          m_.text_of(field(field(n, "function"), "attribute")) == "to" &&
+          has_float_literal(field(field(n, "function"), "object")))
+        continue;
       // A comparison is boolean whatever its operands hold (`qk_mask = (qk + gap) >= qk_max`).
       if (is_type(n, "comparison_operator")) continue;
       // An atomic returns the old elements at its address (`off = tl.atomic_add(counts, n)`): the
