@@ -32,6 +32,18 @@ def _is_module(node):
     return isinstance(node, ast.Name) and node.id in ("tl", "triton", "libdevice", "math", "language")
 
 
+def _carried(body):
+    """Names a loop body advances from their own value: `p += BLOCK`, `p = p + BLOCK`."""
+    names = []
+    for s in ast.walk(ast.Module(body=body, type_ignores=[])):
+        if isinstance(s, ast.AugAssign) and isinstance(s.target, ast.Name):
+            names.append(s.target.id)
+        elif (isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name) and
+              any(isinstance(n, ast.Name) and n.id == s.targets[0].id for n in ast.walk(s.value))):
+            names.append(s.targets[0].id)
+    return names
+
+
 class _Pointer:
     """A pointer parameter plus an offset interval (in elements)."""
     __slots__ = ("param", "lo", "hi")
@@ -284,8 +296,7 @@ class _Reach:
             return
         if isinstance(stmt.target, ast.Name):
             self.env[stmt.target.id] = var
-        carried = [s.target.id for s in ast.walk(ast.Module(body=stmt.body, type_ignores=[]))
-                   if isinstance(s, ast.AugAssign) and isinstance(s.target, ast.Name)]
+        carried = _carried(stmt.body)
         start = {n: self.env[n] for n in carried if n in self.env}
         # One pass finds what an iteration adds; the second sees every iteration's values.
         saved, reach = dict(self.env), dict(self.reach)

@@ -571,7 +571,8 @@ class Worker:
             reached, used = reach_buffers(p, reach, MAX_SECOND_TRY_BYTES)
             if reached:
                 row["reached"] = reached
-            rest = [label for label in buffer_labels(p) if reach.get(label) is None]
+            rest = [label for label in buffer_labels(p) if reach.get(label) is None or
+                    (label not in reached and reach[label] >= planned_elements(p, label))]
             row["grown"] = grow_buffers(p, rest, task["grow"], MAX_SECOND_TRY_BYTES - used)
         for _ in range(task.get("shrink") or 0):
             # The pool's second try after a compile ran out of time: smaller guessed blocks.
@@ -1004,6 +1005,14 @@ def buffer_labels(p):
         elif kind == "tuple":
             labels += ["%s[%d]" % (name, j) for j, (k, _) in enumerate(detail) if k == "tensor"]
     return labels
+
+
+def planned_elements(p, label):
+    """Elements planned for the input buffer named `label` (not a tuple's element), else 0."""
+    for name, kind, detail in p["args"]:
+        if name == label and kind in ("tensor", "address"):
+            return detail[1]
+    return 0
 
 
 def reach_buffers(p, reach, budget):

@@ -28,6 +28,16 @@ def matmul(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, BLOCK_M: tl.const
     tl.store(c_ptr + offs_m[:, None] * N + offs_n[None, :], acc)
 """
 
+# A pointer advanced by rebinding it to itself plus a step, as `+=` does.
+REBOUND = """
+@triton.jit
+def rebound(x_ptr, n, BLOCK: tl.constexpr):
+    p = x_ptr + tl.arange(0, BLOCK)
+    for i in range(0, n, BLOCK):
+        tl.store(p, 0.0)
+        p = p + BLOCK
+"""
+
 # A row of a mask indexed by a row count the launcher computes (`M = bs * s1 * s2`) with the
 # mask's own stride: what the stand-ins give it need not agree with the mask's stand-in shape.
 GATHER = """
@@ -66,6 +76,10 @@ class Reach(unittest.TestCase):
         self.assertEqual(r["b_ptr"], 31 * 64 + 63 + 2 * 32 * 64)
         self.assertEqual(r["c_ptr"], 127 * 64 + 63)
 
+    def test_a_pointer_rebound_to_itself_plus_a_step_is_advanced_by_the_trips(self):
+        r = offset_reach.reach(REBOUND, "rebound", {"n": 256, "BLOCK": 64}, [1, 1, 1])
+        self.assertEqual(r["x_ptr"], 63 + 3 * 64)
+
     def test_both_branches_bound_a_pointer_and_a_loaded_index_does_not(self):
         values = {"M": 4096, "stride_mask_m": 1024, "HAS_MASK": True, "BLOCK": 256}
         r = offset_reach.reach(GATHER, "gather", values, [16, 1, 1])
@@ -103,11 +117,17 @@ class ReachBuffers(unittest.TestCase):
         self.assertEqual(rest, ["out_ptr"])
 
     def test_growth_past_the_budget_is_left_to_the_blanket_factor(self):
+        task = {"grow": 16}
         p = self.plan()
-        reached, used = worker.reach_buffers(p, {"mask_ptr": 1 << 40, "idx_ptr": (1 << 21) - 1},
-                                             worker.MAX_SECOND_TRY_BYTES)
-        self.assertEqual(reached, {"idx_ptr": 1 << 21})
-        self.assertEqual(p["args"][0][2][1], 1 << 20)
+        p["reach"] = {"mask_ptr": 1 << 40, "idx_ptr": (1 << 21) - 1, "out_ptr": 10}
+        w = worker.Worker.__new__(worker.Worker)
+        w.compile_load_run = lambda *a: {"status": "ok"}
+        row = {}
+        w.compile_shrinking(None, {}, p, task, "run", row)
+        self.assertEqual(row["reached"], {"idx_ptr": 1 << 21})
+        self.assertEqual(row["grown"], {"mask_ptr": 16})  # out of the budget: the blanket factor
+        self.assertEqual(p["args"][0][2][1], 16 << 20)
+        self.assertEqual(p["args"][2][2][1], 1 << 20)  # out_ptr reaches within its buffer
 
 
 if __name__ == "__main__":
