@@ -473,7 +473,7 @@ class ClosureBuilder {
             if (!b) continue;
             Entity* target = resolve_import(e->module, *s, *b);
             if (target && target->kind != EntityKind::Module) {
-              aliases_[s] = {e, target};
+              aliases_[s].emplace_back(e, target);
               need(target, e->module);
             }
             continue;
@@ -968,11 +968,19 @@ class ClosureBuilder {
       if (s->kind == StatementKind::Import) {
         // One branch of a name that is also defined here: kept imports render with the imports;
         // an inlined target is bound to the name the branch gave it.
+        // (`from ..constants import A, B` binds each name the standalone needs: one line each.)
         auto alias = aliases_.find(s);
         if (alias == aliases_.end()) continue;
-        auto [group, target] = alias->second;
-        if (target->kind == EntityKind::Definition && emitted(group) != emitted(target))
-          definitions_text.push_back(kept.emplace_back("\n\n" + emitted(group) + " = " + emitted(target) + "\n"));
+        auto position = [&](const Entity* e) {
+          for (size_t i = 0; i < s->imports.size(); ++i)
+            if (s->imports[i].local == e->name) return i;
+          return s->imports.size();
+        };
+        std::stable_sort(alias->second.begin(), alias->second.end(),
+                         [&](const auto& a, const auto& b) { return position(a.first) < position(b.first); });
+        for (auto [group, target] : alias->second)
+          if (target->kind == EntityKind::Definition && emitted(group) != emitted(target))
+            definitions_text.push_back(kept.emplace_back("\n\n" + emitted(group) + " = " + emitted(target) + "\n"));
         continue;
       }
       // A definition of the kernel's own file that follows the kernel there and reads it
@@ -1047,7 +1055,7 @@ class ClosureBuilder {
   std::vector<Dependency> deps_;
   std::unordered_set<std::string_view> external_signatures_;  // views of the entities' signatures
   std::unordered_map<const PythonModule*, std::vector<const PythonModule*>> module_edges_;
-  std::map<const ModuleStatement*, std::pair<Entity*, Entity*>> aliases_;
+  std::map<const ModuleStatement*, std::vector<std::pair<Entity*, Entity*>>> aliases_;
   std::map<std::pair<const ModuleStatement*, std::string>, Entity*> guarded_targets_;  // need_guarded_target
 };
 
