@@ -493,7 +493,9 @@ InferredSignature triton_signature(const KernelSource& k, HelperReads& helpers) 
   // A launch of positional arguments only that leaves a parameter without default unbound, where
   // no splat or decorator can supply it, is short: the arguments it does hand may sit a place too
   // early. (One that binds by keyword names what it binds; a parameter it leaves out is supplied
-  // elsewhere, by a config the scan did not read.)
+  // elsewhere, by a config the scan did not read, unless it is a pointer the body addresses: no
+  // config hands a tensor. A launch written for an older signature of its kernel, `pos` where the
+  // kernel now takes `pos_z, pos_y, pos_x`, leaves such pointers unbound.)
   bool launch_short = false;
   if (chosen && k.launches[*chosen].complete) {
     std::set<std::string> bound;
@@ -502,11 +504,12 @@ InferredSignature triton_signature(const KernelSource& k, HelperReads& helpers) 
       bound.insert(a.param);
       by_keyword = by_keyword || !a.keyword.empty();
     }
-    if (!by_keyword)
-      for (const auto& pn : params)
-        launch_short = launch_short || (ts_node_is_null(pn.default_value) && !bound.count(pn.name) &&
-                                        !autotune.keys.count(pn.name) && !heuristic_keys.count(pn.name) &&
-                                        !splat_keys.count(pn.name));
+    for (const auto& pn : params) {
+      bool supplied = !ts_node_is_null(pn.default_value) || bound.count(pn.name) || autotune.keys.count(pn.name) ||
+                      heuristic_keys.count(pn.name) || splat_keys.count(pn.name);
+      bool tensor = facts.addressed.count(pn.name) && !contains(ts_node_is_null(pn.annotation) ? "" : m->text_of(pn.annotation), "constexpr");
+      launch_short = launch_short || (!supplied && (!by_keyword || tensor));
+    }
   }
   for (const auto& pn : params) {
     InferredParam p;
