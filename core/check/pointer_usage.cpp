@@ -1649,7 +1649,8 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
         std::set<std::string> pointers;
         for (TSNode load : loads_of(right))
           for (const auto& p : bases_of(address_of(load))) pointers.insert(p);
-        std::string cast = cast_type(right);
+        // (`else: row = tl.zeros((B,), dtype=tl.uint32)` states it as a cast does.)
+        std::string cast = stated_type(right);
         for (TSNode name : names) {
           auto& per_block = bound[m_.text_of(name)];
           per_block.resize(blocks.size());
@@ -1673,7 +1674,7 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
             if (j != i)
               for (const auto& p : bound[name][j]) {
                 // Integer evidence types offsets i32 by default; the cast says how wide they are.
-                bool wider = casts[i][0] == 'i' && out.dtypes.count(p) && out.dtypes[p] == "i32";
+                bool wider = (casts[i][0] == 'i' || casts[i][0] == 'u') && out.dtypes.count(p) && out.dtypes[p] == "i32";
                 if (wider) out.dtypes.erase(p);
                 set_dtype(p, casts[i], "its loads share a name another branch casts to " + casts[i]);
               }
