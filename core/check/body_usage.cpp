@@ -722,6 +722,29 @@ std::set<std::string> float_math_operands(const PythonModule& m, TSNode body) {
     if (q && q->rfind("triton.language", 0) == 0 && float_only_math(op))
       identifiers_in(m, field(n, "arguments"), {"call", "keyword_argument"}, out);
   });
+  // `x = p0x + t * dxp` then `tl.floor(x)`: what a local read there is computed from, through
+  // plain arithmetic (a call types its own operands), a few assignments deep.
+  std::map<std::string, std::vector<TSNode>> values;
+  for_each_node(body, [&](TSNode n) {
+    if (is_type(n, "assignment") && is_type(field(n, "left"), "identifier") && !ts_node_is_null(field(n, "right")))
+      values[m.text_of(field(n, "left"))].push_back(field(n, "right"));
+  });
+  std::vector<std::string> work(out.begin(), out.end());
+  std::set<std::string> expanded;
+  for (int round = 0; round < 3 && !work.empty(); ++round) {
+    std::vector<std::string> next;
+    for (const auto& name : work) {
+      auto it = values.find(name);
+      if (it == values.end() || !expanded.insert(name).second) continue;
+      for (TSNode rhs : it->second) {
+        std::set<std::string> read;
+        identifiers_in(m, rhs, {"call", "attribute", "subscript", "conditional_expression", "comparison_operator"}, read);
+        for (const auto& r : read)
+          if (out.insert(r).second) next.push_back(r);
+      }
+    }
+    work = std::move(next);
+  }
   auto float_literal = [&](TSNode x) {
     while (is_type(x, "parenthesized_expression") || is_type(x, "unary_operator"))
       x = ts_node_named_child(x, ts_node_named_child_count(x) - 1);
