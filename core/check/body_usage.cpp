@@ -737,10 +737,25 @@ std::set<std::string> float_math_operands(const PythonModule& m, TSNode body) {
       auto it = values.find(name);
       if (it == values.end() || !expanded.insert(name).second) continue;
       for (TSNode rhs : it->second) {
-        std::set<std::string> read;
-        identifiers_in(m, rhs, {"call", "attribute", "subscript", "conditional_expression", "comparison_operator"}, read);
-        for (const auto& r : read)
-          if (out.insert(r).second) next.push_back(r);
+        // Through `+ - *` only: a true division (`tl.sum(x * x) / N`) is a float whatever its
+        // divisor, and `//`, `%` and shifts are integer math.
+        std::vector<TSNode> stack{rhs};
+        while (!stack.empty()) {
+          TSNode x = stack.back();
+          stack.pop_back();
+          if (is_type(x, "identifier")) {
+            std::string r = m.text_of(x);
+            if (out.insert(r).second) next.push_back(r);
+          } else if (is_type(x, "parenthesized_expression") || is_type(x, "unary_operator")) {
+            for_each_named_child(x, [&](TSNode c) { stack.push_back(c); });
+          } else if (is_type(x, "binary_operator")) {
+            std::string op = m.text_of(field(x, "operator"));
+            if (op == "+" || op == "-" || op == "*") {
+              stack.push_back(field(x, "left"));
+              stack.push_back(field(x, "right"));
+            }
+          }
+        }
       }
     }
     work = std::move(next);

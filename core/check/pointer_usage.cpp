@@ -1618,12 +1618,42 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
     });
     return blocks;
   };
+  // Only a condition decided at run time makes Triton join the branches; one of constexprs
+  // (`if USE_FP8:`) keeps a single branch, which may rebind the name to anything.
+  std::set<std::string> constexpr_params;
+  for (const auto& pn : parameter_nodes(m_, function.definition))
+    if (!ts_node_is_null(pn.annotation) && m_.text_of(pn.annotation).find("constexpr") != std::string::npos)
+      constexpr_params.insert(pn.name);
+  auto decided_at_run_time = [&](TSNode condition) {
+    std::set<std::string> names;
+    bool type_query = false;  // `x.dtype.is_fp16()`, `x.shape[0] == 1`: known when compiling
+    for_each_node(condition, [&](TSNode x) {
+      if (is_type(x, "identifier")) names.insert(m_.text_of(x));
+      if (is_type(x, "attribute")) {
+        std::string attr = m_.text_of(field(x, "attribute"));
+        type_query = type_query || attr == "dtype" || attr == "element_ty" || attr == "shape" || attr == "type";
+      }
+    });
+    if (type_query) return false;
+    for (const auto& name : names) {
+      if (param_set.count(name) && !constexpr_params.count(name) && !assigned.count(name)) return true;
+      auto it = assigned.find(name);
+      if (it == assigned.end()) continue;
+      for (TSNode rhs : it->second) {
+        bool computed = false;
+        for_each_call(rhs, [&](TSNode c) { computed = computed || !op_name(c).empty(); });
+        if (computed || (is_type(rhs, "call") && !op_name(rhs).empty())) return true;
+      }
+    }
+    return false;
+  };
   // `if c: token = tl.load(a + i) else: token = tl.load(b + i)` with a condition Triton decides at
   // run time: the name must have one type after the `if`, so `a` and `b` hold one element type.
   for_each_node(body, [&](TSNode n) {
     if (!is_type(n, "if_statement")) return;
     std::vector<TSNode> blocks = if_blocks(n);
     if (blocks.size() < 2) return;
+    bool run_time = decided_at_run_time(field(n, "condition"));
     // name -> the pointers its last binding in each block loads through, and the type a block
     // casts it to (`c0 = c0.to(tl.int64)`)
     std::map<std::string, std::vector<std::set<std::string>>> bound;
@@ -1649,8 +1679,9 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
         std::set<std::string> pointers;
         for (TSNode load : loads_of(right))
           for (const auto& p : bases_of(address_of(load))) pointers.insert(p);
-        // (`else: row = tl.zeros((B,), dtype=tl.uint32)` states it as a cast does.)
-        std::string cast = stated_type(right);
+        // (`else: row = tl.zeros((B,), dtype=tl.uint32)` states it as a cast does, where Triton
+        // joins the branches: a condition of constexprs keeps one, which may bind anything.)
+        std::string cast = run_time ? stated_type(right) : cast_type(right);
         for (TSNode name : names) {
           auto& per_block = bound[m_.text_of(name)];
           per_block.resize(blocks.size());
@@ -1757,35 +1788,6 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
             out.dtypes.erase(p);
           set_dtype(p, type, "its loads are bound to " + name + ", which holds " + type + " elsewhere in an if");
         }
-    };
-    // Only a condition decided at run time makes Triton join the branches; one of constexprs
-    // (`if USE_FP8:`) keeps a single branch, which may rebind the name to anything.
-    std::set<std::string> constexpr_params;
-    for (const auto& pn : parameter_nodes(m_, function.definition))
-      if (!ts_node_is_null(pn.annotation) && m_.text_of(pn.annotation).find("constexpr") != std::string::npos)
-        constexpr_params.insert(pn.name);
-    auto decided_at_run_time = [&](TSNode condition) {
-      std::set<std::string> names;
-      bool type_query = false;  // `x.dtype.is_fp16()`, `x.shape[0] == 1`: known when compiling
-      for_each_node(condition, [&](TSNode x) {
-        if (is_type(x, "identifier")) names.insert(m_.text_of(x));
-        if (is_type(x, "attribute")) {
-          std::string attr = m_.text_of(field(x, "attribute"));
-          type_query = type_query || attr == "dtype" || attr == "element_ty" || attr == "shape" || attr == "type";
-        }
-      });
-      if (type_query) return false;
-      for (const auto& name : names) {
-        if (param_set.count(name) && !constexpr_params.count(name) && !assigned.count(name)) return true;
-        auto it = assigned.find(name);
-        if (it == assigned.end()) continue;
-        for (TSNode rhs : it->second) {
-          bool computed = false;
-          for_each_call(rhs, [&](TSNode c) { computed = computed || !op_name(c).empty(); });
-          if (computed || (is_type(rhs, "call") && !op_name(rhs).empty())) return true;
-        }
-      }
-      return false;
     };
     for_each_node(body, [&](TSNode n) {
       if (!is_type(n, "if_statement") || !decided_at_run_time(field(n, "condition"))) return;
