@@ -88,6 +88,39 @@ bool truthy(const nlohmann::json& v) {
   return true;
 }
 
+// `QuantizedValueType.fp4.value`, or `Mode.fast` of an enum mixed with str or int: the literal the
+// member is assigned in a module-level `class Mode(str, Enum)` (what kernels compare modes with).
+std::optional<nlohmann::json> ConstantEvaluator::enum_member(TSNode n, int depth) const {
+  TSNode object = field(n, "object");
+  std::string attr = m_.text_of(field(n, "attribute"));
+  bool value = attr == "value";
+  if (value) {
+    if (!is_type(object, "attribute")) return std::nullopt;
+    attr = m_.text_of(field(object, "attribute"));
+    object = field(object, "object");
+  }
+  if (!is_type(object, "identifier")) return std::nullopt;
+  auto bindings = m_.bindings_of(m_.text_of(object));
+  if (bindings.size() != 1 || bindings[0]->kind != StatementKind::Class) return std::nullopt;
+  TSNode cls = bindings[0]->node;
+  while (!ts_node_is_null(cls) && !is_type(cls, "class_definition")) cls = ts_node_named_child(cls, ts_node_named_child_count(cls) - 1);
+  if (ts_node_is_null(cls)) return std::nullopt;
+  std::string bases = ts_node_is_null(field(cls, "superclasses")) ? "" : m_.text_of(field(cls, "superclasses"));
+  if (bases.find("Enum") == std::string::npos) return std::nullopt;
+  // Without `.value`, the member equals its value only where the enum mixes in that type.
+  bool mixed = bases.find("str") != std::string::npos || bases.find("IntEnum") != std::string::npos ||
+               bases.find("StrEnum") != std::string::npos || bases.find("int") != std::string::npos;
+  if (!value && !mixed) return std::nullopt;
+  std::optional<nlohmann::json> found;
+  for_each_named_child(field(cls, "body"), [&](TSNode st) {
+    TSNode a = is_type(st, "expression_statement") ? ts_node_named_child(st, 0) : TSNode{};
+    if (found || !is_type(a, "assignment") || m_.text_of(field(a, "left")) != attr) return;
+    auto v = eval(field(a, "right"), depth + 1);
+    if (v && (v->is_string() || v->is_number_integer())) found = v;
+  });
+  return found;
+}
+
 TSNode ConstantEvaluator::module_constant(const std::string& name) const {
   auto bindings = m_.bindings_of(name);
   // The value of `name = value` (an expression statement), else a null node.
@@ -154,7 +187,7 @@ std::optional<nlohmann::json> ConstantEvaluator::eval(TSNode n, int depth) const
     // `tl.float16` and friends are kept as their names: a constexpr dtype is passed by name.
     auto q = m_.qualified_name(n);
     if (q && q->rfind("triton.language.", 0) == 0) return "tl." + q->substr(16);
-    return std::nullopt;
+    return enum_member(n, depth);
   }
   if (type == "subscript") {
     TSNode value = field(n, "value");
