@@ -535,6 +535,23 @@ class Finder {
     }
   }
 
+  // A true division, arithmetic with a float literal, or `float(...)`.
+  bool float_expression(TSNode e, int depth = 0) const {
+    if (depth > 8 || ts_node_is_null(e)) return false;
+    if (is_type(e, "float")) return true;
+    if (is_type(e, "parenthesized_expression") || is_type(e, "unary_operator"))
+      return float_expression(ts_node_named_child(e, ts_node_named_child_count(e) - 1), depth + 1);
+    if (is_type(e, "call")) {
+      TSNode fn = field(e, "function");
+      return is_type(fn, "identifier") && m_.text_of(fn) == "float";
+    }
+    if (!is_type(e, "binary_operator")) return false;
+    std::string op = m_.text_of(field(e, "operator"));
+    if (op == "/") return true;
+    if (op != "+" && op != "-" && op != "*") return false;
+    return float_expression(field(e, "left"), depth + 1) || float_expression(field(e, "right"), depth + 1);
+  }
+
   void add_argument(TSNode value, const std::string& keyword, int position, const LauncherValues& values,
                     LaunchSite& site) {
     argument_nodes_.push_back(value);
@@ -544,6 +561,14 @@ class Finder {
     a.text = m_.text_of(value);
     auto v = values.eval(value);
     a.role = role_of(v, a);
+    // `1.0 / (n_samples - 1)`, `float(scale)` of a size the launcher leaves open: a Python float
+    // whatever it divides, of a value the stand-ins cannot give (a tensor operand would make a
+    // tensor, which the kernel's body then loads through: its use decides there).
+    if (!v && float_expression(value)) {
+      a.role = "float";
+      a.value = 1.0;
+      a.nominal = true;
+    }
     if (v && v->is_number()) {
       auto w = alternate_value(value, v);
       a.nominal = !w || *w != *v;
