@@ -13,7 +13,7 @@ REPO = os.path.join(os.environ["MINE_FIXTURES_DIR"], "launch", "repo")
 
 # kernel -> the launcher the fixtures launch it from (by qualname), or None; a tuple where several
 # kernels share the name
-LAUNCHED = {"act_kernel": "activation", "dequant_kernel": "dequantize", "scale_kernel": "Scaler.forward",
+LAUNCHED = {"split_axes": "stale_launch", "ray_steps": "march", "act_kernel": "activation", "dequant_kernel": "dequantize", "scale_kernel": "Scaler.forward",
             "sgd_kernel": "step", "adam_kernel": "step", "fp8_cast_kernel": "to_fp8",
             "lonely_kernel": None, "lonely_zero": None, "state_kernel": "state_fwd",
             "dequant_gemv_kernel": None, "int8_mm_kernel": None, "precision_kernel": None, "heads_kernel": None,
@@ -86,7 +86,7 @@ class ExportWithLauncher(unittest.TestCase):
     def test_records_hold_kernel_and_launcher(self):
         records, summary = self.export("--with-launcher")
         self.assertEqual({r["kernel_name"] for r in records}, set(LAUNCHED))
-        self.assertIn("written with their launcher: 95", summary)
+        self.assertIn("written with their launcher: 97", summary)
         for r in records:
             want = LAUNCHED[r["kernel_name"]]
             self.assertIn(r["launcher"], want if isinstance(want, tuple) else (want,), r["kernel_name"])
