@@ -535,6 +535,25 @@ class Finder {
     }
   }
 
+  // +1 for `float("inf")` (also `float('infinity')`), -1 for `-float("inf")` or `float("-inf")`,
+  // else 0.
+  int infinity_sign(TSNode e) const {
+    int sign = 1;
+    while (is_type(e, "unary_operator") || is_type(e, "parenthesized_expression")) {
+      if (is_type(e, "unary_operator") && m_.text_of(field(e, "operator")) == "-") sign = -sign;
+      e = ts_node_named_child(e, ts_node_named_child_count(e) - 1);
+    }
+    if (!is_type(e, "call") || m_.text_of(field(e, "function")) != "float") return 0;
+    TSNode arg = ts_node_named_child(field(e, "arguments"), 0);
+    if (ts_node_is_null(arg) || !is_type(arg, "string")) return 0;
+    std::string text = m_.text_of(arg);
+    std::string lower;
+    for (char c : text)
+      if (std::isalpha(static_cast<unsigned char>(c)) || c == '-') lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (lower == "-inf" || lower == "-infinity") return -sign;
+    return lower == "inf" || lower == "infinity" ? sign : 0;
+  }
+
   // A true division, arithmetic with a float literal, or `float(...)`.
   bool float_expression(TSNode e, int depth = 0) const {
     if (depth > 8 || ts_node_is_null(e)) return false;
@@ -566,7 +585,10 @@ class Finder {
     // tensor, which the kernel's body then loads through: its use decides there).
     if (!v && float_expression(value)) {
       a.role = "float";
-      a.value = 1.0;
+      // `float("inf")`, `-float("inf")`: JSON holds no infinity; float32's largest finite value
+      // stands in (a bound that 1.0 would turn into an early exit or an endless search).
+      if (infinity_sign(value) != 0) a.value = infinity_sign(value) * 3.4028234663852886e38;
+      else a.value = 1.0;
       a.nominal = true;
     }
     if (v && v->is_number()) {
