@@ -23,9 +23,9 @@ class ConstantEvaluator {
   // The right-hand side of the module-level `name = ...` binding: the only one, or the only one of
   // several that the module's constants reach (`if FLAG: name = a` / `else: name = b`).
   TSNode module_constant(const std::string& name) const;
-  std::optional<nlohmann::json> enum_member(TSNode attribute, int depth) const;
 
  private:
+  std::optional<nlohmann::json> enum_member(TSNode attribute, int depth) const;
   std::optional<nlohmann::json> call(TSNode n, int depth) const;
   const PythonModule& m_;
   Lookup lookup_;

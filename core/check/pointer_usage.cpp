@@ -897,14 +897,9 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
     }
   });
   auto has_float_literal = [&](TSNode e) {
-    std::vector<TSNode> stack{e};
-    for (size_t steps = 0; !stack.empty() && steps < 512; ++steps) {
-      TSNode x = stack.back();
-      stack.pop_back();
-      if (is_type(x, "float")) return true;
-      for_each_named_child(x, [&](TSNode c) { stack.push_back(c); });
-    }
-    return false;
+    bool found = false;
+    for_each_node(e, [&](TSNode x) { found = found || is_type(x, "float"); });
+    return found;
   };
   // A loaded value used inside another address is an index: integer elements.
   std::set<std::string> offset_names;

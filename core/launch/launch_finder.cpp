@@ -4,6 +4,7 @@
 #include <array>
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <map>
 #include <optional>
 #include <set>
@@ -587,8 +588,8 @@ class Finder {
       a.role = "float";
       // `float("inf")`, `-float("inf")`: JSON holds no infinity; float32's largest finite value
       // stands in (a bound that 1.0 would turn into an early exit or an endless search).
-      if (infinity_sign(value) != 0) a.value = infinity_sign(value) * 3.4028234663852886e38;
-      else a.value = 1.0;
+      int infinity = infinity_sign(value);
+      a.value = infinity ? infinity * static_cast<double>(std::numeric_limits<float>::max()) : 1.0;
       a.nominal = true;
     }
     if (v && v->is_number()) {

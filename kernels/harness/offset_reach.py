@@ -217,7 +217,8 @@ class _Reach:
             self.statement(stmt)
 
     def statement(self, stmt):
-        self.note_accesses(stmt) if not isinstance(stmt, (ast.For, ast.While, ast.If, ast.With)) else None
+        if not isinstance(stmt, (ast.For, ast.While, ast.If, ast.With)):  # compound ones: their parts, below
+            self.note_accesses(stmt)
         if isinstance(stmt, ast.Assign):
             for target in stmt.targets:
                 if isinstance(target, ast.Name):

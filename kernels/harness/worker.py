@@ -571,8 +571,9 @@ class Worker:
             reached, used = reach_buffers(p, reach, MAX_SECOND_TRY_BYTES)
             if reached:
                 row["reached"] = reached
-            rest = [label for label in buffer_labels(p) if reach.get(label) is None or
-                    (label not in reached and reach[label] >= planned_elements(p, label))]
+            # (A buffer grown to its reach now holds it; one the budget left out still does not.)
+            rest = [label for _, _, _, n, label in planned_buffers(p)
+                    if reach.get(label) is None or reach[label] >= n]
             row["grown"] = grow_buffers(p, rest, task["grow"], MAX_SECOND_TRY_BYTES - used)
         for _ in range(task.get("shrink") or 0):
             # The pool's second try after a compile ran out of time: smaller guessed blocks.
@@ -996,23 +997,18 @@ def kernel_reach(source, entry, p):
         return {}
 
 
-def buffer_labels(p):
-    """The labels grow_buffers knows the plan's input buffers by (a tuple's element as "t[1]")."""
-    labels = []
-    for name, kind, detail in p["args"]:
+def planned_buffers(p):
+    """The plan's input buffers: (arg index, element index or None, dtype, elements, label), a
+    tuple's element labelled "t[1]"."""
+    planned = []
+    for i, (name, kind, detail) in enumerate(p["args"]):
         if kind in ("tensor", "address"):
-            labels.append(name)
+            planned.append((i, None, detail[0], detail[1], name))
         elif kind == "tuple":
-            labels += ["%s[%d]" % (name, j) for j, (k, _) in enumerate(detail) if k == "tensor"]
-    return labels
-
-
-def planned_elements(p, label):
-    """Elements planned for the input buffer named `label` (not a tuple's element), else 0."""
-    for name, kind, detail in p["args"]:
-        if name == label and kind in ("tensor", "address"):
-            return detail[1]
-    return 0
+            for j, (element_kind, value) in enumerate(detail):
+                if element_kind == "tensor":
+                    planned.append((i, j, value[0], value[1], "%s[%d]" % (name, j)))
+    return planned
 
 
 def reach_buffers(p, reach, budget):
@@ -1020,10 +1016,9 @@ def reach_buffers(p, reach, budget):
     highest element offset or None}) to hold what it reaches, smallest growth first, while the
     growth stays within `budget` bytes. Returns ({name: elements}, bytes added)."""
     wanted = []
-    for i, (name, kind, detail) in enumerate(p["args"]):
-        if kind in ("tensor", "address") and isinstance(reach.get(name), int) and reach[name] >= detail[1]:
-            extra = (reach[name] + 1 - detail[1]) * ITEM_BYTES.get(detail[0], 4)
-            wanted.append((extra, i, reach[name] + 1))
+    for i, j, dtype, n, label in planned_buffers(p):
+        if j is None and isinstance(reach.get(label), int) and reach[label] >= n:
+            wanted.append(((reach[label] + 1 - n) * ITEM_BYTES.get(dtype, 4), i, reach[label] + 1))
     reached, used = {}, 0
     for extra, i, n in sorted(wanted):
         if used + extra > budget:
@@ -1040,15 +1035,7 @@ def grow_buffers(p, names, factor, budget=MAX_GROWN_BYTES):
     element as "t[1]"; None: all of them) by `factor`, or the largest power of two below it that
     keeps their growth within `budget` bytes and each buffer within MAX_GROWN_ELEMS. Returns
     {name: factor} of the buffers that grew."""
-    planned = []  # (arg index, element index or None, dtype, n, label)
-    for i, (name, kind, detail) in enumerate(p["args"]):
-        if kind in ("tensor", "address"):
-            planned.append((i, None, detail[0], detail[1], name))
-        elif kind == "tuple":
-            for j, (element_kind, value) in enumerate(detail):
-                if element_kind == "tensor":
-                    planned.append((i, j, value[0], value[1], "%s[%d]" % (name, j)))
-    chosen = [x for x in planned if names is None or x[4] in names]
+    chosen = [x for x in planned_buffers(p) if names is None or x[4] in names]
 
     def bigger(n, f):
         return min(n * f, max(n, MAX_GROWN_ELEMS))
