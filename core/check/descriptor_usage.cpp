@@ -149,6 +149,44 @@ std::string stored_dtype(const PythonModule& m, TSNode body, TSNode value, const
   return out;
 }
 
+// `h = h_desc.load([0, 0])` then `tl.dot(x.to(tl.bfloat16), h)`: Triton dots operands of one
+// type, so a descriptor whose loads are dotted beside a cast holds elements of the cast's type.
+// The loaded value is followed through one local and through layout ops (`.T`, `tl.trans`,
+// `.reshape`), which keep the type.
+std::string dotted_dtype(const PythonModule& m, TSNode body, TSNode load, const Env& known) {
+  std::string local;
+  TSNode parent = ts_node_parent(load);
+  if (is_type(parent, "assignment") && is_type(field(parent, "left"), "identifier")) local = m.text_of(field(parent, "left"));
+  auto is_loaded = [&](TSNode e) {
+    for (int depth = 0; depth < 6 && !ts_node_is_null(e); ++depth) {
+      if (ts_node_eq(e, load)) return true;
+      if (is_type(e, "identifier")) return !local.empty() && m.text_of(e) == local;
+      if (is_type(e, "parenthesized_expression")) {
+        e = ts_node_named_child(e, 0);
+      } else if (is_type(e, "attribute") && m.text_of(field(e, "attribute")) == "T") {
+        e = field(e, "object");
+      } else if (is_type(e, "call")) {
+        TSNode fn = field(e, "function");
+        std::string name = is_type(fn, "attribute") ? m.text_of(field(fn, "attribute")) : m.text_of(fn);
+        if (name != "trans" && name != "reshape" && name != "permute" && name != "view") return false;
+        auto q = m.qualified_name(fn);
+        e = q && ends_with(*q, "language." + name) ? argument(e, 0) : field(fn, "object");
+      } else {
+        return false;
+      }
+    }
+    return false;
+  };
+  std::string out;
+  for_each_call(body, [&](TSNode call) {
+    auto q = m.qualified_name(field(call, "function"));
+    if (!out.empty() || !q || !ends_with(*q, "language.dot")) return;
+    for (int side = 0; side < 2 && out.empty(); ++side)
+      if (is_loaded(argument(call, side))) out = stored_dtype(m, body, argument(call, 1 - side), known);
+  });
+  return out;
+}
+
 }  // namespace
 
 std::map<std::string, std::vector<DescriptorUse>> descriptor_uses(const PythonModule& m, TSNode body,
@@ -232,6 +270,8 @@ std::string descriptor_type(const PythonModule& m, TSNode body, const std::vecto
     if (dtype.empty()) dtype = dtype_of(m, body, use.dtype, known);
     if (dtype.empty() && !ts_node_is_null(use.stored)) dtype = stored_dtype(m, body, use.stored, known);
   }
+  for (const auto& use : uses)
+    if (dtype.empty() && ts_node_is_null(use.stored)) dtype = dotted_dtype(m, body, use.call, known);
   if (dtype.empty()) dtype = "fp16";  // the common TMA operand; the kernel gave no hint
   for (const auto& use : uses) {
     if (!reachable_under(m, known, use.call, body)) continue;
