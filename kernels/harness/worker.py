@@ -661,11 +661,11 @@ class Worker:
         stand-in constexprs (the bundle's `nominal` and guessed ones) of value a take b, or those of
         b take a; where both sides have some, the smaller value moves to the larger. Recorded in
         row["matched_sizes"]; False when the message names no such sizes or no stand-in has them."""
+        stand_ins = set(spec.get("nominal") or []) | set(p["guessed"])
         m = _INCOMPATIBLE_DIMS.search(message)
         if not m:
-            return False
+            return Worker.match_reduction_sizes(p, message, row, stand_ins)
         a, b = int(m.group(1)), int(m.group(2))
-        stand_ins = set(spec.get("nominal") or []) | set(p["guessed"])
         holding = {v: [n for n, x in p["constexprs"].items()
                        if n in stand_ins and type(x) is int and x == v] for v in (a, b)}
         if holding[a] and holding[b]:
@@ -677,6 +677,31 @@ class Worker:
         for name in holding[old]:
             p["constexprs"][name] = new
         row["matched_sizes"] = {name: new for name in holding[old]}
+        return True
+
+    @staticmethod
+    def match_reduction_sizes(p, message, row, stand_ins):
+        """`tl.dot`'s "input and other must have equal reduction dimensions" names no sizes. A
+        kernel that dots a stand-in-sized block with one the launch states (`HEAD_DIM` from the
+        stand-in tensors, a weight's block a literal 64) was written for them to be one size: each
+        stand-in power-of-two constexpr takes the nearest other size a stated constexpr has (the
+        larger on a tie). Recorded in row["matched_sizes"]; False when there is none."""
+        if "must have equal reduction dimensions" not in message:
+            return False
+
+        def block(x):
+            return type(x) is int and x >= 16 and x & (x - 1) == 0
+
+        stated = sorted({x for n, x in p["constexprs"].items() if n not in stand_ins and block(x)})
+        moved = {}
+        for name, x in p["constexprs"].items():
+            others = [v for v in stated if v != x]
+            if name in stand_ins and block(x) and others:
+                moved[name] = min(others, key=lambda v: (abs(v.bit_length() - x.bit_length()), -v))
+        if not moved:
+            return False
+        p["constexprs"].update(moved)
+        row["matched_sizes"] = moved
         return True
 
     @staticmethod

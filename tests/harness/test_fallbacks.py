@@ -140,6 +140,15 @@ def k(x_ptr, HEAD_DIM: tl.constexpr, BLOCK_N: tl.constexpr):
         raise ValueError("Cannot make_shape_compatible: incompatible dimensions at index 1: %d and %d" % (HEAD_DIM, BLOCK_N))
 '''
 
+# A weight block of the launch's literal sizes dotted with rows as wide as a stand-in size: the
+# kernel was written for D == W0; Triton's message names no sizes.
+REDUCTION_KERNEL = HDR + '''
+@triton.jit
+def k(x_ptr, D: tl.constexpr, W0: tl.constexpr, W1: tl.constexpr, ROWS: tl.constexpr):
+    if D != W0:
+        raise AssertionError("input and other must have equal reduction dimensions")
+'''
+
 SIG = {"signature": {"x_ptr": "*fp32"}}
 DOT_SIG = {"signature": {"a_ptr": "*fp32", "b_ptr": "*fp16"}, "constexprs": {"BLOCK": 64}}
 
@@ -199,6 +208,10 @@ class Fallbacks(unittest.TestCase):
             # HEAD_DIM follows from the stand-in sizes; BLOCK_N is the launch's literal.
             (21, "k", MATCHED_KERNEL, dict(SIG, constexprs={"HEAD_DIM": 32, "BLOCK_N": 64}, nominal=["HEAD_DIM"])),
             (22, "k", MATCHED_KERNEL, dict(SIG, constexprs={"HEAD_DIM": 32, "BLOCK_N": 64})),  # both stated
+            # D is a stand-in; the nearest stated block size to its 32 other than 32 is 64.
+            (23, "k", REDUCTION_KERNEL, dict(SIG, constexprs={"D": 32, "W0": 64, "W1": 32, "ROWS": 256},
+                                             nominal=["D"])),
+            (24, "k", REDUCTION_KERNEL, dict(SIG, constexprs={"D": 32, "W0": 64, "W1": 32, "ROWS": 256})),
         ]
         write_bundle(bundle, kernels)
         for kid, text in ((4, KERNEL_ONLY), (6, BROKEN_BODY_ONLY), (14, KERNEL_ONLY_IMPORT_FAILS)):
@@ -214,7 +227,7 @@ class Fallbacks(unittest.TestCase):
         cls.tmp.cleanup()
 
     def test_all_kernels_reported(self):
-        self.assertEqual(sorted(self.rows), list(range(1, 23)), self.proc.stderr[-2000:])
+        self.assertEqual(sorted(self.rows), list(range(1, 25)), self.proc.stderr[-2000:])
 
     def test_results_of_other_targets_name_the_target(self):
         self.assertEqual(self.rows[8]["target"], "ascend")
@@ -281,6 +294,14 @@ class Fallbacks(unittest.TestCase):
         self.assertEqual(r["status"], "ok", r["message"])
         self.assertEqual(r["matched_sizes"], {"HEAD_DIM": 64})
         r = self.rows[22]
+        self.assertEqual((r["status"], r["error_class"]), ("fail", "type_error"), r["message"])
+        self.assertNotIn("matched_sizes", r)
+
+    def test_a_stand_in_size_takes_a_stated_size_a_dot_reduction_needs(self):
+        r = self.rows[23]
+        self.assertEqual(r["status"], "ok", r["message"])
+        self.assertEqual(r["matched_sizes"], {"D": 64})
+        r = self.rows[24]
         self.assertEqual((r["status"], r["error_class"]), ("fail", "type_error"), r["message"])
         self.assertNotIn("matched_sizes", r)
 
