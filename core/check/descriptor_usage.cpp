@@ -264,7 +264,7 @@ std::map<std::string, std::vector<DescriptorUse>> descriptor_uses(const PythonMo
   return out;
 }
 
-std::string descriptor_type(const PythonModule& m, TSNode body, const std::vector<DescriptorUse>& uses, const Env& known) {
+std::string descriptor_dtype(const PythonModule& m, TSNode body, const std::vector<DescriptorUse>& uses, const Env& known) {
   std::string dtype;
   for (const auto& use : uses) {  // any use that names the type: loads and stores share one descriptor
     if (dtype.empty()) dtype = dtype_of(m, body, use.dtype, known);
@@ -272,6 +272,11 @@ std::string descriptor_type(const PythonModule& m, TSNode body, const std::vecto
   }
   for (const auto& use : uses)
     if (dtype.empty() && ts_node_is_null(use.stored)) dtype = dotted_dtype(m, body, use.call, known);
+  return dtype;
+}
+
+std::string descriptor_type(const PythonModule& m, TSNode body, const std::vector<DescriptorUse>& uses, const Env& known) {
+  std::string dtype = descriptor_dtype(m, body, uses, known);
   if (dtype.empty()) dtype = "fp16";  // the common TMA operand; the kernel gave no hint
   for (const auto& use : uses) {
     if (!reachable_under(m, known, use.call, body)) continue;

@@ -31,6 +31,10 @@ std::string tensordesc_type(const std::string& dtype, const std::vector<int64_t>
 // The element type of such a type text ("fp16"), or "" for any other type.
 std::string tensordesc_dtype(const std::string& type);
 
+// The element type the uses state or imply (a type named, a stored value's conversion, a load
+// dotted beside a cast), or "".
+std::string descriptor_dtype(const PythonModule& m, TSNode body, const std::vector<DescriptorUse>& uses, const Env& known);
+
 // "tensordesc<fp16[128, 64]>" for the first use `known` does not rule out, or "" when its block
 // does not evaluate.
 std::string descriptor_type(const PythonModule& m, TSNode body, const std::vector<DescriptorUse>& uses, const Env& known);

@@ -920,7 +920,18 @@ InferredSignature triton_signature(const KernelSource& k, HelperReads& helpers) 
       InferredParam& p = by_name[name];
       // A descriptor the launcher built keeps the block it was built with: the body's offsets
       // do not tell a block split in two (`c_desc.store([m, n + BLOCK_N // 2], c1)`).
-      if ((p.origin == Origin::Launch || hooked.count(name)) && p.type.rfind("tensordesc<", 0) == 0) continue;
+      // Its element type, where neither the launch nor a pointer use said it, is the one the
+      // descriptor's own uses imply.
+      if ((p.origin == Origin::Launch || hooked.count(name)) && p.type.rfind("tensordesc<", 0) == 0) {
+        auto f = launched.find(name);
+        bool open = (f == launched.end() || f->second.dtype.empty()) && !facts.dtypes.count(name);
+        std::string dtype = open ? descriptor_dtype(*m, body, uses, known) : "";
+        if (!dtype.empty() && dtype != tensordesc_dtype(p.type)) {
+          p.type = "tensordesc<" + dtype + p.type.substr(p.type.find('['));
+          p.why += "; element type from its use";
+        }
+        continue;
+      }
       std::string type = descriptor_type(*m, body, uses, known);
       if (type.empty()) continue;
       p.type = type;
