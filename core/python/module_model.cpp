@@ -226,12 +226,88 @@ void PythonModule::add_statement(TSNode node, StatementKind kind) {
   statements_.push_back(std::move(s));
 }
 
+namespace {
+
+bool runtime_package(const ImportBinding& b) {
+  std::string top = b.module.substr(0, b.module.find('.'));
+  return b.level == 0 && !b.star && (top == "triton" || top == "torch");
+}
+
+bool in_handler(TSNode n) {
+  for (TSNode p = ts_node_parent(n); !ts_node_is_null(p); p = ts_node_parent(p))
+    if (is_type(p, "except_clause") || is_type(p, "except_group_clause")) return true;
+  return false;
+}
+
+}  // namespace
+
+void PythonModule::note_installed(TSNode statement) {
+  if (is_import(statement)) {
+    if (in_handler(statement)) return;
+    for (const auto& b : parse_import(*tree_, statement))
+      if (runtime_package(b)) installed_[b.local] = true;
+    return;
+  }
+  if (!is_type(statement, "try_statement") || in_handler(statement)) return;
+  TSNode body = field(statement, "body");
+  bool imports_runtime = false;
+  ts::for_each_named_child(body, [&](TSNode c) {
+    if (!is_import(c)) return;
+    for (const auto& b : parse_import(*tree_, c))
+      if (runtime_package(b)) imports_runtime = true, installed_[b.local] = true;
+  });
+  if (!imports_runtime) return;
+  ts::for_each_named_child(body, [&](TSNode c) {
+    TSNode e = is_type(c, "expression_statement") ? ts_node_named_child(c, 0) : TSNode{};
+    if (!is_type(e, "assignment") || !is_type(field(e, "left"), "identifier")) return;
+    TSNode right = field(e, "right");
+    if (is_type(right, "true") || is_type(right, "false")) installed_[text_of(field(e, "left"))] = is_type(right, "true");
+  });
+}
+
+std::optional<bool> PythonModule::installed_condition(TSNode cond, int depth) const {
+  if (ts_node_is_null(cond) || depth > 16) return std::nullopt;
+  if (is_type(cond, "parenthesized_expression")) return installed_condition(ts_node_named_child(cond, 0), depth + 1);
+  if (is_type(cond, "not_operator")) {
+    auto inner = installed_condition(field(cond, "argument"), depth + 1);
+    return inner ? std::optional<bool>(!*inner) : std::nullopt;
+  }
+  if (is_type(cond, "identifier")) {
+    auto it = installed_.find(text_of(cond));
+    return it == installed_.end() ? std::nullopt : std::optional<bool>(it->second);
+  }
+  if (is_type(cond, "boolean_operator")) {
+    auto a = installed_condition(field(cond, "left"), depth + 1), b = installed_condition(field(cond, "right"), depth + 1);
+    bool is_and = text_of(ts_node_child(cond, 1)) == "and";
+    if (a && b) return is_and ? (*a && *b) : (*a || *b);
+    for (auto known : {a, b})  // `False and x`, `True or x`
+      if (known && *known != is_and) return *known;
+    return std::nullopt;
+  }
+  // `triton is None` / `tl is not None`: a module (or a flag) is never None where it is installed.
+  if (is_type(cond, "comparison_operator") && ts_node_named_child_count(cond) == 2) {
+    TSNode a = ts_node_named_child(cond, 0), b = ts_node_named_child(cond, 1);
+    if (is_type(a, "none")) std::swap(a, b);
+    if (!is_type(a, "identifier") || !is_type(b, "none") || !installed_.count(text_of(a))) return std::nullopt;
+    std::string op;
+    for (uint32_t i = ts_node_end_byte(a) < ts_node_end_byte(b) ? ts_node_end_byte(a) : ts_node_end_byte(b);
+         i < std::max(ts_node_start_byte(a), ts_node_start_byte(b)); ++i) {
+      char ch = tree_->text()[i];
+      if (ch != ' ' && ch != '\t') op += ch;
+    }
+    if (op == "is" || op == "==") return false;
+    if (op == "isnot" || op == "!=") return true;
+  }
+  return std::nullopt;
+}
+
 void PythonModule::collect_statements(TSNode block, int depth) {
   if (depth > max_statement_depth())
     throw Error("statements nested deeper than " + std::to_string(max_statement_depth()) + " (--max-nesting)");
   static const PythonTypeSet decorated{"decorated_definition"}, function{"function_definition"},
       class_definition{"class_definition"}, expression_statement{"expression_statement"};
   ts::for_each_named_child(block, [&](TSNode c) {
+    note_installed(c);
     if (decorated.has(c)) {
       TSNode def = field(c, "definition");
       add_statement(c, class_definition.has(def) ? StatementKind::Class : StatementKind::Function);
@@ -261,7 +337,11 @@ void PythonModule::collect_statements(TSNode block, int depth) {
           ranges.push_back({first, statements_.size()});
         }
         // An environment opt-in off by default: the other branches are the ones that run.
-        if (environment_default(*tree_, field(c, "condition")) == std::optional<bool>(false) && ranges.size() > 1)
+        // So is a test of Triton's absence (`if triton is None:` stubs): kernels run where it is.
+        TSNode cond = field(c, "condition");
+        bool off = environment_default(*tree_, cond) == std::optional<bool>(false) ||
+                   installed_condition(cond) == std::optional<bool>(false);
+        if (off && ranges.size() > 1)
           std::rotate(ranges.begin(), ranges.begin() + 1, ranges.end());
         std::set<std::string> bound_before;
         for (const auto& [first, last] : ranges) {

@@ -112,6 +112,14 @@ class PythonModule {
   // Right-hand sides of module-level `name = other_name` / `name = pkg.attr` assignments (in
   // if/try blocks too, not under `if TYPE_CHECKING:`), by name.
   std::map<std::string, std::vector<TSNode>> aliases_;
+  // Names whose truth where a kernel runs is known, since Triton and PyTorch are installed
+  // there: modules of either imported outside an `except` handler (true), and flags a `try` that
+  // imports one sets in its body (`HAS_TRITON = True`).
+  std::map<std::string, bool> installed_;
+  void note_installed(TSNode statement);
+  // `triton is None`, `not HAS_TRITON`, `tl is not None and HAS_TORCH`: the condition's value
+  // where the kernel runs, read from installed_; nullopt when it depends on anything else.
+  std::optional<bool> installed_condition(TSNode cond, int depth = 0) const;
 };
 
 // `text` with up to `indent` columns of leading blanks removed from every line but the first
