@@ -122,7 +122,7 @@ std::pair<nlohmann::json, std::string> constexpr_fallback(const std::string& nam
 // every name in the end expression sizes the range, and a guess of 1 would make it empty. So do
 // the names in a block's shape, which Triton wants in powers of two too: `tl.zeros((BLOCK, D1))`,
 // `tl.full(...)`, and a block pointer's or descriptor's `block_shape` (a guess of 1 there makes a
-// tl.dot's K dimension 1, which it refuses).
+// tl.dot's K dimension 1, which it refuses, and a descriptor's rows narrower than TMA's 16 bytes).
 std::set<std::string> arange_bounds(const PythonModule& m, TSNode body) {
   std::set<std::string> out;
   // A dimension chosen by a flag (`D if not FP8 else D_PACKED`): its branches are dimensions,
@@ -150,6 +150,10 @@ std::set<std::string> arange_bounds(const PythonModule& m, TSNode body) {
     if (q && ends_with(*q, "language.make_block_ptr") && ts_node_named_child_count(args) >= 5 &&
         !is_type(ts_node_named_child(args, 4), "keyword_argument"))
       shape_names(ts_node_named_child(args, 4));
+    // make_tensor_descriptor(base, shape, strides, block_shape), built in the kernel (Triton 3.4 on)
+    if (q && ends_with(*q, "language.make_tensor_descriptor") && ts_node_named_child_count(args) >= 4 &&
+        !is_type(ts_node_named_child(args, 3), "keyword_argument"))
+      shape_names(ts_node_named_child(args, 3));
     for_each_named_child(args, [&](TSNode a) {
       if (is_type(a, "keyword_argument") && m.text_of(field(a, "name")) == "block_shape") shape_names(field(a, "value"));
     });
