@@ -187,6 +187,27 @@ std::string dotted_dtype(const PythonModule& m, TSNode body, TSNode load, const 
   return out;
 }
 
+// The dims of `value.reshape(A, B)` or `tl.reshape(value, (A, B))` applied to `value` directly.
+std::vector<TSNode> reshape_of(const PythonModule& m, TSNode value) {
+  TSNode parent = ts_node_parent(value);
+  if (is_type(parent, "attribute") && m.text_of(field(parent, "attribute")) == "reshape" &&
+      is_type(ts_node_parent(parent), "call")) {
+    TSNode args = field(ts_node_parent(parent), "arguments");
+    std::vector<TSNode> dims;
+    for_each_named_child(args, [&](TSNode a) {
+      if (!is_type(a, "comment") && !is_type(a, "keyword_argument")) dims.push_back(a);
+    });
+    if (dims.size() == 1 && (is_type(dims[0], "tuple") || is_type(dims[0], "list"))) return elements(dims[0]);
+    return dims;
+  }
+  if (is_type(parent, "argument_list") && is_type(ts_node_parent(parent), "call")) {
+    TSNode call = ts_node_parent(parent);
+    auto q = m.qualified_name(field(call, "function"));
+    if (q && ends_with(*q, "language.reshape") && ts_node_eq(argument(call, 0), value)) return elements(argument(call, 1));
+  }
+  return {};
+}
+
 }  // namespace
 
 std::map<std::string, std::vector<DescriptorUse>> descriptor_uses(const PythonModule& m, TSNode body,
@@ -256,6 +277,17 @@ std::map<std::string, std::vector<DescriptorUse>> descriptor_uses(const PythonMo
       std::vector<TSNode> shape = stored_shape(m, body, use.stored);
       if (!shape.empty() && shape.size() == use.block.size()) use.block = shape;
     }
+    // `desc.load([t, h, 0, 0]).reshape(BLOCK_H, D)`: offsets that step by no block say nothing of
+    // it, but the reshape says how many elements the block holds and in which trailing dims; a
+    // block of those dims, 1 before them, loads as many.
+    if (ts_node_is_null(use.stored) && std::any_of(use.block.begin(), use.block.end(), ts_node_is_null)) {
+      std::vector<TSNode> reshaped = reshape_of(m, call);
+      if (!reshaped.empty() && reshaped.size() <= use.block.size()) {
+        size_t lead = use.block.size() - reshaped.size();
+        for (size_t d = 0; d < use.block.size(); ++d) use.block[d] = d < lead ? TSNode{} : reshaped[d - lead];
+        use.leading_ones = lead;
+      }
+    }
     if (use.block.empty()) return;
     for (const auto& param : params_used) found.push_back({ts_node_start_byte(call), {param, use}});
   });
@@ -285,7 +317,7 @@ std::string descriptor_type(const PythonModule& m, TSNode body, const std::vecto
       TSNode b = use.block[d];
       // An outer offset that no block steps (`desc.load([batch, m * BLOCK_M, k])`, with `batch` a
       // program id) moves one row at a time: a block of 1 there.
-      if (ts_node_is_null(b) && d + 1 < use.block.size() && use.block.size() > 2) {
+      if (ts_node_is_null(b) && d + 1 < use.block.size() && (use.block.size() > 2 || d < use.leading_ones)) {
         shape.push_back(1);
         continue;
       }

@@ -19,6 +19,7 @@ struct DescriptorUse {
                                  // constexpr each offset steps by (`pid_m * BLOCK_M`)
   TSNode dtype{};                // the element type the call states, if any
   TSNode stored{};               // the value a store writes, whose `.to(T)` can name the type
+  size_t leading_ones = 0;       // dims before a reshape's, a block of 1 (see descriptor_uses)
 };
 
 // Every use of each parameter in `params` as a descriptor, in source order.
