@@ -343,4 +343,37 @@ std::string tensordesc_dtype(const std::string& type) {
   return type.substr(kPrefix.size(), open - kPrefix.size());
 }
 
+std::map<std::string, std::string> handed_descriptor_types(const PythonModule& m, TSNode body,
+                                                           const std::set<std::string>& params, const Env& known) {
+  std::map<std::string, std::string> out;
+  for_each_call(body, [&](TSNode call) {
+    TSNode fn = field(call, "function");
+    if (!is_type(fn, "identifier")) return;
+    const FunctionSite* helper = nullptr;
+    for (const auto& f : m.functions())
+      if (f.statement && f.name == m.text_of(fn)) helper = &f;
+    if (!helper) return;
+    // The helper's parameters: those handed one of `params`, and the values the others take
+    // where the kernel's known values decide them (its blocks).
+    std::map<std::string, std::string> handed;  // helper parameter -> kernel parameter
+    Env env;
+    for_each_call_argument(m, call, helper->definition, [&](const std::string& param, TSNode arg) {
+      if (is_type(arg, "identifier") && params.count(m.text_of(arg)) && !out.count(m.text_of(arg)))
+        handed[param] = m.text_of(arg);
+      else if (auto v = eval_with(m, known, arg)) env[param] = *v;
+    });
+    if (handed.empty()) return;
+    std::vector<std::string> names;
+    std::set<std::string> constexprs;
+    for (const auto& [param, _] : handed) names.push_back(param);
+    for (const auto& [param, _] : env) constexprs.insert(param);
+    TSNode helper_body = field(helper->definition, "body");
+    for (const auto& [param, uses] : descriptor_uses(m, helper_body, names, constexprs)) {
+      std::string type = descriptor_type(m, helper_body, uses, env);
+      if (!type.empty()) out.emplace(handed[param], type);
+    }
+  });
+  return out;
+}
+
 }  // namespace mine::check

@@ -5,6 +5,7 @@
 // builds a descriptor for such a parameter; its type names the block shape and element type,
 // which the kernel's own calls state or imply.
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -39,5 +40,11 @@ std::string descriptor_dtype(const PythonModule& m, TSNode body, const std::vect
 // "tensordesc<fp16[128, 64]>" for the first use `known` does not rule out, or "" when its block
 // does not evaluate.
 std::string descriptor_type(const PythonModule& m, TSNode body, const std::vector<DescriptorUse>& uses, const Env& known);
+
+// Descriptor types of `params` the kernel does not use itself but hands to helpers of its module
+// that load or store through them (`_attn_bwd_inner(desc_q, ...)`); the helper's blocks evaluate
+// with what the kernel hands its other parameters. One level of helpers.
+std::map<std::string, std::string> handed_descriptor_types(const PythonModule& m, TSNode body,
+                                                           const std::set<std::string>& params, const Env& known);
 
 }  // namespace mine::check

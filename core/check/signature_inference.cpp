@@ -940,6 +940,17 @@ InferredSignature triton_signature(const KernelSource& k, HelperReads& helpers) 
       out.tensors.erase(name);
       out.args.erase(name);
     }
+    std::set<std::string> untyped;
+    for (const auto& name : names)
+      if (by_name[name].type.rfind("tensordesc<", 0) != 0) untyped.insert(name);
+    for (const auto& [name, type] : handed_descriptor_types(*m, body, untyped, known)) {
+      InferredParam& p = by_name[name];
+      p.type = type;
+      p.origin = Origin::Code;
+      p.why = "handed to a helper that loads or stores through it as a TMA descriptor";
+      out.tensors.erase(name);
+      out.args.erase(name);
+    }
   }
   std::vector<std::string> order;
   for (const auto& pn : params) order.push_back(pn.name);
