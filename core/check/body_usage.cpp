@@ -121,7 +121,7 @@ std::pair<nlohmann::json, std::string> constexpr_fallback(const std::string& nam
 // Names used as the end of a tl.arange: those must be powers of two. `tl.arange(0, pad_hd // 2)`:
 // every name in the end expression sizes the range, and a guess of 1 would make it empty. So do
 // the names in a block's shape, which Triton wants in powers of two too: `tl.zeros((BLOCK, D1))`,
-// `tl.full(...)`, and a block pointer's or descriptor's `block_shape` (a guess of 1 there makes a
+// `tl.full(...)`, a reshape's, and a block pointer's or descriptor's `block_shape` (a guess of 1 there makes a
 // tl.dot's K dimension 1, which it refuses, and a descriptor's rows narrower than TMA's 16 bytes).
 std::set<std::string> arange_bounds(const PythonModule& m, TSNode body) {
   std::set<std::string> out;
@@ -150,6 +150,16 @@ std::set<std::string> arange_bounds(const PythonModule& m, TSNode body) {
     if (q && ends_with(*q, "language.make_block_ptr") && ts_node_named_child_count(args) >= 5 &&
         !is_type(ts_node_named_child(args, 4), "keyword_argument"))
       shape_names(ts_node_named_child(args, 4));
+    // `x.reshape(BLOCK_H, D1)`, `tl.reshape(x, (BLOCK_M, D1))`: a block's new shape.
+    TSNode fn = field(n, "function");
+    if (is_type(fn, "attribute") && m.text_of(field(fn, "attribute")) == "reshape") {
+      for_each_named_child(args, [&](TSNode a) {
+        if (is_type(a, "tuple") || is_type(a, "list")) shape_names(a);
+        else if (!is_type(a, "keyword_argument") && !is_type(a, "comment")) dimension_names(a);
+      });
+    }
+    if (q && ends_with(*q, "language.reshape") && ts_node_named_child_count(args) >= 2)
+      shape_names(ts_node_named_child(args, 1));
     // make_tensor_descriptor(base, shape, strides, block_shape), built in the kernel (Triton 3.4 on)
     if (q && ends_with(*q, "language.make_tensor_descriptor") && ts_node_named_child_count(args) >= 4 &&
         !is_type(ts_node_named_child(args, 3), "keyword_argument"))
