@@ -118,6 +118,28 @@ std::pair<nlohmann::json, std::string> constexpr_fallback(const std::string& nam
   return {1, kNoValueFound};
 }
 
+std::vector<TSNode> reshape_dims(const PythonModule& m, TSNode call) {
+  std::vector<TSNode> dims;
+  TSNode fn = field(call, "function");
+  auto q = m.qualified_name(fn);
+  TSNode shape{};
+  if (q && ends_with(*q, "language.reshape")) {
+    shape = argument(call, 1);
+  } else if (is_type(fn, "attribute") && m.text_of(field(fn, "attribute")) == "reshape") {
+    for_each_named_child(field(call, "arguments"), [&](TSNode a) {
+      if (!is_type(a, "comment") && !is_type(a, "keyword_argument")) dims.push_back(a);
+    });
+    if (dims.size() != 1 || (!is_type(dims[0], "tuple") && !is_type(dims[0], "list"))) return dims;
+    shape = dims[0];
+    dims.clear();
+  }
+  if (is_type(shape, "tuple") || is_type(shape, "list"))
+    for_each_named_child(shape, [&](TSNode d) {
+      if (!is_type(d, "comment")) dims.push_back(d);
+    });
+  return dims;
+}
+
 // Names used as the end of a tl.arange: those must be powers of two. `tl.arange(0, pad_hd // 2)`:
 // every name in the end expression sizes the range, and a guess of 1 would make it empty. So do
 // the names in a block's shape, which Triton wants in powers of two too: `tl.zeros((BLOCK, D1))`,
@@ -151,15 +173,7 @@ std::set<std::string> arange_bounds(const PythonModule& m, TSNode body) {
         !is_type(ts_node_named_child(args, 4), "keyword_argument"))
       shape_names(ts_node_named_child(args, 4));
     // `x.reshape(BLOCK_H, D1)`, `tl.reshape(x, (BLOCK_M, D1))`: a block's new shape.
-    TSNode fn = field(n, "function");
-    if (is_type(fn, "attribute") && m.text_of(field(fn, "attribute")) == "reshape") {
-      for_each_named_child(args, [&](TSNode a) {
-        if (is_type(a, "tuple") || is_type(a, "list")) shape_names(a);
-        else if (!is_type(a, "keyword_argument") && !is_type(a, "comment")) dimension_names(a);
-      });
-    }
-    if (q && ends_with(*q, "language.reshape") && ts_node_named_child_count(args) >= 2)
-      shape_names(ts_node_named_child(args, 1));
+    for (TSNode dim : reshape_dims(m, n)) dimension_names(dim);
     // make_tensor_descriptor(base, shape, strides, block_shape), built in the kernel (Triton 3.4 on)
     if (q && ends_with(*q, "language.make_tensor_descriptor") && ts_node_named_child_count(args) >= 4 &&
         !is_type(ts_node_named_child(args, 3), "keyword_argument"))

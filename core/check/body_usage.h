@@ -61,6 +61,9 @@ std::pair<nlohmann::json, std::string> constexpr_fallback(const std::string& nam
 
 // Names in a tl.arange end (they must be powers of two).
 std::set<std::string> arange_bounds(const PythonModule& m, TSNode body);
+// The new shape of a reshape call, one expression per dim: `x.reshape(A, B)`, `x.reshape((A, B))`,
+// `tl.reshape(x, (A, B))`; empty for any other call.
+std::vector<TSNode> reshape_dims(const PythonModule& m, TSNode call);
 // Identifiers used where Triton wants a dtype: `x.to(OUT_DTYPE)`, `tl.zeros(..., dtype=ACC)`.
 std::set<std::string> dtype_operands(const PythonModule& m, TSNode body);
 // Identifiers handed to Triton keyword options that take strings (`input_precision=PREC`,

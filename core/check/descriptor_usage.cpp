@@ -6,6 +6,7 @@
 #include "core/check/body_usage.h"
 #include "core/check/branch_reach.h"
 #include "core/check/pointer_usage.h"
+#include "core/python/function_parameters.h"
 
 namespace mine::check {
 namespace {
@@ -190,20 +191,12 @@ std::string dotted_dtype(const PythonModule& m, TSNode body, TSNode load, const 
 // The dims of `value.reshape(A, B)` or `tl.reshape(value, (A, B))` applied to `value` directly.
 std::vector<TSNode> reshape_of(const PythonModule& m, TSNode value) {
   TSNode parent = ts_node_parent(value);
-  if (is_type(parent, "attribute") && m.text_of(field(parent, "attribute")) == "reshape" &&
-      is_type(ts_node_parent(parent), "call")) {
-    TSNode args = field(ts_node_parent(parent), "arguments");
-    std::vector<TSNode> dims;
-    for_each_named_child(args, [&](TSNode a) {
-      if (!is_type(a, "comment") && !is_type(a, "keyword_argument")) dims.push_back(a);
-    });
-    if (dims.size() == 1 && (is_type(dims[0], "tuple") || is_type(dims[0], "list"))) return elements(dims[0]);
-    return dims;
-  }
-  if (is_type(parent, "argument_list") && is_type(ts_node_parent(parent), "call")) {
-    TSNode call = ts_node_parent(parent);
+  if (is_type(parent, "attribute") && ts_node_eq(field(parent, "object"), value) && is_type(ts_node_parent(parent), "call"))
+    return reshape_dims(m, ts_node_parent(parent));
+  TSNode call = is_type(parent, "argument_list") ? ts_node_parent(parent) : TSNode{};
+  if (is_type(call, "call") && ts_node_eq(argument(call, 0), value)) {
     auto q = m.qualified_name(field(call, "function"));
-    if (q && ends_with(*q, "language.reshape") && ts_node_eq(argument(call, 0), value)) return elements(argument(call, 1));
+    if (q && ends_with(*q, "language.reshape")) return reshape_dims(m, call);
   }
   return {};
 }
@@ -349,9 +342,7 @@ std::map<std::string, std::string> handed_descriptor_types(const PythonModule& m
   for_each_call(body, [&](TSNode call) {
     TSNode fn = field(call, "function");
     if (!is_type(fn, "identifier")) return;
-    const FunctionSite* helper = nullptr;
-    for (const auto& f : m.functions())
-      if (f.statement && f.name == m.text_of(fn)) helper = &f;
+    const FunctionSite* helper = module_function(m, m.text_of(fn));
     if (!helper) return;
     // The helper's parameters: those handed one of `params`, and the values the others take
     // where the kernel's known values decide them (its blocks).

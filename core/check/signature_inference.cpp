@@ -916,6 +916,14 @@ InferredSignature triton_signature(const KernelSource& k, HelperReads& helpers) 
       else names.push_back(name);
     }
     TSNode body = field(site->definition, "body");
+    auto as_descriptor = [&](const std::string& name, const std::string& type, const char* why) {
+      InferredParam& p = by_name[name];
+      p.type = type;
+      p.origin = Origin::Code;
+      p.why = why;
+      out.tensors.erase(name);
+      out.args.erase(name);
+    };
     for (const auto& [name, uses] : descriptor_uses(*m, body, names, constexpr_names)) {
       InferredParam& p = by_name[name];
       // A descriptor the launcher built keeps the block it was built with: the body's offsets
@@ -933,24 +941,13 @@ InferredSignature triton_signature(const KernelSource& k, HelperReads& helpers) 
         continue;
       }
       std::string type = descriptor_type(*m, body, uses, known);
-      if (type.empty()) continue;
-      p.type = type;
-      p.origin = Origin::Code;
-      p.why = "loaded and stored through as a TMA descriptor";
-      out.tensors.erase(name);
-      out.args.erase(name);
+      if (!type.empty()) as_descriptor(name, type, "loaded and stored through as a TMA descriptor");
     }
     std::set<std::string> untyped;
     for (const auto& name : names)
       if (by_name[name].type.rfind("tensordesc<", 0) != 0) untyped.insert(name);
-    for (const auto& [name, type] : handed_descriptor_types(*m, body, untyped, known)) {
-      InferredParam& p = by_name[name];
-      p.type = type;
-      p.origin = Origin::Code;
-      p.why = "handed to a helper that loads or stores through it as a TMA descriptor";
-      out.tensors.erase(name);
-      out.args.erase(name);
-    }
+    for (const auto& [name, type] : handed_descriptor_types(*m, body, untyped, known))
+      as_descriptor(name, type, "handed to a helper that loads or stores through it as a TMA descriptor");
   }
   std::vector<std::string> order;
   for (const auto& pn : params) order.push_back(pn.name);

@@ -289,14 +289,11 @@ std::optional<bool> PythonModule::installed_condition(TSNode cond, int depth) co
     TSNode a = ts_node_named_child(cond, 0), b = ts_node_named_child(cond, 1);
     if (is_type(a, "none")) std::swap(a, b);
     if (!is_type(a, "identifier") || !is_type(b, "none") || !installed_.count(text_of(a))) return std::nullopt;
-    std::string op;
-    for (uint32_t i = ts_node_end_byte(a) < ts_node_end_byte(b) ? ts_node_end_byte(a) : ts_node_end_byte(b);
-         i < std::max(ts_node_start_byte(a), ts_node_start_byte(b)); ++i) {
-      char ch = tree_->text()[i];
-      if (ch != ' ' && ch != '\t') op += ch;
-    }
+    std::string op;  // the operator token between the operands: "is", "is not", "==", "!="
+    for (uint32_t i = 0; i < ts_node_child_count(cond); ++i)
+      if (!ts_node_is_named(ts_node_child(cond, i))) op += text_of(ts_node_child(cond, i));
     if (op == "is" || op == "==") return false;
-    if (op == "isnot" || op == "!=") return true;
+    if (op == "is not" || op == "!=") return true;
   }
   return std::nullopt;
 }

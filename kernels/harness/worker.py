@@ -688,15 +688,11 @@ class Worker:
         larger on a tie). Recorded in row["matched_sizes"]; False when there is none."""
         if "must have equal reduction dimensions" not in message:
             return False
-
-        def block(x):
-            return type(x) is int and x >= 16 and x & (x - 1) == 0
-
-        stated = sorted({x for n, x in p["constexprs"].items() if n not in stand_ins and block(x)})
+        stated = sorted({x for n, x in p["constexprs"].items() if n not in stand_ins and launch.power_of_two(x, 16)})
         moved = {}
         for name, x in p["constexprs"].items():
             others = [v for v in stated if v != x]
-            if name in stand_ins and block(x) and others:
+            if name in stand_ins and launch.power_of_two(x, 16) and others:
                 moved[name] = min(others, key=lambda v: (abs(v.bit_length() - x.bit_length()), -v))
         if not moved:
             return False
