@@ -287,7 +287,9 @@ LaunchTarget launch_target(int64_t id, const KernelRecord& rec) {
     for (const auto& p : meta["parameters"]) {
       std::string name = p.is_object() ? p.value("name", "") : p.is_string() ? p.get<std::string>() : "";
       // Comments between parameters are listed in meta too (`# output residual`).
-      if (!name.empty() && name[0] != '*' && name[0] != '#') t.params.push_back(name);
+      if (name.empty() || name[0] == '*' || name[0] == '#') continue;
+      t.params.push_back(name);
+      t.defaulted.push_back(p.is_object() && p.contains("default"));
     }
   return t;
 }

@@ -694,6 +694,22 @@ std::map<std::string, std::vector<nlohmann::json>> compared_literals(const Pytho
 std::map<std::string, int> tuple_parameters(const PythonModule& m, TSNode body, const std::set<std::string>& params) {
   std::map<std::string, int> out;
   for_each_node(body, [&](TSNode n) {
+    // `num_rows, num_cols = shape`: as many elements as names, where none is starred.
+    if (is_type(n, "assignment") && is_type(field(n, "right"), "identifier") && params.count(m.text_of(field(n, "right")))) {
+      TSNode left = field(n, "left");
+      if (!is_type(left, "pattern_list") && !is_type(left, "tuple_pattern") && !is_type(left, "list_pattern")) return;
+      int names = 0;
+      bool plain = true;
+      for_each_named_child(left, [&](TSNode c) {
+        plain = plain && is_type(c, "identifier");
+        ++names;
+      });
+      if (plain && names > 0 && names <= 16) {
+        int& count = out[m.text_of(field(n, "right"))];
+        count = std::max(count, names);
+      }
+      return;
+    }
     if (!is_type(n, "subscript")) return;
     TSNode value = field(n, "value");
     TSNode index = field(n, "subscript");

@@ -101,8 +101,9 @@ std::map<std::string, nlohmann::json> selector_values(const PythonModule& m, TSN
 // in source order), whatever its other uses; also where a jitted helper of the module it is handed
 // to compares its parameter so (`get_order(pid, SWIZZLE)` testing `SWIZZLE == "row"`).
 std::map<std::string, std::vector<nlohmann::json>> compared_literals(const PythonModule& m, TSNode body, int depth = 0);
-// Parameters the body indexes with integer literals (`stride_q[0]`, `res[1] + offs`): Triton takes
-// them as tuples. Parameter -> element count (the largest index + 1).
+// Parameters the body indexes with integer literals (`stride_q[0]`, `res[1] + offs`) or unpacks
+// into names (`rows, cols = shape`): Triton takes them as tuples. Parameter -> element count (the
+// largest index + 1, or the names bound).
 std::map<std::string, int> tuple_parameters(const PythonModule& m, TSNode body, const std::set<std::string>& params);
 // Parameters indexed with the variable of a `for i in tl.static_range(N)` loop (`buf_tuple[i]`,
 // a tuple of one buffer per peer), each with the name N of its loop bound: a tuple that long.

@@ -119,13 +119,31 @@ std::vector<TSNode> stored_shape(const PythonModule& m, TSNode body, TSNode valu
     }
     return {};
   }
+  // `acc[None, None, :, :]`: a dimension of 1 (a null node) for each None, the value's own for each
+  // full slice.
+  if (is_type(value, "subscript")) {
+    TSNode of = field(value, "value");
+    std::vector<TSNode> inner = stored_shape(m, body, of, depth + 1), shape;
+    size_t next = 0;
+    bool whole = !inner.empty();
+    for_each_named_child(value, [&](TSNode index) {
+      if (ts_node_eq(index, of) || is_type(index, "comment")) return;
+      if (is_type(index, "none")) shape.push_back(TSNode{});
+      else if (is_type(index, "slice") && ts_node_named_child_count(index) == 0 && next < inner.size()) shape.push_back(inner[next++]);
+      else whole = false;
+    });
+    return whole && next == inner.size() ? shape : std::vector<TSNode>{};
+  }
   if (!is_type(value, "identifier")) return {};
+  // The last assignment before the store that tells a shape: the value stored.
   std::string name = m.text_of(value);
   std::vector<TSNode> shape;
+  uint32_t latest = 0;
   for_each_node(body, [&](TSNode n) {
-    if (!shape.empty() || !is_type(n, "assignment") || m.text_of(field(n, "left")) != name) return;
-    if (ts_node_start_byte(n) >= ts_node_start_byte(value)) return;
-    shape = stored_shape(m, body, field(n, "right"), depth + 1);
+    if (!is_type(n, "assignment") || m.text_of(field(n, "left")) != name) return;
+    if (ts_node_end_byte(n) > ts_node_start_byte(value) || (!shape.empty() && ts_node_start_byte(n) < latest)) return;
+    std::vector<TSNode> assigned = stored_shape(m, body, field(n, "right"), depth + 1);
+    if (!assigned.empty()) shape = std::move(assigned), latest = ts_node_start_byte(n);
   });
   return shape;
 }
@@ -268,7 +286,10 @@ std::map<std::string, std::vector<DescriptorUse>> descriptor_uses(const PythonMo
     }
     if (!ts_node_is_null(use.stored)) {
       std::vector<TSNode> shape = stored_shape(m, body, use.stored);
-      if (!shape.empty() && shape.size() == use.block.size()) use.block = shape;
+      if (!shape.empty() && shape.size() == use.block.size()) {
+        use.block = shape;
+        while (use.leading_ones < shape.size() && ts_node_is_null(shape[use.leading_ones])) ++use.leading_ones;
+      }
     }
     // `desc.load([t, h, 0, 0]).reshape(BLOCK_H, D)`: offsets that step by no block say nothing of
     // it, but the reshape says how many elements the block holds and in which trailing dims; a

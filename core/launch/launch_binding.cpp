@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
+#include <set>
 
 namespace mine {
 namespace {
@@ -15,14 +17,55 @@ bool fits(const LaunchTarget& k, const LaunchSite& s) {
   return positional <= k.params.size();
 }
 
+// How many positionals the launch passes, when its last ones follow a spread of unknown length:
+// the parameters after them are all named by the launch's keywords or left to their defaults.
+// Each count defaults allow is tried; the one under which the most trailing arguments are
+// spelled as the parameter they bind (`D1` for `D1`) is taken, when it is the only one.
+std::optional<size_t> positional_count(const LaunchTarget& k, const LaunchSite& s) {
+  size_t known = 0, trailing = 0;
+  std::set<std::string> named;
+  for (const auto& a : s.args) {
+    if (!a.keyword.empty()) named.insert(a.keyword);
+    else if (a.from_end > 0) trailing = std::max(trailing, static_cast<size_t>(a.from_end));
+    else if (a.position >= 0) known = std::max(known, static_cast<size_t>(a.position) + 1);
+  }
+  if (trailing == 0) return std::nullopt;
+  const size_t n = k.params.size();
+  size_t hi = n;  // no positional reaches a parameter the launch names
+  for (size_t i = 0; i < n; ++i)
+    if (named.count(k.params[i])) {
+      hi = i;
+      break;
+    }
+  size_t lo = n;  // the parameters after the positionals are named or defaulted
+  while (lo > 0 && (named.count(k.params[lo - 1]) || (lo - 1 < k.defaulted.size() && k.defaulted[lo - 1]))) --lo;
+  lo = std::max(lo, known + trailing);
+  if (lo > hi) return std::nullopt;
+  if (lo == hi) return lo;
+  std::optional<size_t> best;
+  int best_score = 0, ties = 0;
+  for (size_t m = lo; m <= hi; ++m) {
+    int score = 0;
+    for (const auto& a : s.args)
+      if (a.keyword.empty() && a.from_end > 0 && a.text == k.params[m - static_cast<size_t>(a.from_end)]) ++score;
+    if (score > best_score) best = m, best_score = score, ties = 0;
+    else if (score == best_score) ++ties;
+  }
+  if (best_score == 0 || ties > 0) return std::nullopt;
+  return best;
+}
+
 LaunchSite bound(const LaunchTarget& k, const LaunchSite& s) {
   LaunchSite out = s;
+  std::optional<size_t> count = positional_count(k, s);
   for (auto& a : out.args) {
     if (!a.keyword.empty()) {
       if (std::find(k.params.begin(), k.params.end(), a.keyword) != k.params.end()) a.param = a.keyword;
-    } else if (a.position >= 0 && static_cast<size_t>(a.position) < k.params.size()) {
-      a.param = k.params[static_cast<size_t>(a.position)];
+      continue;
     }
+    if (a.from_end > 0 && count) a.position = static_cast<int>(*count) - a.from_end;
+    if (a.position >= 0 && static_cast<size_t>(a.position) < k.params.size())
+      a.param = k.params[static_cast<size_t>(a.position)];
   }
   return out;
 }

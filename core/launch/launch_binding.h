@@ -15,6 +15,7 @@ struct LaunchTarget {
   std::string qualname;             // `test_x.<locals>.kernel` for a kernel defined in a function
   std::vector<std::string> params;  // in order, splats excluded
   int line = 0;                     // first line of the definition
+  std::vector<bool> defaulted;      // beside params: whether it has a default (empty: none has)
 };
 
 struct LinkedLaunch {
@@ -32,7 +33,10 @@ struct LinkedLaunch {
 // defined twice in a file (`if triton.__version__ >= ...: def k` / `else: def k`, each branch with
 // its launcher) links to the definitions the launch's arguments fit, and of those to the last one
 // defined before the launch: the one its branch holds. Positional arguments bind in order,
-// keywords by name; arguments no parameter takes stay unbound (param empty).
+// keywords by name; arguments no parameter takes stay unbound (param empty). Positionals after a
+// spread of unknown length (`*x.stride()`) bind back from the last parameter a positional can
+// take: the one before the parameters the launch names, or before defaulted ones it leaves out.
+// Where defaults leave that end open, the arguments' names decide it, else they stay unbound.
 std::vector<LinkedLaunch> link_launches(const std::vector<LaunchTarget>& kernels, const std::vector<LaunchSite>& launches);
 
 }  // namespace mine

@@ -156,6 +156,46 @@ std::string role_of(const std::optional<json>& v, LaunchArgument& a) {
   return "unknown";
 }
 
+// Whether `m` defines a class `name` at module level.
+bool module_class_defines(const PythonModule& m, const std::string& name) {
+  for (const ModuleStatement* s : m.bindings_of(name))
+    if (s->kind == StatementKind::Class) return true;
+  return false;
+}
+
+// `@staticmethod` / `@classmethod` `name` of class `cls` of `m`: callable on the class itself,
+// without an instance whose state the launcher cannot know.
+const FunctionSite* class_level_method(const PythonModule& m, const std::string& cls, const std::string& name) {
+  const std::string qualname = cls + "." + name;
+  const FunctionSite* found = nullptr;
+  for (const FunctionSite& f : m.functions()) {
+    if (f.qualname != qualname) continue;
+    bool class_level = false;
+    for (TSNode d : f.decorators) {
+      std::string_view t = m.tree().text_of(d);
+      class_level = class_level || t == "staticmethod" || t == "classmethod";
+    }
+    found = class_level ? &f : nullptr;  // the last definition is the one the class holds
+  }
+  return found;
+}
+
+// The expression a module-level class's body last assigns to `name` (`block_size = 64`), else null.
+TSNode class_attribute(const PythonModule& m, const std::string& cls, const std::string& name) {
+  TSNode found{};
+  for (const ModuleStatement* s : m.bindings_of(cls)) {
+    if (s->kind != StatementKind::Class) continue;
+    TSNode definition = is_type(s->node, "decorated_definition") ? field(s->node, "definition") : s->node;
+    for_each_named_child(field(definition, "body"), [&](TSNode statement) {
+      TSNode a = is_type(statement, "expression_statement") ? ts_node_named_child(statement, 0) : TSNode{};
+      if (is_type(a, "assignment") && is_type(field(a, "left"), "identifier") && m.text_of(field(a, "left")) == name &&
+          !ts_node_is_null(field(a, "right")))
+        found = field(a, "right");
+    });
+  }
+  return found;
+}
+
 // Helpers a launcher calls, in its own file or in a repository file it imports them from.
 LauncherValues::CalleeLookup callee_lookup(const ModuleIndex* index, const ModuleLoader& module_at) {
   return [index, module_at](const PythonModule& from, TSNode fn) -> LauncherValues::Callee {
@@ -169,11 +209,27 @@ LauncherValues::CalleeLookup callee_lookup(const ModuleIndex* index, const Modul
       if (!b || b->imported.empty() || loc.file.empty()) return {};
       where = module_at(loc.file);
       name = b->imported;
-    } else if (is_type(fn, "attribute") && is_type(field(fn, "object"), "identifier") && module_at) {
-      ModuleLocation loc = module_of(from, index, from.text_of(field(fn, "object")));
-      if (loc.file.empty()) return {};
-      where = module_at(loc.file);
-      name = from.text_of(field(fn, "attribute"));
+    } else if (is_type(fn, "attribute") && is_type(field(fn, "object"), "identifier")) {
+      std::string object = from.text_of(field(fn, "object")), attribute = from.text_of(field(fn, "attribute"));
+      ModuleLocation loc = module_at ? module_of(from, index, object) : ModuleLocation{};
+      if (!loc.file.empty()) {
+        where = module_at(loc.file);
+        name = attribute;
+      } else {
+        // `Helper.split(d)`: a static or class method of a class this file defines or imports.
+        std::string cls = object;
+        where = &from;
+        if (!module_class_defines(from, object)) {
+          if (!index || !module_at) return {};
+          auto [b, at] = located_import(from, index, object);
+          if (!b || b->imported.empty() || at.file.empty()) return {};
+          where = module_at(at.file);
+          cls = b->imported;
+        }
+        if (!where) return {};
+        if (const FunctionSite* f = class_level_method(*where, cls, attribute)) return {where, f->definition};
+        return {where, TSNode{}, class_attribute(*where, cls, attribute)};
+      }
     }
     if (!where) return {};
     const FunctionSite* f = module_function(*where, name);
@@ -630,6 +686,13 @@ class Finder {
   void arguments(TSNode call, const LauncherValues& values, LaunchSite& site) {
     int position = 0;
     bool positions_known = true;
+    size_t after_splat = std::string::npos;  // first argument after the last spread of unknown length
+    bool keywords_known = true;              // every `**kw` was expanded
+    auto unknown_length = [&] {
+      site.complete = false;
+      positions_known = false;
+      after_splat = site.args.size();
+    };
     auto keyword_arg = [&](const std::string& key, TSNode value) {
       if (kLaunchOptions.count(key)) {
         // An option that follows from nominal sizes (a launcher's int parameter) says nothing.
@@ -685,8 +748,7 @@ class Finder {
             // `[x, *out.stride(), n]`
             auto v = values.eval(ts_node_named_child(e, 0));
             if (!v || !v->is_array()) {
-              site.complete = false;
-              positions_known = false;
+              unknown_length();
               return;
             }
             spread(*v, m_.text_of(e));
@@ -697,8 +759,7 @@ class Finder {
         } else if (auto v = counted(list, values) ? values.eval(list) : std::nullopt; v && v->is_array()) {
           spread(*v, m_.text_of(inner));
         } else {
-          site.complete = false;
-          positions_known = false;
+          unknown_length();
         }
       } else if (is_type(a, "dictionary_splat")) {
         TSNode inner = ts_node_named_child(a, 0);
@@ -716,11 +777,19 @@ class Finder {
           });
         } else {
           site.complete = false;
+          keywords_known = false;
         }
       } else {
         add_argument(a, "", positions_known ? position++ : -1, values, site);
       }
     });
+    // `k[grid](a, *x.stride(), n, BLOCK)`: the positionals after the last spread end the
+    // positional list, so linking can count them back from the kernel's last positional parameter.
+    // A `**kw` not expanded may name parameters, which leaves that end unknown.
+    if (after_splat == std::string::npos || !keywords_known) return;
+    int from_end = 0;
+    for (size_t i = site.args.size(); i-- > after_splat;)
+      if (site.args[i].keyword.empty()) site.args[i].from_end = ++from_end;
   }
 
   void evaluate_grid(TSNode grid, const LauncherValues& values, LaunchSite& site) {

@@ -12,6 +12,9 @@ namespace mine {
 struct LaunchArgument {
   std::string keyword;        // empty for a positional argument
   int position = -1;          // index among the positional arguments, -1 for keywords
+                              // and for those after a spread of unknown length
+  int from_end = 0;           // those after the last such spread: 1 for the last positional, 2 before
+                              // it...; 0 otherwise (not stored: linking turns it into a position)
   std::string text;           // the expression as written
   std::string role;           // tensor | descriptor | int | float | bool | str | none | dtype | tuple | unknown
   std::string dtype;          // tensors and dtypes: Triton element type ("fp16"), empty when unknown

@@ -433,8 +433,22 @@ LauncherValues::LauncherValues(const PythonModule& m, TSNode function, uint32_t 
   std::map<std::string, json> parametrized = is_type(decorated, "decorated_definition") ? parametrized_values(decorated)
                                                                                       : std::map<std::string, json>{};
   TSNode owner = owning_class(function);
+  // `def fwd(x): ... def launch(): k[grid](x, y, **kw)`: a function defined in a launcher reads
+  // the names its enclosing function bound before defining it.
+  std::map<std::string, json> enclosing_env;
+  std::map<std::string, TSNode> enclosing_assigned;
+  TSNode defined = is_type(decorated, "decorated_definition") ? decorated : function;
+  TSNode outer = is_type(ts_node_parent(defined), "block") ? ts_node_parent(ts_node_parent(defined)) : TSNode{};
+  if (call_depth_ == 0 && !module_level && is_type(outer, "function_definition")) {
+    LauncherValues enclosing(m_, outer, ts_node_start_byte(defined), callees_, nullptr, call_depth_, dim_, facts_,
+                             fork_budget_, skew_, tally_);
+    enclosing_env = std::move(enclosing.env_);
+    enclosing_assigned = std::move(enclosing.assigned_);
+  }
   Tally tally_before = *tally_;
   auto evaluate = [&] {
+    env_ = enclosing_env;
+    assigned_ = enclosing_assigned;
     for (const ParameterNodes& p : parameters(function)) {
       const std::string& name = p.name;
       // A value made of stand-in sizes: a path those sizes contradict says nothing of defaults.
@@ -1574,6 +1588,10 @@ std::optional<json> LauncherValues::eval(TSNode e, int depth) const {
     // `hdl.world_size`, `group.rank` of a process group or symmetric-memory handle the launcher
     // obtained: the check runs on one GPU, a group of one whose rank is 0.
     if (!obj && (attr == "world_size" || attr == "rank")) return json(attr == "rank" ? 0 : 1);
+    if (!obj && callees_ && is_type(child(e, "object"), "identifier") && !name(m_.text_of(child(e, "object")))) {
+      Callee c = callees_(m_, e);
+      if (c.module && !ts_node_is_null(c.class_value)) return check::ConstantEvaluator(*c.module, nullptr).eval(c.class_value);
+    }
     if (!obj) return std::nullopt;
     if (is_tensor(*obj)) {
       if (attr == "shape") return known_shape(*obj) ? std::optional<json>((*obj)["shape"]) : std::nullopt;
@@ -2087,9 +2105,17 @@ std::optional<json> LauncherValues::helper(TSNode call, int depth) const {
 std::map<std::string, json> LauncherValues::call_arguments(const PythonModule& callee, TSNode definition, TSNode call,
                                                            int depth) const {
   std::vector<std::string> params;
+  // A classmethod's `cls` is bound by the call itself, not by its arguments.
+  bool bound_first = false;
+  if (TSNode decorated = ts_node_parent(definition); is_type(decorated, "decorated_definition"))
+    for (TSNode d : decorators_of(decorated)) bound_first = bound_first || callee.text_of(d) == "classmethod";
   each_named_child(child(definition, "parameters"), [&](TSNode p) {
     std::string_view t = node_type(p);
     if (t == "comment") return;  // `q: torch.Tensor,  # [B, H, T, D]`
+    if (bound_first) {
+      bound_first = false;
+      return;
+    }
     if (t == "identifier") params.push_back(callee.text_of(p));
     else if (t == "default_parameter" || t == "typed_default_parameter") params.push_back(callee.text_of(child(p, "name")));
     else if (t == "typed_parameter" && is_type(named_child(p, 0), "identifier"))

@@ -80,6 +80,10 @@ class LauncherValues {
   struct Callee {
     const PythonModule* module = nullptr;
     TSNode definition{};
+    // `Config.BLOCK` of a class whose body assigns `BLOCK = 64`: that value's expression (of
+    // `module`), with no definition. A class's attributes are what its launchers read unless
+    // something sets them; the body's are the ones every run starts from.
+    TSNode class_value{};
   };
   using CalleeLookup = std::function<Callee(const PythonModule& from, TSNode function_expression)>;
 

@@ -306,7 +306,8 @@ class ClosureBuilder {
   Entity* resolve_import(const PythonModule* m, const ModuleStatement& s, const ImportBinding& b) {
     // A package's re-export of Triton is Triton: its stand-ins for machines without Triton
     // (`triton = type('triton', ...)`) are no kernel's dependency.
-    if (never_inline(b) || b.triton_reexport) return import_entity(EntityKind::External, m, s, b);
+    if (never_inline(b) || (b.triton_reexport && !repository_submodule(m, b)))
+      return import_entity(EntityKind::External, m, s, b);
     if (b.imported.empty()) {  // `import a.b.c [as x]`
       if (b.level > 0) return import_entity(EntityKind::KeptImport, m, s, b);
       ModuleLocation top;
@@ -318,6 +319,16 @@ class ClosureBuilder {
     if (!loc.found())
       return import_entity(b.level > 0 ? EntityKind::KeptImport : EntityKind::External, m, s, b);
     return member(loc, b.imported);
+  }
+
+  // `from pkg.sage import triton as qk` where the repository has pkg/sage/triton.py and the
+  // package's __init__ binds no `triton`: Python imports that file, not a re-export of Triton.
+  bool repository_submodule(const PythonModule* m, const ImportBinding& b) {
+    if (b.imported.empty()) return false;
+    ModuleLocation loc = from_module(m, b);
+    if (loc.dir.empty() || !repo_.index->submodule(loc.dir, b.imported).found()) return false;
+    const PythonModule* package = loc.file.empty() ? nullptr : load(loc.file);
+    return !package || package->bindings_of(b.imported).empty();
   }
 
   // `from package import name` / `package.name`: what the package binds, else its submodule.

@@ -1200,7 +1200,15 @@ def _jsonable(d):
 
 
 def _tail_tb(e):
-    frames = traceback.extract_tb(e.__traceback__)[-3:]
+    """The last frames where the error was raised: of the innermost cause that has frames, since
+    a CompilationError's own frames are the compiler's entry, the same for every kernel."""
+    inner, seen = e, set()
+    while e is not None and id(e) not in seen:
+        seen.add(id(e))
+        if e.__traceback__ is not None:
+            inner = e
+        e = e.__cause__ or e.__context__
+    frames = traceback.extract_tb(inner.__traceback__)[-3:]
     return "".join(traceback.format_list(frames)).rstrip()
 
 

@@ -105,3 +105,26 @@ class Classify(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class RaisedWhere(unittest.TestCase):
+    def test_frames_are_the_cause_s_not_the_wrapper_s(self):
+        # A CompilationError's own frames are the compiler's entry for every kernel; the frames
+        # that tell a failure apart are where its cause was raised.
+        from worker import _tail_tb
+
+        def raising_builtin():
+            raise ValueError("no _semantic")
+
+        def compile_kernel():
+            try:
+                raising_builtin()
+            except ValueError as e:
+                raise RuntimeError("at 3:4: compilation failed") from e
+
+        try:
+            compile_kernel()
+        except RuntimeError as e:
+            tail = _tail_tb(e)
+        self.assertIn("raising_builtin", tail)
+        self.assertIn('raise ValueError("no _semantic")', tail)
