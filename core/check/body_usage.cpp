@@ -54,6 +54,10 @@ std::pair<nlohmann::json, std::string> constexpr_fallback(const std::string& nam
             "called as a function whose result is unpacked"};
   if (use.called) return {"$jit:first/" + std::to_string(*use.called), "called as a function"};
   if (use.dtype && use.integer_dtype) return {"tl.int32", "used as a dtype of values used as integers"};
+  // Bitcast targets of a width: the floating type of that width kernels bitcast packed bits to.
+  if (use.dtype && use.bitcast_bits == 16) return {"tl.bfloat16", "bitcast to from 16-bit values"};
+  if (use.dtype && use.bitcast_bits == 8) return {"tl.float8e4nv", "bitcast to from 8-bit values"};
+  if (use.dtype && use.bitcast_bits == 64) return {"tl.float64", "bitcast to from 64-bit values"};
   if (use.dtype) return {"tl.float32", "used as a dtype"};
   if (use.string_option) return {*use.string_option, "handed to a Triton option that takes a string"};
   // A selector's sizes-like name (`dim`) says nothing: a size no branch compares with takes none.
@@ -204,6 +208,45 @@ std::set<std::string> arange_bounds(const PythonModule& m, TSNode body) {
 
 // Identifiers used where Triton wants a dtype: `x.to(OUT_DTYPE)`, `tl.zeros(..., dtype=ACC)`.
 // A constexpr used so gets a dtype, whatever its name.
+std::set<std::string> unit_strides(const PythonModule& m, TSNode body) {
+  std::set<std::string> out;
+  for_each_call(body, [&](TSNode n) {
+    auto q = m.qualified_name(field(n, "function"));
+    if (!q || !(ends_with(*q, "language.make_tensor_descriptor") || ends_with(*q, "_experimental_make_tensor_descriptor")))
+      return;
+    TSNode strides = keyword_value(n, "strides", [&](TSNode x) { return m.text_of(x); });
+    if (ts_node_is_null(strides)) strides = argument(n, 2);
+    if (!is_type(strides, "tuple") && !is_type(strides, "list")) return;
+    TSNode last{};
+    for_each_named_child(strides, [&](TSNode e) {
+      if (!is_type(e, "comment")) last = e;
+    });
+    if (is_type(last, "identifier")) out.insert(m.text_of(last));
+  });
+  return out;
+}
+
+std::map<std::string, int> bitcast_widths(const PythonModule& m, TSNode body) {
+  std::map<std::string, int> out;
+  for_each_call(body, [&](TSNode n) {
+    TSNode fn = field(n, "function");
+    if (!is_type(fn, "attribute") || m.text_of(field(fn, "attribute")) != "to") return;
+    TSNode target = argument(n, 0), bitcast = keyword_value(n, "bitcast", [&](TSNode x) { return m.text_of(x); });
+    if (!is_type(target, "identifier") || ts_node_is_null(bitcast) || m.text_of(bitcast) != "True") return;
+    // The value bitcast: a conversion to an integer type of a stated width.
+    TSNode source = field(fn, "object");
+    TSNode inner = is_type(source, "call") ? field(source, "function") : TSNode{};
+    if (!is_type(inner, "attribute") || m.text_of(field(inner, "attribute")) != "to") return;
+    auto q = m.qualified_name(argument(source, 0));
+    static const std::map<std::string, int> kWidths = {
+        {"language.uint8", 8},   {"language.int8", 8},   {"language.uint16", 16}, {"language.int16", 16},
+        {"language.uint32", 32}, {"language.int32", 32}, {"language.uint64", 64}, {"language.int64", 64}};
+    for (const auto& [suffix, bits] : kWidths)
+      if (q && ends_with(*q, suffix)) out[m.text_of(target)] = bits;
+  });
+  return out;
+}
+
 std::set<std::string> dtype_operands(const PythonModule& m, TSNode body) {
   std::set<std::string> out;
   for_each_call(body, [&](TSNode n) {

@@ -52,7 +52,17 @@ struct ConstexprUse {
   std::optional<nlohmann::json> selector;     // only ever compared with literals: the first of them
   std::optional<int> called;                  // called as a function, with this many arguments
   int called_results = 1;                     // ... whose result the body unpacks into this many
+  int bitcast_bits = 0;  // the target of `x.to(tl.uint16).to(T, bitcast=True)`: a type that wide
 };
+
+// Dtype constexprs the body bitcasts values of a stated integer width to
+// (`bits.to(tl.uint16).to(compute_type, bitcast=True)`): name -> that width in bits. Triton
+// bitcasts only between types of one width.
+std::map<std::string, int> bitcast_widths(const PythonModule& m, TSNode body);
+
+// Parameters the body passes as the last stride of `tl.make_tensor_descriptor` (also the
+// experimental spelling), which Triton requires to be the constant 1.
+std::set<std::string> unit_strides(const PythonModule& m, TSNode body);
 
 // The reason constexpr_fallback gives when nothing about the name or its use suggested a value.
 inline constexpr const char* kNoValueFound = "no value found";

@@ -396,6 +396,7 @@ InferredSignature triton_signature(const KernelSource& k, HelperReads& helpers) 
   std::set<std::string> float_operands = float_math_operands(*m, field(site->definition, "body"));
   std::set<std::string> loop_bounds = loop_bound_operands(*m, field(site->definition, "body"));
   std::set<std::string> dtype_uses = dtype_operands(*m, field(site->definition, "body"));
+  std::map<std::string, int> bitcasts = bitcast_widths(*m, field(site->definition, "body"));
   std::set<std::string> unrolled = static_range_operands(*m, field(site->definition, "body"));
   // Counts multiplied into one loop's trip count are small counts too, as a static_range's are.
   for (const auto& name : multiplied_trip_counts(*m, field(site->definition, "body"))) unrolled.insert(name);
@@ -452,6 +453,7 @@ InferredSignature triton_signature(const KernelSource& k, HelperReads& helpers) 
     if (auto r = called_unpacked.find(name); r != called_unpacked.end()) u.called_results = r->second;
     u.dtype = dtype_uses.count(name) > 0;
     u.integer_dtype = facts.integer_dtype_params.count(name) > 0;
+    if (auto b = bitcasts.find(name); b != bitcasts.end()) u.bitcast_bits = b->second;
     u.unrolled = unrolled.count(name) > 0;
     u.shift_width = shifts.count(name) > 0;
     u.float_math = float_operands.count(name) > 0 && !loop_bounds.count(name) && !facts.integer_params.count(name);
@@ -955,6 +957,20 @@ InferredSignature triton_signature(const KernelSource& k, HelperReads& helpers) 
   if (chosen)
     for (const auto& a : k.launches[*chosen].args)
       if (a.role == "unknown" && !a.param.empty()) launch_unresolved.insert(a.param);
+  // `tl.make_tensor_descriptor(p, shape, (stride_n, stride_k), block)`: Triton compiles it only
+  // with a last stride it knows is 1, which a launch of `x.stride(-1)` hands it, specialized to
+  // the constant 1. A stride nobody stated is that constant.
+  for (const std::string& name : unit_strides(*m, field(site->definition, "body"))) {
+    auto it = by_name.find(name);
+    if (it == by_name.end() || !is_guess(it->second.origin) || it->second.type.empty() ||
+        (it->second.type[0] != 'i' && it->second.type[0] != 'u'))
+      continue;
+    it->second.type = "constexpr";
+    it->second.value = 1;
+    it->second.origin = Origin::Code;
+    it->second.why = "the last stride of a tensor descriptor the kernel makes: the constant 1 Triton requires";
+    out.args.erase(name);
+  }
   agree_element_types({by_name, facts, launched, chosen.has_value(), order, launch_unresolved}, out);
   // Tables of addresses are buffers the check fills with the address of a scratch buffer: a
   // pointer even where the launch hands an integer (an address its caller took from a tensor).
