@@ -11,6 +11,8 @@
 -- options: JSON num_warps, num_stages, ... given at the launch.
 -- args: JSON array, one object per argument:
 --   {param, keyword?, position, text, role, dtype?, value?, shape?, tensor?, nominal?, ratio?, sizes?, autocast?}
+--   position: index among the positional arguments, -1 for keywords and for positionals after a
+--   `*spread` of unknown length that linking could not count back from the kernel's end;
 --   param: the kernel parameter it binds ('' when none does); role: tensor | descriptor | int |
 --   float | bool | str | none | dtype | tuple | layout | unknown; dtype: Triton element type of a tensor,
 --   a descriptor's tensor or a dtype ("fp16"); value: nominal value of a scalar, a string, a dtype
