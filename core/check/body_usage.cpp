@@ -590,11 +590,17 @@ std::set<std::string> defining_branch_flags(const PythonModule& m, TSNode body, 
       if (at < ts_node_start_byte(branch) || at >= ts_node_end_byte(branch)) continue;
       bool earlier = false, later_read = false;
       auto [lo, hi] = bound.equal_range(name);
-      // Bound only by this chain: a name another block binds too (`if USE_G: b_g = ...` and
-      // `if USE_G_GAMMA: b_g = ...`) has other ways to exist.
-      for (auto it = lo; it != hi; ++it) earlier = earlier || it->second < if_start || it->second >= if_end;
+      // Bound only by this chain before the read: a name another block binds too (`if USE_G:
+      // b_g = ...` and `if USE_G_GAMMA: b_g = ...`) has other ways to exist. A binding after the
+      // read (the same local name reused in a later loop) is no way for it to.
+      for (auto it = lo; it != hi; ++it) earlier = earlier || it->second < if_start;
       auto [rlo, rhi] = read.equal_range(name);
-      for (auto it = rlo; it != rhi; ++it) later_read = later_read || (it->second >= if_end && unguarded(it->second));
+      for (auto it = rlo; it != rhi && !later_read; ++it) {
+        if (it->second < if_end || !unguarded(it->second)) continue;
+        bool rebound = false;
+        for (auto b = lo; b != hi; ++b) rebound = rebound || (b->second >= if_end && b->second < it->second);
+        later_read = !rebound;
+      }
       if (!earlier && later_read && !params.count(name)) {
         out.insert(m.text_of(cond));
         break;

@@ -353,21 +353,30 @@ class Finder {
       bool none() const { return failed_asserts == 0 && zeros.empty(); }
     };
     auto describe_all = [&](const LauncherValues& v, int64_t dim, std::vector<LaunchSite>& sites) {
-      values_ = &v;
       dim_ = dim;
       skewed_ = {};  // skewed evaluations scale `dim`
       Rejections r;
       r.failed_asserts = v.failed_asserts();
       for (const auto& [candidate, target] : targets) {
+        // `if a.dtype in I8: kernel = imatmul_kernel else: kernel = matmul_kernel`: each kernel is
+        // launched on the path through its own binding, whose tests say what the tensors hold.
+        std::unique_ptr<LauncherValues> own;
+        if (targets.size() > 1 && in_branch_apart(candidate, call, function))
+          own = std::make_unique<LauncherValues>(m_, evaluated, ts_node_start_byte(call), callees_, &path_flags_, 0, dim,
+                                                 &tensor_facts_, nullptr, 0, nullptr, &caller_->tensors,
+                                                 ts_node_start_byte(candidate));
+        const LauncherValues& tv = own ? *own : v;
+        values_ = &tv;
         LaunchSite one = site;
         one.callee = m_.text_of(candidate);
         one.target_path = target.path;
         one.target_name = target.name;
         one.target_owner = target.owner;
-        describe(call, function, grid, v, one);
+        describe(call, function, grid, tv, one);
         zero_values(one, r.zeros);
         kernel_zero_divisions(candidate, one, r.zeros);
         sites.push_back(std::move(one));
+        values_ = &v;  // not the evaluation of this target alone, which ends here
       }
       return r;
     };
@@ -388,6 +397,17 @@ class Finder {
     }
     values_ = nullptr;
     for (auto& one : best) out.push_back(std::move(one));
+  }
+
+  // Whether `node` lies in a branch of an `if` of the launcher that does not hold the launch.
+  bool in_branch_apart(TSNode node, TSNode call, TSNode function) const {
+    if (ts_node_is_null(function)) return false;
+    for (TSNode n = ts_node_parent(node); !ts_node_is_null(n) && !ts_node_eq(n, function); n = ts_node_parent(n)) {
+      if (!is_type(n, "if_statement")) continue;
+      bool holds_call = ts_node_start_byte(n) <= ts_node_start_byte(call) && ts_node_end_byte(call) <= ts_node_end_byte(n);
+      if (!holds_call && !ts_node_eq(field(n, "condition"), node)) return true;
+    }
+    return false;
   }
 
   // The kernel's own `N // 128` (or `num_cols // GROUP_SIZE`) of a parameter the launch gives a

@@ -397,10 +397,12 @@ constexpr size_t kMaxDefaultsTried = 4;
 LauncherValues::LauncherValues(const PythonModule& m, TSNode function, uint32_t until, CalleeLookup callees,
                                const std::map<std::string, json>* bound, int call_depth, int64_t dim,
                                TensorFactsCache* facts, std::shared_ptr<int> fork_budget, int skew,
-                               std::shared_ptr<Tally> tally, const std::map<std::string, json>* caller_tensors)
+                               std::shared_ptr<Tally> tally, const std::map<std::string, json>* caller_tensors,
+                               uint32_t through)
     : m_(m), callees_(std::move(callees)), call_depth_(call_depth), dim_(dim), skew_(skew),
       fork_budget_(std::move(fork_budget)),
       tally_(tally ? std::move(tally) : std::make_shared<Tally>()), facts_(facts) {
+  through_ = through;
   if (ts_node_is_null(function)) return;
   // The module itself, for a call in its own code (`if __name__ == "__main__":`): statements and
   // no parameters, so nothing to read of their layouts.
@@ -1154,6 +1156,20 @@ void LauncherValues::run(TSNode block, uint32_t until, int depth, uint32_t start
         }
         return;
       }
+      // The branch holding `through_` is on the path too; the statements after the `if` follow.
+      auto contains_through = [&](TSNode b) { return ts_node_start_byte(b) <= through_ && through_ < ts_node_end_byte(b); };
+      if (through_ != UINT32_MAX && call_depth_ == 0 && contains_through(s)) {
+        for (auto& [cond, body] : branches) {
+          if (ts_node_is_null(body)) continue;
+          bool here = contains_through(body);
+          if (!ts_node_is_null(cond)) narrow(cond, here);
+          if (here) {
+            run(body, until, depth + 1);
+            break;
+          }
+        }
+        continue;
+      }
       if (call_depth_ > 0) {
         // A helper: only the branch its values decide, so that the return reached is the right one.
         for (auto& [cond, body] : branches) {
@@ -1333,8 +1349,20 @@ void LauncherValues::narrow(TSNode condition, bool truth, int depth) {
     return;
   }
   if (t == "comparison_operator") {
-    // `bias is None` / `bias is not None`.
     TSNode subject = named_child(condition, 0), other = named_child(condition, 1);
+    // `a.dtype in DTYPE_I8`, `a.dtype == torch.int8` holding: a's elements are of that type (the
+    // first of several).
+    if (truth && named_count(condition) == 2 && is_type(subject, "attribute") &&
+        m_.text_of(child(subject, "attribute")) == "dtype" && is_type(child(subject, "object"), "identifier")) {
+      std::string op(ts_node_type(ts_node_child(condition, 1)));
+      auto v = op == "==" || op == "in" ? eval(other, depth + 1) : std::nullopt;
+      const json* dt = v && is_dtype(*v) ? &*v : v && v->is_array() && !v->empty() && is_dtype((*v)[0]) ? &(*v)[0] : nullptr;
+      auto held = env_.find(m_.text_of(child(subject, "object")));
+      if (dt && (*dt)["$dtype"].is_string() && held != env_.end() && is_tensor(held->second))
+        held->second["dtype"] = (*dt)["$dtype"];
+      return;
+    }
+    // `bias is None` / `bias is not None`.
     if (!is_type(subject, "identifier") || !is_type(other, "none") || named_count(condition) != 2) return;
     std::string text = m_.text_of(condition);
     bool negated = text.find(" is not ") != std::string::npos || text.find("!=") != std::string::npos;
@@ -1574,7 +1602,12 @@ std::optional<json> LauncherValues::eval(TSNode e, int depth) const {
       if (!dt.empty()) return json{{"$dtype", dt}};
       return std::nullopt;
     }
-    return check::ConstantEvaluator(m_, nullptr).eval(e);
+    check::ConstantEvaluator constants(m_, nullptr);
+    if (auto v = constants.eval(e)) return v;
+    // `I8 = [torch.int8]`: a module constant of what only the launcher's evaluation reads (dtypes).
+    TSNode constant = constants.module_constant(id);
+    if (is_type(constant, "list") || is_type(constant, "tuple")) return eval(constant, depth + 1);
+    return std::nullopt;
   }
   if (t == "attribute") {
     auto q = qualified(e);

@@ -90,6 +90,9 @@ class LauncherValues {
   // `function`: the launcher's function_definition, or a null node at module level. Statements
   // of its body before byte `until` are evaluated in order. `bound` gives values to parameters
   // (a helper evaluated for its caller); the others get nominal values from their annotations.
+  // `through`: a byte the path to `until` passes (`if a.dtype in I8: kernel = imatmul` for the
+  // launch of that kernel): the branches holding it are taken, their tests narrowed, as the
+  // branch holding the launch is.
   // `caller_tensors`: tensors a caller of the launcher hands it (by parameter), whose element
   // types (and ranks, where the launcher's body states none) the launcher's own tensors take.
   // `facts`, when given, holds the TensorFacts of bodies seen before, by node id: of `m` and of
@@ -99,7 +102,7 @@ class LauncherValues {
                  const std::map<std::string, nlohmann::json>* bound = nullptr, int call_depth = 0,
                  int64_t dim = kNominalDim, TensorFactsCache* facts = nullptr,
                  std::shared_ptr<int> fork_budget = nullptr, int skew = 0, std::shared_ptr<Tally> tally = nullptr,
-                 const std::map<std::string, nlohmann::json>* caller_tensors = nullptr);
+                 const std::map<std::string, nlohmann::json>* caller_tensors = nullptr, uint32_t through = UINT32_MAX);
   // An environment given directly (a stored launch's grid_env), for evaluating a grid later.
   LauncherValues(const PythonModule& m, const nlohmann::json& env);
 
@@ -219,6 +222,7 @@ class LauncherValues {
   int64_t param_dim();
   std::optional<nlohmann::json> returned_;  // a helper's: the value of the return it reached
   bool stopped_ = false;
+  uint32_t through_ = UINT32_MAX;
   std::vector<Frame> frames_;
   std::shared_ptr<int> fork_budget_;  // shared by a helper's forked paths
   std::shared_ptr<Tally> tally_ = std::make_shared<Tally>();  // shared with helpers

@@ -30,6 +30,7 @@ LAUNCHED = {"split_axes": "stale_launch", "ray_steps": "march", "act_kernel": "a
             "tuned_copy_kernel": "tuned_copy", "launched_rotation_kernel": "rotate", "scaled_add_kernel": "scaled_add", "seeded_kernel": "seeded",
             "spread_rows_kernel": ("scale_named", "scale_unnamed", "scale_options", "scale_later.<locals>.launch",
                                    "scale_split", "scale_configured"),
+            "widen_int_kernel": "widen_any", "widen_float_kernel": "widen_any",
             "pick_tokens": "pick", "block_cumsum": "prepare_blocks", "tiled_rows": "tiled",
             "segment_sum": "segments", "block_quant": "quantize", "_sum_rows": "sum_rows",
             "amax_kernel": ("amax", "amax_any"), "half_scale_kernel": "half_scale",
@@ -88,7 +89,7 @@ class ExportWithLauncher(unittest.TestCase):
     def test_records_hold_kernel_and_launcher(self):
         records, summary = self.export("--with-launcher")
         self.assertEqual({r["kernel_name"] for r in records}, set(LAUNCHED))
-        self.assertIn("written with their launcher: 99", summary)
+        self.assertIn("written with their launcher: 101", summary)
         for r in records:
             want = LAUNCHED[r["kernel_name"]]
             self.assertIn(r["launcher"], want if isinstance(want, tuple) else (want,), r["kernel_name"])

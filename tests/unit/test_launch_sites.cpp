@@ -161,7 +161,7 @@ TEST_CASE("launch sites are recorded as the launcher files expect", "[launch]") 
   });
   CHECK(checked >= 9);
   // No launch row for calls that launch nothing of the repository (torch.empty, x.reshape ...).
-  CHECK(corpus->query("SELECT count(*) FROM kernel_launches").rows[0][0] == 128);
+  CHECK(corpus->query("SELECT count(*) FROM kernel_launches").rows[0][0] == 130);
   // The launch inside `pytest.raises` is marked, the one after it is not.
   auto refused = corpus->query("SELECT l.line, l.expects_error FROM kernel_launches l JOIN kernels k ON k.id = l.kernel_id "
                                "WHERE k.name = 'fill_one' ORDER BY l.line");
@@ -214,7 +214,7 @@ TEST_CASE("signatures follow the repository's launches first, as the kernel file
   auto corpus = Corpus::open(repo.db.string(), Corpus::Access::ReadOnly);
   std::vector<CheckKernel> kernels = select_check_kernels(*corpus, "plugin = 'triton'", 0);
   attach_launches(*corpus, kernels);
-  REQUIRE(kernels.size() == 116);
+  REQUIRE(kernels.size() == 118);
   std::map<std::string, check::InferredSignature> by_name;
   for (const auto& k : kernels) by_name[k.name] = check::infer_signature({k.plugin, k.name, k.standalone, k.meta, nullptr, k.launches});
   static const std::regex kExpect(R"(^# expect: kernel (\S+) (signature|constexprs|guessed|assumed|args|tensors|grid|options|addresses) ?(.*)$)");
