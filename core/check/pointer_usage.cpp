@@ -260,9 +260,19 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
     }
     if (!out.empty()) return out;
     // Read before any of them: a loop-carried value, any of them but the one being computed from
-    // it (`x = tl.load(x)` loads through the parameter, not through what it loaded).
+    // it (`x = tl.load(x)` loads through the parameter, not through what it loaded). Only those a
+    // loop around the read binds carry into it: a read outside every such loop sees what the
+    // name held first (`k += offs` on the pointer before `k = tl.load(k_ptrs)` rebinds it).
+    auto carried = [&](TSNode a) {
+      for (TSNode up = ts_node_parent(a); !ts_node_is_null(up) && !ts_node_eq(up, body); up = ts_node_parent(up))
+        if ((is_type(up, "for_statement") || is_type(up, "while_statement")) && ts_node_start_byte(up) <= use &&
+            use < ts_node_end_byte(up))
+          return true;
+      return false;
+    };
     for (TSNode a : rhss)
-      if (use < ts_node_start_byte(a) || use >= ts_node_end_byte(a)) out.push_back(a);
+      if ((use < ts_node_start_byte(a) || use >= ts_node_end_byte(a)) && (carried(a) || use >= ts_node_start_byte(a)))
+        out.push_back(a);
     return out;
   };
   // The module function a call reaches by its bare name, if any.
@@ -917,10 +927,22 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
     };
     // A bare name as the address is the pointer, not an offset: what it was computed from is
     // walked (`ptrs = base + offs`), the values it holds are not indexes.
-    for (const auto& op : ops) {
-      if (is_type(op.address, "identifier")) walk_bindings(op.address);
-      else work.push_back(op.address);
-    }
+    // So is the left of `+`/`-` chains in one (`k + offs`): the pointer moved, whose name a later
+    // binding may reuse for what it loads (`k = tl.load(k + offs)`).
+    std::function<void(TSNode, int)> address = [&](TSNode a, int depth) {
+      if (is_type(a, "identifier")) {
+        walk_bindings(a);
+      } else if (depth < 16 && is_type(a, "parenthesized_expression")) {
+        address(ts_node_named_child(a, 0), depth + 1);
+      } else if (depth < 16 && is_type(a, "binary_operator") &&
+                 (m_.text_of(field(a, "operator")) == "+" || m_.text_of(field(a, "operator")) == "-")) {
+        address(field(a, "left"), depth + 1);
+        work.push_back(field(a, "right"));
+      } else {
+        work.push_back(a);
+      }
+    };
+    for (const auto& op : ops) address(op.address, 0);
     // Triton adds only integers to a pointer, wherever the sum goes (inline assembly, a multimem
     // instruction): `p.to(tl.pointer_type(tl.uint64)) + offs * 2`.
     for_each_node(body, [&](TSNode n) {
@@ -1359,8 +1381,11 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
         }
         return false;
       };
+      // A use inside the value itself (`k = tl.load(k + offs)`) reads the binding before it, as one
+      // before it does; in a loop either reads this one from the iteration before.
+      uint32_t computed = ts_node_end_byte(rhs);
       for (uint32_t use : uses->second) {
-        if (at < use) {
+        if (computed <= use) {
           if (use == UINT32_MAX || !rebound_before(use)) return true;
           continue;
         }
