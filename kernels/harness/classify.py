@@ -105,6 +105,28 @@ def unsupported_on_target(message):
     return {"target": found[0][1], "instructions": instructions[:8]}
 
 
+_UNRESOLVED_EXTERN = re.compile(r"Unresolved extern function '(\w+)'")
+# Device libraries a kernel's extern calls name by prefix: none of them ships with Triton.
+_EXTERN_LIBRARIES = (("nvshmem", "NVSHMEM"), ("nvshmemx", "NVSHMEM"), ("rocshmem", "rocSHMEM"))
+
+
+def unresolved_externs(message):
+    """{"functions": [...], "library": "NVSHMEM"} when ptxas could not link device functions the
+    kernel calls (`nvshmem_int_p` without the NVSHMEM device library), else None: the machine
+    lacks a library the kernel links against, which says nothing of the kernel or the guesses."""
+    functions = []
+    for name in _UNRESOLVED_EXTERN.findall(message or ""):
+        if name not in functions:
+            functions.append(name)
+    if not functions:
+        return None
+    out = {"functions": functions[:8]}
+    for prefix, library in _EXTERN_LIBRARIES:
+        if functions[0].startswith(prefix + "_"):
+            out["library"] = library
+    return out
+
+
 # The installed Triton lacks a name the kernel uses: `tl.async_task` (a fork's warp
 # specialization), the IR builder's `create_distributed_wait` (Triton-distributed's), a language
 # module such as `triton.language.extra.tlx`.

@@ -33,7 +33,7 @@ import sandbox  # noqa: E402
 import shared_state  # noqa: E402
 import specialize  # noqa: E402
 import triton_ports  # noqa: E402
-from classify import classify, missing_from_triton, trim, unsupported_on_target  # noqa: E402
+from classify import classify, missing_from_triton, trim, unresolved_externs, unsupported_on_target  # noqa: E402
 
 STAGE_ORDER = ("import", "compile", "load", "run")
 
@@ -378,6 +378,9 @@ class Worker:
         lacked = missing_from_triton(message) if row["error_class"] == "missing_name" else None
         if lacked:
             row["missing_from_triton"] = lacked
+        externs = unresolved_externs(message)
+        if externs:
+            row["unresolved_externs"] = externs
         return current in ("load", "run") or isinstance(e, SystemExit)
 
     def check_module(self, task, spec, stage, row, ported=None):
@@ -454,6 +457,7 @@ class Worker:
             row[k] = None if k != "message" else ""
         row.pop("unsupported_on_target", None)  # the first attempt's; this one says its own
         row.pop("missing_from_triton", None)
+        row.pop("unresolved_externs", None)
         row.update(stage_reached="import", status="fail", module_checked="ported", port=port)
         self.mark("import")
         try:

@@ -1,7 +1,7 @@
 import unittest
 
 from util import HARNESS  # noqa: F401 -- puts the harness on sys.path
-from classify import CLASSES, classify, missing_from_triton, trim, unsupported_on_target
+from classify import CLASSES, classify, missing_from_triton, trim, unresolved_externs, unsupported_on_target
 
 
 class Classify(unittest.TestCase):
@@ -128,3 +128,17 @@ class RaisedWhere(unittest.TestCase):
             tail = _tail_tb(e)
         self.assertIn("raising_builtin", tail)
         self.assertIn('raise ValueError("no _semantic")', tail)
+
+
+class UnresolvedExterns(unittest.TestCase):
+    def test_device_library_calls_name_the_library(self):
+        message = ("PTXASError: PTXAS error: Internal Triton PTX codegen error\n`ptxas` stderr:\n"
+                   "ptxas fatal   : Unresolved extern function 'nvshmem_int_p'\n"
+                   "ptxas fatal   : Unresolved extern function 'nvshmem_int_p'\n"
+                   "ptxas fatal   : Unresolved extern function 'nvshmemx_barrier_all_block'")
+        self.assertEqual(unresolved_externs(message),
+                         {"functions": ["nvshmem_int_p", "nvshmemx_barrier_all_block"], "library": "NVSHMEM"})
+
+    def test_other_failures_say_nothing(self):
+        self.assertIsNone(unresolved_externs("ptxas fatal   : Ptx assembly aborted due to errors"))
+        self.assertEqual(unresolved_externs("Unresolved extern function 'my_helper'"), {"functions": ["my_helper"]})
