@@ -408,6 +408,9 @@ LauncherValues::LauncherValues(const PythonModule& m, TSNode function, uint32_t 
   // no parameters, so nothing to read of their layouts.
   bool module_level = is_type(function, "module");
   TSNode body = module_level ? function : child(function, "body");
+  // A definition tree-sitter recovered from text that is no Python (a C++ file named `.py`) may
+  // have no body: nothing to evaluate.
+  if (ts_node_is_null(body)) return;
   auto known = facts && !module_level ? facts->find(body.id) : TensorFactsCache::iterator{};
   if (module_level) {
     // rank_, dtype_ and the others describe parameters: empty.
