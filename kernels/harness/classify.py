@@ -107,7 +107,8 @@ def unsupported_on_target(message):
 
 _UNRESOLVED_EXTERN = re.compile(r"Unresolved extern function '(\w+)'")
 # Device libraries a kernel's extern calls name by prefix: none of them ships with Triton.
-_EXTERN_LIBRARIES = (("nvshmem", "NVSHMEM"), ("nvshmemx", "NVSHMEM"), ("rocshmem", "rocSHMEM"))
+_EXTERN_LIBRARIES = (("nvshmem", "NVSHMEM"), ("nvshmemx", "NVSHMEM"), ("rocshmem", "rocSHMEM"),
+                     ("__ocml", "ROCm device library (ocml)"), ("__ockl", "ROCm device library (ockl)"))
 
 
 def unresolved_externs(message):

@@ -605,6 +605,13 @@ class Worker:
                 # tuned for operands narrower than the types the check had to assume (fp8 data
                 # typed fp32) overflow it. One stage is the same kernel, unpipelined.
                 options = spec.get("options") or {}
+                # ptxas `Insufficient registers (64) to compile instruction`: the launch's warps
+                # leave each thread too few registers here (num_warps 32 suits Intel's GPUs, not
+                # this one). Fewer warps, down to 4, until the instruction compiles.
+                if _insufficient_registers(exc_message(e)) and options.get("num_warps", 4) > 4:
+                    spec = dict(spec, options=dict(options, num_warps=options["num_warps"] // 2))
+                    row["num_warps"] = spec["options"]["num_warps"]
+                    continue
                 if _shared_memory(exc_message(e)) and options.get("num_stages", 3) > 1:
                     spec = dict(spec, options=dict(options, num_stages=1))
                     row["num_stages"] = 1
@@ -1186,6 +1193,10 @@ def halve_guessed_blocks(p, row):
         row["shrunk"] = row.get("shrunk", 0) + 1
         row["constexprs"] = _jsonable(p["constexprs"])
     return bool(shrinkable)
+
+
+def _insufficient_registers(message):
+    return "Insufficient registers" in message
 
 
 def _shared_memory(message):

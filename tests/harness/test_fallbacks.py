@@ -96,6 +96,18 @@ def k(x_ptr, BLOCK: tl.constexpr):
         raise RuntimeError("out of resource: shared memory, Required: %d, Hardware limit: 232448" % need)
 '''
 
+# Each warp's threads share the SM's registers: ptxas refuses an instruction at 32 warps, as a
+# launch tuned for Intel's GPUs asks, and compiles it at 8 or fewer.
+REGISTERS_KERNEL = HDR + '''
+import triton.compiler
+@triton.jit
+def k(x_ptr, BLOCK: tl.constexpr):
+    warps = triton.compiler.current_options.get("num_warps", 4)
+    if warps > 8:
+        raise RuntimeError("PTXAS error: ptxas fatal   : (C7602) Insufficient registers (%d) to compile instruction"
+                           % (65536 // (32 * warps)))
+'''
+
 # Triton dots one type: the stand-in raises its message when the two pointers differ.
 DOT_KERNEL = HDR + '''
 import triton.compiler
@@ -212,6 +224,7 @@ class Fallbacks(unittest.TestCase):
             (23, "k", REDUCTION_KERNEL, dict(SIG, constexprs={"D": 32, "W0": 64, "W1": 32, "ROWS": 256},
                                              nominal=["D"])),
             (24, "k", REDUCTION_KERNEL, dict(SIG, constexprs={"D": 32, "W0": 64, "W1": 32, "ROWS": 256})),
+            (25, "k", REGISTERS_KERNEL, dict(SIG, constexprs={"BLOCK": 64}, options={"num_warps": 32})),
         ]
         write_bundle(bundle, kernels)
         for kid, text in ((4, KERNEL_ONLY), (6, BROKEN_BODY_ONLY), (14, KERNEL_ONLY_IMPORT_FAILS)):
@@ -227,7 +240,7 @@ class Fallbacks(unittest.TestCase):
         cls.tmp.cleanup()
 
     def test_all_kernels_reported(self):
-        self.assertEqual(sorted(self.rows), list(range(1, 25)), self.proc.stderr[-2000:])
+        self.assertEqual(sorted(self.rows), list(range(1, 26)), self.proc.stderr[-2000:])
 
     def test_results_of_other_targets_name_the_target(self):
         self.assertEqual(self.rows[8]["target"], "ascend")
@@ -304,6 +317,11 @@ class Fallbacks(unittest.TestCase):
         r = self.rows[24]
         self.assertEqual((r["status"], r["error_class"]), ("fail", "type_error"), r["message"])
         self.assertNotIn("matched_sizes", r)
+
+    def test_too_few_registers_per_thread_retries_with_fewer_warps(self):
+        r = self.rows[25]
+        self.assertEqual(r["status"], "ok", r["message"])
+        self.assertEqual(r["num_warps"], 8)
 
     def test_stated_blocks_are_not_changed(self):
         r = self.rows[3]
