@@ -206,8 +206,6 @@ std::set<std::string> arange_bounds(const PythonModule& m, TSNode body) {
   return out;
 }
 
-// Identifiers used where Triton wants a dtype: `x.to(OUT_DTYPE)`, `tl.zeros(..., dtype=ACC)`.
-// A constexpr used so gets a dtype, whatever its name.
 std::set<std::string> unit_strides(const PythonModule& m, TSNode body) {
   std::set<std::string> out;
   for_each_call(body, [&](TSNode n) {
@@ -247,6 +245,8 @@ std::map<std::string, int> bitcast_widths(const PythonModule& m, TSNode body) {
   return out;
 }
 
+// Identifiers used where Triton wants a dtype: `x.to(OUT_DTYPE)`, `tl.zeros(..., dtype=ACC)`.
+// A constexpr used so gets a dtype, whatever its name.
 std::set<std::string> dtype_operands(const PythonModule& m, TSNode body) {
   std::set<std::string> out;
   for_each_call(body, [&](TSNode n) {

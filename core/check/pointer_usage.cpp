@@ -271,8 +271,7 @@ PointerFacts PointerUsage::analyze(const FunctionSite& function) {
       return false;
     };
     for (TSNode a : rhss)
-      if ((use < ts_node_start_byte(a) || use >= ts_node_end_byte(a)) && (carried(a) || use >= ts_node_start_byte(a)))
-        out.push_back(a);
+      if ((use < ts_node_start_byte(a) || use >= ts_node_end_byte(a)) && carried(a)) out.push_back(a);
     return out;
   };
   // The module function a call reaches by its bare name, if any.

@@ -405,7 +405,7 @@ class Finder {
     for (TSNode n = ts_node_parent(node); !ts_node_is_null(n) && !ts_node_eq(n, function); n = ts_node_parent(n)) {
       if (!is_type(n, "if_statement")) continue;
       bool holds_call = ts_node_start_byte(n) <= ts_node_start_byte(call) && ts_node_end_byte(call) <= ts_node_end_byte(n);
-      if (!holds_call && !ts_node_eq(field(n, "condition"), node)) return true;
+      if (!holds_call) return true;
     }
     return false;
   }

@@ -399,10 +399,9 @@ LauncherValues::LauncherValues(const PythonModule& m, TSNode function, uint32_t 
                                TensorFactsCache* facts, std::shared_ptr<int> fork_budget, int skew,
                                std::shared_ptr<Tally> tally, const std::map<std::string, json>* caller_tensors,
                                uint32_t through)
-    : m_(m), callees_(std::move(callees)), call_depth_(call_depth), dim_(dim), skew_(skew),
+    : m_(m), callees_(std::move(callees)), call_depth_(call_depth), dim_(dim), skew_(skew), through_(through),
       fork_budget_(std::move(fork_budget)),
       tally_(tally ? std::move(tally) : std::make_shared<Tally>()), facts_(facts) {
-  through_ = through;
   if (ts_node_is_null(function)) return;
   // The module itself, for a call in its own code (`if __name__ == "__main__":`): statements and
   // no parameters, so nothing to read of their layouts.
@@ -1141,15 +1140,17 @@ void LauncherValues::run(TSNode block, uint32_t until, int depth, uint32_t start
         if (is_type(c, "else_clause")) branches.push_back({TSNode{}, child(c, "body")});
       });
       // (A branch's block starts at its first statement, which may be the launch itself.)
-      auto contains_launch = [&](TSNode b) { return ts_node_start_byte(b) <= until && until < ts_node_end_byte(b); };
-      if (contains_launch(s)) {
-        // Only the branch holding the launch is on its path, and its tests say what the names
-        // they test hold there: the conditions before it were false, its own true.
+      auto holding = [](uint32_t byte) {
+        return [byte](TSNode b) { return ts_node_start_byte(b) <= byte && byte < ts_node_end_byte(b); };
+      };
+      // Only the branch holding `byte` is on the path, and its tests say what the names they test
+      // hold there: the conditions before it were false, its own true.
+      auto follow = [&](uint32_t byte, bool note_defaults) {
         for (auto& [cond, body] : branches) {
           if (ts_node_is_null(body)) continue;
-          bool here = contains_launch(body);
+          bool here = holding(byte)(body);
           if (!ts_node_is_null(cond)) {
-            note_contradiction(cond, here);
+            if (note_defaults) note_contradiction(cond, here);
             narrow(cond, here);
           }
           if (here) {
@@ -1157,20 +1158,14 @@ void LauncherValues::run(TSNode block, uint32_t until, int depth, uint32_t start
             break;
           }
         }
+      };
+      if (holding(until)(s)) {
+        follow(until, true);
         return;
       }
       // The branch holding `through_` is on the path too; the statements after the `if` follow.
-      auto contains_through = [&](TSNode b) { return ts_node_start_byte(b) <= through_ && through_ < ts_node_end_byte(b); };
-      if (through_ != UINT32_MAX && call_depth_ == 0 && contains_through(s)) {
-        for (auto& [cond, body] : branches) {
-          if (ts_node_is_null(body)) continue;
-          bool here = contains_through(body);
-          if (!ts_node_is_null(cond)) narrow(cond, here);
-          if (here) {
-            run(body, until, depth + 1);
-            break;
-          }
-        }
+      if (through_ != UINT32_MAX && call_depth_ == 0 && holding(through_)(s)) {
+        follow(through_, false);
         continue;
       }
       if (call_depth_ > 0) {

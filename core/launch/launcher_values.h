@@ -217,12 +217,12 @@ class LauncherValues {
   int call_depth_ = 0;
   int64_t dim_ = kNominalDim;
   int skew_ = 0;
+  uint32_t through_ = UINT32_MAX;  // see the constructor
   std::map<std::string, nlohmann::json> parametrized_values(TSNode decorated);
   int sized_params_ = 0;  // parameters given a size so far (the skew's order)
   int64_t param_dim();
   std::optional<nlohmann::json> returned_;  // a helper's: the value of the return it reached
   bool stopped_ = false;
-  uint32_t through_ = UINT32_MAX;
   std::vector<Frame> frames_;
   std::shared_ptr<int> fork_budget_;  // shared by a helper's forked paths
   std::shared_ptr<Tally> tally_ = std::make_shared<Tally>();  // shared with helpers

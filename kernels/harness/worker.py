@@ -82,22 +82,24 @@ def kill_children():
                 pass
 
 
-def exc_chain(e):
-    names, seen = [], set()
+def _causes(e):
+    """e, then what caused it (`raise ... from`, or the exception being handled), each once."""
+    seen = set()
     while e is not None and id(e) not in seen:
         seen.add(id(e))
-        names.append(type(e).__name__)
+        yield e
         e = e.__cause__ or e.__context__
-    return names
+
+
+def exc_chain(e):
+    return [type(x).__name__ for x in _causes(e)]
 
 
 def exc_message(e):
-    parts, seen = [], set()
-    while e is not None and id(e) not in seen:
-        seen.add(id(e))
-        text = str(e).strip()
-        parts.append("%s: %s" % (type(e).__name__, text) if text else type(e).__name__)
-        e = e.__cause__ or e.__context__
+    parts = []
+    for x in _causes(e):
+        text = str(x).strip()
+        parts.append("%s: %s" % (type(x).__name__, text) if text else type(x).__name__)
     return "\n-- caused by --\n".join(parts)
 
 
@@ -601,9 +603,6 @@ class Worker:
                 if not matched and self.match_block_sizes(p, exc_message(e), row, spec):
                     matched = True
                     continue
-                # Software pipelining multiplies a tile's shared memory by num_stages; launch sites
-                # tuned for operands narrower than the types the check had to assume (fp8 data
-                # typed fp32) overflow it. One stage is the same kernel, unpipelined.
                 options = spec.get("options") or {}
                 # ptxas `Insufficient registers (64) to compile instruction`: the launch's warps
                 # leave each thread too few registers here (num_warps 32 suits Intel's GPUs, not
@@ -612,6 +611,9 @@ class Worker:
                     spec = dict(spec, options=dict(options, num_warps=options["num_warps"] // 2))
                     row["num_warps"] = spec["options"]["num_warps"]
                     continue
+                # Software pipelining multiplies a tile's shared memory by num_stages; launch sites
+                # tuned for operands narrower than the types the check had to assume (fp8 data
+                # typed fp32) overflow it. One stage is the same kernel, unpipelined.
                 if _shared_memory(exc_message(e)) and options.get("num_stages", 3) > 1:
                     spec = dict(spec, options=dict(options, num_stages=1))
                     row["num_stages"] = 1
@@ -1217,12 +1219,10 @@ def _jsonable(d):
 def _tail_tb(e):
     """The last frames where the error was raised: of the innermost cause that has frames, since
     a CompilationError's own frames are the compiler's entry, the same for every kernel."""
-    inner, seen = e, set()
-    while e is not None and id(e) not in seen:
-        seen.add(id(e))
-        if e.__traceback__ is not None:
-            inner = e
-        e = e.__cause__ or e.__context__
+    inner = e
+    for x in _causes(e):
+        if x.__traceback__ is not None:
+            inner = x
     frames = traceback.extract_tb(inner.__traceback__)[-3:]
     return "".join(traceback.format_list(frames)).rstrip()
 

@@ -461,16 +461,16 @@ TEST_CASE("a launcher evaluation that read no size equals its alternate and skew
 }
 
 TEST_CASE("launch sites survive a CUDA file named .py", "[launch]") {
-  // Tree-sitter's recovery reads `[](unsigned char* p) {` as a launch whose enclosing definition
+  // Tree-sitter's recovery reads `[](unsigned char* q) {` as a launch whose enclosing definition
   // has no body; evaluating that launcher once read through a null node and crashed the scan.
-  auto m = PythonModule::build("gather.py",
-                               "                if (isnan(head_score)) {\n"
-                               "__global__ void gather_kernel(\n"
-                               "    const uint8_t* __restrict__ values,\n"
-                               "    //   rows[N_MAX]           : 64 B  (int32)\n"
-                               "    //   Sort::TempStorage     :  ~varies  (union'd lifetime)\n"
-                               "    extern __shared__ __align__(16) unsigned char smem_raw[];\n"
-                               "    auto align16 = [](unsigned char* p) {\n");
+  auto m = PythonModule::build("scatter.py",
+                               "            if (isinf(total)) {\n"
+                               "__global__ void scatter_rows(\n"
+                               "    const int8_t* __restrict__ codes,\n"
+                               "    //   table[ROWS]           : 32 B  (int16)\n"
+                               "    //   Scan::Storage         :  ~grows  (the block's scratch)\n"
+                               "    extern __shared__ __align__(16) unsigned char scratch[];\n"
+                               "    auto round8 = [](unsigned char* q) {\n");
   auto found = find_launches(*m, nullptr);
   for (const auto& site : found) CHECK(site.args.empty());
   CHECK(found.size() <= 1);
